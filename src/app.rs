@@ -1,0 +1,107 @@
+//! The running server: shared state, startup and shutdown.
+//!
+//! [`AppState`] is built once per server and passed explicitly (`Arc<AppState>`) to every
+//! handler; there are no globals, so a test process can run many servers side by side.
+//! [`start`] opens the database, binds the listeners and spawns the serving tasks; the
+//! shutdown signal is an argument, so `main` passes SIGINT/SIGTERM and tests pass a channel.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+use crate::config::Config;
+use crate::db::Db;
+use crate::domain::credentials::{LoginLimiter, UserCache};
+use crate::error::{Error, Result};
+use crate::events::EventHub;
+
+/// Everything a request handler may need.
+pub struct AppState {
+    pub config: Config,
+    pub db: Db,
+    /// Authenticated users by email, refreshed when users change.
+    pub users: Arc<UserCache>,
+    pub hub: Arc<EventHub>,
+    /// Failed password logins per username.
+    pub logins: LoginLimiter,
+}
+
+impl AppState {
+    /// Opens the data directory and database; starts no listener.
+    pub fn open(config: Config) -> Result<AppState> {
+        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+            Error::internal(format!(
+                "cannot create data directory {}: {e}",
+                config.data_dir.display()
+            ))
+        })?;
+        let users = Arc::new(UserCache::default());
+        let hub = Arc::new(EventHub::default());
+        let on_commit = {
+            let users = Arc::clone(&users);
+            let hub = Arc::clone(&hub);
+            Box::new(move |events: Vec<crate::events::Event>| {
+                if events.iter().any(|e| e.touches_users()) {
+                    users.invalidate();
+                }
+                hub.publish(events);
+            })
+        };
+        let db = Db::open(&database_path(&config), &config.database, on_commit)?;
+        Ok(AppState {
+            config,
+            db,
+            users,
+            hub,
+            logins: LoginLimiter::default(),
+        })
+    }
+}
+
+/// Where the SQLite file lives inside the data directory.
+pub fn database_path(config: &Config) -> std::path::PathBuf {
+    config.data_dir.join("outpost.sqlite3")
+}
+
+/// A started server.
+pub struct Server {
+    pub state: Arc<AppState>,
+    /// The address the chat API actually listens on (useful with port 0).
+    pub chat_addr: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl Server {
+    /// Waits until the server has shut down and drained its connections.
+    pub async fn wait(self) {
+        let _ = self.task.await;
+    }
+}
+
+/// Opens the state, binds the chat listener and serves until `shutdown` resolves.
+pub async fn start(
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<Server> {
+    let listen = config.chat.listen;
+    let state = Arc::new(AppState::open(config)?);
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|e| Error::internal(format!("cannot listen on {listen}: {e}")))?;
+    let chat_addr = listener
+        .local_addr()
+        .map_err(|e| Error::internal(format!("no local address: {e}")))?;
+    let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
+    let max_body = state.config.limits.max_body_bytes;
+    let task = tokio::spawn(crate::http::server::serve(
+        listener, api, max_body, shutdown,
+    ));
+    Ok(Server {
+        state,
+        chat_addr,
+        task,
+    })
+}

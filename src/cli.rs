@@ -1,0 +1,234 @@
+//! The `outpost` command line: `serve`, `check-config`, `create-user`, `backup`.
+//!
+//! Each subcommand loads the config (the file given with `--config`, else the embedded
+//! defaults), does its one job and returns an exit code. Errors are printed once, here.
+
+use std::io::{BufRead as _, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::app::{self, AppState};
+use crate::config::{self, Config, LogFormat};
+use crate::domain::users::{self, NewUser};
+use crate::error::Error;
+use crate::model::Role;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "outpost",
+    version,
+    about = "A small self-hosted Zulip-compatible chat server"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the server (embedded defaults without --config).
+    Serve {
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Validate a config file and print the effective config with secrets redacted.
+    CheckConfig {
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Create a chat user directly in the database and print its id and API key.
+    CreateUser {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        full_name: String,
+        /// owner, administrator, moderator, member or guest.
+        #[arg(long, default_value = "member")]
+        role: String,
+        /// Read a password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+        #[arg(long)]
+        can_create_users: bool,
+        #[arg(long)]
+        can_change_user_emails: bool,
+        /// Print `{"user_id":..,"email":"..","api_key":".."}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a consistent copy of the database to a new file while the server runs.
+    Backup {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(long)]
+        to: PathBuf,
+    },
+}
+
+/// Entry point of the executable.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("outpost: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load(path: Option<&PathBuf>) -> Result<Config, String> {
+    config::load(path.map(PathBuf::as_path)).map_err(|e| format!("invalid configuration:\n{e}"))
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+fn describe(e: &Error) -> String {
+    match &e.detail {
+        Some(d) => format!("{}: {d}", e.msg),
+        None => e.msg.to_string(),
+    }
+}
+
+fn run(command: Command) -> Result<(), String> {
+    match command {
+        Command::Serve { config } => {
+            let cfg = load(config.as_ref())?;
+            init_logging(&cfg);
+            runtime()?.block_on(serve(cfg))
+        }
+        Command::CheckConfig { config } => {
+            let cfg = load(config.as_ref())?;
+            print!("{}", cfg.to_redacted_toml());
+            Ok(())
+        }
+        Command::CreateUser {
+            config,
+            email,
+            full_name,
+            role,
+            password_stdin,
+            can_create_users,
+            can_change_user_emails,
+            json,
+        } => {
+            let cfg = load(config.as_ref())?;
+            let role = Role::from_name(&role).ok_or_else(|| {
+                format!(
+                    "unknown role {role:?}; use owner, administrator, moderator, member or guest"
+                )
+            })?;
+            let password = if password_stdin {
+                let mut line = String::new();
+                std::io::stdin()
+                    .lock()
+                    .read_line(&mut line)
+                    .map_err(|e| format!("cannot read the password: {e}"))?;
+                Some(line.trim_end_matches(['\r', '\n']).to_string())
+            } else {
+                None
+            };
+            let new = NewUser {
+                email: email.clone(),
+                full_name,
+                role,
+                password,
+                can_create_users,
+                can_change_user_emails,
+            };
+            let (id, key) = runtime()?.block_on(async {
+                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
+                users::create(&state, new).await.map_err(|e| describe(&e))
+            })?;
+            let mut out = std::io::stdout().lock();
+            let written = if json {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"user_id": id.0, "email": email.trim(), "api_key": key})
+                )
+            } else {
+                writeln!(out, "user_id: {id}\napi_key: {key}")
+            };
+            written.map_err(|e| format!("cannot write the result: {e}"))
+        }
+        Command::Backup { config, to } => {
+            let cfg = load(config.as_ref())?;
+            let path = app::database_path(&cfg);
+            if !path.exists() {
+                return Err(format!("no database at {}", path.display()));
+            }
+            runtime()?.block_on(async {
+                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
+                state
+                    .db
+                    .backup_to(to.clone())
+                    .await
+                    .map_err(|e| describe(&e))
+            })?;
+            println!("backup written to {}", to.display());
+            Ok(())
+        }
+    }
+}
+
+fn init_logging(cfg: &Config) {
+    let filter = tracing_subscriber::EnvFilter::try_new(&cfg.log.level)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    let _ = match cfg.log.format {
+        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Text => builder.try_init(),
+    };
+}
+
+async fn serve(cfg: Config) -> Result<(), String> {
+    let data_dir = cfg.data_dir.clone();
+    let server = app::start(cfg, shutdown_signal())
+        .await
+        .map_err(|e| describe(&e))?;
+    tracing::info!(
+        chat = %server.chat_addr,
+        data = %data_dir.display(),
+        "outpost is listening"
+    );
+    server.wait().await;
+    tracing::info!("outpost stopped");
+    Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}

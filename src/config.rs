@@ -1,0 +1,556 @@
+//! Configuration: the TOML file, its validation, and the typed [`Config`].
+//!
+//! Owns the whole path from text to a validated value: the raw document is walked key by key so
+//! that every problem (unknown key, wrong type, bad value) is collected with its line number and
+//! reported at once, and only a fully valid document becomes a [`Config`]. Defaults live here and
+//! only here; `config.example.toml` must equal them (a test guards that).
+//!
+//! Must not touch: the network, the database or global state. A `Config` is passed explicitly to
+//! whoever needs it, so tests can run many servers with different configs in one process.
+
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+/// The validated configuration of one Outpost process.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Directory holding the SQLite database and other state; created on first start.
+    pub data_dir: PathBuf,
+    pub chat: ChatConfig,
+    pub database: DatabaseConfig,
+    pub limits: LimitsConfig,
+    pub log: LogConfig,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChatConfig {
+    /// Address the chat (Zulip) API listens on.
+    pub listen: SocketAddr,
+    /// URL clients reach the server at; the realm URL in `server_settings`.
+    pub external_url: String,
+    pub realm_name: String,
+    /// Enables development-only endpoints such as `POST /api/v1/dev_fetch_api_key`.
+    pub development: bool,
+    /// Who may see a new user's real email address (Zulip's user setting, 1..=5).
+    pub email_address_visibility: EmailVisibility,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmailVisibility {
+    Everyone = 1,
+    Members = 2,
+    Admins = 3,
+    Nobody = 4,
+    Moderators = 5,
+}
+
+impl EmailVisibility {
+    pub fn from_code(code: i64) -> Option<EmailVisibility> {
+        Some(match code {
+            1 => EmailVisibility::Everyone,
+            2 => EmailVisibility::Members,
+            3 => EmailVisibility::Admins,
+            4 => EmailVisibility::Nobody,
+            5 => EmailVisibility::Moderators,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            EmailVisibility::Everyone => "everyone",
+            EmailVisibility::Members => "members",
+            EmailVisibility::Admins => "admins",
+            EmailVisibility::Nobody => "nobody",
+            EmailVisibility::Moderators => "moderators",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<EmailVisibility> {
+        [
+            EmailVisibility::Everyone,
+            EmailVisibility::Members,
+            EmailVisibility::Admins,
+            EmailVisibility::Nobody,
+            EmailVisibility::Moderators,
+        ]
+        .into_iter()
+        .find(|v| v.name() == name)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Synchronous {
+    /// Every commit is fsynced: durable across power loss.
+    Full,
+    /// Commits survive a crash of the process, not necessarily of the machine.
+    Normal,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatabaseConfig {
+    pub synchronous: Synchronous,
+    /// Number of dedicated reader threads (and pooled read connections).
+    pub read_threads: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LimitsConfig {
+    /// Largest accepted request body; larger ones get 413.
+    pub max_body_bytes: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogConfig {
+    /// A tracing filter directive such as `info` or `outpost=debug,info`.
+    pub level: String,
+    pub format: LogFormat,
+}
+
+const DEFAULT_LISTEN: &str = "127.0.0.1:9991";
+
+impl Default for Config {
+    fn default() -> Self {
+        let listen: SocketAddr = DEFAULT_LISTEN.parse().expect("valid default address");
+        Config {
+            data_dir: PathBuf::from("./outpost-data"),
+            chat: ChatConfig {
+                listen,
+                external_url: format!("http://{listen}"),
+                realm_name: "Outpost".to_string(),
+                development: false,
+                email_address_visibility: EmailVisibility::Everyone,
+            },
+            database: DatabaseConfig {
+                synchronous: Synchronous::Full,
+                read_threads: 2,
+            },
+            limits: LimitsConfig {
+                max_body_bytes: 25 * 1024 * 1024,
+            },
+            log: LogConfig {
+                level: "info".to_string(),
+                format: LogFormat::Text,
+            },
+        }
+    }
+}
+
+/// Every problem found in a configuration file, one line each.
+#[derive(Debug)]
+pub struct ConfigError {
+    pub problems: Vec<String>,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_char('\n')?;
+            }
+            f.write_str(p)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Loads the config: the file at `path` if given, otherwise the embedded defaults.
+pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+    let Some(path) = path else {
+        return Ok(Config::default());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        problems: vec![format!("{}: cannot read: {e}", path.display())],
+    })?;
+    parse(&text).map_err(|mut e| {
+        for p in &mut e.problems {
+            *p = format!("{}:{p}", path.display());
+        }
+        e
+    })
+}
+
+/// Parses and validates a TOML document. Problems are prefixed `line N: `.
+pub fn parse(text: &str) -> Result<Config, ConfigError> {
+    let doc = DeTable::parse(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
+        ConfigError {
+            problems: vec![format!("line {line}: {}", e.message().trim())],
+        }
+    })?;
+    let mut w = Walker {
+        text,
+        problems: Vec::new(),
+    };
+    let mut cfg = Config::default();
+    let mut external_url = None;
+    let root = doc.get_ref();
+    w.check_keys(root, "", &["data_dir", "chat", "database", "limits", "log"]);
+    if let Some(v) = w.string(root, "", "data_dir") {
+        if v.is_empty() {
+            w.problem(root, "data_dir", "data_dir must not be empty");
+        } else {
+            cfg.data_dir = PathBuf::from(v);
+        }
+    }
+    if let Some(chat) = w.table(root, "chat") {
+        w.check_keys(
+            chat,
+            "chat",
+            &[
+                "listen",
+                "external_url",
+                "realm_name",
+                "development",
+                "email_address_visibility",
+            ],
+        );
+        if let Some(addr) = w.socket_addr(chat, "chat", "listen") {
+            cfg.chat.listen = addr;
+        }
+        if let Some(url) = w.string(chat, "chat", "external_url") {
+            if url.starts_with("http://") || url.starts_with("https://") {
+                external_url = Some(url.trim_end_matches('/').to_string());
+            } else {
+                w.problem(
+                    chat,
+                    "external_url",
+                    "chat.external_url must start with http:// or https://",
+                );
+            }
+        }
+        if let Some(name) = w.string(chat, "chat", "realm_name") {
+            if name.trim().is_empty() || name.chars().count() > 40 {
+                w.problem(
+                    chat,
+                    "realm_name",
+                    "chat.realm_name must have 1 to 40 characters",
+                );
+            } else {
+                cfg.chat.realm_name = name;
+            }
+        }
+        if let Some(b) = w.boolean(chat, "chat", "development") {
+            cfg.chat.development = b;
+        }
+        if let Some(v) = w.string(chat, "chat", "email_address_visibility") {
+            match EmailVisibility::from_name(&v) {
+                Some(v) => cfg.chat.email_address_visibility = v,
+                None => w.problem(
+                    chat,
+                    "email_address_visibility",
+                    "chat.email_address_visibility must be one of everyone, members, admins, nobody, moderators",
+                ),
+            }
+        }
+    }
+    cfg.chat.external_url = external_url.unwrap_or_else(|| format!("http://{}", cfg.chat.listen));
+    if let Some(db) = w.table(root, "database") {
+        w.check_keys(db, "database", &["synchronous", "read_threads"]);
+        if let Some(s) = w.string(db, "database", "synchronous") {
+            match s.as_str() {
+                "full" => cfg.database.synchronous = Synchronous::Full,
+                "normal" => cfg.database.synchronous = Synchronous::Normal,
+                _ => w.problem(
+                    db,
+                    "synchronous",
+                    "database.synchronous must be \"full\" or \"normal\"",
+                ),
+            }
+        }
+        if let Some(n) = w.integer(db, "database", "read_threads") {
+            if (1..=64).contains(&n) {
+                cfg.database.read_threads = n as usize;
+            } else {
+                w.problem(
+                    db,
+                    "read_threads",
+                    "database.read_threads must be between 1 and 64",
+                );
+            }
+        }
+    }
+    if let Some(limits) = w.table(root, "limits") {
+        w.check_keys(limits, "limits", &["max_body_bytes"]);
+        if let Some(n) = w.integer(limits, "limits", "max_body_bytes") {
+            if (1024..=1 << 32).contains(&n) {
+                cfg.limits.max_body_bytes = n as usize;
+            } else {
+                w.problem(
+                    limits,
+                    "max_body_bytes",
+                    "limits.max_body_bytes must be between 1024 and 4294967296",
+                );
+            }
+        }
+    }
+    if let Some(log) = w.table(root, "log") {
+        w.check_keys(log, "log", &["level", "format"]);
+        if let Some(level) = w.string(log, "log", "level") {
+            if tracing_subscriber::EnvFilter::try_new(&level).is_ok() && !level.is_empty() {
+                cfg.log.level = level;
+            } else {
+                w.problem(
+                    log,
+                    "level",
+                    "log.level is not a valid filter (try \"info\" or \"outpost=debug,info\")",
+                );
+            }
+        }
+        if let Some(f) = w.string(log, "log", "format") {
+            match f.as_str() {
+                "text" => cfg.log.format = LogFormat::Text,
+                "json" => cfg.log.format = LogFormat::Json,
+                _ => w.problem(log, "format", "log.format must be \"text\" or \"json\""),
+            }
+        }
+    }
+    if w.problems.is_empty() {
+        Ok(cfg)
+    } else {
+        Err(ConfigError {
+            problems: w.problems,
+        })
+    }
+}
+
+impl Config {
+    /// The effective configuration as TOML, with secrets redacted. Outpost has no secret keys in
+    /// its config today; any added later must be printed as `"***"` here.
+    pub fn to_redacted_toml(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "data_dir = {}",
+            quote(&self.data_dir.display().to_string())
+        );
+        let _ = writeln!(s, "\n[chat]");
+        let _ = writeln!(s, "listen = {}", quote(&self.chat.listen.to_string()));
+        let _ = writeln!(s, "external_url = {}", quote(&self.chat.external_url));
+        let _ = writeln!(s, "realm_name = {}", quote(&self.chat.realm_name));
+        let _ = writeln!(s, "development = {}", self.chat.development);
+        let _ = writeln!(
+            s,
+            "email_address_visibility = {}",
+            quote(self.chat.email_address_visibility.name())
+        );
+        let _ = writeln!(s, "\n[database]");
+        let sync = match self.database.synchronous {
+            Synchronous::Full => "full",
+            Synchronous::Normal => "normal",
+        };
+        let _ = writeln!(s, "synchronous = {}", quote(sync));
+        let _ = writeln!(s, "read_threads = {}", self.database.read_threads);
+        let _ = writeln!(s, "\n[limits]");
+        let _ = writeln!(s, "max_body_bytes = {}", self.limits.max_body_bytes);
+        let _ = writeln!(s, "\n[log]");
+        let _ = writeln!(s, "level = {}", quote(&self.log.level));
+        let format = match self.log.format {
+            LogFormat::Text => "text",
+            LogFormat::Json => "json",
+        };
+        let _ = writeln!(s, "format = {}", quote(format));
+        s
+    }
+
+    /// Host part of `external_url`, used for placeholder emails (`user{id}@{host}`).
+    pub fn realm_host(&self) -> &str {
+        let rest = self
+            .chat
+            .external_url
+            .split_once("://")
+            .map(|(_, r)| r)
+            .unwrap_or(&self.chat.external_url);
+        let host = rest.split('/').next().unwrap_or(rest);
+        host.split(':').next().unwrap_or(host)
+    }
+}
+
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialize")
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Walks the spanned document, recording problems with line numbers.
+struct Walker<'a> {
+    text: &'a str,
+    problems: Vec<String>,
+}
+
+type Table<'i> = DeTable<'i>;
+
+impl<'a> Walker<'a> {
+    fn problem(&mut self, table: &Table<'_>, key: &str, msg: &str) {
+        let line = table
+            .get_key_value(key)
+            .map(|(k, _)| line_of(self.text, k.span().start))
+            .unwrap_or(1);
+        self.problems.push(format!("line {line}: {msg}"));
+    }
+
+    fn check_keys(&mut self, table: &Table<'_>, section: &str, known: &[&str]) {
+        for (k, _) in table.iter() {
+            if !known.contains(&k.get_ref().as_ref()) {
+                let line = line_of(self.text, k.span().start);
+                let name = if section.is_empty() {
+                    k.get_ref().to_string()
+                } else {
+                    format!("{section}.{}", k.get_ref())
+                };
+                self.problems.push(format!(
+                    "line {line}: unknown key `{name}` (known here: {})",
+                    known.join(", ")
+                ));
+            }
+        }
+    }
+
+    fn value<'t, 'i>(&self, table: &'t Table<'i>, key: &str) -> Option<&'t Spanned<DeValue<'i>>> {
+        table.get(key)
+    }
+
+    fn type_problem(&mut self, table: &Table<'_>, section: &str, key: &str, want: &str) {
+        let name = if section.is_empty() {
+            key.to_string()
+        } else {
+            format!("{section}.{key}")
+        };
+        self.problem(table, key, &format!("{name} must be {want}"));
+    }
+
+    fn table<'t, 'i>(&mut self, root: &'t Table<'i>, key: &str) -> Option<&'t Table<'i>> {
+        match self.value(root, key).map(|v| v.get_ref()) {
+            None => None,
+            Some(DeValue::Table(t)) => Some(t),
+            Some(_) => {
+                self.problem(root, key, &format!("{key} must be a table ([{key}])"));
+                None
+            }
+        }
+    }
+
+    fn string(&mut self, table: &Table<'_>, section: &str, key: &str) -> Option<String> {
+        match self.value(table, key).map(|v| v.get_ref()) {
+            None => None,
+            Some(DeValue::String(s)) => Some(s.to_string()),
+            Some(_) => {
+                self.type_problem(table, section, key, "a string");
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, table: &Table<'_>, section: &str, key: &str) -> Option<bool> {
+        match self.value(table, key).map(|v| v.get_ref()) {
+            None => None,
+            Some(DeValue::Boolean(b)) => Some(*b),
+            Some(_) => {
+                self.type_problem(table, section, key, "true or false");
+                None
+            }
+        }
+    }
+
+    fn integer(&mut self, table: &Table<'_>, section: &str, key: &str) -> Option<i64> {
+        match self.value(table, key).map(|v| v.get_ref()) {
+            None => None,
+            Some(DeValue::Integer(i)) => {
+                let digits = i.as_str().replace('_', "");
+                match i64::from_str_radix(&digits, i.radix()) {
+                    Ok(n) => Some(n),
+                    Err(_) => {
+                        self.type_problem(table, section, key, "an integer that fits in 64 bits");
+                        None
+                    }
+                }
+            }
+            Some(_) => {
+                self.type_problem(table, section, key, "an integer");
+                None
+            }
+        }
+    }
+
+    fn socket_addr(&mut self, table: &Table<'_>, section: &str, key: &str) -> Option<SocketAddr> {
+        let s = self.string(table, section, key)?;
+        match s.parse() {
+            Ok(a) => Some(a),
+            Err(_) => {
+                self.type_problem(
+                    table,
+                    section,
+                    key,
+                    "an IP address and port such as \"127.0.0.1:9991\"",
+                );
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_document_is_the_defaults() {
+        assert_eq!(parse("").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn all_problems_are_reported_with_lines() {
+        let err = parse(
+            "data_dir = 5\n[chat]\nlisten = \"nope\"\nbogus = 1\n[database]\nsynchronous = \"off\"\n[log]\nformat = \"xml\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.problems,
+            vec![
+                "line 1: data_dir must be a string",
+                "line 4: unknown key `chat.bogus` (known here: listen, external_url, realm_name, development, email_address_visibility)",
+                "line 3: chat.listen must be an IP address and port such as \"127.0.0.1:9991\"",
+                "line 6: database.synchronous must be \"full\" or \"normal\"",
+                "line 8: log.format must be \"text\" or \"json\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn syntax_errors_name_the_line() {
+        let err = parse("[chat]\nlisten = \n").unwrap_err();
+        assert_eq!(err.problems.len(), 1);
+        assert!(
+            err.problems[0].starts_with("line 2: "),
+            "{:?}",
+            err.problems
+        );
+    }
+
+    #[test]
+    fn external_url_defaults_to_listen_address() {
+        let cfg = parse("[chat]\nlisten = \"127.0.0.1:8000\"\n").unwrap();
+        assert_eq!(cfg.chat.external_url, "http://127.0.0.1:8000");
+        assert_eq!(cfg.realm_host(), "127.0.0.1");
+    }
+
+    #[test]
+    fn redacted_output_parses_back_to_the_same_config() {
+        let cfg = Config::default();
+        assert_eq!(parse(&cfg.to_redacted_toml()).unwrap(), cfg);
+    }
+}

@@ -1,0 +1,202 @@
+//! SQL for users, their credentials and their status.
+//!
+//! Synchronous functions over a connection; callers run them through `Db::read` / `Db::write`.
+//! Lookups by email are case-insensitive, as Zulip's are.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use crate::config::EmailVisibility;
+use crate::error::Result;
+use crate::ids::UserId;
+use crate::model::{Role, Secret, User, UserStatus};
+
+const COLUMNS: &str = "id, email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, \
+     api_key, timezone, date_joined, avatar_source, avatar_version, email_address_visibility, \
+     can_create_users, can_change_user_emails, presence_enabled";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<User> {
+    let role: i64 = r.get(3)?;
+    let vis: i64 = r.get(13)?;
+    Ok(User {
+        id: UserId(r.get(0)?),
+        email: r.get(1)?,
+        full_name: r.get(2)?,
+        role: Role::from_code(role).unwrap_or(Role::Member),
+        is_active: r.get(4)?,
+        is_bot: r.get(5)?,
+        bot_type: r.get(6)?,
+        bot_owner_id: r.get::<_, Option<i64>>(7)?.map(UserId),
+        api_key: Secret(r.get(8)?),
+        timezone: r.get(9)?,
+        date_joined: r.get(10)?,
+        avatar_source: r.get(11)?,
+        avatar_version: r.get(12)?,
+        email_visibility: EmailVisibility::from_code(vis).unwrap_or(EmailVisibility::Everyone),
+        can_create_users: r.get(14)?,
+        can_change_user_emails: r.get(15)?,
+        presence_enabled: r.get(16)?,
+    })
+}
+
+pub fn get(c: &Connection, id: UserId) -> Result<Option<User>> {
+    let mut st = c.prepare_cached(&format!("SELECT {COLUMNS} FROM users WHERE id = ?1"))?;
+    Ok(st.query_row([id.0], from_row).optional()?)
+}
+
+pub fn by_email(c: &Connection, email: &str) -> Result<Option<User>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM users WHERE email = ?1 COLLATE NOCASE"
+    ))?;
+    Ok(st.query_row([email], from_row).optional()?)
+}
+
+/// Every user, active or not, humans and bots, by id.
+pub fn all(c: &Connection) -> Result<Vec<User>> {
+    let mut st = c.prepare_cached(&format!("SELECT {COLUMNS} FROM users ORDER BY id"))?;
+    let rows = st.query_map([], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+pub fn count_active_owners(c: &Connection) -> Result<i64> {
+    Ok(c.query_row(
+        "SELECT count(*) FROM users WHERE role = 100 AND is_active AND NOT is_bot",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+/// What it takes to create a user.
+pub struct NewUser<'a> {
+    pub email: &'a str,
+    pub full_name: &'a str,
+    pub role: Role,
+    pub api_key: &'a str,
+    pub password_hash: Option<&'a str>,
+    pub date_joined: i64,
+    pub email_visibility: EmailVisibility,
+    pub can_create_users: bool,
+    pub can_change_user_emails: bool,
+}
+
+pub fn insert(c: &Connection, u: &NewUser<'_>) -> Result<UserId> {
+    c.execute(
+        "INSERT INTO users (email, full_name, role, api_key, password_hash, date_joined, \
+         email_address_visibility, can_create_users, can_change_user_emails) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            u.email,
+            u.full_name,
+            u.role.code(),
+            u.api_key,
+            u.password_hash,
+            u.date_joined,
+            u.email_visibility as i64,
+            u.can_create_users,
+            u.can_change_user_emails,
+        ],
+    )?;
+    Ok(UserId(c.last_insert_rowid()))
+}
+
+pub fn email_taken(c: &Connection, email: &str) -> Result<bool> {
+    Ok(c.query_row(
+        "SELECT 1 FROM users WHERE email = ?1 COLLATE NOCASE",
+        [email],
+        |_| Ok(()),
+    )
+    .optional()?
+    .is_some())
+}
+
+pub fn password_hash(c: &Connection, id: UserId) -> Result<Option<String>> {
+    Ok(c.query_row(
+        "SELECT password_hash FROM users WHERE id = ?1",
+        [id.0],
+        |r| r.get(0),
+    )?)
+}
+
+pub fn set_full_name(c: &Connection, id: UserId, name: &str) -> Result<()> {
+    c.execute(
+        "UPDATE users SET full_name = ?2 WHERE id = ?1",
+        params![id.0, name],
+    )?;
+    Ok(())
+}
+
+pub fn set_role(c: &Connection, id: UserId, role: Role) -> Result<()> {
+    c.execute(
+        "UPDATE users SET role = ?2 WHERE id = ?1",
+        params![id.0, role.code()],
+    )?;
+    Ok(())
+}
+
+pub fn set_email(c: &Connection, id: UserId, email: &str) -> Result<()> {
+    c.execute(
+        "UPDATE users SET email = ?2 WHERE id = ?1",
+        params![id.0, email],
+    )?;
+    Ok(())
+}
+
+pub fn set_api_key(c: &Connection, id: UserId, key: &str) -> Result<()> {
+    c.execute(
+        "UPDATE users SET api_key = ?2 WHERE id = ?1",
+        params![id.0, key],
+    )?;
+    Ok(())
+}
+
+pub fn set_active(c: &Connection, id: UserId, active: bool) -> Result<()> {
+    c.execute(
+        "UPDATE users SET is_active = ?2 WHERE id = ?1",
+        params![id.0, active],
+    )?;
+    Ok(())
+}
+
+pub fn set_presence_enabled(c: &Connection, id: UserId, enabled: bool) -> Result<()> {
+    c.execute(
+        "UPDATE users SET presence_enabled = ?2 WHERE id = ?1",
+        params![id.0, enabled],
+    )?;
+    Ok(())
+}
+
+pub fn status(c: &Connection, id: UserId) -> Result<UserStatus> {
+    let mut st = c.prepare_cached(
+        "SELECT status_text, emoji_name, emoji_code, reaction_type FROM user_status \
+         WHERE user_id = ?1",
+    )?;
+    Ok(st
+        .query_row([id.0], |r| {
+            Ok(UserStatus {
+                status_text: r.get(0)?,
+                emoji_name: r.get(1)?,
+                emoji_code: r.get(2)?,
+                reaction_type: r.get(3)?,
+            })
+        })
+        .optional()?
+        .unwrap_or_default())
+}
+
+pub fn set_status(c: &Connection, id: UserId, s: &UserStatus, now: i64) -> Result<()> {
+    c.execute(
+        "INSERT INTO user_status (user_id, status_text, emoji_name, emoji_code, reaction_type, \
+         updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+         ON CONFLICT (user_id) DO UPDATE SET status_text = excluded.status_text, \
+         emoji_name = excluded.emoji_name, emoji_code = excluded.emoji_code, \
+         reaction_type = excluded.reaction_type, updated_at = excluded.updated_at",
+        params![
+            id.0,
+            s.status_text,
+            s.emoji_name,
+            s.emoji_code,
+            s.reaction_type,
+            now
+        ],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,7 @@
+//! Domain rules, shared by every entry point (HTTP handlers, the command line, later the
+//! scheduler and bots). Functions take `&AppState`, the acting user and typed input; they never
+//! see HTTP requests or produce wire JSON.
+
+pub mod credentials;
+pub mod profile_fields;
+pub mod users;

@@ -1,0 +1,658 @@
+//! User rules: creation, authentication, role and profile changes, activation, status.
+//!
+//! Functions take typed input and the acting user, check permissions and invariants (the last
+//! owner keeps the role, only owners touch the owner role, ...), and run their reads and writes
+//! through `state.db`. Each write emits the events that describe it. No HTTP or JSON here
+//! except the JSON text Zulip stores for some profile field values.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::app::AppState;
+use crate::db::{profile_fields as fields_db, users as users_db};
+use crate::error::{Error, ErrorKind, LoginFailure, Result};
+use crate::events::{Event, PersonChange};
+use crate::ids::{ProfileFieldId, UserId};
+use crate::model::{ProfileFieldType, ProfileValue, Role, User, UserStatus};
+use crate::password;
+
+pub const MAX_NAME_LENGTH: usize = 100;
+pub const MIN_NAME_LENGTH: usize = 2;
+pub const MIN_PASSWORD_LENGTH: usize = 6;
+pub const MAX_PASSWORD_LENGTH: usize = 100;
+pub const MAX_STATUS_TEXT_LENGTH: usize = 60;
+const NAME_INVALID_CHARS: &[char] = &['*', '`', '\\', '>', '"', '@'];
+
+/// Validates and normalizes a full name as Zulip does.
+pub fn check_full_name(raw: &str) -> Result<String> {
+    let name = raw.trim();
+    if name.chars().count() > MAX_NAME_LENGTH {
+        return Err(Error::bad_request("Name too long!"));
+    }
+    if name.chars().count() < MIN_NAME_LENGTH {
+        return Err(Error::bad_request("Name too short!"));
+    }
+    if name
+        .chars()
+        .any(|c| NAME_INVALID_CHARS.contains(&c) || c.is_control())
+    {
+        return Err(Error::bad_request("Invalid characters in name!"));
+    }
+    Ok(name.to_string())
+}
+
+/// A plausible email address: one `@`, a non-empty local part, a dotted domain, no spaces.
+pub fn is_valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && email.len() <= 254
+        && !domain.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Everything needed to create a user.
+pub struct NewUser {
+    pub email: String,
+    pub full_name: String,
+    pub role: Role,
+    pub password: Option<String>,
+    pub can_create_users: bool,
+    pub can_change_user_emails: bool,
+}
+
+/// Creates a user; returns its id and API key.
+pub async fn create(state: &AppState, new: NewUser) -> Result<(UserId, String)> {
+    let email = new.email.trim().to_string();
+    let full_name =
+        check_full_name(&new.full_name).map_err(|_| Error::bad_request("Bad name or username"))?;
+    if !is_valid_email(&email) {
+        return Err(Error::bad_request("Bad name or username"));
+    }
+    let hash = match new.password {
+        Some(pw) => {
+            check_password_strength(&pw)?;
+            Some(
+                state
+                    .db
+                    .cpu(move || password::hash(&pw))
+                    .await?
+                    .map_err(Error::internal)?,
+            )
+        }
+        None => None,
+    };
+    let api_key = password::new_api_key();
+    let key = api_key.clone();
+    let visibility = state.config.chat.email_address_visibility;
+    let id = state
+        .db
+        .write(move |tx| {
+            if users_db::email_taken(tx, &email)? {
+                return Err(Error::bad_request("Email is already in use."));
+            }
+            let id = users_db::insert(
+                tx,
+                &users_db::NewUser {
+                    email: &email,
+                    full_name: &full_name,
+                    role: new.role,
+                    api_key: &key,
+                    password_hash: hash.as_deref(),
+                    date_joined: crate::time::now_secs(),
+                    email_visibility: visibility,
+                    can_create_users: new.can_create_users,
+                    can_change_user_emails: new.can_change_user_emails,
+                },
+            )?;
+            tx.emit(Event::UserCreated { user_id: id });
+            Ok(id)
+        })
+        .await?;
+    Ok((id, api_key))
+}
+
+pub fn check_password_strength(pw: &str) -> Result<()> {
+    let n = pw.chars().count();
+    if n < MIN_PASSWORD_LENGTH {
+        return Err(Error::bad_request("The password is too weak."));
+    }
+    if n > MAX_PASSWORD_LENGTH {
+        return Err(Error::bad_request(format!(
+            "password is too long (limit: {MAX_PASSWORD_LENGTH} characters)"
+        )));
+    }
+    Ok(())
+}
+
+/// Looks up a user by email for authentication, through the cache.
+pub async fn by_login_email(state: &AppState, email: &str) -> Result<Option<Arc<User>>> {
+    let key = email.to_lowercase();
+    if let Some(u) = state.users.get(&key) {
+        return Ok(Some(u));
+    }
+    let generation = state.users.generation();
+    let lookup = email.to_string();
+    let found = state
+        .db
+        .read(move |c| users_db::by_email(c, &lookup))
+        .await?;
+    Ok(found.map(|u| {
+        let u = Arc::new(u);
+        state.users.put(key, generation, Arc::clone(&u));
+        u
+    }))
+}
+
+/// Password login (`POST /fetch_api_key`): the user and their API key.
+pub async fn login_with_password(
+    state: &AppState,
+    username: &str,
+    pw: String,
+) -> Result<Arc<User>> {
+    let limiter_key = username.trim().to_lowercase();
+    if let Some(wait) = state.logins.blocked_for(&limiter_key) {
+        return Err(Error::new(
+            ErrorKind::RateLimited { retry_after: wait },
+            "API usage exceeded rate limit",
+        ));
+    }
+    let bad = || {
+        Error::new(
+            ErrorKind::LoginFailed(LoginFailure::BadCredentials),
+            "Your username or password is incorrect",
+        )
+    };
+    let user = by_login_email(state, username.trim()).await?;
+    let stored = match &user {
+        Some(u) => {
+            let id = u.id;
+            state
+                .db
+                .read(move |c| users_db::password_hash(c, id))
+                .await?
+        }
+        None => None,
+    };
+    // Hash even when there is nothing to compare against, so timing does not reveal which
+    // usernames exist.
+    let verified = state
+        .db
+        .cpu(move || match stored {
+            Some(h) => password::verify(&pw, &h),
+            None => {
+                let _ = password::hash(&pw);
+                false
+            }
+        })
+        .await?;
+    let Some(user) = user.filter(|_| verified) else {
+        state.logins.record_failure(&limiter_key);
+        return Err(bad());
+    };
+    if !user.is_active {
+        return Err(Error::new(
+            ErrorKind::LoginFailed(LoginFailure::UserDeactivated),
+            "Account is deactivated",
+        ));
+    }
+    state.logins.clear(&limiter_key);
+    Ok(user)
+}
+
+/// Development login: the user with this email, no password.
+pub async fn login_for_development(state: &AppState, email: &str) -> Result<Arc<User>> {
+    let user = by_login_email(state, email.trim()).await?.ok_or_else(|| {
+        Error::new(
+            ErrorKind::LoginFailed(LoginFailure::BadCredentials),
+            "This user is not registered.",
+        )
+    })?;
+    if !user.is_active {
+        return Err(Error::new(
+            ErrorKind::LoginFailed(LoginFailure::UserDeactivated),
+            "Account is deactivated",
+        ));
+    }
+    Ok(user)
+}
+
+/// Replaces the caller's API key; returns the new one.
+pub async fn regenerate_api_key(state: &AppState, user: UserId) -> Result<String> {
+    let key = password::new_api_key();
+    let stored = key.clone();
+    state
+        .db
+        .write(move |tx| {
+            users_db::set_api_key(tx, user, &stored)?;
+            tx.emit(Event::UserUpdated {
+                user_id: user,
+                change: PersonChange::ApiKey,
+            });
+            Ok(())
+        })
+        .await?;
+    Ok(key)
+}
+
+pub async fn get(state: &AppState, id: UserId) -> Result<Option<User>> {
+    state.db.read(move |c| users_db::get(c, id)).await
+}
+
+/// Every user with the profile values of each (values are empty unless asked for).
+pub async fn list(state: &AppState, with_profiles: bool) -> Result<(Vec<User>, Vec<ProfileValue>)> {
+    state
+        .db
+        .read(move |c| {
+            let users = users_db::all(c)?;
+            let values = if with_profiles {
+                fields_db::values(c, None)?
+            } else {
+                Vec::new()
+            };
+            Ok((users, values))
+        })
+        .await
+}
+
+pub async fn profile_values(state: &AppState, id: UserId) -> Result<Vec<ProfileValue>> {
+    state.db.read(move |c| fields_db::values(c, Some(id))).await
+}
+
+/// A requested change of a profile field value; `None` clears it.
+pub struct ProfileEdit {
+    pub field_id: i64,
+    pub value: Option<Value>,
+}
+
+/// What `PATCH /users/{id}` may change.
+pub struct UserUpdate {
+    pub full_name: Option<String>,
+    pub role: Option<i64>,
+    pub new_email: Option<String>,
+    pub profile_data: Option<Vec<ProfileEdit>>,
+}
+
+/// Applies an administrator's changes to another user, all or nothing.
+pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpdate) -> Result<()> {
+    if !actor.role.is_admin() {
+        return Err(Error::not_admin());
+    }
+    let role = match up.role {
+        Some(code) => {
+            Some(Role::from_code(code).ok_or_else(|| Error::bad_request("Invalid role"))?)
+        }
+        None => None,
+    };
+    let full_name = up.full_name.as_deref().map(check_full_name).transpose()?;
+    if let Some(email) = &up.new_email {
+        if !actor.can_change_user_emails {
+            return Err(Error::bad_request(
+                "User not authorized to change user emails",
+            ));
+        }
+        if actor.role != Role::Owner {
+            return Err(Error::not_owner());
+        }
+        if !is_valid_email(email.trim()) {
+            return Err(Error::bad_request("Invalid email address."));
+        }
+    }
+    let actor_is_owner = actor.role == Role::Owner;
+    let new_email = up.new_email.map(|e| e.trim().to_string());
+    let profile_data = up.profile_data;
+    state
+        .db
+        .write(move |tx| {
+            let user =
+                users_db::get(tx, target)?.ok_or_else(|| Error::bad_request("No such user"))?;
+            if let Some(role) = role.filter(|r| *r != user.role) {
+                if (role == Role::Owner || user.role == Role::Owner) && !actor_is_owner {
+                    return Err(Error::not_owner());
+                }
+                if user.role == Role::Owner && users_db::count_active_owners(tx)? <= 1 {
+                    return Err(Error::bad_request(
+                        "The owner permission cannot be removed from the only organization owner.",
+                    ));
+                }
+                if user.role == Role::Guest && role.is_admin() {
+                    return Err(Error::bad_request(
+                        "Guests cannot be organization administrators",
+                    ));
+                }
+                users_db::set_role(tx, target, role)?;
+                tx.emit(Event::UserUpdated {
+                    user_id: target,
+                    change: PersonChange::Role(role.code()),
+                });
+            }
+            if let Some(name) = full_name.filter(|n| *n != user.full_name) {
+                users_db::set_full_name(tx, target, &name)?;
+                tx.emit(Event::UserUpdated {
+                    user_id: target,
+                    change: PersonChange::FullName(name),
+                });
+            }
+            if let Some(edits) = profile_data {
+                apply_profile_edits(tx, target, edits)?;
+            }
+            if let Some(email) = new_email.filter(|e| *e != user.email) {
+                if users_db::by_email(tx, &email)?.is_some_and(|u| u.id != target) {
+                    return Err(Error::bad_request("Email is already in use."));
+                }
+                users_db::set_email(tx, target, &email)?;
+                tx.emit(Event::UserUpdated {
+                    user_id: target,
+                    change: PersonChange::Email(email),
+                });
+            }
+            Ok(())
+        })
+        .await
+}
+
+fn apply_profile_edits(
+    tx: &mut crate::db::WriteTx<'_>,
+    user: UserId,
+    edits: Vec<ProfileEdit>,
+) -> Result<()> {
+    for edit in edits {
+        let field_id = ProfileFieldId(edit.field_id);
+        let field = fields_db::get(tx, field_id)?
+            .ok_or_else(|| Error::bad_request(format!("Field id {} not found.", edit.field_id)))?;
+        let value = match edit.value {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.is_empty() => None,
+            Some(Value::Array(a)) if a.is_empty() => None,
+            Some(v) => Some(v),
+        };
+        let Some(value) = value else {
+            fields_db::clear_value(tx, user, field_id)?;
+            tx.emit(Event::UserUpdated {
+                user_id: user,
+                change: PersonChange::ProfileField {
+                    field_id,
+                    value: None,
+                    rendered_value: None,
+                },
+            });
+            continue;
+        };
+        let stored = validate_profile_value(tx, &field, &value)?;
+        let rendered = field
+            .field_type
+            .is_markdown()
+            .then(|| crate::markdown::render(&stored));
+        fields_db::set_value(
+            tx,
+            &ProfileValue {
+                user_id: user,
+                field_id,
+                value: stored.clone(),
+                rendered_value: rendered.clone(),
+            },
+        )?;
+        tx.emit(Event::UserUpdated {
+            user_id: user,
+            change: PersonChange::ProfileField {
+                field_id,
+                value: Some(stored),
+                rendered_value: rendered,
+            },
+        });
+    }
+    Ok(())
+}
+
+/// Checks a value against its field's type; returns the text to store.
+fn validate_profile_value(
+    c: &rusqlite::Connection,
+    field: &crate::model::ProfileField,
+    value: &Value,
+) -> Result<String> {
+    let name = &field.name;
+    let text = || -> Result<String> {
+        value
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| Error::bad_request(format!("{name} is not a string")))
+    };
+    let capped = |limit: usize| -> Result<String> {
+        let s = text()?;
+        if s.chars().count() > limit {
+            return Err(Error::bad_request(format!(
+                "{name} is too long (limit: {limit} characters)"
+            )));
+        }
+        Ok(s)
+    };
+    match field.field_type {
+        ProfileFieldType::ShortText
+        | ProfileFieldType::Pronouns
+        | ProfileFieldType::ExternalAccount => capped(50),
+        ProfileFieldType::LongText => capped(500),
+        ProfileFieldType::Select => {
+            let s = text()?;
+            let choices: serde_json::Map<String, Value> =
+                serde_json::from_str(&field.field_data).unwrap_or_default();
+            if !choices.contains_key(&s) {
+                return Err(Error::bad_request(format!(
+                    "'{s}' is not a valid choice for '{name}'."
+                )));
+            }
+            Ok(s)
+        }
+        ProfileFieldType::Date => {
+            let s = text()?;
+            if !is_iso_date(&s) {
+                return Err(Error::bad_request(format!("{name} is not a date")));
+            }
+            Ok(s)
+        }
+        ProfileFieldType::Link => {
+            let s = capped(500)?;
+            if !(s.starts_with("http://") || s.starts_with("https://"))
+                || s.contains(char::is_whitespace)
+            {
+                return Err(Error::bad_request(format!("{name} is not a URL")));
+            }
+            Ok(s)
+        }
+        ProfileFieldType::User => {
+            let ids = value
+                .as_array()
+                .ok_or_else(|| Error::bad_request(format!("{name} is not a list")))?;
+            let mut out = Vec::new();
+            for v in ids {
+                let id = crate::zulip::params::as_int(v).ok_or_else(|| {
+                    Error::bad_request(format!("{name} is not a list of integers"))
+                })?;
+                if users_db::get(c, UserId(id))?.is_none() {
+                    return Err(Error::bad_request(format!("Invalid user ID: {id}")));
+                }
+                out.push(id);
+            }
+            Ok(serde_json::to_string(&out).expect("ints serialize"))
+        }
+    }
+}
+
+fn is_iso_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().ok();
+    match (num(0..4), num(5..7), num(8..10)) {
+        (Some(_), Some(m), Some(d)) => (1..=12).contains(&m) && (1..=31).contains(&d),
+        _ => false,
+    }
+}
+
+/// Deactivates a user (not a bot) on an administrator's request.
+pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Result<()> {
+    if !actor.role.is_admin() {
+        return Err(Error::not_admin());
+    }
+    let actor_is_owner = actor.role == Role::Owner;
+    state
+        .db
+        .write(move |tx| {
+            let user = users_db::get(tx, target)?
+                .filter(|u| u.is_active && !u.is_bot)
+                .ok_or_else(|| Error::bad_request("No such user"))?;
+            if user.role == Role::Owner {
+                if !actor_is_owner {
+                    return Err(Error::not_owner());
+                }
+                if users_db::count_active_owners(tx)? <= 1 {
+                    return Err(Error::bad_request(
+                        "Cannot deactivate the only organization owner",
+                    ));
+                }
+            }
+            users_db::set_active(tx, target, false)?;
+            tx.emit(Event::UserDeactivated { user_id: target });
+            Ok(())
+        })
+        .await
+}
+
+/// Reactivates a deactivated user or bot on an administrator's request.
+pub async fn reactivate(state: &AppState, actor: &User, target: UserId) -> Result<()> {
+    if !actor.role.is_admin() {
+        return Err(Error::not_admin());
+    }
+    state
+        .db
+        .write(move |tx| {
+            let user =
+                users_db::get(tx, target)?.ok_or_else(|| Error::bad_request("No such user"))?;
+            if user.is_active {
+                return Err(Error::bad_request("User is already active."));
+            }
+            users_db::set_active(tx, target, true)?;
+            tx.emit(Event::UserReactivated { user_id: target });
+            Ok(())
+        })
+        .await
+}
+
+pub async fn status(state: &AppState, id: UserId) -> Result<Option<(User, UserStatus)>> {
+    state
+        .db
+        .read(move |c| {
+            let Some(user) = users_db::get(c, id)? else {
+                return Ok(None);
+            };
+            let status = users_db::status(c, id)?;
+            Ok(Some((user, status)))
+        })
+        .await
+}
+
+/// A status change; `None` fields stay as they are.
+pub struct StatusUpdate {
+    pub status_text: Option<String>,
+    pub away: Option<bool>,
+    pub emoji_name: Option<String>,
+    pub emoji_code: Option<String>,
+    pub reaction_type: Option<String>,
+}
+
+/// Updates the caller's status (`POST /users/me/status`).
+pub async fn update_status(state: &AppState, user: &User, up: StatusUpdate) -> Result<()> {
+    if user.is_bot {
+        return Err(Error::bad_request(
+            "This endpoint does not accept bot requests.",
+        ));
+    }
+    if up.status_text.is_none()
+        && up.away.is_none()
+        && up.emoji_name.is_none()
+        && up.emoji_code.is_none()
+        && up.reaction_type.is_none()
+    {
+        return Err(Error::bad_request("Client did not pass any new values."));
+    }
+    let text = up.status_text.map(|t| t.trim().to_string());
+    if text
+        .as_ref()
+        .is_some_and(|t| t.chars().count() > MAX_STATUS_TEXT_LENGTH)
+    {
+        return Err(Error::bad_request(format!(
+            "status_text is too long (limit: {MAX_STATUS_TEXT_LENGTH} characters)"
+        )));
+    }
+    if up.emoji_name.is_none() && (up.emoji_code.is_some() || up.reaction_type.is_some()) {
+        return Err(Error::bad_request(
+            "Client must pass emoji_name if they pass either emoji_code or reaction_type.",
+        ));
+    }
+    let emoji = match up.emoji_name {
+        None => None,
+        Some(name) if name.is_empty() => Some((String::new(), String::new(), String::new())),
+        Some(name) => {
+            let rt = up
+                .reaction_type
+                .unwrap_or_else(|| "unicode_emoji".to_string());
+            let code = check_emoji(&name, up.emoji_code.as_deref(), &rt)?;
+            Some((name, code, rt))
+        }
+    };
+    let id = user.id;
+    let away = up.away;
+    state
+        .db
+        .write(move |tx| {
+            let mut status = users_db::status(tx, id)?;
+            if let Some(t) = text {
+                status.status_text = t;
+            }
+            if let Some((name, code, rt)) = emoji {
+                status.emoji_name = name;
+                status.emoji_code = code;
+                status.reaction_type = rt;
+            }
+            users_db::set_status(tx, id, &status, crate::time::now_secs())?;
+            if let Some(away) = away {
+                users_db::set_presence_enabled(tx, id, !away)?;
+            }
+            tx.emit(Event::UserStatusChanged { user_id: id });
+            Ok(())
+        })
+        .await
+}
+
+/// Validates an emoji given by name (and optionally code); returns its code.
+pub fn check_emoji(name: &str, code: Option<&str>, reaction_type: &str) -> Result<String> {
+    match reaction_type {
+        "unicode_emoji" => {
+            let code = match code {
+                Some(c) => c.to_string(),
+                None => crate::emoji::code_for_name(name)
+                    .ok_or_else(|| Error::bad_request(format!("Emoji '{name}' does not exist")))?,
+            };
+            if crate::emoji::by_code(&code).is_none() {
+                return Err(Error::bad_request("Invalid emoji code."));
+            }
+            if !crate::emoji::name_matches_code(name, &code) {
+                return Err(Error::bad_request("Invalid emoji name."));
+            }
+            Ok(code)
+        }
+        "zulip_extra_emoji" | "service_extra_emoji" => {
+            if name != "zulip" || code.is_some_and(|c| c != "zulip") {
+                return Err(Error::bad_request("Invalid emoji name."));
+            }
+            Ok("zulip".to_string())
+        }
+        "realm_emoji" => Err(Error::bad_request("Invalid custom emoji.")),
+        _ => Err(Error::bad_request("Invalid reaction_type")),
+    }
+}

@@ -1,0 +1,96 @@
+//! Domain events and the hub they are published to after commit.
+//!
+//! Write jobs describe what they changed as [`Event`]s (plain data, not wire JSON); the storage
+//! engine hands them to [`EventHub::publish`] on the writer thread after the commit, in commit
+//! order. The hub fans them out to in-process subscribers (caches today, client event queues when
+//! they exist). Must not touch the database or know any wire format.
+
+use std::sync::Arc;
+
+use tokio::sync::broadcast;
+
+use crate::ids::{ProfileFieldId, UserId};
+
+/// Something that changed, as recorded by a committed write.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A user was created.
+    UserCreated {
+        user_id: UserId,
+    },
+    /// One or more attributes of a user changed.
+    UserUpdated {
+        user_id: UserId,
+        change: PersonChange,
+    },
+    UserDeactivated {
+        user_id: UserId,
+    },
+    UserReactivated {
+        user_id: UserId,
+    },
+    /// A user's status (text, emoji, away) changed.
+    UserStatusChanged {
+        user_id: UserId,
+    },
+    /// The set of custom profile fields changed.
+    ProfileFieldsChanged,
+}
+
+/// The attribute of a user that changed (Zulip's `person` forms of a `realm_user` update).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PersonChange {
+    FullName(String),
+    Role(i64),
+    /// The real email changed (the API email may change with it).
+    Email(String),
+    ApiKey,
+    Timezone(String),
+    /// A custom profile field value was set (`Some`) or cleared (`None`).
+    ProfileField {
+        field_id: ProfileFieldId,
+        value: Option<String>,
+        rendered_value: Option<String>,
+    },
+}
+
+impl Event {
+    /// Whether this event may invalidate cached user rows or credentials.
+    pub fn touches_users(&self) -> bool {
+        matches!(
+            self,
+            Event::UserCreated { .. }
+                | Event::UserUpdated { .. }
+                | Event::UserDeactivated { .. }
+                | Event::UserReactivated { .. }
+        )
+    }
+}
+
+/// Fan-out point for committed events. Subscribers that fall behind lose the oldest events
+/// (and are told so by `broadcast`'s `Lagged`), never block the writer.
+pub struct EventHub {
+    sender: broadcast::Sender<Arc<Event>>,
+}
+
+impl Default for EventHub {
+    fn default() -> Self {
+        EventHub {
+            sender: broadcast::channel(4096).0,
+        }
+    }
+}
+
+impl EventHub {
+    /// Publishes a committed batch, in order. Called only by the storage engine.
+    pub fn publish(&self, events: Vec<Event>) {
+        for e in events {
+            // No subscribers is fine: nobody is listening yet.
+            let _ = self.sender.send(Arc::new(e));
+        }
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.sender.subscribe()
+    }
+}

@@ -1,0 +1,54 @@
+//! Outpost: a self-hosted server speaking Zulip's chat REST API (and, on its own listener,
+//! part of Dependency-Track's), built as one executable over one SQLite file.
+//!
+//! # Bird's-eye view
+//!
+//! A request arrives on a listener ([`http::server`]), which reads the body within the size
+//! limit, gives it a request id and a tracing span, and hands it to that listener's API. The
+//! chat API ([`zulip`]) resolves the path in its one route table, authenticates the caller,
+//! parses parameters, and calls a domain function ([`domain`]). Domain functions read through
+//! the read pool and write through the single writer thread ([`db`]); each write commits in a
+//! group-commit batch, then its events go to the [`events`] hub in commit order, and only then is
+//! the request answered. The wire module renders the result in Zulip's envelope.
+//!
+//! # Code map
+//!
+//! - [`app`]: `AppState` (config, database, caches, event hub) and server startup/shutdown.
+//! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`, `backup`).
+//! - [`config`]: TOML → validated `Config`; every problem reported at once.
+//! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool) and all
+//!   SQL, one submodule per area. **Invariant:** no other module opens a connection or writes
+//!   SQL, and `db` never sees HTTP types.
+//! - [`domain`]: the rules (permissions, invariants) shared by every entry point. **Invariant:**
+//!   no HTTP, no wire JSON.
+//! - [`events`]: domain events and the hub they are published to after commit.
+//! - [`http`]: listener loop and HTTP types shared by both APIs; knows no API semantics.
+//! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
+//!   (one file per area), and `wire`, the only place that knows Zulip's JSON shapes.
+//! - [`model`], [`ids`]: plain domain records and newtype ids.
+//! - [`password`], [`emoji`], [`markdown`], [`time`]: small pure helpers.
+//!
+//! # Cross-cutting
+//!
+//! - **Errors**: one [`error::Error`] (kind, user message, log-only detail); the chat API maps it
+//!   in `zulip::envelope::error_response`, exhaustively, and logs internal errors once there.
+//! - **Threads**: tokio workers never run SQLite or argon2; those run on `db`'s dedicated threads.
+//! - **State**: no globals; everything hangs off an `Arc<AppState>` passed explicitly, so tests run
+//!   many servers in one process.
+//! - **Secrets**: API keys and password hashes are never logged (`model::Secret` redacts `Debug`).
+
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod db;
+pub mod domain;
+pub mod emoji;
+pub mod error;
+pub mod events;
+pub mod http;
+pub mod ids;
+pub mod markdown;
+pub mod model;
+pub mod password;
+pub mod time;
+pub mod zulip;

@@ -1,0 +1,80 @@
+//! Markdown to HTML for user-supplied text, safe to show in a client.
+//!
+//! CommonMark (pulldown-cmark) with Zulip's habits that matter here: a single newline is a line
+//! break, raw HTML is shown as text, and links keep only safe schemes. Pure functions.
+
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
+
+const SAFE_SCHEMES: &[&str] = &["http:", "https:", "mailto:", "ftp:", "irc:", "tel:"];
+
+fn safe_url(url: &str) -> bool {
+    let lower = url.trim().to_ascii_lowercase();
+    match lower.find(':') {
+        // A relative URL has no scheme (a colon after a slash or '?' is not a scheme).
+        Some(i) if !lower[..i].contains(['/', '?', '#']) => {
+            SAFE_SCHEMES.iter().any(|s| lower.starts_with(s))
+        }
+        _ => true,
+    }
+}
+
+/// Renders Markdown to an HTML fragment.
+pub fn render(text: &str) -> String {
+    let parser = Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES);
+    let events = parser.map(|ev| match ev {
+        // Raw HTML is shown as text; an HTML block becomes a paragraph of that text.
+        Event::Start(Tag::HtmlBlock) => Event::Start(Tag::Paragraph),
+        Event::End(TagEnd::HtmlBlock) => Event::End(TagEnd::Paragraph),
+        Event::Html(raw) => Event::Text(CowStr::from(raw.trim_end_matches('\n').to_string())),
+        Event::InlineHtml(raw) => Event::Text(raw),
+        Event::SoftBreak => Event::HardBreak,
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) if !safe_url(&dest_url) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: "".into(),
+            title,
+            id,
+        }),
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) if !safe_url(&dest_url) => Event::Start(Tag::Image {
+            link_type,
+            dest_url: "".into(),
+            title,
+            id,
+        }),
+        other => other,
+    });
+    let mut out = String::new();
+    html::push_html(&mut out, events);
+    out.trim_end_matches('\n').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paragraphs_breaks_and_escaping() {
+        assert_eq!(render("a\nb"), "<p>a<br />\nb</p>");
+        assert_eq!(
+            render("<h1>x</h1> thanks"),
+            "<p>&lt;h1&gt;x&lt;/h1&gt; thanks</p>"
+        );
+        assert_eq!(render("**b**"), "<p><strong>b</strong></p>");
+    }
+
+    #[test]
+    fn unsafe_links_lose_their_target() {
+        let html = render("[x](javascript:alert(1))");
+        assert!(!html.contains("javascript"), "{html}");
+        assert!(render("[x](https://example.com)").contains("href=\"https://example.com\""));
+    }
+}

@@ -1,0 +1,155 @@
+//! Plain domain records shared by the storage, domain and wire layers.
+//!
+//! These are Rust values only: no SQL, no JSON. The wire modules convert them to API shapes.
+
+use crate::config::EmailVisibility;
+use crate::ids::{ProfileFieldId, UserId};
+
+/// An organization-level role (Zulip's integer encoding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    Owner = 100,
+    Administrator = 200,
+    Moderator = 300,
+    Member = 400,
+    Guest = 600,
+}
+
+impl Role {
+    pub fn from_code(code: i64) -> Option<Role> {
+        Some(match code {
+            100 => Role::Owner,
+            200 => Role::Administrator,
+            300 => Role::Moderator,
+            400 => Role::Member,
+            600 => Role::Guest,
+            _ => return None,
+        })
+    }
+
+    pub fn from_name(name: &str) -> Option<Role> {
+        Some(match name {
+            "owner" => Role::Owner,
+            "administrator" | "admin" => Role::Administrator,
+            "moderator" => Role::Moderator,
+            "member" => Role::Member,
+            "guest" => Role::Guest,
+            _ => return None,
+        })
+    }
+
+    pub fn code(self) -> i64 {
+        self as i64
+    }
+
+    /// Owners are administrators too.
+    pub fn is_admin(self) -> bool {
+        matches!(self, Role::Owner | Role::Administrator)
+    }
+
+    pub fn is_moderator_or_above(self) -> bool {
+        self <= Role::Moderator
+    }
+}
+
+/// A secret string whose `Debug` output is redacted, so it cannot reach a log by accident.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("\"***\"")
+    }
+}
+
+/// A chat user as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct User {
+    pub id: UserId,
+    /// The real (delivery) email address.
+    pub email: String,
+    pub full_name: String,
+    pub role: Role,
+    pub is_active: bool,
+    pub is_bot: bool,
+    pub bot_type: Option<i64>,
+    pub bot_owner_id: Option<UserId>,
+    pub api_key: Secret,
+    pub timezone: String,
+    /// UNIX seconds.
+    pub date_joined: i64,
+    /// `G` (gravatar) or `U` (uploaded).
+    pub avatar_source: String,
+    pub avatar_version: i64,
+    pub email_visibility: EmailVisibility,
+    pub can_create_users: bool,
+    pub can_change_user_emails: bool,
+    pub presence_enabled: bool,
+}
+
+/// A user's status message and emoji. All empty means "no status".
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UserStatus {
+    pub status_text: String,
+    pub emoji_name: String,
+    pub emoji_code: String,
+    pub reaction_type: String,
+}
+
+/// Custom profile field types (Zulip's integer encoding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProfileFieldType {
+    ShortText = 1,
+    LongText = 2,
+    Select = 3,
+    Date = 4,
+    Link = 5,
+    User = 6,
+    ExternalAccount = 7,
+    Pronouns = 8,
+}
+
+impl ProfileFieldType {
+    pub fn from_code(code: i64) -> Option<ProfileFieldType> {
+        Some(match code {
+            1 => ProfileFieldType::ShortText,
+            2 => ProfileFieldType::LongText,
+            3 => ProfileFieldType::Select,
+            4 => ProfileFieldType::Date,
+            5 => ProfileFieldType::Link,
+            6 => ProfileFieldType::User,
+            7 => ProfileFieldType::ExternalAccount,
+            8 => ProfileFieldType::Pronouns,
+            _ => return None,
+        })
+    }
+
+    /// Types whose values are rendered as Markdown (`rendered_value`).
+    pub fn is_markdown(self) -> bool {
+        matches!(self, ProfileFieldType::LongText)
+    }
+}
+
+/// An organization-defined profile field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileField {
+    pub id: ProfileFieldId,
+    pub name: String,
+    pub hint: String,
+    pub field_type: ProfileFieldType,
+    /// JSON text for select options or external account settings; empty otherwise.
+    pub field_data: String,
+    pub order: i64,
+    pub display_in_profile_summary: bool,
+    pub required: bool,
+    pub editable_by_user: bool,
+}
+
+/// A user's value for a profile field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileValue {
+    pub user_id: UserId,
+    pub field_id: ProfileFieldId,
+    pub value: String,
+    pub rendered_value: Option<String>,
+}

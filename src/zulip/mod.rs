@@ -1,0 +1,305 @@
+//! The chat API (Zulip's REST API under `/api/v1`): route table, authentication, dispatch.
+//!
+//! [`route`] is the one table of every endpoint; handlers live in one file per area and stay
+//! thin (parse, call a domain function, render). Only this module and its children know Zulip's
+//! wire format. Must not contain SQL.
+
+pub mod auth;
+pub mod envelope;
+pub mod params;
+pub mod server;
+pub mod users;
+pub mod wire;
+
+use std::sync::Arc;
+
+use hyper::header::{ALLOW, HeaderValue};
+use hyper::{Method, StatusCode};
+
+use crate::app::AppState;
+use crate::error::{Error, ErrorKind, Result};
+use crate::http::server::{Api, BoxFuture};
+use crate::http::{self, Request, Response};
+use crate::model::User;
+
+use envelope::{Success, error_response};
+use params::Params;
+use users::UserRef;
+
+/// Every chat endpoint, with its path parameters parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Endpoint {
+    ServerSettings,
+    FetchApiKey,
+    DevFetchApiKey,
+    GetOwnUser,
+    RegenerateApiKey,
+    UpdateOwnStatus,
+    GetUsers,
+    CreateUser,
+    GetUser(UserRef),
+    UpdateUser(UserRef),
+    DeactivateUser(i64),
+    ReactivateUser(i64),
+    GetUserStatus(i64),
+    GetProfileFields,
+    CreateProfileField,
+}
+
+impl Endpoint {
+    fn needs_auth(&self) -> bool {
+        !matches!(
+            self,
+            Endpoint::ServerSettings | Endpoint::FetchApiKey | Endpoint::DevFetchApiKey
+        )
+    }
+}
+
+/// Why a path did not resolve to an endpoint.
+#[derive(Debug, PartialEq)]
+pub enum NoRoute {
+    NotFound,
+    /// The path exists for these methods only.
+    Method(Vec<&'static str>),
+}
+
+/// A user id path segment; ids that do not fit are ids of nobody.
+fn user_id(seg: &str) -> Option<i64> {
+    if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+        Some(seg.parse().unwrap_or(-1))
+    } else {
+        None
+    }
+}
+
+/// THE route table: (method, segments after `/api/v1/`) → endpoint.
+pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
+    use Endpoint as E;
+    let s: Vec<&str> = segs.iter().map(String::as_str).collect();
+    let table: Vec<(&'static str, Endpoint)> = match s.as_slice() {
+        ["server_settings"] => vec![("GET", E::ServerSettings)],
+        ["fetch_api_key"] => vec![("POST", E::FetchApiKey)],
+        ["dev_fetch_api_key"] => vec![("POST", E::DevFetchApiKey)],
+        ["users"] => vec![("GET", E::GetUsers), ("POST", E::CreateUser)],
+        ["users", "me"] => vec![("GET", E::GetOwnUser)],
+        ["users", "me", "api_key", "regenerate"] => vec![("POST", E::RegenerateApiKey)],
+        ["users", "me", "status"] => vec![("POST", E::UpdateOwnStatus)],
+        ["users", id, "reactivate"] => match user_id(id) {
+            Some(id) => vec![("POST", E::ReactivateUser(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["users", id, "status"] => match user_id(id) {
+            Some(id) => vec![("GET", E::GetUserStatus(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["users", who] => match user_id(who) {
+            Some(id) => vec![
+                ("GET", E::GetUser(UserRef::Id(id))),
+                ("PATCH", E::UpdateUser(UserRef::Id(id))),
+                ("DELETE", E::DeactivateUser(id)),
+            ],
+            None => vec![
+                ("GET", E::GetUser(UserRef::Email(who.to_string()))),
+                ("PATCH", E::UpdateUser(UserRef::Email(who.to_string()))),
+            ],
+        },
+        ["realm", "profile_fields"] => {
+            vec![
+                ("GET", E::GetProfileFields),
+                ("POST", E::CreateProfileField),
+            ]
+        }
+        _ => return Err(NoRoute::NotFound),
+    };
+    let wanted = if *method == Method::HEAD {
+        "GET"
+    } else {
+        method.as_str()
+    };
+    let mut allowed: Vec<&'static str> = Vec::with_capacity(table.len());
+    for (m, endpoint) in table {
+        if m == wanted {
+            return Ok(endpoint);
+        }
+        allowed.push(m);
+    }
+    if allowed.contains(&"GET") {
+        allowed.push("HEAD");
+    }
+    allowed.sort_unstable();
+    Err(NoRoute::Method(allowed))
+}
+
+/// Splits `/api/v1/a/b%40c` into decoded segments after the prefix; `None` outside the API.
+fn api_segments(path: &str) -> Option<Vec<String>> {
+    let rest = path
+        .strip_prefix("/api/v1/")
+        .or_else(|| (path == "/api/v1").then_some(""))?;
+    rest.split('/')
+        .filter(|s| !s.is_empty())
+        .map(percent_decode_path)
+        .collect()
+}
+
+fn percent_decode_path(seg: &str) -> Option<String> {
+    let b = seg.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let h = (b[i + 1] as char).to_digit(16);
+            let l = (b[i + 2] as char).to_digit(16);
+            if let (Some(h), Some(l)) = (h, l) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The chat API as served on its listener.
+pub struct ChatApi {
+    state: Arc<AppState>,
+}
+
+impl ChatApi {
+    pub fn new(state: Arc<AppState>) -> ChatApi {
+        ChatApi { state }
+    }
+
+    async fn dispatch(&self, req: Request) -> Response {
+        let Some(segs) = api_segments(req.path()) else {
+            return error_response(&Error::not_found(format!("Not found: {}", req.path())));
+        };
+        let endpoint = match route(req.method(), &segs) {
+            Ok(e) => e,
+            Err(NoRoute::NotFound) => {
+                return error_response(&Error::not_found(format!(
+                    "Endpoint not found: {} {}",
+                    req.method(),
+                    req.path()
+                )));
+            }
+            Err(NoRoute::Method(allowed)) => {
+                if *req.method() == Method::OPTIONS {
+                    let mut res = http::empty(StatusCode::NO_CONTENT);
+                    if let Ok(v) = HeaderValue::from_str(&allowed.join(", ")) {
+                        res.headers_mut().insert(ALLOW, v);
+                    }
+                    return res;
+                }
+                return error_response(&Error::new(
+                    ErrorKind::MethodNotAllowed(allowed),
+                    "Method Not Allowed",
+                ));
+            }
+        };
+        let caller = if endpoint.needs_auth() {
+            match auth::authenticate(&self.state, &req).await {
+                Ok(u) => Some(u),
+                Err(e) => return error_response(&e),
+            }
+        } else {
+            None
+        };
+        let mut params = match Params::from_request(&req) {
+            Ok(p) => p,
+            Err(e) => return error_response(&e),
+        };
+        let caller = caller.as_deref();
+        match self.call(endpoint, caller, &mut params, &req).await {
+            Ok(success) => success.finish(params.unused()),
+            Err(e) => error_response(&e),
+        }
+    }
+
+    async fn call(
+        &self,
+        endpoint: Endpoint,
+        caller: Option<&User>,
+        p: &mut Params,
+        req: &Request,
+    ) -> Result<Success> {
+        let state = &*self.state;
+        // Authenticated endpoints always have a caller (checked in `dispatch`).
+        let me = || caller.ok_or_else(|| Error::internal("no caller on an authenticated route"));
+        match endpoint {
+            Endpoint::ServerSettings => {
+                server::get_server_settings(state, req.header("user-agent"))
+            }
+            Endpoint::FetchApiKey => server::fetch_api_key(state, p).await,
+            Endpoint::DevFetchApiKey => server::dev_fetch_api_key(state, p).await,
+            Endpoint::RegenerateApiKey => server::regenerate_api_key(state, me()?).await,
+            Endpoint::GetOwnUser => users::get_own_user(state, me()?),
+            Endpoint::UpdateOwnStatus => users::update_own_status(state, me()?, p).await,
+            Endpoint::GetUsers => users::get_users(state, me()?, p).await,
+            Endpoint::CreateUser => users::create_user(state, me()?, p).await,
+            Endpoint::GetUser(r) => users::get_user(state, me()?, &r, p).await,
+            Endpoint::UpdateUser(r) => users::update_user(state, me()?, &r, p).await,
+            Endpoint::DeactivateUser(id) => users::deactivate_user(state, me()?, id).await,
+            Endpoint::ReactivateUser(id) => users::reactivate_user(state, me()?, id).await,
+            Endpoint::GetUserStatus(id) => users::get_user_status(state, id).await,
+            Endpoint::GetProfileFields => users::get_profile_fields(state).await,
+            Endpoint::CreateProfileField => users::create_profile_field(state, me()?, p).await,
+        }
+    }
+}
+
+impl Api for ChatApi {
+    fn handle(self: Arc<Self>, req: Request) -> BoxFuture<Response> {
+        Box::pin(async move { self.dispatch(req).await })
+    }
+
+    fn payload_too_large(&self, limit: usize) -> Response {
+        error_response(&Error::new(
+            ErrorKind::PayloadTooLarge,
+            format!("Request body too large (limit: {limit} bytes)"),
+        ))
+    }
+
+    fn internal_error(&self) -> Response {
+        error_response(&Error::internal("see the log for the panic"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segs(p: &str) -> Vec<String> {
+        api_segments(p).unwrap()
+    }
+
+    #[test]
+    fn routes_resolve_with_typed_ids() {
+        assert_eq!(
+            route(&Method::GET, &segs("/api/v1/users/me")),
+            Ok(Endpoint::GetOwnUser)
+        );
+        assert_eq!(
+            route(&Method::HEAD, &segs("/api/v1/users/12")),
+            Ok(Endpoint::GetUser(UserRef::Id(12)))
+        );
+        assert_eq!(
+            route(&Method::PATCH, &segs("/api/v1/users/a%40b.c")),
+            Ok(Endpoint::UpdateUser(UserRef::Email("a@b.c".into())))
+        );
+        assert_eq!(
+            route(&Method::GET, &segs("/api/v1//users/5/status")),
+            Ok(Endpoint::GetUserStatus(5))
+        );
+        assert_eq!(
+            route(&Method::GET, &segs("/api/v1/users/x/status")),
+            Err(NoRoute::NotFound)
+        );
+        assert_eq!(
+            route(&Method::PUT, &segs("/api/v1/users")),
+            Err(NoRoute::Method(vec!["GET", "HEAD", "POST"]))
+        );
+        assert!(api_segments("/other").is_none());
+    }
+}

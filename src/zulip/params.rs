@@ -1,0 +1,249 @@
+//! Zulip request parameters: query string plus form body, with Zulip's parsing rules.
+//!
+//! Parameters travel in the query string and, for every method but GET and HEAD, in an
+//! `application/x-www-form-urlencoded` body. Plain parameters are raw strings; list, object,
+//! boolean and integer parameters are JSON text inside the field, parsed strictly with Zulip's
+//! error messages. Every name a handler reads is marked used, so the envelope can report the
+//! rest in `ignored_parameters_unsupported`. Must not know about any endpoint.
+
+use serde_json::Value;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::http::Request;
+
+/// The parameters of one request.
+#[derive(Debug, Default)]
+pub struct Params {
+    entries: Vec<(String, String, bool)>,
+}
+
+impl Params {
+    /// Collects query and body parameters. Repeated names and undecodable text are errors.
+    pub fn from_request(req: &Request) -> Result<Params> {
+        let mut entries: Vec<(String, String, bool)> = Vec::new();
+        let mut add = |pairs: Vec<(String, String)>| -> Result<()> {
+            for (k, v) in pairs {
+                if entries.iter().any(|(n, _, _)| *n == k) {
+                    return Err(Error::bad_request(format!(
+                        "Parameter '{k}' was given more than once"
+                    )));
+                }
+                entries.push((k, v, false));
+            }
+            Ok(())
+        };
+        add(decode_form(req.query().as_bytes())?)?;
+        let is_form = req
+            .header("content-type")
+            .map(|ct| {
+                ct.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+            })
+            .unwrap_or(false);
+        let reads_body = !matches!(*req.method(), hyper::Method::GET | hyper::Method::HEAD);
+        if reads_body && is_form && !req.body.is_empty() {
+            add(decode_form(&req.body)?)?;
+        }
+        Ok(Params { entries })
+    }
+
+    #[cfg(test)]
+    fn from_pairs(pairs: &[(&str, &str)]) -> Params {
+        Params {
+            entries: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string(), false))
+                .collect(),
+        }
+    }
+
+    /// A raw string parameter, marking it used.
+    pub fn str(&mut self, name: &str) -> Option<String> {
+        self.entries
+            .iter_mut()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, v, used)| {
+                *used = true;
+                v.clone()
+            })
+    }
+
+    pub fn required_str(&mut self, name: &str) -> Result<String> {
+        self.str(name).ok_or_else(|| Error::missing(name))
+    }
+
+    /// A parameter with a legacy alias (`topic`/`subject`): both given is an error.
+    pub fn aliased_str(&mut self, name: &str, alias: &str) -> Result<Option<String>> {
+        let a = self.str(name);
+        let b = self.str(alias);
+        match (a, b) {
+            (Some(_), Some(_)) => Err(Error::new(
+                ErrorKind::ConfusingParams(name.to_string(), alias.to_string()),
+                format!("Can't decide between '{name}' and '{alias}' arguments"),
+            )),
+            (a, b) => Ok(a.or(b)),
+        }
+    }
+
+    /// A JSON-encoded parameter as a JSON value.
+    pub fn json(&mut self, name: &str) -> Result<Option<Value>> {
+        match self.str(name) {
+            None => Ok(None),
+            Some(raw) => serde_json::from_str(&raw)
+                .map(Some)
+                .map_err(|_| Error::bad_request(format!("{name} is not valid JSON"))),
+        }
+    }
+
+    pub fn bool(&mut self, name: &str) -> Result<Option<bool>> {
+        match self.json(name)? {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(b)),
+            Some(_) => Err(Error::bad_request(format!("{name} is not a boolean"))),
+        }
+    }
+
+    pub fn int(&mut self, name: &str) -> Result<Option<i64>> {
+        match self.json(name)? {
+            None => Ok(None),
+            Some(v) => as_int(&v)
+                .map(Some)
+                .ok_or_else(|| Error::bad_request(format!("{name} is not an integer"))),
+        }
+    }
+
+    pub fn required_int(&mut self, name: &str) -> Result<i64> {
+        self.int(name)?.ok_or_else(|| Error::missing(name))
+    }
+
+    /// Names that were sent but never read, sorted: `ignored_parameters_unsupported`.
+    pub fn unused(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|(_, _, used)| !used)
+            .map(|(n, _, _)| n.clone())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// A JSON integer (not a float, not a string).
+pub fn as_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) if n.is_i64() => n.as_i64(),
+        _ => None,
+    }
+}
+
+/// Decodes `a=1&b=%20x` into pairs; invalid UTF-8 after decoding is an error.
+fn decode_form(raw: &[u8]) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for piece in raw.split(|b| *b == b'&') {
+        if piece.is_empty() {
+            continue;
+        }
+        let (k, v) = match piece.iter().position(|b| *b == b'=') {
+            Some(i) => (&piece[..i], &piece[i + 1..]),
+            None => (piece, &b""[..]),
+        };
+        let k = percent_decode(k)?;
+        let v = percent_decode(v)?;
+        out.push((k, v));
+    }
+    Ok(out)
+}
+
+fn percent_decode(s: &[u8]) -> Result<String> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            b'+' => out.push(b' '),
+            b'%' => match (hex(s.get(i + 1)), hex(s.get(i + 2))) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).map_err(|_| Error::bad_request("Request parameters are not valid UTF-8"))
+}
+
+fn hex(b: Option<&u8>) -> Option<u8> {
+    let b = *b?;
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_percent_and_plus() {
+        assert_eq!(
+            decode_form(b"a=1+2&b=%C3%A9t%C3%A9&c&d=%zz").unwrap(),
+            vec![
+                ("a".into(), "1 2".into()),
+                ("b".into(), "été".into()),
+                ("c".into(), "".into()),
+                ("d".into(), "%zz".into()),
+            ]
+        );
+        assert!(decode_form(b"a=%FF").is_err());
+    }
+
+    #[test]
+    fn strict_json_scalars() {
+        let mut p = Params::from_pairs(&[
+            ("t", "true"),
+            ("one", "1"),
+            ("cap", "True"),
+            ("n", "5"),
+            ("f", "5.5"),
+            ("s", "\"5\""),
+        ]);
+        assert_eq!(p.bool("t").unwrap(), Some(true));
+        assert_eq!(p.bool("one").unwrap_err().msg, "one is not a boolean");
+        assert_eq!(p.bool("cap").unwrap_err().msg, "cap is not valid JSON");
+        assert_eq!(p.int("n").unwrap(), Some(5));
+        assert_eq!(p.int("f").unwrap_err().msg, "f is not an integer");
+        assert_eq!(p.int("s").unwrap_err().msg, "s is not an integer");
+        assert_eq!(p.bool("absent").unwrap(), None);
+    }
+
+    #[test]
+    fn unused_names_are_sorted() {
+        let mut p = Params::from_pairs(&[("z", "1"), ("a", "2"), ("m", "3")]);
+        p.str("m");
+        assert_eq!(p.unused(), vec!["a".to_string(), "z".to_string()]);
+    }
+
+    #[test]
+    fn aliases_conflict() {
+        let mut p = Params::from_pairs(&[("topic", "a"), ("subject", "b")]);
+        let e = p.aliased_str("topic", "subject").unwrap_err();
+        assert_eq!(
+            e.kind,
+            ErrorKind::ConfusingParams("topic".into(), "subject".into())
+        );
+        let mut p = Params::from_pairs(&[("subject", "b")]);
+        assert_eq!(p.aliased_str("topic", "subject").unwrap(), Some("b".into()));
+    }
+
+    #[test]
+    fn missing_required_names_the_variable() {
+        let mut p = Params::default();
+        let e = p.required_str("content").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::MissingParam("content".into()));
+        assert_eq!(e.msg, "Missing 'content' argument");
+    }
+}

@@ -1,0 +1,109 @@
+//! Server information and API-key endpoints: `server_settings`, password and development logins,
+//! key regeneration.
+
+use serde_json::json;
+
+use crate::app::AppState;
+use crate::domain::users;
+use crate::error::{Error, Result};
+use crate::model::User;
+
+use super::envelope::Success;
+use super::params::Params;
+use super::wire::api_email;
+
+/// The Zulip version and API feature level Outpost implements.
+pub const ZULIP_VERSION: &str = "11.0-outpost";
+pub const ZULIP_MERGE_BASE: &str = "11.0-outpost";
+pub const FEATURE_LEVEL: i64 = 382;
+
+/// # `GET /api/v1/server_settings`
+///
+/// Unauthenticated. What a client needs before logging in: versions, realm name and URL, and
+/// which authentication methods exist. `is_incompatible` is true only for the `ZulipInvalid`
+/// client, as upstream.
+pub fn get_server_settings(state: &AppState, user_agent: Option<&str>) -> Result<Success> {
+    let cfg = &state.config.chat;
+    let incompatible = user_agent.is_some_and(|ua| ua.starts_with("ZulipInvalid"));
+    Ok(Success::new()
+        .field(
+            "authentication_methods",
+            json!({
+                "password": true,
+                "dev": cfg.development,
+                "email": true,
+                "ldap": false,
+                "remoteuser": false,
+                "github": false,
+                "azuread": false,
+                "gitlab": false,
+                "apple": false,
+                "google": false,
+                "saml": false,
+                "openid connect": false,
+            }),
+        )
+        .field("external_authentication_methods", json!([]))
+        .field("zulip_version", ZULIP_VERSION)
+        .field("zulip_merge_base", ZULIP_MERGE_BASE)
+        .field("zulip_feature_level", FEATURE_LEVEL)
+        .field("push_notifications_enabled", false)
+        .field("is_incompatible", incompatible)
+        .field("email_auth_enabled", true)
+        .field("require_email_format_usernames", true)
+        .field("realm_url", cfg.external_url.as_str())
+        .field("realm_uri", cfg.external_url.as_str())
+        .field("realm_name", cfg.realm_name.as_str())
+        .field(
+            "realm_icon",
+            format!(
+                "{}/static/images/logo/zulip-icon-128x128.png",
+                cfg.external_url
+            ),
+        )
+        .field("realm_description", "")
+        .field("realm_web_public_access_enabled", false))
+}
+
+fn api_key_reply(state: &AppState, user: &User) -> Success {
+    Success::new()
+        .field("api_key", user.api_key.0.as_str())
+        .field("email", api_email(user, state.config.realm_host()))
+        .field("user_id", user.id.0)
+}
+
+/// # `POST /api/v1/fetch_api_key`
+///
+/// Unauthenticated. Exchanges `username` (an email) and `password` for the API key. Failures
+/// are 401 `AUTHENTICATION_FAILED` / `USER_DEACTIVATED`; five failures in 30 minutes for one
+/// username answer 429 until the window passes.
+pub async fn fetch_api_key(state: &AppState, p: &mut Params) -> Result<Success> {
+    let username = p.required_str("username")?;
+    let password = p.required_str("password")?;
+    if !users::is_valid_email(username.trim()) {
+        return Err(Error::bad_request("Enter a valid email address."));
+    }
+    let user = users::login_with_password(state, &username, password).await?;
+    Ok(api_key_reply(state, &user))
+}
+
+/// # `POST /api/v1/dev_fetch_api_key`
+///
+/// Development servers only (`[chat] development = true`): the API key of any active user by
+/// email, without a password. Elsewhere it answers as a Zulip production server does.
+pub async fn dev_fetch_api_key(state: &AppState, p: &mut Params) -> Result<Success> {
+    if !state.config.chat.development {
+        return Err(Error::bad_request("Endpoint not available in production."));
+    }
+    let username = p.required_str("username")?;
+    let user = users::login_for_development(state, &username).await?;
+    Ok(api_key_reply(state, &user))
+}
+
+/// # `POST /api/v1/users/me/api_key/regenerate`
+///
+/// Replaces the caller's API key; the old one stops working at once.
+pub async fn regenerate_api_key(state: &AppState, caller: &User) -> Result<Success> {
+    let key = users::regenerate_api_key(state, caller.id).await?;
+    Ok(Success::new().field("api_key", key))
+}

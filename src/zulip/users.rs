@@ -1,0 +1,281 @@
+//! User endpoints of the chat API. Each handler parses its parameters, calls `domain::users`
+//! (or `domain::profile_fields`) and renders the result with `wire`.
+
+use serde_json::Value;
+
+use crate::app::AppState;
+use crate::db::users as users_db;
+use crate::domain::profile_fields::{self, NewField};
+use crate::domain::users::{self, NewUser, ProfileEdit, StatusUpdate, UserUpdate};
+use crate::error::{Error, Result};
+use crate::ids::UserId;
+use crate::model::{Role, User};
+
+use super::envelope::Success;
+use super::params::{Params, as_int};
+use super::wire::{self, Viewer};
+
+/// A user as named in a path: by id, or by (real or API) email.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UserRef {
+    Id(i64),
+    Email(String),
+}
+
+fn no_such_user() -> Error {
+    Error::bad_request("No such user")
+}
+
+fn viewer<'a>(state: &'a AppState, caller: &'a User, client_gravatar: bool) -> Viewer<'a> {
+    Viewer {
+        user: caller,
+        host: state.config.realm_host(),
+        client_gravatar,
+    }
+}
+
+/// Finds the user a path names, as this caller may address them.
+async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<User> {
+    match r {
+        UserRef::Id(id) => users::get(state, UserId(*id))
+            .await?
+            .ok_or_else(no_such_user),
+        UserRef::Email(email) => {
+            let v = viewer(state, caller, false);
+            let lookup = email.clone();
+            if let Some(u) = state
+                .db
+                .read(move |c| users_db::by_email(c, &lookup))
+                .await?
+                .filter(|u| v.sees_real_email(u))
+            {
+                return Ok(u);
+            }
+            // A placeholder API email `user{id}@{host}`.
+            let host = state.config.realm_host();
+            let id = email
+                .strip_prefix("user")
+                .and_then(|rest| rest.strip_suffix(&format!("@{host}")))
+                .and_then(|n| n.parse::<i64>().ok())
+                .ok_or_else(no_such_user)?;
+            let u = users::get(state, UserId(id))
+                .await?
+                .ok_or_else(no_such_user)?;
+            if wire::api_email(&u, host).eq_ignore_ascii_case(email) {
+                Ok(u)
+            } else {
+                Err(no_such_user())
+            }
+        }
+    }
+}
+
+/// # `GET /api/v1/users/me`
+///
+/// The caller's own record plus `max_message_id` (-1 while the caller has no messages).
+pub fn get_own_user(state: &AppState, caller: &User) -> Result<Success> {
+    let body = wire::own_user(caller, state.config.realm_host(), -1);
+    Ok(Success::new().fields(body).without_ignored())
+}
+
+/// # `GET /api/v1/users`
+///
+/// Every user of the realm, bots and deactivated users included.
+pub async fn get_users(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    let client_gravatar = p.bool("client_gravatar")?.unwrap_or(true);
+    let with_profiles = p.bool("include_custom_profile_fields")?.unwrap_or(false);
+    let (all, values) = users::list(state, with_profiles).await?;
+    let v = viewer(state, caller, client_gravatar);
+    let members: Vec<Value> = all
+        .iter()
+        .map(|u| Value::Object(wire::user(&v, u, with_profiles.then_some(&values[..]))))
+        .collect();
+    Ok(Success::new().field("members", members))
+}
+
+/// # `GET /api/v1/users/{user_id}` and `GET /api/v1/users/{email}`
+pub async fn get_user(
+    state: &AppState,
+    caller: &User,
+    r: &UserRef,
+    p: &mut Params,
+) -> Result<Success> {
+    let client_gravatar = p.bool("client_gravatar")?.unwrap_or(true);
+    let with_profiles = p.bool("include_custom_profile_fields")?.unwrap_or(false);
+    let target = resolve(state, caller, r).await?;
+    let values = if with_profiles && !target.is_bot {
+        Some(users::profile_values(state, target.id).await?)
+    } else {
+        None
+    };
+    let v = viewer(state, caller, client_gravatar);
+    Ok(Success::new().field(
+        "user",
+        Value::Object(wire::user(&v, &target, values.as_deref())),
+    ))
+}
+
+/// # `POST /api/v1/users`
+///
+/// Administrators holding `can_create_users` create a user with a password.
+pub async fn create_user(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    if !caller.role.is_admin() {
+        return Err(Error::not_admin());
+    }
+    let email = p.required_str("email")?;
+    let password = p.required_str("password")?;
+    let full_name = p.required_str("full_name")?;
+    if !caller.can_create_users {
+        return Err(Error::bad_request("User not authorized to create users"));
+    }
+    let (id, _key) = users::create(
+        state,
+        NewUser {
+            email,
+            full_name,
+            role: Role::Member,
+            password: Some(password),
+            can_create_users: false,
+            can_change_user_emails: false,
+        },
+    )
+    .await?;
+    Ok(Success::new().field("user_id", id.0))
+}
+
+/// # `PATCH /api/v1/users/{user_id}` and `PATCH /api/v1/users/{email}`
+///
+/// Administrators change another user's name, role, custom profile data or (owners with
+/// `can_change_user_emails`) email. All changes apply together or not at all.
+pub async fn update_user(
+    state: &AppState,
+    caller: &User,
+    r: &UserRef,
+    p: &mut Params,
+) -> Result<Success> {
+    if !caller.role.is_admin() {
+        return Err(Error::not_admin());
+    }
+    let full_name = p.str("full_name");
+    let role = p.int("role")?;
+    let new_email = p.str("new_email");
+    let profile_data = match p.json("profile_data")? {
+        None => None,
+        Some(v) => Some(parse_profile_data(v)?),
+    };
+    let target = resolve(state, caller, r).await?;
+    users::update(
+        state,
+        caller,
+        target.id,
+        UserUpdate {
+            full_name,
+            role,
+            new_email,
+            profile_data,
+        },
+    )
+    .await?;
+    Ok(Success::new())
+}
+
+fn parse_profile_data(v: Value) -> Result<Vec<ProfileEdit>> {
+    let Value::Array(items) = v else {
+        return Err(Error::bad_request("profile_data is not a list"));
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let Value::Object(mut obj) = item else {
+                return Err(Error::bad_request(format!(
+                    "profile_data[{i}] is not a dict"
+                )));
+            };
+            let field_id = obj.get("id").and_then(as_int).ok_or_else(|| {
+                Error::bad_request(format!("profile_data[{i}][\"id\"] is not an integer"))
+            })?;
+            if !obj.contains_key("value") {
+                return Err(Error::bad_request(format!(
+                    "profile_data[{i}][\"value\"] key is missing from profile_data[{i}]"
+                )));
+            }
+            Ok(ProfileEdit {
+                field_id,
+                value: obj.remove("value"),
+            })
+        })
+        .collect()
+}
+
+/// # `DELETE /api/v1/users/{user_id}`
+///
+/// Deactivates a user. Owners can only be deactivated by owners, and never the last one.
+pub async fn deactivate_user(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+    users::deactivate(state, caller, UserId(id)).await?;
+    Ok(Success::new())
+}
+
+/// # `POST /api/v1/users/{user_id}/reactivate`
+pub async fn reactivate_user(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+    users::reactivate(state, caller, UserId(id)).await?;
+    Ok(Success::new())
+}
+
+/// # `GET /api/v1/users/{user_id}/status`
+pub async fn get_user_status(state: &AppState, id: i64) -> Result<Success> {
+    let (user, status) = users::status(state, UserId(id))
+        .await?
+        .ok_or_else(no_such_user)?;
+    Ok(Success::new().field(
+        "status",
+        Value::Object(wire::status(&status, user.presence_enabled)),
+    ))
+}
+
+/// # `POST /api/v1/users/me/status`
+///
+/// Sets the caller's status text, emoji and (deprecated) `away` flag.
+pub async fn update_own_status(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    let up = StatusUpdate {
+        status_text: p.str("status_text"),
+        away: p.bool("away")?,
+        emoji_name: p.str("emoji_name"),
+        emoji_code: p.str("emoji_code"),
+        reaction_type: p.str("reaction_type"),
+    };
+    users::update_status(state, caller, up).await?;
+    Ok(Success::new())
+}
+
+/// # `GET /api/v1/realm/profile_fields`
+pub async fn get_profile_fields(state: &AppState) -> Result<Success> {
+    let fields = profile_fields::list(state).await?;
+    let out: Vec<Value> = fields.iter().map(wire::profile_field).collect();
+    Ok(Success::new().field("custom_fields", out))
+}
+
+/// # `POST /api/v1/realm/profile_fields`
+///
+/// Administrators define a custom profile field.
+pub async fn create_profile_field(
+    state: &AppState,
+    caller: &User,
+    p: &mut Params,
+) -> Result<Success> {
+    if !caller.role.is_admin() {
+        return Err(Error::not_admin());
+    }
+    let field_type = p.required_int("field_type")?;
+    let new = NewField {
+        name: p.str("name").unwrap_or_default(),
+        hint: p.str("hint").unwrap_or_default(),
+        field_type,
+        field_data: p.json("field_data")?,
+        display_in_profile_summary: p.bool("display_in_profile_summary")?.unwrap_or(false),
+        required: p.bool("required")?.unwrap_or(false),
+        editable_by_user: p.bool("editable_by_user")?.unwrap_or(true),
+    };
+    let id = profile_fields::create(state, caller, new).await?;
+    Ok(Success::new().field("id", id.0))
+}

@@ -1,0 +1,161 @@
+//! The chat API's JSON shapes for users, statuses and profile fields.
+//!
+//! The only place that knows how domain records look on the wire. Visibility rules that change
+//! a record's shape per viewer (real email, gravatar URLs) are applied here.
+
+use md5::{Digest, Md5};
+use serde_json::{Map, Value, json};
+
+use crate::config::EmailVisibility;
+use crate::model::{ProfileField, ProfileValue, Role, User, UserStatus};
+
+/// Who is looking, and how they asked: decides emails and avatar URLs.
+pub struct Viewer<'a> {
+    pub user: &'a User,
+    /// Realm host for placeholder emails.
+    pub host: &'a str,
+    /// The client computes gravatar URLs itself.
+    pub client_gravatar: bool,
+}
+
+impl Viewer<'_> {
+    /// Whether this viewer may see `target`'s real email address.
+    pub fn sees_real_email(&self, target: &User) -> bool {
+        if target.id == self.user.id || target.is_bot {
+            return true;
+        }
+        let role = self.user.role;
+        match target.email_visibility {
+            EmailVisibility::Everyone => true,
+            EmailVisibility::Members => role <= Role::Member,
+            EmailVisibility::Moderators => role <= Role::Moderator,
+            EmailVisibility::Admins => role.is_admin(),
+            EmailVisibility::Nobody => false,
+        }
+    }
+}
+
+/// The address other users and the API know `user` by.
+pub fn api_email(user: &User, host: &str) -> String {
+    if user.is_bot || user.email_visibility == EmailVisibility::Everyone {
+        user.email.clone()
+    } else {
+        format!("user{}@{host}", user.id)
+    }
+}
+
+/// Zulip's gravatar URL for an email.
+pub fn gravatar_url(email: &str, version: i64) -> String {
+    let digest = Md5::digest(email.to_lowercase().as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("https://secure.gravatar.com/avatar/{hex}?d=identicon&version={version}")
+}
+
+fn avatar_url(viewer: &Viewer<'_>, user: &User) -> Value {
+    if viewer.client_gravatar && viewer.sees_real_email(user) && user.avatar_source == "G" {
+        Value::Null
+    } else {
+        Value::from(gravatar_url(&user.email, user.avatar_version))
+    }
+}
+
+/// A user record (`GET /users`, `GET /users/{id}`), with `profile_data` when `profile` is given.
+pub fn user(viewer: &Viewer<'_>, u: &User, profile: Option<&[ProfileValue]>) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("user_id".into(), json!(u.id.0));
+    m.insert("email".into(), json!(api_email(u, viewer.host)));
+    m.insert(
+        "delivery_email".into(),
+        if viewer.sees_real_email(u) {
+            json!(u.email)
+        } else {
+            Value::Null
+        },
+    );
+    m.insert("full_name".into(), json!(u.full_name));
+    m.insert(
+        "date_joined".into(),
+        json!(crate::time::iso_minutes(u.date_joined)),
+    );
+    m.insert("is_active".into(), json!(u.is_active));
+    m.insert("is_owner".into(), json!(u.role == Role::Owner));
+    m.insert("is_admin".into(), json!(u.role.is_admin()));
+    m.insert("is_guest".into(), json!(u.role == Role::Guest));
+    m.insert("is_bot".into(), json!(u.is_bot));
+    m.insert("role".into(), json!(u.role.code()));
+    m.insert("timezone".into(), json!(u.timezone));
+    m.insert("avatar_url".into(), avatar_url(viewer, u));
+    m.insert("avatar_version".into(), json!(u.avatar_version));
+    if u.is_bot {
+        m.insert("bot_type".into(), json!(u.bot_type));
+        m.insert("bot_owner_id".into(), json!(u.bot_owner_id.map(|id| id.0)));
+    } else if let Some(values) = profile {
+        m.insert(
+            "profile_data".into(),
+            Value::Object(profile_data(u, values)),
+        );
+    }
+    m
+}
+
+/// `{"<field id>": {"value": ..., "rendered_value"?: ...}}` for one user's values.
+fn profile_data(u: &User, values: &[ProfileValue]) -> Map<String, Value> {
+    let mut out = Map::new();
+    for v in values.iter().filter(|v| v.user_id == u.id) {
+        let mut entry = Map::new();
+        entry.insert("value".into(), json!(v.value));
+        if let Some(r) = &v.rendered_value {
+            entry.insert("rendered_value".into(), json!(r));
+        }
+        out.insert(v.field_id.0.to_string(), Value::Object(entry));
+    }
+    out
+}
+
+/// The requesting user's own record (`GET /users/me`): always the real email, full avatar URL.
+pub fn own_user(u: &User, host: &str, max_message_id: i64) -> Map<String, Value> {
+    let viewer = Viewer {
+        user: u,
+        host,
+        client_gravatar: false,
+    };
+    let mut m = user(&viewer, u, None);
+    m.remove("bot_type");
+    m.remove("bot_owner_id");
+    m.insert("max_message_id".into(), json!(max_message_id));
+    m
+}
+
+/// A user status object: only the keys that are set; `away` only when true.
+pub fn status(s: &UserStatus, presence_enabled: bool) -> Map<String, Value> {
+    let mut m = Map::new();
+    if !presence_enabled {
+        m.insert("away".into(), json!(true));
+    }
+    if !s.status_text.is_empty() {
+        m.insert("status_text".into(), json!(s.status_text));
+    }
+    if !s.emoji_name.is_empty() {
+        m.insert("emoji_name".into(), json!(s.emoji_name));
+        m.insert("emoji_code".into(), json!(s.emoji_code));
+        m.insert("reaction_type".into(), json!(s.reaction_type));
+    }
+    m
+}
+
+/// A custom profile field definition.
+pub fn profile_field(f: &ProfileField) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(f.id.0));
+    m.insert("type".into(), json!(f.field_type as i64));
+    m.insert("order".into(), json!(f.order));
+    m.insert("name".into(), json!(f.name));
+    m.insert("hint".into(), json!(f.hint));
+    m.insert("field_data".into(), json!(f.field_data));
+    if f.display_in_profile_summary {
+        m.insert("display_in_profile_summary".into(), json!(true));
+    }
+    m.insert("required".into(), json!(f.required));
+    m.insert("editable_by_user".into(), json!(f.editable_by_user));
+    Value::Object(m)
+}

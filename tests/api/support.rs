@@ -1,0 +1,231 @@
+//! Test harness: in-process servers on 127.0.0.1:0 with their own temporary data directory,
+//! users created through the domain layer, and a small HTTP client returning parsed JSON.
+//! A server stops when its `TestServer` is dropped.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper::header::HeaderMap;
+use hyper::{Method, Request};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use outpost::app::{self, AppState};
+use outpost::config::Config;
+use outpost::domain::users::{self, NewUser};
+use outpost::model::Role;
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub state: Arc<AppState>,
+    stop: Option<oneshot::Sender<()>>,
+    server: Option<app::Server>,
+    client: Client<HttpConnector, Full<Bytes>>,
+    pub dir: tempfile::TempDir,
+}
+
+/// A user the test can authenticate as.
+#[derive(Clone, Debug)]
+pub struct TestUser {
+    pub id: i64,
+    pub email: String,
+    pub api_key: String,
+}
+
+/// An HTTP answer: status, headers and the body parsed as JSON (`Null` if it is not JSON).
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub raw: Bytes,
+}
+
+impl Reply {
+    /// Asserts a Zulip error with this status and code; returns the body.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) -> &Value {
+        assert_eq!(self.status, status, "body: {}", self.body);
+        assert_eq!(self.body["result"], "error", "body: {}", self.body);
+        assert_eq!(self.body["code"], code, "body: {}", self.body);
+        &self.body
+    }
+
+    /// Asserts a success that matches the vendored schema of `operation`; returns the body.
+    #[track_caller]
+    pub fn assert_success(&self, operation: &str) -> &Value {
+        assert_eq!(self.status, 200, "body: {}", self.body);
+        assert_eq!(self.body["result"], "success", "body: {}", self.body);
+        assert_eq!(self.body["msg"], "", "body: {}", self.body);
+        crate::schema::assert_matches(operation, &self.body);
+        &self.body
+    }
+}
+
+pub fn basic(email: &str, key: &str) -> String {
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{email}:{key}"))
+    )
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        Self::start_with(|_| {}).await
+    }
+
+    /// Starts a server after letting the test adjust its config.
+    pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut cfg = Config {
+            data_dir: dir.path().join("data"),
+            ..Config::default()
+        };
+        cfg.chat.listen = "127.0.0.1:0".parse().unwrap();
+        cfg.chat.external_url = "http://outpost.test".into();
+        cfg.database.synchronous = outpost::config::Synchronous::Normal;
+        adjust(&mut cfg);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let server = app::start(cfg, async {
+            let _ = stopped.await;
+        })
+        .await
+        .expect("server starts");
+        TestServer {
+            addr: server.chat_addr,
+            state: Arc::clone(&server.state),
+            stop: Some(stop),
+            server: Some(server),
+            client: Client::builder(TokioExecutor::new()).build_http(),
+            dir,
+        }
+    }
+
+    /// Stops the server and waits until it has drained.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(server) = self.server.take() {
+            server.wait().await;
+        }
+    }
+
+    pub async fn user(&self, email: &str, name: &str, role: Role) -> TestUser {
+        self.user_with(email, name, role, |_| {}).await
+    }
+
+    pub async fn user_with(
+        &self,
+        email: &str,
+        name: &str,
+        role: Role,
+        adjust: impl FnOnce(&mut NewUser),
+    ) -> TestUser {
+        let mut new = NewUser {
+            email: email.to_string(),
+            full_name: name.to_string(),
+            role,
+            password: None,
+            can_create_users: false,
+            can_change_user_emails: false,
+        };
+        adjust(&mut new);
+        let (id, api_key) = users::create(&self.state, new).await.expect("user created");
+        TestUser {
+            id: id.0,
+            email: email.to_string(),
+            api_key,
+        }
+    }
+
+    /// Sends a request; `form` goes in the query for GET and in a form body otherwise.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        who: Option<&TestUser>,
+        form: &[(&str, &str)],
+    ) -> Reply {
+        let encoded: String = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let mut builder = Request::builder().method(method.clone());
+        let body = if method == Method::GET || form.is_empty() {
+            let uri = if encoded.is_empty() {
+                format!("http://{}{path}", self.addr)
+            } else {
+                format!("http://{}{path}?{encoded}", self.addr)
+            };
+            builder = builder.uri(uri);
+            Bytes::new()
+        } else {
+            builder = builder
+                .uri(format!("http://{}{path}", self.addr))
+                .header("content-type", "application/x-www-form-urlencoded");
+            Bytes::from(encoded)
+        };
+        if let Some(u) = who {
+            builder = builder.header("authorization", basic(&u.email, &u.api_key));
+        }
+        self.send(builder.body(Full::new(body)).unwrap()).await
+    }
+
+    pub async fn get(&self, path: &str, who: &TestUser, query: &[(&str, &str)]) -> Reply {
+        self.call(Method::GET, path, Some(who), query).await
+    }
+
+    pub async fn post(&self, path: &str, who: &TestUser, form: &[(&str, &str)]) -> Reply {
+        self.call(Method::POST, path, Some(who), form).await
+    }
+
+    pub async fn patch(&self, path: &str, who: &TestUser, form: &[(&str, &str)]) -> Reply {
+        self.call(Method::PATCH, path, Some(who), form).await
+    }
+
+    pub async fn delete(&self, path: &str, who: &TestUser, form: &[(&str, &str)]) -> Reply {
+        self.call(Method::DELETE, path, Some(who), form).await
+    }
+
+    /// Sends a hand-built request (its URI is a path; the server address is filled in).
+    pub async fn send(&self, mut req: Request<Full<Bytes>>) -> Reply {
+        if req.uri().authority().is_none() {
+            let uri = format!("http://{}{}", self.addr, req.uri());
+            *req.uri_mut() = uri.parse().unwrap();
+        }
+        let res = self.client.request(req).await.expect("request sent");
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let raw = res.into_body().collect().await.unwrap().to_bytes();
+        let body = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+        Reply {
+            status,
+            headers,
+            body,
+            raw,
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// A raw request builder for unusual requests (custom headers, bodies, methods).
+pub fn raw(method: Method, path: &str) -> hyper::http::request::Builder {
+    Request::builder().method(method).uri(path)
+}
+
+pub fn body(b: impl Into<Bytes>) -> Full<Bytes> {
+    Full::new(b.into())
+}

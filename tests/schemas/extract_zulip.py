@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Regenerate tests/schemas/zulip-responses.json from Zulip's OpenAPI document.
+
+Usage: python3 tests/schemas/extract_zulip.py ../shared/reference/zulip-openapi.yaml
+
+Only the structure of the success responses is kept (types, properties,
+required keys, enums, nullability, additionalProperties, composition and
+references between schemas).  Descriptions, examples and every other piece
+of prose are dropped.  The output is what the integration tests validate our
+responses against; the script itself is only needed when the upstream
+document changes.
+"""
+import json
+import sys
+
+import yaml
+
+KEEP = {
+    "type", "properties", "required", "additionalProperties", "items", "enum",
+    "nullable", "oneOf", "anyOf", "allOf", "$ref", "minimum", "maximum",
+}
+
+
+def strip(node):
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key not in KEEP:
+                continue
+            if key == "properties":
+                out[key] = {name: strip(v) for name, v in value.items()}
+            elif key in ("required", "enum"):
+                out[key] = value
+            elif key == "$ref":
+                out[key] = value.replace("#/components/schemas/", "#/schemas/")
+            elif isinstance(value, (dict, list)):
+                out[key] = strip(value)
+            else:
+                out[key] = value
+        return out
+    if isinstance(node, list):
+        return [strip(v) for v in node]
+    return node
+
+
+def main(path):
+    with open(path) as f:
+        doc = yaml.safe_load(f)
+    responses = {}
+    for url, item in doc["paths"].items():
+        for method, op in item.items():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            ok = op["responses"].get("200")
+            if not ok:
+                continue
+            if "$ref" in ok:
+                ok = doc["components"]["responses"][ok["$ref"].split("/")[-1]]
+            content = ok.get("content", {}).get("application/json")
+            if not content or "schema" not in content:
+                continue
+            responses[f"{method.upper()} {url}"] = strip(content["schema"])
+    schemas = {name: strip(s) for name, s in doc["components"]["schemas"].items()}
+    out = {
+        "source": "zulip/zulip zerver/openapi/zulip.yaml (feature level 382), Apache-2.0; structure only",
+        "responses": responses,
+        "schemas": schemas,
+    }
+    json.dump(out, sys.stdout, indent=None, sort_keys=True, separators=(",", ":"))
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
