@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Drive a running Outpost with the real `zulip` Python bindings.
+
+Usage: zulip_client_check.py SITE CREDENTIALS_JSON
+CREDENTIALS_JSON is what `outpost create-user --json` printed for an owner that holds
+can_create_users. Each check asserts what the client sees; the last line is a summary.
+"""
+import json
+import sys
+import traceback
+
+import zulip
+
+SITE = sys.argv[1]
+with open(sys.argv[2]) as f:
+    OWNER = json.load(f)
+
+results = []
+
+
+def check(name):
+    def wrap(fn):
+        try:
+            fn()
+            results.append((name, None))
+            print(f"ok      {name}")
+        except Exception:  # noqa: BLE001 - report every failure and go on
+            results.append((name, traceback.format_exc()))
+            print(f"FAILED  {name}\n{traceback.format_exc()}")
+        return fn
+
+    return wrap
+
+
+def client(email, key):
+    # The constructor itself calls GET /server_settings and asserts zulip_version.
+    return zulip.Client(email=email, api_key=key, site=SITE, client="OutpostCheck/1.0")
+
+
+owner = client(OWNER["email"], OWNER["api_key"])
+state = {}
+
+
+@check("constructor read server_settings")
+def _():
+    assert owner.zulip_version, owner.zulip_version
+    assert owner.feature_level == 382, owner.feature_level
+
+
+@check("get_profile")
+def _():
+    r = owner.get_profile()
+    assert r["result"] == "success", r
+    assert r["user_id"] == OWNER["user_id"], r
+    assert r["email"] == OWNER["email"], r
+    assert r["is_owner"] is True and r["role"] == 100, r
+
+
+@check("create_user")
+def _():
+    r = owner.create_user(
+        {"email": "newbie@example.com", "password": "temporary-pass", "full_name": "New Bie"}
+    )
+    assert r["result"] == "success", r
+    state["newbie"] = r["user_id"]
+
+
+@check("get_members lists the new user")
+def _():
+    r = owner.get_members()
+    assert r["result"] == "success", r
+    names = {m["user_id"]: m["full_name"] for m in r["members"]}
+    assert names[state["newbie"]] == "New Bie", names
+    assert names[OWNER["user_id"]], names
+
+
+@check("update_user_by_id")
+def _():
+    r = owner.update_user_by_id(state["newbie"], full_name="Newbie Renamed", role=300)
+    assert r["result"] == "success", r
+    user = owner.get_user_by_id(state["newbie"])["user"]
+    assert user["full_name"] == "Newbie Renamed", user
+    assert user["role"] == 300, user
+
+
+@check("update_user_by_id refuses a guest administrator")
+def _():
+    guest = owner.create_user(
+        {"email": "guest@example.com", "password": "temporary-pass", "full_name": "Gue St"}
+    )["user_id"]
+    assert owner.update_user_by_id(guest, role=600)["result"] == "success"
+    r = owner.update_user_by_id(guest, role=200)
+    assert r["result"] == "error" and r["code"] == "BAD_REQUEST", r
+
+
+@check("new user logs in with fetch_api_key and sees itself")
+def _():
+    import requests
+
+    r = requests.post(
+        f"{SITE}/api/v1/fetch_api_key",
+        data={"username": "newbie@example.com", "password": "temporary-pass"},
+        timeout=30,
+    ).json()
+    assert r["result"] == "success", r
+    newbie = client("newbie@example.com", r["api_key"])
+    me = newbie.get_profile()
+    assert me["user_id"] == state["newbie"] and me["role"] == 300, me
+
+
+@check("bad API key gives UNAUTHORIZED")
+def _():
+    bad = client(OWNER["email"], "X" * 32)
+    r = bad.get_profile()
+    assert r["result"] == "error", r
+    assert r["code"] == "UNAUTHORIZED", r
+
+
+failed = sum(1 for _, err in results if err)
+print(f"zulip-client: {len(results) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
