@@ -445,6 +445,8 @@ mod tests {
                 Err(Error::bad_request("no"))
             })
             .await;
+        // One hook call per committed batch with events; the refused job's batch had none.
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
         let seen = seen.lock().unwrap();
         let ids: Vec<i64> = seen
             .iter()
