@@ -1,9 +1,70 @@
 //! Markdown to HTML for user-supplied text, safe to show in a client.
 //!
 //! CommonMark (pulldown-cmark) with Zulip's habits that matter here: a single newline is a line
-//! break, raw HTML is shown as text, and links keep only safe schemes. Pure functions.
+//! break, raw HTML is shown as text, and links keep only safe schemes. Pure functions: anything
+//! the renderer must know about the realm (users, groups, channels) comes through [`Lookup`].
+
+use std::collections::BTreeSet;
 
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
+
+/// A user a mention can name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MentionUser {
+    pub id: i64,
+    pub full_name: String,
+}
+
+/// A user group a mention can name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MentionGroup {
+    pub id: i64,
+    pub name: String,
+}
+
+/// A channel a `#**channel**` link can name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MentionChannel {
+    pub id: i64,
+    pub name: String,
+}
+
+/// What the renderer may ask about the realm while rendering one message.
+pub trait Lookup {
+    /// Active users whose full name equals `name`, ignoring case (names need not be unique).
+    fn users_by_name(&self, name: &str) -> Vec<MentionUser>;
+    /// The active user with this id.
+    fn user_by_id(&self, id: i64) -> Option<MentionUser>;
+    /// The (not deactivated) group with this name, ignoring case.
+    fn group_by_name(&self, name: &str) -> Option<MentionGroup>;
+    /// The channel with this name, ignoring case, if the sender may link to it.
+    fn channel_by_name(&self, name: &str) -> Option<MentionChannel>;
+}
+
+/// The result of rendering a message.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rendered {
+    pub html: String,
+    /// Users named by a non-silent mention: they get the `mentioned` flag.
+    pub mentioned_users: BTreeSet<i64>,
+    /// Groups named by a non-silent group mention.
+    pub mentioned_groups: BTreeSet<i64>,
+    /// `@**all**`, `@**everyone**`, `@**channel**` or `@**stream**` (non-silent).
+    pub channel_wildcard: bool,
+    /// `@**topic**` (non-silent).
+    pub topic_wildcard: bool,
+    /// The message is a `/me` status message.
+    pub is_me_message: bool,
+}
+
+/// Renders a chat message with Zulip's syntax on top of CommonMark.
+pub fn render_message(content: &str, _lookup: &dyn Lookup) -> Rendered {
+    Rendered {
+        html: render(content),
+        is_me_message: content.starts_with("/me "),
+        ..Rendered::default()
+    }
+}
 
 const SAFE_SCHEMES: &[&str] = &["http:", "https:", "mailto:", "ftp:", "irc:", "tel:"];
 
