@@ -65,4 +65,196 @@ CREATE TABLE custom_profile_values (
     PRIMARY KEY (user_id, field_id)
 ) WITHOUT ROWID;
 
+-- User groups. System groups (role-based, `is_system_group`) are seeded below with fixed ids;
+-- their membership is derived from user roles, never stored.
+CREATE TABLE user_groups (
+    id              INTEGER PRIMARY KEY,
+    name            TEXT NOT NULL,
+    description     TEXT NOT NULL DEFAULT '',
+    is_system_group INTEGER NOT NULL DEFAULT 0,
+    deactivated     INTEGER NOT NULL DEFAULT 0,
+    creator_id      INTEGER REFERENCES users (id),
+    date_created    INTEGER
+);
+CREATE UNIQUE INDEX user_groups_name ON user_groups (name COLLATE NOCASE);
+INSERT INTO user_groups (id, name, description, is_system_group) VALUES
+    (1, 'role:nobody', 'Nobody', 1),
+    (2, 'role:owners', 'Owners of this organization', 1),
+    (3, 'role:administrators', 'Administrators of this organization, including owners', 1),
+    (4, 'role:moderators', 'Moderators of this organization, including administrators', 1),
+    (5, 'role:fullmembers', 'Members of this organization, not including new accounts and guests', 1),
+    (6, 'role:members', 'Members of this organization, not including guests', 1),
+    (7, 'role:everyone', 'Everyone in this organization, including guests', 1),
+    (8, 'role:internet', 'Everyone on the internet', 1);
+
+CREATE TABLE user_group_members (
+    group_id INTEGER NOT NULL REFERENCES user_groups (id),
+    user_id  INTEGER NOT NULL REFERENCES users (id),
+    PRIMARY KEY (group_id, user_id)
+) WITHOUT ROWID;
+
+CREATE TABLE user_group_subgroups (
+    group_id    INTEGER NOT NULL REFERENCES user_groups (id),
+    subgroup_id INTEGER NOT NULL REFERENCES user_groups (id),
+    PRIMARY KEY (group_id, subgroup_id)
+) WITHOUT ROWID;
+
+-- Channels (Zulip's streams). Group settings hold a group-setting value as JSON text: a group
+-- id, or {"direct_members": [...], "direct_subgroups": [...]}.
+CREATE TABLE channels (
+    id                            INTEGER PRIMARY KEY,
+    name                          TEXT NOT NULL,
+    description                   TEXT NOT NULL DEFAULT '',
+    rendered_description          TEXT NOT NULL DEFAULT '',
+    invite_only                   INTEGER NOT NULL DEFAULT 0,
+    is_web_public                 INTEGER NOT NULL DEFAULT 0,
+    history_public_to_subscribers INTEGER NOT NULL DEFAULT 1,
+    is_default                    INTEGER NOT NULL DEFAULT 0,
+    topics_policy                 TEXT NOT NULL DEFAULT 'inherit',
+    -- NULL: the realm default; -1: unlimited.
+    message_retention_days        INTEGER,
+    folder_id                     INTEGER,
+    creator_id                    INTEGER REFERENCES users (id),
+    date_created                  INTEGER NOT NULL,
+    is_archived                   INTEGER NOT NULL DEFAULT 0,
+    can_add_subscribers_group              TEXT NOT NULL,
+    can_administer_channel_group           TEXT NOT NULL,
+    can_create_topic_group                 TEXT NOT NULL,
+    can_delete_any_message_group           TEXT NOT NULL,
+    can_delete_own_message_group           TEXT NOT NULL,
+    can_move_messages_out_of_channel_group TEXT NOT NULL,
+    can_move_messages_within_channel_group TEXT NOT NULL,
+    can_remove_subscribers_group           TEXT NOT NULL,
+    can_resolve_topics_group               TEXT NOT NULL,
+    can_send_message_group                 TEXT NOT NULL,
+    can_subscribe_group                    TEXT NOT NULL
+);
+CREATE UNIQUE INDEX channels_name ON channels (name COLLATE NOCASE);
+
+-- A user's subscription to a channel, with its personal settings. `active = 0` keeps the
+-- settings of a past subscription.
+CREATE TABLE subscriptions (
+    channel_id               INTEGER NOT NULL REFERENCES channels (id),
+    user_id                  INTEGER NOT NULL REFERENCES users (id),
+    active                   INTEGER NOT NULL DEFAULT 1,
+    color                    TEXT NOT NULL,
+    is_muted                 INTEGER NOT NULL DEFAULT 0,
+    pin_to_top               INTEGER NOT NULL DEFAULT 0,
+    desktop_notifications    INTEGER,
+    audible_notifications    INTEGER,
+    push_notifications       INTEGER,
+    email_notifications      INTEGER,
+    wildcard_mentions_notify INTEGER,
+    PRIMARY KEY (channel_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX subscriptions_user ON subscriptions (user_id, channel_id);
+
+-- When a user was subscribed, as message id ranges: the user received exactly the channel's
+-- messages with first_message_id <= id <= last_message_id (NULL: still subscribed). This
+-- replaces per-recipient rows on the send path.
+CREATE TABLE subscription_periods (
+    user_id          INTEGER NOT NULL REFERENCES users (id),
+    channel_id       INTEGER NOT NULL REFERENCES channels (id),
+    first_message_id INTEGER NOT NULL,
+    last_message_id  INTEGER,
+    PRIMARY KEY (user_id, channel_id, first_message_id)
+) WITHOUT ROWID;
+
+-- Direct-message conversations: one row per distinct set of participants (sorted user ids).
+CREATE TABLE dm_conversations (
+    id         INTEGER PRIMARY KEY,
+    member_key TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE dm_members (
+    user_id         INTEGER NOT NULL REFERENCES users (id),
+    conversation_id INTEGER NOT NULL REFERENCES dm_conversations (id),
+    PRIMARY KEY (user_id, conversation_id)
+) WITHOUT ROWID;
+
+-- Messages. A channel message has `channel_id` and a topic; a direct message has
+-- `conversation_id` and the empty topic.
+CREATE TABLE messages (
+    id               INTEGER PRIMARY KEY,
+    sender_id        INTEGER NOT NULL REFERENCES users (id),
+    channel_id       INTEGER REFERENCES channels (id),
+    conversation_id  INTEGER REFERENCES dm_conversations (id),
+    topic            TEXT NOT NULL DEFAULT '',
+    content          TEXT NOT NULL,
+    rendered_content TEXT NOT NULL,
+    client           TEXT NOT NULL,
+    sent_at          INTEGER NOT NULL,
+    is_me_message    INTEGER NOT NULL DEFAULT 0,
+    last_edit_at     INTEGER,
+    last_moved_at    INTEGER,
+    CHECK ((channel_id IS NULL) <> (conversation_id IS NULL))
+);
+CREATE INDEX messages_channel ON messages (channel_id, id) WHERE channel_id IS NOT NULL;
+CREATE INDEX messages_topic ON messages (channel_id, topic COLLATE NOCASE, id)
+    WHERE channel_id IS NOT NULL;
+CREATE INDEX messages_conversation ON messages (conversation_id, id)
+    WHERE conversation_id IS NOT NULL;
+CREATE INDEX messages_sender ON messages (sender_id, id);
+CREATE INDEX messages_channel_time ON messages (channel_id, sent_at) WHERE channel_id IS NOT NULL;
+
+-- Full-text search over message content and topics (kept in step with `messages` by the
+-- message SQL, not by triggers).
+CREATE VIRTUAL TABLE messages_fts USING fts5 (
+    content, topic, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+
+-- Per-user message state, stored only where it differs from the default. A user "received" a
+-- channel message if a subscription period covers it, a direct message if they are in the
+-- conversation; a received message is unread unless it is at or below the user's read floor
+-- for its scope (channel id, or 0 for direct messages) or carries the read bit. See
+-- src/db/flags.rs for the bits.
+CREATE TABLE message_flags (
+    user_id    INTEGER NOT NULL REFERENCES users (id),
+    message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    flags      INTEGER NOT NULL,
+    PRIMARY KEY (user_id, message_id)
+) WITHOUT ROWID;
+
+CREATE TABLE read_floors (
+    user_id  INTEGER NOT NULL REFERENCES users (id),
+    scope    INTEGER NOT NULL,
+    floor_id INTEGER NOT NULL,
+    PRIMARY KEY (user_id, scope)
+) WITHOUT ROWID;
+
+-- Emoji reactions.
+CREATE TABLE reactions (
+    message_id    INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    emoji_name    TEXT NOT NULL,
+    emoji_code    TEXT NOT NULL,
+    reaction_type TEXT NOT NULL,
+    PRIMARY KEY (message_id, user_id, reaction_type, emoji_code)
+) WITHOUT ROWID;
+
+-- Edit and move history, oldest first.
+CREATE TABLE message_edits (
+    id                    INTEGER PRIMARY KEY,
+    message_id            INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    user_id               INTEGER REFERENCES users (id),
+    edited_at             INTEGER NOT NULL,
+    prev_content          TEXT,
+    prev_rendered_content TEXT,
+    prev_channel_id       INTEGER,
+    channel_id            INTEGER,
+    prev_topic            TEXT,
+    topic                 TEXT
+);
+CREATE INDEX message_edits_message ON message_edits (message_id, id);
+
+-- Per-user topic visibility policies (0 inherit, 1 muted, 2 unmuted, 3 followed).
+CREATE TABLE user_topics (
+    user_id           INTEGER NOT NULL REFERENCES users (id),
+    channel_id        INTEGER NOT NULL REFERENCES channels (id),
+    topic             TEXT NOT NULL COLLATE NOCASE,
+    visibility_policy INTEGER NOT NULL,
+    last_updated      INTEGER NOT NULL,
+    PRIMARY KEY (user_id, channel_id, topic)
+) WITHOUT ROWID;
+
 PRAGMA user_version = 1;

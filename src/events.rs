@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
-use crate::ids::{ProfileFieldId, UserId};
+use crate::ids::{ChannelId, ProfileFieldId, UserId};
 
 /// Something that changed, as recorded by a committed write.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +35,31 @@ pub enum Event {
     },
     /// The set of custom profile fields changed.
     ProfileFieldsChanged,
+    ChannelCreated {
+        channel_id: ChannelId,
+    },
+    /// A channel setting changed (`property` is its API name).
+    ChannelUpdated {
+        channel_id: ChannelId,
+        property: &'static str,
+    },
+    ChannelArchived {
+        channel_id: ChannelId,
+    },
+    Subscribed {
+        user_id: UserId,
+        channel_id: ChannelId,
+    },
+    Unsubscribed {
+        user_id: UserId,
+        channel_id: ChannelId,
+    },
+    /// A personal subscription setting changed.
+    SubscriptionPropertyChanged {
+        user_id: UserId,
+        channel_id: ChannelId,
+        property: String,
+    },
 }
 
 /// The attribute of a user that changed (Zulip's `person` forms of a `realm_user` update).

@@ -9,6 +9,9 @@
 //! The SQL itself lives in the submodules as synchronous functions over `&Connection`; they never
 //! see HTTP types, and nothing outside `db` opens a connection.
 
+pub mod channels;
+pub mod groups;
+pub mod messages;
 pub mod migrate;
 pub mod profile_fields;
 pub mod users;

@@ -5,6 +5,7 @@
 //! wire format. Must not contain SQL.
 
 pub mod auth;
+pub mod channels;
 pub mod envelope;
 pub mod params;
 pub mod server;
@@ -44,6 +45,17 @@ pub enum Endpoint {
     GetUserStatus(i64),
     GetProfileFields,
     CreateProfileField,
+    CreateChannel,
+    Subscribe,
+    GetSubscriptions,
+    Unsubscribe,
+    UpdateSubscriptionProperties,
+    GetStreams,
+    GetStream(i64),
+    UpdateStream(i64),
+    ArchiveStream(i64),
+    GetStreamId,
+    GetStreamMembers(i64),
 }
 
 impl Endpoint {
@@ -63,8 +75,8 @@ pub enum NoRoute {
     Method(Vec<&'static str>),
 }
 
-/// A user id path segment; ids that do not fit are ids of nobody.
-fn user_id(seg: &str) -> Option<i64> {
+/// A numeric path segment; ids that do not fit are ids of nothing.
+fn path_id(seg: &str) -> Option<i64> {
     if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
         Some(seg.parse().unwrap_or(-1))
     } else {
@@ -84,15 +96,15 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["users", "me"] => vec![("GET", E::GetOwnUser)],
         ["users", "me", "api_key", "regenerate"] => vec![("POST", E::RegenerateApiKey)],
         ["users", "me", "status"] => vec![("POST", E::UpdateOwnStatus)],
-        ["users", id, "reactivate"] => match user_id(id) {
+        ["users", id, "reactivate"] => match path_id(id) {
             Some(id) => vec![("POST", E::ReactivateUser(id))],
             None => return Err(NoRoute::NotFound),
         },
-        ["users", id, "status"] => match user_id(id) {
+        ["users", id, "status"] => match path_id(id) {
             Some(id) => vec![("GET", E::GetUserStatus(id))],
             None => return Err(NoRoute::NotFound),
         },
-        ["users", who] => match user_id(who) {
+        ["users", who] => match path_id(who) {
             Some(id) => vec![
                 ("GET", E::GetUser(UserRef::Id(id))),
                 ("PATCH", E::UpdateUser(UserRef::Id(id))),
@@ -102,6 +114,29 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
                 ("GET", E::GetUser(UserRef::Email(who.to_string()))),
                 ("PATCH", E::UpdateUser(UserRef::Email(who.to_string()))),
             ],
+        },
+        ["channels", "create"] => vec![("POST", E::CreateChannel)],
+        ["users", "me", "subscriptions"] => vec![
+            ("GET", E::GetSubscriptions),
+            ("POST", E::Subscribe),
+            ("DELETE", E::Unsubscribe),
+        ],
+        ["users", "me", "subscriptions", "properties"] => {
+            vec![("POST", E::UpdateSubscriptionProperties)]
+        }
+        ["streams"] => vec![("GET", E::GetStreams)],
+        ["get_stream_id"] => vec![("GET", E::GetStreamId)],
+        ["streams", id] => match path_id(id) {
+            Some(id) => vec![
+                ("GET", E::GetStream(id)),
+                ("PATCH", E::UpdateStream(id)),
+                ("DELETE", E::ArchiveStream(id)),
+            ],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["streams", id, "members"] => match path_id(id) {
+            Some(id) => vec![("GET", E::GetStreamMembers(id))],
+            None => return Err(NoRoute::NotFound),
         },
         ["realm", "profile_fields"] => {
             vec![
@@ -245,6 +280,19 @@ impl ChatApi {
             Endpoint::GetUserStatus(id) => users::get_user_status(state, id).await,
             Endpoint::GetProfileFields => users::get_profile_fields(state).await,
             Endpoint::CreateProfileField => users::create_profile_field(state, me()?, p).await,
+            Endpoint::CreateChannel => channels::create_channel(state, me()?, p).await,
+            Endpoint::Subscribe => channels::subscribe(state, me()?, p).await,
+            Endpoint::GetSubscriptions => channels::get_subscriptions(state, me()?, p).await,
+            Endpoint::Unsubscribe => channels::unsubscribe(state, me()?, p).await,
+            Endpoint::UpdateSubscriptionProperties => {
+                channels::update_subscription_properties(state, me()?, p).await
+            }
+            Endpoint::GetStreams => channels::get_streams(state, me()?, p).await,
+            Endpoint::GetStream(id) => channels::get_stream(state, me()?, id).await,
+            Endpoint::UpdateStream(id) => channels::update_stream(state, me()?, id, p).await,
+            Endpoint::ArchiveStream(id) => channels::archive_stream(state, me()?, id).await,
+            Endpoint::GetStreamId => channels::get_stream_id(state, me()?, p).await,
+            Endpoint::GetStreamMembers(id) => channels::get_members(state, me()?, id).await,
         }
     }
 }

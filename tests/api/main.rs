@@ -5,6 +5,7 @@ mod schema;
 mod support;
 
 mod auth;
+mod channels;
 mod cli;
 mod config;
 mod conventions;

@@ -43,6 +43,46 @@ def strip(node):
     return node
 
 
+def apply_newer_upstream(responses, schemas):
+    """Adds what upstream documented after feature level 382 for endpoints and fields Outpost
+    implements (newest zerver/openapi/zulip.yaml, read file by file; see
+    shared/reference/zulip-notes.md sections 5.6 and 10): channel fields such as
+    `topics_policy`, `folder_id`, `subscriber_count` and the newer channel permission groups,
+    and the `POST /channels/create` endpoint (feature level 417)."""
+    group = {"$ref": "#/schemas/GroupSettingValue"}
+    newer_channel_fields = {
+        "topics_policy": {
+            "type": "string",
+            "enum": ["inherit", "allow_empty_topic", "disable_empty_topic", "empty_topic_only"],
+        },
+        "folder_id": {"type": "integer", "nullable": True},
+        "subscriber_count": {"type": "integer"},
+        "can_create_topic_group": group,
+        "can_delete_any_message_group": group,
+        "can_delete_own_message_group": group,
+        "can_move_messages_out_of_channel_group": group,
+        "can_move_messages_within_channel_group": group,
+        "can_resolve_topics_group": group,
+    }
+    for name in ("Subscription", "BasicChannelBase"):
+        schemas[name]["properties"].update(newer_channel_fields)
+    responses["POST /channels/create"] = {
+        "allOf": [
+            {"$ref": "#/schemas/JsonSuccessBase"},
+            {
+                "additionalProperties": False,
+                "properties": {
+                    "result": {},
+                    "msg": {},
+                    "ignored_parameters_unsupported": {},
+                    "id": {"type": "integer"},
+                },
+                "required": ["id"],
+            },
+        ]
+    }
+
+
 def main(path):
     with open(path) as f:
         doc = yaml.safe_load(f)
@@ -61,6 +101,7 @@ def main(path):
                 continue
             responses[f"{method.upper()} {url}"] = strip(content["schema"])
     schemas = {name: strip(s) for name, s in doc["components"]["schemas"].items()}
+    apply_newer_upstream(responses, schemas)
     out = {
         "source": "zulip/zulip zerver/openapi/zulip.yaml (feature level 382), Apache-2.0; structure only",
         "responses": responses,

@@ -2,6 +2,10 @@
 //!
 //! These are Rust values only: no SQL, no JSON. The wire modules convert them to API shapes.
 
+mod channels;
+
+pub use channels::*;
+
 use crate::config::EmailVisibility;
 use crate::ids::{ProfileFieldId, UserId};
 

@@ -3,6 +3,10 @@
 //! The only place that knows how domain records look on the wire. Visibility rules that change
 //! a record's shape per viewer (real email, gravatar URLs) are applied here.
 
+mod channels;
+
+pub use channels::*;
+
 use md5::{Digest, Md5};
 use serde_json::{Map, Value, json};
 
