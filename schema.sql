@@ -185,6 +185,8 @@ CREATE TABLE messages (
     client           TEXT NOT NULL,
     sent_at          INTEGER NOT NULL,
     is_me_message    INTEGER NOT NULL DEFAULT 0,
+    -- 1: a channel wildcard mention (@**all**), 2: a topic wildcard mention (@**topic**), 3: both.
+    wildcard         INTEGER NOT NULL DEFAULT 0,
     last_edit_at     INTEGER,
     last_moved_at    INTEGER,
     CHECK ((channel_id IS NULL) <> (conversation_id IS NULL))
@@ -224,13 +226,14 @@ CREATE TABLE read_floors (
 
 -- Emoji reactions.
 CREATE TABLE reactions (
+    id            INTEGER PRIMARY KEY,
     message_id    INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
     user_id       INTEGER NOT NULL REFERENCES users (id),
     emoji_name    TEXT NOT NULL,
     emoji_code    TEXT NOT NULL,
     reaction_type TEXT NOT NULL,
-    PRIMARY KEY (message_id, user_id, reaction_type, emoji_code)
-) WITHOUT ROWID;
+    UNIQUE (message_id, user_id, reaction_type, emoji_code)
+);
 
 -- Edit and move history, oldest first.
 CREATE TABLE message_edits (

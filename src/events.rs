@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
-use crate::ids::{ChannelId, ProfileFieldId, UserId};
+use crate::ids::{ChannelId, MessageId, ProfileFieldId, UserId};
 
 /// Something that changed, as recorded by a committed write.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,6 +53,42 @@ pub enum Event {
     Unsubscribed {
         user_id: UserId,
         channel_id: ChannelId,
+    },
+    /// A message was sent; `local` is the sender's `(queue_id, local_id)` for local echo.
+    MessageSent {
+        message_id: MessageId,
+        local: Option<(String, String)>,
+    },
+    /// A message's content, topic or channel changed.
+    MessageUpdated {
+        message_ids: Vec<MessageId>,
+        edited_by: UserId,
+    },
+    MessagesDeleted {
+        message_ids: Vec<MessageId>,
+    },
+    /// A user's message flags changed (`op` add or remove).
+    FlagsChanged {
+        user_id: UserId,
+        flag: &'static str,
+        add: bool,
+        message_ids: Vec<MessageId>,
+        all: bool,
+    },
+    ReactionChanged {
+        message_id: MessageId,
+        user_id: UserId,
+        add: bool,
+        emoji_name: String,
+        emoji_code: String,
+        reaction_type: String,
+    },
+    /// A user's visibility policy for a topic changed.
+    UserTopicChanged {
+        user_id: UserId,
+        channel_id: ChannelId,
+        topic: String,
+        visibility_policy: i64,
     },
     /// A personal subscription setting changed.
     SubscriptionPropertyChanged {

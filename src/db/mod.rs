@@ -14,6 +14,7 @@ pub mod groups;
 pub mod messages;
 pub mod migrate;
 pub mod profile_fields;
+pub mod topics;
 pub mod users;
 
 use std::ops::Deref;

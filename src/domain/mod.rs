@@ -4,5 +4,6 @@
 
 pub mod channels;
 pub mod credentials;
+pub mod messages;
 pub mod profile_fields;
 pub mod users;

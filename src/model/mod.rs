@@ -3,8 +3,10 @@
 //! These are Rust values only: no SQL, no JSON. The wire modules convert them to API shapes.
 
 mod channels;
+mod messages;
 
 pub use channels::*;
+pub use messages::*;
 
 use crate::config::EmailVisibility;
 use crate::ids::{ProfileFieldId, UserId};

@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod channels;
 pub mod envelope;
+pub mod messages;
 pub mod params;
 pub mod server;
 pub mod users;
@@ -56,6 +57,13 @@ pub enum Endpoint {
     ArchiveStream(i64),
     GetStreamId,
     GetStreamMembers(i64),
+    SendMessage,
+    GetMessages,
+    GetMessage(i64),
+    UpdateMessageFlags,
+    MarkAllAsRead,
+    MarkStreamAsRead,
+    MarkTopicAsRead,
 }
 
 impl Endpoint {
@@ -138,6 +146,15 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             Some(id) => vec![("GET", E::GetStreamMembers(id))],
             None => return Err(NoRoute::NotFound),
         },
+        ["messages"] => vec![("GET", E::GetMessages), ("POST", E::SendMessage)],
+        ["messages", "flags"] => vec![("POST", E::UpdateMessageFlags)],
+        ["messages", id] => match path_id(id) {
+            Some(id) => vec![("GET", E::GetMessage(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["mark_all_as_read"] => vec![("POST", E::MarkAllAsRead)],
+        ["mark_stream_as_read"] => vec![("POST", E::MarkStreamAsRead)],
+        ["mark_topic_as_read"] => vec![("POST", E::MarkTopicAsRead)],
         ["realm", "profile_fields"] => {
             vec![
                 ("GET", E::GetProfileFields),
@@ -269,7 +286,7 @@ impl ChatApi {
             Endpoint::FetchApiKey => server::fetch_api_key(state, p).await,
             Endpoint::DevFetchApiKey => server::dev_fetch_api_key(state, p).await,
             Endpoint::RegenerateApiKey => server::regenerate_api_key(state, me()?).await,
-            Endpoint::GetOwnUser => users::get_own_user(state, me()?),
+            Endpoint::GetOwnUser => users::get_own_user(state, me()?).await,
             Endpoint::UpdateOwnStatus => users::update_own_status(state, me()?, p).await,
             Endpoint::GetUsers => users::get_users(state, me()?, p).await,
             Endpoint::CreateUser => users::create_user(state, me()?, p).await,
@@ -293,6 +310,13 @@ impl ChatApi {
             Endpoint::ArchiveStream(id) => channels::archive_stream(state, me()?, id).await,
             Endpoint::GetStreamId => channels::get_stream_id(state, me()?, p).await,
             Endpoint::GetStreamMembers(id) => channels::get_members(state, me()?, id).await,
+            Endpoint::SendMessage => messages::send_message(state, me()?, req, p).await,
+            Endpoint::GetMessages => messages::get_messages(state, me()?, p).await,
+            Endpoint::GetMessage(id) => messages::get_message(state, me()?, id, p).await,
+            Endpoint::UpdateMessageFlags => messages::update_flags(state, me()?, p).await,
+            Endpoint::MarkAllAsRead => messages::mark_all_as_read(state, me()?).await,
+            Endpoint::MarkStreamAsRead => messages::mark_stream_as_read(state, me()?, p).await,
+            Endpoint::MarkTopicAsRead => messages::mark_topic_as_read(state, me()?, p).await,
         }
     }
 }

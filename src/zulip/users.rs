@@ -72,9 +72,14 @@ async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<User> {
 
 /// # `GET /api/v1/users/me`
 ///
-/// The caller's own record plus `max_message_id` (-1 while the caller has no messages).
-pub fn get_own_user(state: &AppState, caller: &User) -> Result<Success> {
-    let body = wire::own_user(caller, state.config.realm_host(), -1);
+/// The caller's own record plus `max_message_id`, the newest message they received (-1 if none).
+pub async fn get_own_user(state: &AppState, caller: &User) -> Result<Success> {
+    let id = caller.id;
+    let max_id = state
+        .db
+        .read(move |c| crate::db::messages::max_received_id(c, id))
+        .await?;
+    let body = wire::own_user(caller, state.config.realm_host(), max_id);
     Ok(Success::new().fields(body).without_ignored())
 }
 

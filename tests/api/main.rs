@@ -9,5 +9,6 @@ mod channels;
 mod cli;
 mod config;
 mod conventions;
+mod messages;
 mod server_info;
 mod users;

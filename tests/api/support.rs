@@ -82,6 +82,11 @@ impl TestServer {
 
     /// Starts a server after letting the test adjust its config.
     pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
+        // Server errors show up in a failing test's output.
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter("warn")
+            .with_test_writer()
+            .try_init();
         let dir = tempfile::tempdir().expect("temp dir");
         let mut cfg = Config {
             data_dir: dir.path().join("data"),

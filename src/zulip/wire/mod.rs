@@ -4,8 +4,10 @@
 //! a record's shape per viewer (real email, gravatar URLs) are applied here.
 
 mod channels;
+mod messages;
 
 pub use channels::*;
+pub use messages::*;
 
 use md5::{Digest, Md5};
 use serde_json::{Map, Value, json};

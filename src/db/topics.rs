@@ -1,0 +1,70 @@
+//! SQL for topics: per-user visibility policies and topic listings.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::error::Result;
+use crate::ids::{ChannelId, MessageId, UserId};
+
+/// A user's visibility policy for a topic (0 when none is set).
+pub fn visibility_policy(c: &Connection, user: UserId, ch: ChannelId, topic: &str) -> Result<i64> {
+    Ok(c.prepare_cached(
+        "SELECT visibility_policy FROM user_topics WHERE user_id = ?1 AND channel_id = ?2 \
+             AND topic = ?3",
+    )?
+    .query_row(params![user.0, ch.0, topic], |r| r.get(0))
+    .optional()?
+    .unwrap_or(0))
+}
+
+/// Sets a policy; policy 0 (inherit) removes the row.
+pub fn set_visibility_policy(
+    c: &Connection,
+    user: UserId,
+    ch: ChannelId,
+    topic: &str,
+    policy: i64,
+    now: i64,
+) -> Result<()> {
+    if policy == 0 {
+        c.prepare_cached(
+            "DELETE FROM user_topics WHERE user_id = ?1 AND channel_id = ?2 AND topic = ?3",
+        )?
+        .execute(params![user.0, ch.0, topic])?;
+        return Ok(());
+    }
+    c.prepare_cached(
+        "INSERT INTO user_topics (user_id, channel_id, topic, visibility_policy, last_updated) \
+         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (user_id, channel_id, topic) DO UPDATE SET \
+         visibility_policy = excluded.visibility_policy, last_updated = excluded.last_updated",
+    )?
+    .execute(params![user.0, ch.0, topic, policy, now])?;
+    Ok(())
+}
+
+/// A user's topic policies: (channel, topic, policy, last_updated).
+pub fn policies_of(c: &Connection, user: UserId) -> Result<Vec<(ChannelId, String, i64, i64)>> {
+    let mut st = c.prepare_cached(
+        "SELECT channel_id, topic, visibility_policy, last_updated FROM user_topics \
+         WHERE user_id = ?1 ORDER BY channel_id, topic",
+    )?;
+    let rows = st.query_map([user.0], |r| {
+        Ok((ChannelId(r.get(0)?), r.get(1)?, r.get(2)?, r.get(3)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Whether the topic has a message older than `id`.
+pub fn has_message_before(
+    c: &Connection,
+    ch: ChannelId,
+    topic: &str,
+    id: MessageId,
+) -> Result<bool> {
+    Ok(c.prepare_cached(
+        "SELECT 1 FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE \
+             AND id < ?3 LIMIT 1",
+    )?
+    .query_row(params![ch.0, topic, id.0], |_| Ok(()))
+    .optional()?
+    .is_some())
+}

@@ -1,0 +1,484 @@
+//! Reading messages (`GET /messages`, `GET /messages/{id}`): anchors, ranges, narrows, and
+//! everything needed to render each message for its viewer (flags, reactions, edit history,
+//! senders and recipients).
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+use rusqlite::types::Value as SqlValue;
+
+use crate::app::AppState;
+use crate::db::{channels as channels_db, messages as db, users as users_db};
+use crate::error::{Error, Result};
+use crate::ids::{ChannelId, MessageId, UserId};
+use crate::model::{Message, MessageEdit, Reaction, User, flags as bits, wildcard};
+
+use super::narrow::{self, Term};
+
+/// Zulip's stand-in for "after the newest message".
+pub const LARGER_THAN_MAX_MESSAGE_ID: i64 = 10_000_000_000_000_000;
+pub const MAX_MESSAGES_PER_FETCH: i64 = 5000;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Anchor {
+    Newest,
+    Oldest,
+    FirstUnread,
+    Id(i64),
+}
+
+impl Anchor {
+    pub fn parse(raw: &str) -> Result<Anchor> {
+        Ok(match raw.trim_matches('"') {
+            "newest" => Anchor::Newest,
+            "oldest" => Anchor::Oldest,
+            "first_unread" => Anchor::FirstUnread,
+            n => {
+                let id: i64 =
+                    n.parse::<i128>()
+                        .map_err(|_| Error::bad_request("Invalid anchor"))?
+                        .clamp(0, LARGER_THAN_MAX_MESSAGE_ID as i128) as i64;
+                Anchor::Id(id)
+            }
+        })
+    }
+}
+
+/// A message as one viewer sees it.
+#[derive(Clone, Debug)]
+pub struct Viewed {
+    pub message: Message,
+    pub flags: Vec<&'static str>,
+    pub reactions: Vec<Reaction>,
+    pub edits: Vec<MessageEdit>,
+    /// Search highlighting, for search narrows.
+    pub match_content: Option<String>,
+    pub match_subject: Option<String>,
+}
+
+/// Messages plus the users, channels and conversations they refer to.
+#[derive(Clone, Debug, Default)]
+pub struct Bundle {
+    pub messages: Vec<Viewed>,
+    pub users: HashMap<UserId, User>,
+    pub channel_names: HashMap<ChannelId, String>,
+    pub conversations: HashMap<i64, Vec<UserId>>,
+}
+
+/// A `GET /messages` result.
+#[derive(Clone, Debug)]
+pub struct Page {
+    pub bundle: Bundle,
+    pub anchor: Option<i64>,
+    pub found_anchor: bool,
+    pub found_oldest: bool,
+    pub found_newest: bool,
+}
+
+pub struct Range {
+    pub anchor: Anchor,
+    pub num_before: i64,
+    pub num_after: i64,
+    pub include_anchor: bool,
+}
+
+/// The flags list Zulip shows for a message.
+pub fn flag_names(
+    stored: i64,
+    received: bool,
+    read: bool,
+    wildcard_bits: i64,
+    topic_participant: bool,
+) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if read || !received {
+        out.push("read");
+    }
+    if stored & bits::STARRED != 0 {
+        out.push("starred");
+    }
+    if stored & bits::COLLAPSED != 0 {
+        out.push("collapsed");
+    }
+    if stored & bits::MENTIONED != 0 {
+        out.push("mentioned");
+    }
+    let channel_wild = received && wildcard_bits & wildcard::CHANNEL != 0;
+    let topic_wild = received && wildcard_bits & wildcard::TOPIC != 0 && topic_participant;
+    if channel_wild {
+        out.push("stream_wildcard_mentioned");
+    }
+    if topic_wild {
+        out.push("topic_wildcard_mentioned");
+    }
+    if stored & bits::GROUP_MENTIONED != 0 {
+        out.push("group_mentioned");
+    }
+    if stored & bits::HAS_ALERT_WORD != 0 {
+        out.push("has_alert_word");
+    }
+    if !received {
+        out.push("historical");
+    }
+    if channel_wild || topic_wild {
+        out.push("wildcard_mentioned");
+    }
+    out
+}
+
+struct Row {
+    message: Message,
+    received: bool,
+    read: bool,
+    stored: i64,
+}
+
+fn select_rows(
+    c: &Connection,
+    viewer: &User,
+    cond: &str,
+    params: &[SqlValue],
+    tail: &str,
+) -> Result<Vec<Row>> {
+    let sql = format!(
+        "SELECT {cols}, {received} AS rcv, {read} AS rd, coalesce((SELECT flags FROM \
+         message_flags fx WHERE fx.user_id = {u} AND fx.message_id = m.id), 0) AS fl \
+         FROM messages m WHERE {cond} {tail}",
+        cols = db::columns("m"),
+        received = narrow::received_sql(viewer.id),
+        read = narrow::read_sql(viewer.id),
+        u = viewer.id.0,
+    );
+    let mut st = c.prepare(&sql)?;
+    let rows = st.query_map(rusqlite::params_from_iter(params.iter()), |r| {
+        Ok(Row {
+            message: db::from_row(r)?,
+            received: r.get(13)?,
+            read: r.get(14)?,
+            stored: r.get(15)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Loads everything needed to render `rows` for `viewer`.
+fn bundle(c: &Connection, viewer: &User, rows: Vec<Row>, search: &[String]) -> Result<Bundle> {
+    let ids: Vec<MessageId> = rows.iter().map(|r| r.message.id).collect();
+    let mut reactions: HashMap<i64, Vec<Reaction>> = HashMap::new();
+    for r in db::reactions_for(c, &ids)? {
+        reactions.entry(r.message_id.0).or_default().push(r);
+    }
+    let mut b = Bundle::default();
+    let mut want_users: Vec<UserId> = Vec::new();
+    for row in rows {
+        let m = row.message;
+        want_users.push(m.sender_id);
+        if let Some(ch) = m.channel_id
+            && !b.channel_names.contains_key(&ch)
+            && let Some(channel) = channels_db::get(c, ch)?
+        {
+            b.channel_names.insert(ch, channel.name);
+        }
+        if let Some(conv) = m.conversation_id
+            && !b.conversations.contains_key(&conv)
+        {
+            let members = db::conversation_members(c, conv)?;
+            want_users.extend(members.iter().copied());
+            b.conversations.insert(conv, members);
+        }
+        let participant = match m.channel_id {
+            Some(ch) if m.wildcard & wildcard::TOPIC != 0 => {
+                db::topic_participant(c, ch, &m.topic, viewer.id, m.id)?
+            }
+            _ => false,
+        };
+        let edits = if m.last_edit_at.is_some() || m.last_moved_at.is_some() {
+            db::edits_for(c, m.id)?
+        } else {
+            Vec::new()
+        };
+        let (match_content, match_subject) = if search.is_empty() {
+            (None, None)
+        } else {
+            (
+                Some(highlight_html(&m.rendered_content, search)),
+                Some(highlight_text(&m.topic, search)),
+            )
+        };
+        b.messages.push(Viewed {
+            flags: flag_names(row.stored, row.received, row.read, m.wildcard, participant),
+            reactions: reactions.remove(&m.id.0).unwrap_or_default(),
+            edits,
+            match_content,
+            match_subject,
+            message: m,
+        });
+    }
+    for u in want_users {
+        if let std::collections::hash_map::Entry::Vacant(e) = b.users.entry(u)
+            && let Some(user) = users_db::get(c, u)?
+        {
+            e.insert(user);
+        }
+    }
+    Ok(b)
+}
+
+/// `GET /messages` with an anchor and range.
+pub async fn fetch(
+    state: &AppState,
+    viewer: &User,
+    range: Range,
+    terms: Vec<Term>,
+) -> Result<Page> {
+    if range.num_before < 0 || range.num_after < 0 {
+        return Err(Error::bad_request(
+            "num_before and num_after must not be negative",
+        ));
+    }
+    if range.num_before + range.num_after > MAX_MESSAGES_PER_FETCH {
+        return Err(Error::bad_request(format!(
+            "Too many messages requested (maximum {MAX_MESSAGES_PER_FETCH})."
+        )));
+    }
+    if !range.include_anchor && range.num_before > 0 && range.num_after > 0 {
+        return Err(Error::bad_request(
+            "The anchor can only be excluded at an end of the range",
+        ));
+    }
+    let viewer = viewer.clone();
+    state
+        .db
+        .read(move |c| fetch_sync(c, &viewer, &range, &terms))
+        .await
+}
+
+fn fetch_sync(c: &Connection, viewer: &User, range: &Range, terms: &[Term]) -> Result<Page> {
+    let access = narrow::access_sql(c, viewer)?;
+    let narrowed = narrow::terms_sql(c, viewer, terms)?;
+    let cond = format!("{access} AND ({})", narrowed.cond);
+    let anchor = match range.anchor {
+        Anchor::Newest => LARGER_THAN_MAX_MESSAGE_ID,
+        Anchor::Oldest => 0,
+        Anchor::Id(id) => id,
+        Anchor::FirstUnread => {
+            let sql = format!(
+                "SELECT min(m.id) FROM messages m WHERE {cond} AND {rcv} AND NOT {read}",
+                rcv = narrow::received_sql(viewer.id),
+                read = narrow::read_sql(viewer.id)
+            );
+            let first: Option<i64> = c.query_row(
+                &sql,
+                rusqlite::params_from_iter(narrowed.params.iter()),
+                |r| r.get(0),
+            )?;
+            first.unwrap_or(LARGER_THAN_MAX_MESSAGE_ID)
+        }
+    };
+    let n = narrowed.params.len();
+    let mut params = narrowed.params.clone();
+    params.push(SqlValue::Integer(anchor));
+    let mut before = if range.num_before > 0 {
+        select_rows(
+            c,
+            viewer,
+            &format!("{cond} AND m.id < ?{}", n + 1),
+            &params,
+            &format!("ORDER BY m.id DESC LIMIT {}", range.num_before),
+        )?
+    } else {
+        Vec::new()
+    };
+    let at = if range.include_anchor {
+        select_rows(
+            c,
+            viewer,
+            &format!("{cond} AND m.id = ?{}", n + 1),
+            &params,
+            "",
+        )?
+    } else {
+        Vec::new()
+    };
+    let after = if range.num_after > 0 {
+        select_rows(
+            c,
+            viewer,
+            &format!("{cond} AND m.id > ?{}", n + 1),
+            &params,
+            &format!("ORDER BY m.id ASC LIMIT {}", range.num_after),
+        )?
+    } else {
+        Vec::new()
+    };
+    let found_anchor = !at.is_empty();
+    let found_oldest = range.anchor == Anchor::Oldest || (before.len() as i64) < range.num_before;
+    let found_newest = range.anchor == Anchor::Newest
+        || anchor == LARGER_THAN_MAX_MESSAGE_ID
+        || (after.len() as i64) < range.num_after;
+    before.reverse();
+    let mut rows = before;
+    rows.extend(at);
+    rows.extend(after);
+    let search = narrow::search_terms(terms)
+        .iter()
+        .flat_map(|q| narrow::search_tokens(q))
+        .collect::<Vec<_>>();
+    Ok(Page {
+        bundle: bundle(c, viewer, rows, &search)?,
+        anchor: Some(anchor),
+        found_anchor,
+        found_oldest,
+        found_newest,
+    })
+}
+
+/// `GET /messages` with `message_ids`: those the viewer may read, in id order.
+pub async fn fetch_ids(
+    state: &AppState,
+    viewer: &User,
+    ids: Vec<i64>,
+    terms: Vec<Term>,
+) -> Result<Page> {
+    let viewer = viewer.clone();
+    state
+        .db
+        .read(move |c| {
+            let access = narrow::access_sql(c, &viewer)?;
+            let narrowed = narrow::terms_sql(c, &viewer, &terms)?;
+            let list = if ids.is_empty() {
+                "NULL".to_string()
+            } else {
+                ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+            };
+            let cond = format!("{access} AND ({}) AND m.id IN ({list})", narrowed.cond);
+            let rows = select_rows(c, &viewer, &cond, &narrowed.params, "ORDER BY m.id")?;
+            Ok(Page {
+                bundle: bundle(c, &viewer, rows, &[])?,
+                anchor: None,
+                found_anchor: false,
+                found_oldest: false,
+                found_newest: false,
+            })
+        })
+        .await
+}
+
+/// `GET /messages/{id}`: one message the viewer may read.
+pub async fn fetch_one(state: &AppState, viewer: &User, id: MessageId) -> Result<Bundle> {
+    let viewer = viewer.clone();
+    state
+        .db
+        .read(move |c| {
+            super::readable(c, &viewer, id)?;
+            let rows = select_rows(c, &viewer, "m.id = ?1", &[SqlValue::Integer(id.0)], "")?;
+            bundle(c, &viewer, rows, &[])
+        })
+        .await
+}
+
+/// Wraps case-insensitive occurrences of the search words in text (not inside HTML tags).
+pub fn highlight_html(html: &str, words: &[String]) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&highlight_text(&rest[..lt], words));
+        let gt = rest[lt..]
+            .find('>')
+            .map(|i| lt + i + 1)
+            .unwrap_or(rest.len());
+        out.push_str(&rest[lt..gt]);
+        rest = &rest[gt..];
+    }
+    out.push_str(&highlight_text(rest, words));
+    out
+}
+
+/// Wraps case-insensitive occurrences of the search words in plain text.
+pub fn highlight_text(text: &str, words: &[String]) -> String {
+    let lower = text.to_lowercase();
+    if lower.len() != text.len() {
+        return text.to_string();
+    }
+    let mut marks = vec![false; text.len()];
+    for w in words {
+        let w = w.to_lowercase();
+        if w.is_empty() {
+            continue;
+        }
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(&w) {
+            let start = from + i;
+            for m in &mut marks[start..start + w.len()] {
+                *m = true;
+            }
+            from = start + w.len();
+        }
+    }
+    let mut out = String::with_capacity(text.len() + 32);
+    let mut inside = false;
+    for (i, ch) in text.char_indices() {
+        if marks[i] && !inside {
+            out.push_str("<span class=\"highlight\">");
+            inside = true;
+        } else if !marks[i] && inside {
+            out.push_str("</span>");
+            inside = false;
+        }
+        out.push(ch);
+    }
+    if inside {
+        out.push_str("</span>");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_parse() {
+        assert_eq!(Anchor::parse("newest").unwrap(), Anchor::Newest);
+        assert_eq!(Anchor::parse("12").unwrap(), Anchor::Id(12));
+        assert_eq!(Anchor::parse("-5").unwrap(), Anchor::Id(0));
+        assert_eq!(
+            Anchor::parse("99999999999999999999").unwrap(),
+            Anchor::Id(LARGER_THAN_MAX_MESSAGE_ID)
+        );
+        assert_eq!(Anchor::parse("soon").unwrap_err().msg, "Invalid anchor");
+    }
+
+    #[test]
+    fn flags_follow_zulip() {
+        assert_eq!(flag_names(0, true, false, 0, false), Vec::<&str>::new());
+        assert_eq!(
+            flag_names(0, false, false, 0, false),
+            vec!["read", "historical"]
+        );
+        assert_eq!(
+            flag_names(
+                bits::STARRED | bits::MENTIONED,
+                true,
+                true,
+                wildcard::CHANNEL,
+                false
+            ),
+            vec![
+                "read",
+                "starred",
+                "mentioned",
+                "stream_wildcard_mentioned",
+                "wildcard_mentioned"
+            ]
+        );
+    }
+
+    #[test]
+    fn highlighting_skips_tags() {
+        assert_eq!(
+            highlight_html("<p class=\"hello\">Hello world</p>", &["hello".into()]),
+            "<p class=\"hello\"><span class=\"highlight\">Hello</span> world</p>"
+        );
+    }
+}

@@ -1,0 +1,462 @@
+//! Sending messages (`POST /messages`): recipients, topics, content, permissions, mentions.
+//!
+//! The recipient is resolved, permissions checked and the content rendered on a reader thread;
+//! the writer then stores one message row plus the few per-user rows that differ from the
+//! default (the sender's copy, mentions), so the cost of a send does not grow with the number
+//! of subscribers.
+
+use rusqlite::Connection;
+use serde_json::Value;
+
+use crate::app::AppState;
+use crate::db::{channels as channels_db, groups, messages as db, users as users_db};
+use crate::domain::channels::{self, UserRefArg};
+use crate::error::{Error, Result};
+use crate::events::Event;
+use crate::ids::{ChannelId, MessageId, UserId};
+use crate::markdown::Rendered;
+use crate::model::{
+    Channel, ChannelSetting, Message, Role, TopicsPolicy, User, flags as bits, system_groups,
+    wildcard,
+};
+
+use super::lookup::DbLookup;
+
+pub const MAX_MESSAGE_LENGTH: usize = 10_000;
+pub const MAX_TOPIC_LENGTH: usize = 60;
+/// Channels or topics with more users than this need permission for wildcard mentions.
+pub const WILDCARD_MENTION_THRESHOLD: i64 = 15;
+/// What clients show for the empty topic (`realm_empty_topic_display_name`).
+pub const EMPTY_TOPIC_DISPLAY_NAME: &str = "general chat";
+
+/// Topic visibility policies.
+pub mod visibility {
+    pub const INHERIT: i64 = 0;
+    pub const MUTED: i64 = 1;
+    pub const UNMUTED: i64 = 2;
+    pub const FOLLOWED: i64 = 3;
+}
+
+/// Who a message goes to, as the request named it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Recipient {
+    ChannelName(String),
+    ChannelId(i64),
+    Users(Vec<UserRefArg>),
+}
+
+/// A message to send.
+#[derive(Clone, Debug)]
+pub struct NewMessage {
+    pub recipient: Recipient,
+    pub topic: Option<String>,
+    pub content: String,
+    /// Name of the sending client (`Message.client`).
+    pub client: String,
+    pub read_by_sender: Option<bool>,
+    /// `(queue_id, local_id)` for local echo.
+    pub local: Option<(String, String)>,
+}
+
+/// The result of a send.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sent {
+    pub id: MessageId,
+    /// Set when sending changed the sender's visibility policy for the topic.
+    pub automatic_new_visibility_policy: Option<i64>,
+}
+
+/// Clients whose messages count as read by their sender unless told otherwise.
+fn default_read_by_sender(client: &str) -> bool {
+    let c = client.to_lowercase();
+    [
+        "zulipandroid",
+        "zulipios",
+        "zulipdesktop",
+        "zulipmobile",
+        "zulipelectron",
+        "zulipterminal",
+        "snipe",
+        "website",
+        "ios",
+        "android",
+    ]
+    .contains(&c.as_str())
+}
+
+/// Normalizes content as Zulip does: trailing whitespace and leading blank lines go, long
+/// messages are cut with a note.
+pub fn normalize_content(raw: &str) -> Result<String> {
+    let trimmed = raw.trim_end().trim_start_matches(['\n', '\r']);
+    if trimmed.trim().is_empty() {
+        return Err(Error::bad_request("Message must not be empty"));
+    }
+    if trimmed.contains('\0') {
+        return Err(Error::bad_request("Message must not contain null bytes"));
+    }
+    if trimmed.chars().count() <= MAX_MESSAGE_LENGTH {
+        return Ok(trimmed.to_string());
+    }
+    const NOTE: &str = "\n[message truncated]";
+    let keep = MAX_MESSAGE_LENGTH - NOTE.chars().count();
+    let mut out: String = trimmed.chars().take(keep).collect();
+    out.push_str(NOTE);
+    Ok(out)
+}
+
+/// Normalizes a topic: trimmed, the display names of the empty topic read as empty, long
+/// topics cut with `...`.
+pub fn normalize_topic(raw: &str) -> Result<String> {
+    let t = raw.trim();
+    if let Some(pos) = t.chars().position(|c| c.is_control()) {
+        return Err(Error::bad_request(format!(
+            "Invalid character in topic, at position {}!",
+            pos + 1
+        )));
+    }
+    if t == "(no topic)" || t == EMPTY_TOPIC_DISPLAY_NAME {
+        return Ok(String::new());
+    }
+    if t.chars().count() > MAX_TOPIC_LENGTH {
+        let mut out: String = t.chars().take(MAX_TOPIC_LENGTH - 3).collect();
+        out.push_str("...");
+        return Ok(out);
+    }
+    Ok(t.to_string())
+}
+
+/// Applies a channel's topics policy (the realm allows the empty topic by default).
+fn check_topic_policy(ch: &Channel, topic: &str) -> Result<()> {
+    match ch.topics_policy {
+        TopicsPolicy::DisableEmptyTopic if topic.is_empty() => Err(Error::bad_request(
+            "Sending messages to the general chat is not allowed in this channel.",
+        )),
+        TopicsPolicy::EmptyTopicOnly if !topic.is_empty() => Err(Error::bad_request(
+            "Only the general chat topic is allowed in this channel.",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn stream_does_not_exist(r: &Recipient) -> Error {
+    match r {
+        Recipient::ChannelId(id) => Error::coded(
+            "STREAM_DOES_NOT_EXIST",
+            format!("Channel with ID '{id}' does not exist"),
+            vec![("stream_id", Value::from(*id))],
+        ),
+        Recipient::ChannelName(name) => Error::coded(
+            "STREAM_DOES_NOT_EXIST",
+            format!("Channel '{name}' does not exist"),
+            vec![("stream", Value::from(name.as_str()))],
+        ),
+        Recipient::Users(_) => Error::bad_request("Invalid recipient"),
+    }
+}
+
+/// Everything decided before the write.
+struct Prepared {
+    message: Message,
+    /// Direct-message participants (sorted), for a direct message.
+    dm_members: Option<Vec<UserId>>,
+    /// Per-user rows to write: (user, flag bits).
+    flag_rows: Vec<(UserId, i64)>,
+}
+
+/// Resolves the channel a message goes to and checks the sender may post there.
+fn resolve_channel(c: &Connection, sender: &User, r: &Recipient) -> Result<Channel> {
+    let ch = match r {
+        Recipient::ChannelId(id) => channels_db::get(c, ChannelId(*id))?,
+        Recipient::ChannelName(name) => {
+            if name.trim().is_empty() {
+                return Err(Error::bad_request("Channel name can't be empty."));
+            }
+            channels_db::by_name(c, name.trim())?
+        }
+        Recipient::Users(_) => None,
+    };
+    let ch = ch.ok_or_else(|| stream_does_not_exist(r))?;
+    let a = channels::access(c, sender, ch)?;
+    if !a.metadata || (a.channel.invite_only && !a.subscribed) {
+        return Err(stream_does_not_exist(r));
+    }
+    if a.channel.is_archived || (sender.role == Role::Guest && !a.subscribed) {
+        return Err(Error::bad_request(format!(
+            "Not authorized to send to channel '{}'",
+            a.channel.name
+        )));
+    }
+    if !groups::holds(c, sender, a.channel.setting(ChannelSetting::SendMessage))? {
+        return Err(Error::bad_request(
+            "You do not have permission to post in this channel.",
+        ));
+    }
+    Ok(a.channel)
+}
+
+/// Resolves direct-message recipients; returns all participants, sorted, sender included.
+fn resolve_users(c: &Connection, sender: &User, refs: &[UserRefArg]) -> Result<Vec<UserId>> {
+    if refs.is_empty() {
+        return Err(Error::bad_request("Message must have recipients"));
+    }
+    let mut ids = vec![sender.id];
+    for r in refs {
+        let user = match r {
+            UserRefArg::Id(id) => users_db::get(c, UserId(*id))?
+                .ok_or_else(|| Error::bad_request(format!("Invalid user ID {id}")))?,
+            UserRefArg::Email(e) => users_db::by_email(c, e.trim())?
+                .ok_or_else(|| Error::bad_request(format!("Invalid email '{}'", e.trim())))?,
+        };
+        if !user.is_active {
+            return Err(Error::bad_request(format!(
+                "'{}' is no longer using Zulip.",
+                user.email
+            )));
+        }
+        ids.push(user.id);
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
+}
+
+fn may_mention_many(c: &Connection, sender: &User) -> Result<bool> {
+    groups::holds(
+        c,
+        sender,
+        &crate::model::GroupSetting::Group(system_groups::ADMINISTRATORS),
+    )
+}
+
+/// Whether `user` receives a message with this destination.
+fn receives(
+    c: &Connection,
+    user: UserId,
+    ch: Option<ChannelId>,
+    dm: Option<&[UserId]>,
+) -> Result<bool> {
+    match (ch, dm) {
+        (Some(ch), _) => channels_db::is_subscribed(c, user, ch),
+        (None, Some(members)) => Ok(members.contains(&user)),
+        (None, None) => Ok(false),
+    }
+}
+
+fn prepare(c: &Connection, sender: &User, new: &NewMessage, content: String) -> Result<Prepared> {
+    let (channel, topic, dm_members) = match &new.recipient {
+        Recipient::Users(refs) => (None, String::new(), Some(resolve_users(c, sender, refs)?)),
+        r => {
+            let ch = resolve_channel(c, sender, r)?;
+            let raw = new
+                .topic
+                .as_deref()
+                .ok_or_else(|| Error::bad_request("Missing topic"))?;
+            let topic = normalize_topic(raw)?;
+            check_topic_policy(&ch, &topic)?;
+            (Some(ch), topic, None)
+        }
+    };
+    let rendered: Rendered =
+        crate::markdown::render_message(&content, &DbLookup { conn: c, sender });
+    let ch_id = channel.as_ref().map(|ch| ch.id);
+    let mut wildcard_bits = 0;
+    if let Some(ch) = &channel {
+        if rendered.channel_wildcard {
+            let many =
+                channels_db::subscriber_ids(c, ch.id)?.len() as i64 > WILDCARD_MENTION_THRESHOLD;
+            if many && !may_mention_many(c, sender)? {
+                return Err(Error::coded(
+                    "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+                    "You do not have permission to use channel wildcard mentions in this channel.",
+                    vec![],
+                ));
+            }
+            wildcard_bits |= wildcard::CHANNEL;
+        }
+        if rendered.topic_wildcard {
+            let many = db::topic_participant_count(c, ch.id, &topic)? > WILDCARD_MENTION_THRESHOLD;
+            if many && !may_mention_many(c, sender)? {
+                return Err(Error::coded(
+                    "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
+                    "You do not have permission to use topic wildcard mentions in this topic.",
+                    vec![],
+                ));
+            }
+            wildcard_bits |= wildcard::TOPIC;
+        }
+    } else if rendered.channel_wildcard || rendered.topic_wildcard {
+        // In a direct message every participant is already notified.
+        wildcard_bits = 0;
+    }
+    // Per-user rows: mentions of recipients, and the sender's own copy.
+    let mut rows: Vec<(UserId, i64)> = Vec::new();
+    let add = |rows: &mut Vec<(UserId, i64)>, u: UserId, bit: i64| match rows
+        .iter_mut()
+        .find(|(x, _)| *x == u)
+    {
+        Some((_, b)) => *b |= bit,
+        None => rows.push((u, bit)),
+    };
+    for uid in &rendered.mentioned_users {
+        let u = UserId(*uid);
+        if receives(c, u, ch_id, dm_members.as_deref())? {
+            add(&mut rows, u, bits::MENTIONED);
+        }
+    }
+    for gid in &rendered.mentioned_groups {
+        let mut st =
+            c.prepare_cached("SELECT user_id FROM user_group_members WHERE group_id = ?1")?;
+        let members: Vec<i64> = st
+            .query_map([gid], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        for m in members {
+            let u = UserId(m);
+            if receives(c, u, ch_id, dm_members.as_deref())? {
+                add(&mut rows, u, bits::GROUP_MENTIONED);
+            }
+        }
+    }
+    let read_by_sender = new
+        .read_by_sender
+        .unwrap_or_else(|| default_read_by_sender(&new.client));
+    let mut sender_bits = if read_by_sender { bits::READ } else { 0 };
+    if !receives(c, sender.id, ch_id, dm_members.as_deref())? {
+        sender_bits |= bits::RECEIVED;
+    }
+    if sender_bits != 0 {
+        add(&mut rows, sender.id, sender_bits);
+    }
+    Ok(Prepared {
+        message: Message {
+            id: MessageId(0),
+            sender_id: sender.id,
+            channel_id: ch_id,
+            conversation_id: None,
+            topic,
+            content,
+            rendered_content: rendered.html,
+            client: new.client.clone(),
+            sent_at: crate::time::now_secs(),
+            is_me_message: rendered.is_me_message,
+            wildcard: wildcard_bits,
+            last_edit_at: None,
+            last_moved_at: None,
+        },
+        dm_members,
+        flag_rows: rows,
+    })
+}
+
+/// Sends a message.
+pub async fn send(state: &AppState, sender: &User, new: NewMessage) -> Result<Sent> {
+    let content = normalize_content(&new.content)?;
+    let reader = sender.clone();
+    let prepared = state
+        .db
+        .read(move |c| prepare(c, &reader, &new, content).map(|p| (p, new.local)))
+        .await?;
+    let (mut prepared, local) = prepared;
+    let sender_id = sender.id;
+    state
+        .db
+        .write(move |tx| {
+            if let Some(members) = &prepared.dm_members {
+                prepared.message.conversation_id = Some(db::conversation_for(tx, members)?);
+            }
+            if let Some(ch) = prepared.message.channel_id
+                && channels_db::get(tx, ch)?.is_none_or(|c| c.is_archived)
+            {
+                return Err(Error::bad_request(
+                    "The channel was archived while sending.",
+                ));
+            }
+            let id = db::insert(tx, &prepared.message)?;
+            for (u, b) in &prepared.flag_rows {
+                db::change_flags(tx, *u, id, *b, 0)?;
+            }
+            let mut policy = None;
+            if let Some(ch) = prepared.message.channel_id {
+                policy = auto_follow(tx, sender_id, ch, &prepared.message.topic, id)?;
+                if let Some(p) = policy {
+                    tx.emit(Event::UserTopicChanged {
+                        user_id: sender_id,
+                        channel_id: ch,
+                        topic: prepared.message.topic.clone(),
+                        visibility_policy: p,
+                    });
+                }
+            }
+            tx.emit(Event::MessageSent {
+                message_id: id,
+                local: local.clone(),
+            });
+            Ok(Sent {
+                id,
+                automatic_new_visibility_policy: policy,
+            })
+        })
+        .await
+}
+
+/// Zulip's defaults: a user follows the topics they start, and sending to a topic in a muted
+/// channel unmutes it. Returns the new policy if it changed.
+fn auto_follow(
+    tx: &Connection,
+    user: UserId,
+    ch: ChannelId,
+    topic: &str,
+    id: MessageId,
+) -> Result<Option<i64>> {
+    let current = crate::db::topics::visibility_policy(tx, user, ch, topic)?;
+    if current != visibility::INHERIT {
+        return Ok(None);
+    }
+    let first_in_topic = !crate::db::topics::has_message_before(tx, ch, topic, id)?;
+    let new = if first_in_topic {
+        visibility::FOLLOWED
+    } else if channels_db::subscription(tx, user, ch)?.is_some_and(|s| s.active && s.is_muted) {
+        visibility::UNMUTED
+    } else {
+        return Ok(None);
+    };
+    crate::db::topics::set_visibility_policy(tx, user, ch, topic, new, crate::time::now_secs())?;
+    Ok(Some(new))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_is_trimmed_and_truncated() {
+        assert_eq!(normalize_content("\n\nhi  \n").unwrap(), "hi");
+        assert!(normalize_content(" \n ").is_err());
+        assert!(normalize_content("a\0b").is_err());
+        let long = "x".repeat(MAX_MESSAGE_LENGTH + 5);
+        let out = normalize_content(&long).unwrap();
+        assert_eq!(out.chars().count(), MAX_MESSAGE_LENGTH);
+        assert!(out.ends_with("\n[message truncated]"));
+    }
+
+    #[test]
+    fn topics_are_normalized() {
+        assert_eq!(normalize_topic("  lunch ").unwrap(), "lunch");
+        assert_eq!(normalize_topic("(no topic)").unwrap(), "");
+        assert_eq!(normalize_topic("general chat").unwrap(), "");
+        let long = "t".repeat(70);
+        let out = normalize_topic(&long).unwrap();
+        assert_eq!(out.chars().count(), MAX_TOPIC_LENGTH);
+        assert!(out.ends_with("..."));
+        assert_eq!(
+            normalize_topic("a\u{7}b").unwrap_err().msg,
+            "Invalid character in topic, at position 2!"
+        );
+    }
+
+    #[test]
+    fn read_by_sender_follows_the_client_name() {
+        assert!(default_read_by_sender("ZulipTerminal"));
+        assert!(default_read_by_sender("website"));
+        assert!(!default_read_by_sender("ZulipPython"));
+    }
+}
