@@ -4,9 +4,10 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::domain::channels::UserRefArg;
+use crate::domain::messages::edit::{self, EditRequest, Propagate};
 use crate::domain::messages::fetch::{self, Anchor, Page, Range};
 use crate::domain::messages::send::{self, NewMessage, Recipient};
-use crate::domain::messages::{flags, narrow};
+use crate::domain::messages::{flags, narrow, reactions};
 use crate::error::{Error, Result};
 use crate::http::Request;
 use crate::ids::{ChannelId, MessageId};
@@ -332,5 +333,71 @@ pub async fn mark_topic_as_read(
     let topic = p.required_str("topic_name")?;
     let topic = send::normalize_topic(&topic)?;
     flags::mark_topic(state, caller, ChannelId(id), topic).await?;
+    Ok(Success::new())
+}
+
+/// # `PATCH /api/v1/messages/{message_id}`
+///
+/// Edits content, moves to another topic (`propagate_mode` one, later or all) or channel.
+pub async fn update_message(
+    state: &AppState,
+    caller: &User,
+    id: i64,
+    p: &mut Params,
+) -> Result<Success> {
+    let req = EditRequest {
+        content: p.str("content"),
+        topic: p.aliased_str("topic", "subject")?,
+        channel_id: p.int("stream_id")?,
+        propagate: p
+            .str("propagate_mode")
+            .map(|m| Propagate::parse(&m))
+            .transpose()?,
+        prev_content_sha256: p.str("prev_content_sha256"),
+    };
+    // Outpost has no notification bot to announce moves, so these choices have no effect.
+    let _ = p.bool("send_notification_to_old_thread")?;
+    let _ = p.bool("send_notification_to_new_thread")?;
+    edit::edit(state, caller, MessageId(id), req).await?;
+    Ok(Success::new().field("detached_uploads", Vec::<Value>::new()))
+}
+
+/// # `DELETE /api/v1/messages/{message_id}`
+pub async fn delete_message(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+    edit::delete(state, caller, MessageId(id)).await?;
+    Ok(Success::new())
+}
+
+/// # `GET /api/v1/messages/{message_id}/history`
+pub async fn get_history(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+    let entries = edit::history(state, caller, MessageId(id)).await?;
+    Ok(Success::new().field("message_history", wire::message_history(&entries)))
+}
+
+/// # `POST /api/v1/messages/{message_id}/reactions`
+pub async fn add_reaction(
+    state: &AppState,
+    caller: &User,
+    id: i64,
+    p: &mut Params,
+) -> Result<Success> {
+    let name = p.required_str("emoji_name")?;
+    let code = p.str("emoji_code");
+    let rtype = p.str("reaction_type");
+    reactions::add(state, caller, MessageId(id), name, code, rtype).await?;
+    Ok(Success::new())
+}
+
+/// # `DELETE /api/v1/messages/{message_id}/reactions`
+pub async fn remove_reaction(
+    state: &AppState,
+    caller: &User,
+    id: i64,
+    p: &mut Params,
+) -> Result<Success> {
+    let name = p.str("emoji_name");
+    let code = p.str("emoji_code");
+    let rtype = p.str("reaction_type");
+    reactions::remove(state, caller, MessageId(id), name, code, rtype).await?;
     Ok(Success::new())
 }

@@ -10,6 +10,7 @@ pub mod envelope;
 pub mod messages;
 pub mod params;
 pub mod server;
+pub mod topics;
 pub mod users;
 pub mod wire;
 
@@ -64,6 +65,15 @@ pub enum Endpoint {
     MarkAllAsRead,
     MarkStreamAsRead,
     MarkTopicAsRead,
+    UpdateMessage(i64),
+    DeleteMessage(i64),
+    GetMessageHistory(i64),
+    AddReaction(i64),
+    RemoveReaction(i64),
+    GetTopics(i64),
+    DeleteTopic(i64),
+    UpdateMutedTopic,
+    UpdateUserTopic,
 }
 
 impl Endpoint {
@@ -104,6 +114,10 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["users", "me"] => vec![("GET", E::GetOwnUser)],
         ["users", "me", "api_key", "regenerate"] => vec![("POST", E::RegenerateApiKey)],
         ["users", "me", "status"] => vec![("POST", E::UpdateOwnStatus)],
+        ["users", "me", id, "topics"] => match path_id(id) {
+            Some(id) => vec![("GET", E::GetTopics(id))],
+            None => return Err(NoRoute::NotFound),
+        },
         ["users", id, "reactivate"] => match path_id(id) {
             Some(id) => vec![("POST", E::ReactivateUser(id))],
             None => return Err(NoRoute::NotFound),
@@ -149,7 +163,28 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["messages"] => vec![("GET", E::GetMessages), ("POST", E::SendMessage)],
         ["messages", "flags"] => vec![("POST", E::UpdateMessageFlags)],
         ["messages", id] => match path_id(id) {
-            Some(id) => vec![("GET", E::GetMessage(id))],
+            Some(id) => vec![
+                ("GET", E::GetMessage(id)),
+                ("PATCH", E::UpdateMessage(id)),
+                ("DELETE", E::DeleteMessage(id)),
+            ],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["messages", id, "history"] => match path_id(id) {
+            Some(id) => vec![("GET", E::GetMessageHistory(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["messages", id, "reactions"] => match path_id(id) {
+            Some(id) => vec![
+                ("POST", E::AddReaction(id)),
+                ("DELETE", E::RemoveReaction(id)),
+            ],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["users", "me", "subscriptions", "muted_topics"] => vec![("PATCH", E::UpdateMutedTopic)],
+        ["user_topics"] => vec![("POST", E::UpdateUserTopic)],
+        ["streams", id, "delete_topic"] => match path_id(id) {
+            Some(id) => vec![("POST", E::DeleteTopic(id))],
             None => return Err(NoRoute::NotFound),
         },
         ["mark_all_as_read"] => vec![("POST", E::MarkAllAsRead)],
@@ -317,6 +352,15 @@ impl ChatApi {
             Endpoint::MarkAllAsRead => messages::mark_all_as_read(state, me()?).await,
             Endpoint::MarkStreamAsRead => messages::mark_stream_as_read(state, me()?, p).await,
             Endpoint::MarkTopicAsRead => messages::mark_topic_as_read(state, me()?, p).await,
+            Endpoint::UpdateMessage(id) => messages::update_message(state, me()?, id, p).await,
+            Endpoint::DeleteMessage(id) => messages::delete_message(state, me()?, id).await,
+            Endpoint::GetMessageHistory(id) => messages::get_history(state, me()?, id).await,
+            Endpoint::AddReaction(id) => messages::add_reaction(state, me()?, id, p).await,
+            Endpoint::RemoveReaction(id) => messages::remove_reaction(state, me()?, id, p).await,
+            Endpoint::GetTopics(id) => topics::get_topics(state, me()?, id, p).await,
+            Endpoint::DeleteTopic(id) => topics::delete_topic(state, me()?, id, p).await,
+            Endpoint::UpdateMutedTopic => topics::update_muted_topic(state, me()?, p).await,
+            Endpoint::UpdateUserTopic => topics::update_user_topic(state, me()?, p).await,
         }
     }
 }

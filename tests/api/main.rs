@@ -9,6 +9,7 @@ mod channels;
 mod cli;
 mod config;
 mod conventions;
+mod message_edits;
 mod messages;
 mod server_info;
 mod users;

@@ -1,11 +1,14 @@
 //! Message rules: sending, reading (narrows and anchors), editing and moving, deleting, flags,
 //! reactions and topics. Access checks live here so every entry point shares them.
 
+pub mod edit;
 pub mod fetch;
 pub mod flags;
 pub mod lookup;
 pub mod narrow;
+pub mod reactions;
 pub mod send;
+pub mod topics;
 
 use rusqlite::Connection;
 

@@ -184,3 +184,78 @@ pub fn message(viewer: &Viewer<'_>, v: &Viewed, b: &Bundle, opts: &MessageOption
     }
     Value::Object(out)
 }
+
+/// `message_history` entries, oldest first.
+pub fn message_history(entries: &[crate::domain::messages::edit::HistoryEntry]) -> Vec<Value> {
+    entries
+        .iter()
+        .map(|e| {
+            let mut h = Map::new();
+            h.insert("user_id".into(), json!(e.user_id));
+            h.insert("timestamp".into(), json!(e.timestamp));
+            h.insert("topic".into(), json!(e.topic));
+            h.insert("content".into(), json!(e.content));
+            h.insert("rendered_content".into(), json!(e.rendered_content));
+            if let (Some(pc), Some(pr)) = (&e.prev_content, &e.prev_rendered_content) {
+                h.insert("prev_content".into(), json!(pc));
+                h.insert("prev_rendered_content".into(), json!(pr));
+                h.insert(
+                    "content_html_diff".into(),
+                    json!(html_diff(pr, &e.rendered_content)),
+                );
+            }
+            if let Some(pt) = &e.prev_topic {
+                h.insert("prev_topic".into(), json!(pt));
+            }
+            if let Some(pc) = e.prev_channel_id {
+                h.insert("prev_stream".into(), json!(pc.0));
+                h.insert("stream".into(), json!(e.channel_id.map(|c| c.0)));
+            }
+            Value::Object(h)
+        })
+        .collect()
+}
+
+/// A word-level diff of two HTML fragments, with Zulip's highlight classes on changed words.
+pub fn html_diff(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.split_inclusive(' ').collect();
+    let b: Vec<&str> = new.split_inclusive(' ').collect();
+    const MAX_CELLS: usize = 4_000_000;
+    if a.len().saturating_mul(b.len()) > MAX_CELLS {
+        return format!(
+            "<div><span class=\"highlight_text_deleted\">{old}</span><span class=\"highlight_text_inserted\">{new}</span></div>"
+        );
+    }
+    // Longest common subsequence table, from the end.
+    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let mut out = String::from("<div>");
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            out.push_str(a[i]);
+            i += 1;
+            j += 1;
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push_str("<span class=\"highlight_text_inserted\">");
+            out.push_str(b[j]);
+            out.push_str("</span>");
+            j += 1;
+        } else {
+            out.push_str("<span class=\"highlight_text_deleted\">");
+            out.push_str(a[i]);
+            out.push_str("</span>");
+            i += 1;
+        }
+    }
+    out.push_str("</div>");
+    out
+}

@@ -1,0 +1,435 @@
+//! Editing, moving and deleting messages, and reading their edit history.
+//!
+//! Content edits are for the sender within the edit window; topic moves for the sender within
+//! the move window, moderators and the channel's movers; channel moves need the right to move
+//! messages out of the source channel and to post in the target. Every change is recorded in
+//! the edit history. Resolving a topic (adding or removing the "✔ " prefix) is recorded but
+//! does not count as a move.
+
+use sha2::{Digest, Sha256};
+
+use crate::app::AppState;
+use crate::db::{channels as channels_db, groups, messages as db};
+use crate::error::{Error, Result};
+use crate::events::Event;
+use crate::ids::{ChannelId, MessageId};
+use crate::model::{ChannelSetting, Message, MessageEdit, Role, User};
+
+use super::lookup::DbLookup;
+use super::send::normalize_topic;
+
+/// Zulip's default window for editing one's own message content.
+pub const CONTENT_EDIT_LIMIT_SECS: i64 = 600;
+/// Zulip's default window in which members may move topics.
+pub const TOPIC_MOVE_LIMIT_SECS: i64 = 3 * 24 * 3600;
+/// Zulip's default window in which members may move messages between channels.
+pub const CHANNEL_MOVE_LIMIT_SECS: i64 = 7 * 24 * 3600;
+pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
+const DELETE_BATCH: usize = 100;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Propagate {
+    One,
+    Later,
+    All,
+}
+
+impl Propagate {
+    pub fn parse(s: &str) -> Result<Propagate> {
+        match s {
+            "change_one" => Ok(Propagate::One),
+            "change_later" => Ok(Propagate::Later),
+            "change_all" => Ok(Propagate::All),
+            _ => Err(Error::bad_request("Invalid propagate_mode")),
+        }
+    }
+}
+
+/// A requested edit.
+#[derive(Clone, Debug, Default)]
+pub struct EditRequest {
+    pub content: Option<String>,
+    pub topic: Option<String>,
+    pub channel_id: Option<i64>,
+    pub propagate: Option<Propagate>,
+    pub prev_content_sha256: Option<String>,
+}
+
+fn no_permission() -> Error {
+    Error::bad_request("You don't have permission to edit this message")
+}
+
+fn is_resolve_toggle(old: &str, new: &str) -> bool {
+    old.strip_prefix(RESOLVED_TOPIC_PREFIX) == Some(new)
+        || new.strip_prefix(RESOLVED_TOPIC_PREFIX) == Some(old)
+}
+
+/// `PATCH /messages/{id}`.
+pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest) -> Result<()> {
+    if req.content.is_none() && req.topic.is_none() && req.channel_id.is_none() {
+        return Err(Error::bad_request("Nothing to change"));
+    }
+    if req.propagate.is_some() && req.topic.is_none() && req.channel_id.is_none() {
+        return Err(Error::bad_request(
+            "Invalid propagate_mode without topic edit",
+        ));
+    }
+    if req.content.is_some() && req.channel_id.is_some() {
+        return Err(Error::bad_request(
+            "Cannot change message content while changing channel",
+        ));
+    }
+    let content = req
+        .content
+        .as_deref()
+        .map(super::send::normalize_content)
+        .transpose()?;
+    let topic = req.topic.as_deref().map(normalize_topic).transpose()?;
+    let user = user.clone();
+    let now = crate::time::now_secs();
+    state
+        .db
+        .write(move |tx| {
+            let r = super::readable(tx, &user, id)?;
+            let m = r.message;
+            if m.conversation_id.is_some() {
+                if topic.is_some() {
+                    return Err(Error::bad_request("Direct messages cannot have topics."));
+                }
+                if req.channel_id.is_some() {
+                    return Err(Error::bad_request(
+                        "Direct messages cannot be moved to channels.",
+                    ));
+                }
+            }
+            if let Some(expected) = &req.prev_content_sha256 {
+                let actual: String = Sha256::digest(m.content.as_bytes())
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                if !actual.eq_ignore_ascii_case(expected) {
+                    return Err(Error::coded(
+                        "EXPECTATION_MISMATCH",
+                        "'prev_content_sha256' value does not match the expected value.",
+                        vec![("field_name", serde_json::Value::from("prev_content_sha256"))],
+                    ));
+                }
+            }
+            let age = now - m.sent_at;
+            let mut edited = m.clone();
+            let mut changed_ids = vec![m.id];
+            if let Some(new_content) = content {
+                if m.sender_id != user.id {
+                    return Err(no_permission());
+                }
+                if age > CONTENT_EDIT_LIMIT_SECS {
+                    return Err(Error::bad_request(
+                        "The time limit for editing this message has passed",
+                    ));
+                }
+                let rendered = crate::markdown::render_message(
+                    &new_content,
+                    &DbLookup {
+                        conn: tx,
+                        sender: &user,
+                    },
+                );
+                db::add_edit(
+                    tx,
+                    &MessageEdit {
+                        message_id: m.id,
+                        user_id: Some(user.id),
+                        edited_at: now,
+                        prev_content: Some(m.content.clone()),
+                        prev_rendered_content: Some(m.rendered_content.clone()),
+                        prev_channel_id: None,
+                        channel_id: None,
+                        prev_topic: None,
+                        topic: None,
+                    },
+                )?;
+                edited.content = new_content;
+                edited.rendered_content = rendered.html;
+                edited.is_me_message = rendered.is_me_message;
+                edited.last_edit_at = Some(now);
+                db::update(tx, &edited)?;
+            }
+            let new_topic = topic.filter(|t| *t != m.topic);
+            let new_channel = req
+                .channel_id
+                .map(ChannelId)
+                .filter(|c| Some(*c) != m.channel_id);
+            if new_topic.is_some() || new_channel.is_some() {
+                let source = channels_db::get(tx, m.channel_id.ok_or_else(no_permission)?)?
+                    .ok_or_else(super::invalid_message)?;
+                let moderator = user.role <= Role::Moderator;
+                if new_topic.is_some() {
+                    let within = groups::holds(
+                        tx,
+                        &user,
+                        source.setting(ChannelSetting::MoveMessagesWithinChannel),
+                    )?;
+                    let member_in_time = user.role <= Role::Member && age <= TOPIC_MOVE_LIMIT_SECS;
+                    if !(moderator || within || member_in_time) {
+                        return Err(no_permission());
+                    }
+                }
+                if let Some(target) = new_channel {
+                    let out = groups::holds(
+                        tx,
+                        &user,
+                        source.setting(ChannelSetting::MoveMessagesOutOfChannel),
+                    )?;
+                    let member_in_time =
+                        user.role <= Role::Member && age <= CHANNEL_MOVE_LIMIT_SECS;
+                    if !(moderator || out || member_in_time) {
+                        return Err(Error::bad_request(
+                            "You don't have permission to move this message",
+                        ));
+                    }
+                    let dest = channels_db::get(tx, target)?
+                        .ok_or_else(|| Error::bad_request("Invalid channel ID"))?;
+                    let a = crate::domain::channels::access(tx, &user, dest)?;
+                    if !a.content || a.channel.is_archived {
+                        return Err(Error::bad_request("Invalid channel ID"));
+                    }
+                    if !groups::holds(tx, &user, a.channel.setting(ChannelSetting::SendMessage))? {
+                        return Err(Error::bad_request(
+                            "You do not have permission to post in this channel.",
+                        ));
+                    }
+                }
+                let propagate = req.propagate.unwrap_or(Propagate::One);
+                let targets: Vec<Message> = match propagate {
+                    Propagate::One => vec![edited.clone()],
+                    Propagate::Later | Propagate::All => {
+                        let floor = if propagate == Propagate::Later {
+                            m.id.0
+                        } else {
+                            0
+                        };
+                        let mut st = tx.prepare(&format!(
+                            "SELECT {} FROM messages m WHERE m.channel_id = ?1 AND \
+                             m.topic = ?2 COLLATE NOCASE AND m.id >= ?3 ORDER BY m.id",
+                            db::columns("m")
+                        ))?;
+                        let rows = st.query_map(
+                            rusqlite::params![source.id.0, m.topic, floor],
+                            db::from_row,
+                        )?;
+                        rows.collect::<rusqlite::Result<_>>()?
+                    }
+                };
+                changed_ids.clear();
+                for mut t in targets {
+                    let moved_topic = new_topic.clone();
+                    let is_move = new_channel.is_some()
+                        || moved_topic
+                            .as_deref()
+                            .is_some_and(|nt| !is_resolve_toggle(&t.topic, nt));
+                    db::add_edit(
+                        tx,
+                        &MessageEdit {
+                            message_id: t.id,
+                            user_id: Some(user.id),
+                            edited_at: now,
+                            prev_content: None,
+                            prev_rendered_content: None,
+                            prev_channel_id: new_channel.and(t.channel_id),
+                            channel_id: new_channel,
+                            prev_topic: moved_topic.as_ref().map(|_| t.topic.clone()),
+                            topic: moved_topic.clone(),
+                        },
+                    )?;
+                    if let Some(nt) = moved_topic {
+                        t.topic = nt;
+                    }
+                    if let Some(nc) = new_channel {
+                        t.channel_id = Some(nc);
+                    }
+                    if is_move {
+                        t.last_moved_at = Some(now);
+                    }
+                    db::update(tx, &t)?;
+                    changed_ids.push(t.id);
+                }
+            }
+            tx.emit(Event::MessageUpdated {
+                message_ids: changed_ids,
+                edited_by: user.id,
+            });
+            Ok(())
+        })
+        .await
+}
+
+/// `DELETE /messages/{id}`.
+pub async fn delete(state: &AppState, user: &User, id: MessageId) -> Result<()> {
+    let user = user.clone();
+    state
+        .db
+        .write(move |tx| {
+            let r = super::readable(tx, &user, id)?;
+            let m = r.message;
+            let allowed = if user.role.is_admin() {
+                true
+            } else if let Some(ch) = m.channel_id {
+                let ch = channels_db::get(tx, ch)?.ok_or_else(super::invalid_message)?;
+                groups::holds(tx, &user, ch.setting(ChannelSetting::DeleteAnyMessage))?
+                    || (m.sender_id == user.id
+                        && groups::holds(tx, &user, ch.setting(ChannelSetting::DeleteOwnMessage))?)
+            } else {
+                m.sender_id == user.id
+            };
+            if !allowed {
+                return Err(Error::bad_request(
+                    "You don't have permission to delete this message",
+                ));
+            }
+            db::delete(tx, m.id)?;
+            tx.emit(Event::MessagesDeleted {
+                message_ids: vec![m.id],
+            });
+            Ok(())
+        })
+        .await
+}
+
+/// `POST /streams/{id}/delete_topic`: deletes the topic's messages newest first, in batches,
+/// until done (true) or out of time (false; the client repeats the request).
+pub async fn delete_topic(
+    state: &AppState,
+    user: &User,
+    channel: ChannelId,
+    topic: String,
+) -> Result<bool> {
+    if !user.role.is_admin() {
+        return Err(Error::not_admin());
+    }
+    let started = std::time::Instant::now();
+    let budget = std::time::Duration::from_secs(50);
+    loop {
+        if started.elapsed() > budget {
+            return Ok(false);
+        }
+        let viewer = user.clone();
+        let topic = topic.clone();
+        let done = state
+            .db
+            .write(move |tx| {
+                crate::domain::channels::visible_by_id(tx, &viewer, channel)?;
+                let mut st = tx.prepare_cached(
+                    "SELECT id FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE \
+                     ORDER BY id DESC LIMIT ?3",
+                )?;
+                let ids: Vec<MessageId> = st
+                    .query_map(
+                        rusqlite::params![channel.0, topic, DELETE_BATCH as i64],
+                        |r| Ok(MessageId(r.get(0)?)),
+                    )?
+                    .collect::<rusqlite::Result<_>>()?;
+                drop(st);
+                for id in &ids {
+                    db::delete(tx, *id)?;
+                }
+                let done = ids.len() < DELETE_BATCH;
+                if !ids.is_empty() {
+                    tx.emit(Event::MessagesDeleted { message_ids: ids });
+                }
+                Ok(done)
+            })
+            .await?;
+        if done {
+            return Ok(true);
+        }
+    }
+}
+
+/// One state of a message in its history (oldest first).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryEntry {
+    pub user_id: Option<i64>,
+    pub timestamp: i64,
+    pub content: String,
+    pub rendered_content: String,
+    pub topic: String,
+    pub channel_id: Option<ChannelId>,
+    pub prev_content: Option<String>,
+    pub prev_rendered_content: Option<String>,
+    pub prev_topic: Option<String>,
+    pub prev_channel_id: Option<ChannelId>,
+}
+
+/// `GET /messages/{id}/history`: every state of the message, oldest first.
+pub async fn history(state: &AppState, user: &User, id: MessageId) -> Result<Vec<HistoryEntry>> {
+    let user = user.clone();
+    state
+        .db
+        .read(move |c| {
+            let m = super::readable(c, &user, id)?.message;
+            let edits = db::edits_for(c, m.id)?;
+            // Walk back from the current state to the original one.
+            let mut content = m.content.clone();
+            let mut rendered = m.rendered_content.clone();
+            let mut topic = m.topic.clone();
+            let mut channel = m.channel_id;
+            let mut entries = Vec::with_capacity(edits.len() + 1);
+            for e in edits.iter().rev() {
+                let mut entry = HistoryEntry {
+                    user_id: e.user_id.map(|u| u.0),
+                    timestamp: e.edited_at,
+                    content: content.clone(),
+                    rendered_content: rendered.clone(),
+                    topic: topic.clone(),
+                    channel_id: channel,
+                    prev_content: None,
+                    prev_rendered_content: None,
+                    prev_topic: None,
+                    prev_channel_id: None,
+                };
+                if let (Some(pc), Some(pr)) = (&e.prev_content, &e.prev_rendered_content) {
+                    entry.prev_content = Some(pc.clone());
+                    entry.prev_rendered_content = Some(pr.clone());
+                    content = pc.clone();
+                    rendered = pr.clone();
+                }
+                if let Some(pt) = &e.prev_topic {
+                    entry.prev_topic = Some(pt.clone());
+                    topic = pt.clone();
+                }
+                if let Some(pch) = e.prev_channel_id {
+                    entry.prev_channel_id = Some(pch);
+                    channel = Some(pch);
+                }
+                entries.push(entry);
+            }
+            entries.push(HistoryEntry {
+                user_id: Some(m.sender_id.0),
+                timestamp: m.sent_at,
+                content,
+                rendered_content: rendered,
+                topic,
+                channel_id: channel,
+                prev_content: None,
+                prev_rendered_content: None,
+                prev_topic: None,
+                prev_channel_id: None,
+            });
+            entries.reverse();
+            Ok(entries)
+        })
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolving_is_not_moving() {
+        assert!(is_resolve_toggle("bug", "✔ bug"));
+        assert!(is_resolve_toggle("✔ bug", "bug"));
+        assert!(!is_resolve_toggle("bug", "✔ other"));
+        assert!(!is_resolve_toggle("bug", "feature"));
+    }
+}
