@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use crate::config::Config;
 use crate::db::Db;
 use crate::domain::credentials::{LoginLimiter, UserCache};
+use crate::domain::max_received::MaxReceivedCache;
 use crate::error::{Error, Result};
 use crate::events::EventHub;
 
@@ -25,6 +26,8 @@ pub struct AppState {
     /// Authenticated users by email, refreshed when users change.
     pub users: Arc<UserCache>,
     pub hub: Arc<EventHub>,
+    /// Each user's newest received message id, refreshed when messages change.
+    pub max_received: Arc<MaxReceivedCache>,
     /// Failed password logins per username.
     pub logins: LoginLimiter,
 }
@@ -40,12 +43,17 @@ impl AppState {
         })?;
         let users = Arc::new(UserCache::default());
         let hub = Arc::new(EventHub::default());
+        let max_received = Arc::new(MaxReceivedCache::default());
         let on_commit = {
             let users = Arc::clone(&users);
             let hub = Arc::clone(&hub);
+            let max_received = Arc::clone(&max_received);
             Box::new(move |events: Vec<crate::events::Event>| {
                 if events.iter().any(|e| e.touches_users()) {
                     users.invalidate();
+                }
+                if events.iter().any(|e| e.touches_messages()) {
+                    max_received.invalidate();
                 }
                 hub.publish(events);
             })
@@ -56,6 +64,7 @@ impl AppState {
             db,
             users,
             hub,
+            max_received,
             logins: LoginLimiter::default(),
         })
     }

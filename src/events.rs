@@ -116,6 +116,16 @@ pub enum PersonChange {
 }
 
 impl Event {
+    /// Whether this event may change which messages users received.
+    pub fn touches_messages(&self) -> bool {
+        matches!(
+            self,
+            Event::MessageSent { .. }
+                | Event::MessageUpdated { .. }
+                | Event::MessagesDeleted { .. }
+        )
+    }
+
     /// Whether this event may invalidate cached user rows or credentials.
     pub fn touches_users(&self) -> bool {
         matches!(

@@ -1,37 +1,50 @@
 //! `outpost-bench`: the project's load generator.
 //!
 //! Starts an Outpost server in this process (its own runtime and data directory, on a loopback
-//! port) unless `--addr` points at a running one, then drives a scenario over keep-alive
-//! HTTP/1.1 connections for a fixed time and prints requests/s and latency percentiles.
+//! port, default durable settings) unless `--addr` points at a running one, prepares the data a
+//! scenario needs, then drives it over keep-alive HTTP/1.1 connections for a fixed time and
+//! prints requests/s and latency percentiles.
 //!
 //! ```text
 //! cargo run --release --bin outpost-bench -- users-me --connections 64 --seconds 10
+//! cargo run --release --bin outpost-bench -- send --subscribers 1000 --connections 8
+//! cargo run --release --bin outpost-bench -- history --messages 1000000 --connections 4
 //! ```
 //!
-//! Scenarios: `server-settings` (unauthenticated `GET /api/v1/server_settings`) and `users-me`
-//! (authenticated `GET /api/v1/users/me`). Every request is bounded in count and time and goes
-//! to loopback only.
+//! Scenarios:
+//! - `server-settings`: unauthenticated `GET /api/v1/server_settings`;
+//! - `users-me`: authenticated `GET /api/v1/users/me`;
+//! - `send`: `POST /api/v1/messages` to a channel with `--subscribers` members, one sender per
+//!   connection;
+//! - `history`: `GET /api/v1/messages`, the newest 100 messages of a channel holding
+//!   `--messages` messages (seeded directly into the database first).
+//!
+//! Every request goes to loopback only; the run is bounded by `--seconds`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use bytes::Bytes;
 use clap::Parser;
-use http_body_util::{BodyExt as _, Empty};
-use hyper::Request;
+use http_body_util::{BodyExt as _, Full};
+use hyper::{Method, Request};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
+use outpost::app::{AppState, Server};
 use outpost::config::{Config, Synchronous};
+use outpost::domain::channels::{self, ChannelOptions};
 use outpost::domain::users::{self, NewUser};
-use outpost::model::Role;
+use outpost::ids::UserId;
+use outpost::model::{Message, Role};
 
 #[derive(Parser, Debug)]
 #[command(name = "outpost-bench", about = "Load generator for Outpost")]
 struct Args {
-    /// server-settings | users-me
+    /// server-settings | users-me | send | history
     scenario: String,
     /// Concurrent keep-alive connections.
     #[arg(long, default_value_t = 64)]
@@ -39,14 +52,24 @@ struct Args {
     /// Measured duration in seconds (after a one-second warm-up).
     #[arg(long, default_value_t = 10)]
     seconds: u64,
-    /// Use a running server on this loopback address instead of starting one.
+    /// Channel size for `send`.
+    #[arg(long, default_value_t = 10)]
+    subscribers: usize,
+    /// Channel history size for `history`.
+    #[arg(long, default_value_t = 1_000_000)]
+    messages: usize,
+    /// Use a running server on this loopback address instead of starting one
+    /// (`server-settings` and `users-me` only).
     #[arg(long)]
     addr: Option<SocketAddr>,
-    /// Credentials for authenticated scenarios against `--addr`.
+    /// Credentials for `users-me` against `--addr`.
     #[arg(long)]
     email: Option<String>,
     #[arg(long)]
     api_key: Option<String>,
+    /// `synchronous = "normal"` instead of the durable default.
+    #[arg(long)]
+    normal_sync: bool,
     /// Worker threads of the in-process server's runtime.
     #[arg(long, default_value_t = 2)]
     server_threads: usize,
@@ -55,10 +78,122 @@ struct Args {
     client_threads: usize,
 }
 
-struct Target {
-    addr: SocketAddr,
-    path: &'static str,
+/// What one connection sends, over and over (`{n}` in the body is replaced by a counter).
+#[derive(Clone)]
+struct Spec {
+    method: Method,
+    path: String,
+    body: Option<String>,
     authorization: Option<String>,
+}
+
+fn basic(email: &str, key: &str) -> String {
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{email}:{key}"))
+    )
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("outpost-bench: {msg}");
+    std::process::exit(2);
+}
+
+async fn make_user(state: &AppState, i: usize) -> (UserId, String, String) {
+    let email = format!("bench{i}@example.com");
+    let (id, key) = users::create(
+        state,
+        NewUser {
+            email: email.clone(),
+            full_name: format!("Bench User {i}"),
+            role: Role::Member,
+            password: None,
+            can_create_users: false,
+            can_change_user_emails: false,
+        },
+    )
+    .await
+    .unwrap_or_else(|e| fail(&format!("creating a user: {e}")));
+    (id, email, key)
+}
+
+/// Creates `n` users and a channel `bench` they are all subscribed to.
+async fn channel_with(state: &AppState, n: usize) -> Vec<(UserId, String, String)> {
+    let mut people = Vec::with_capacity(n);
+    for i in 0..n.max(1) {
+        people.push(make_user(state, i).await);
+    }
+    let creator = outpost::db::users::get as fn(&rusqlite::Connection, UserId) -> _;
+    let first = people[0].0;
+    let owner = state
+        .db
+        .read(move |c| creator(c, first))
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| fail("bench user vanished"));
+    channels::create(
+        state,
+        &owner,
+        "bench",
+        people.iter().map(|p| p.0.0).collect(),
+        ChannelOptions::default(),
+    )
+    .await
+    .unwrap_or_else(|e| fail(&format!("creating the channel: {e}")));
+    people
+}
+
+/// Stores `n` messages in channel `bench` directly, in large transactions.
+async fn seed_history(state: &AppState, sender: UserId, n: usize) {
+    let channel = state
+        .db
+        .read(|c| outpost::db::channels::by_name(c, "bench"))
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| fail("no bench channel"))
+        .id;
+    let started = Instant::now();
+    let mut done = 0;
+    while done < n {
+        let batch = (n - done).min(50_000);
+        let from = done;
+        state
+            .db
+            .write(move |tx| {
+                for i in from..from + batch {
+                    let text =
+                        format!("history message {i} about topic {} and more words", i % 100);
+                    outpost::db::messages::insert(
+                        tx,
+                        &Message {
+                            id: outpost::ids::MessageId(0),
+                            sender_id: sender,
+                            channel_id: Some(channel),
+                            conversation_id: None,
+                            topic: format!("topic {}", i % 100),
+                            rendered_content: format!("<p>{text}</p>"),
+                            content: text,
+                            client: "bench".into(),
+                            sent_at: outpost::time::now_secs(),
+                            is_me_message: false,
+                            wildcard: 0,
+                            last_edit_at: None,
+                            last_moved_at: None,
+                        },
+                    )?;
+                }
+                Ok(())
+            })
+            .await
+            .unwrap_or_else(|e| fail(&format!("seeding: {e}")));
+        done += batch;
+    }
+    eprintln!(
+        "seeded {n} messages in {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
 }
 
 fn main() {
@@ -66,90 +201,73 @@ fn main() {
     if let Some(addr) = args.addr
         && !addr.ip().is_loopback()
     {
-        eprintln!("outpost-bench only targets loopback addresses");
-        std::process::exit(2);
+        fail("only loopback addresses are allowed");
     }
-    let path = match args.scenario.as_str() {
-        "server-settings" => "/api/v1/server_settings",
-        "users-me" => "/api/v1/users/me",
-        other => {
-            eprintln!("unknown scenario {other:?}; use server-settings or users-me");
-            std::process::exit(2);
-        }
-    };
-    let needs_auth = args.scenario == "users-me";
-
-    // The server runs on its own runtime so that the generator does not steal its workers.
     let server_rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(args.server_threads)
         .enable_all()
         .build()
         .expect("server runtime");
-    let data = tempfile_dir();
+    let data = std::env::temp_dir().join(format!("outpost-bench-{}", std::process::id()));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let (addr, credentials) = match args.addr {
-        Some(addr) => (addr, args.email.clone().zip(args.api_key.clone())),
+
+    let (addr, specs) = match args.addr {
+        Some(addr) => {
+            let spec = match args.scenario.as_str() {
+                "server-settings" => Spec {
+                    method: Method::GET,
+                    path: "/api/v1/server_settings".into(),
+                    body: None,
+                    authorization: None,
+                },
+                "users-me" => {
+                    let (Some(e), Some(k)) = (&args.email, &args.api_key) else {
+                        fail("users-me against --addr needs --email and --api-key");
+                    };
+                    Spec {
+                        method: Method::GET,
+                        path: "/api/v1/users/me".into(),
+                        body: None,
+                        authorization: Some(basic(e, k)),
+                    }
+                }
+                _ => fail("with --addr only server-settings and users-me are available"),
+            };
+            (addr, vec![spec; args.connections])
+        }
         None => {
             let mut cfg = Config {
                 data_dir: data.join("data"),
                 ..Config::default()
             };
             cfg.chat.listen = "127.0.0.1:0".parse().expect("address");
-            cfg.database.synchronous = Synchronous::Full;
+            cfg.database.synchronous = if args.normal_sync {
+                Synchronous::Normal
+            } else {
+                Synchronous::Full
+            };
             cfg.log.level = "warn".into();
             server_rt.block_on(async {
-                let server = outpost::app::start(cfg, async {
+                let server: Server = outpost::app::start(cfg, async {
                     let _ = stop_rx.await;
                 })
                 .await
-                .expect("server starts");
-                let (_, key) = users::create(
-                    &server.state,
-                    NewUser {
-                        email: "bench@example.com".into(),
-                        full_name: "Bench User".into(),
-                        role: Role::Member,
-                        password: None,
-                        can_create_users: false,
-                        can_change_user_emails: false,
-                    },
-                )
-                .await
-                .expect("bench user");
+                .unwrap_or_else(|e| fail(&format!("server start: {e}")));
+                let state = Arc::clone(&server.state);
+                let specs = prepare(&args, &state).await;
                 let addr = server.chat_addr;
                 tokio::spawn(server.wait());
-                (addr, Some(("bench@example.com".to_string(), key)))
+                (addr, specs)
             })
         }
     };
-    let authorization = if needs_auth {
-        let Some((email, key)) = credentials else {
-            eprintln!("users-me against --addr needs --email and --api-key");
-            std::process::exit(2);
-        };
-        Some(format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode(format!("{email}:{key}"))
-        ))
-    } else {
-        None
-    };
-    let target = Arc::new(Target {
-        addr,
-        path,
-        authorization,
-    });
 
     let client_rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(args.client_threads)
         .enable_all()
         .build()
         .expect("client runtime");
-    let report = client_rt.block_on(run_load(
-        Arc::clone(&target),
-        args.connections,
-        Duration::from_secs(args.seconds),
-    ));
+    let report = client_rt.block_on(run_load(addr, specs, Duration::from_secs(args.seconds)));
     println!(
         "scenario={} connections={} seconds={} requests={} errors={} req/s={:.0} p50={}us p90={}us p99={}us max={}us",
         args.scenario,
@@ -168,10 +286,66 @@ fn main() {
     let _ = std::fs::remove_dir_all(&data);
 }
 
-fn tempfile_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("outpost-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
+    match args.scenario.as_str() {
+        "server-settings" => vec![
+            Spec {
+                method: Method::GET,
+                path: "/api/v1/server_settings".into(),
+                body: None,
+                authorization: None,
+            };
+            args.connections
+        ],
+        "users-me" => {
+            let (_, email, key) = make_user(state, 0).await;
+            vec![
+                Spec {
+                    method: Method::GET,
+                    path: "/api/v1/users/me".into(),
+                    body: None,
+                    authorization: Some(basic(&email, &key)),
+                };
+                args.connections
+            ]
+        }
+        "send" => {
+            let people = channel_with(state, args.subscribers.max(args.connections)).await;
+            (0..args.connections)
+                .map(|i| {
+                    let (_, email, key) = &people[i % people.len()];
+                    Spec {
+                        method: Method::POST,
+                        path: "/api/v1/messages".into(),
+                        body: Some(format!(
+                            "type=stream&to=bench&topic=load+{i}&content=benchmark+message+{{n}}"
+                        )),
+                        authorization: Some(basic(email, key)),
+                    }
+                })
+                .collect()
+        }
+        "history" => {
+            let people = channel_with(state, 2).await;
+            seed_history(state, people[0].0, args.messages).await;
+            let (_, email, key) = &people[1];
+            let narrow = "%5B%5B%22channel%22%2C%22bench%22%5D%5D";
+            vec![
+                Spec {
+                    method: Method::GET,
+                    path: format!(
+                        "/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow={narrow}"
+                    ),
+                    body: None,
+                    authorization: Some(basic(email, key)),
+                };
+                args.connections
+            ]
+        }
+        other => fail(&format!(
+            "unknown scenario {other:?}; use server-settings, users-me, send or history"
+        )),
+    }
 }
 
 struct Report {
@@ -191,13 +365,16 @@ impl Report {
     }
 }
 
-async fn run_load(target: Arc<Target>, connections: usize, measure: Duration) -> Report {
+async fn run_load(addr: SocketAddr, specs: Vec<Spec>, measure: Duration) -> Report {
     let warmup_end = Instant::now() + Duration::from_secs(1);
     let end = warmup_end + measure;
-    let mut tasks = Vec::with_capacity(connections);
-    for _ in 0..connections {
-        let target = Arc::clone(&target);
-        tasks.push(tokio::spawn(connection_loop(target, warmup_end, end)));
+    let counter = Arc::new(AtomicU64::new(0));
+    let mut tasks = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let counter = Arc::clone(&counter);
+        tasks.push(tokio::spawn(connection_loop(
+            addr, spec, counter, warmup_end, end,
+        )));
     }
     let mut report = Report {
         requests: 0,
@@ -215,32 +392,45 @@ async fn run_load(target: Arc<Target>, connections: usize, measure: Duration) ->
 }
 
 async fn connection_loop(
-    target: Arc<Target>,
+    addr: SocketAddr,
+    spec: Spec,
+    counter: Arc<AtomicU64>,
     warmup_end: Instant,
     end: Instant,
 ) -> (Vec<u32>, u64) {
     let mut latencies = Vec::new();
     let mut errors = 0u64;
     'reconnect: while Instant::now() < end {
-        let Ok(stream) = TcpStream::connect(target.addr).await else {
+        let Ok(stream) = TcpStream::connect(addr).await else {
             errors += 1;
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         };
         let _ = stream.set_nodelay(true);
         let Ok((mut sender, conn)) =
-            hyper::client::conn::http1::handshake::<_, Empty<Bytes>>(TokioIo::new(stream)).await
+            hyper::client::conn::http1::handshake::<_, Full<Bytes>>(TokioIo::new(stream)).await
         else {
             errors += 1;
             continue;
         };
         tokio::spawn(conn);
         while Instant::now() < end {
-            let mut req = Request::get(target.path).header("host", "localhost");
-            if let Some(a) = &target.authorization {
+            let mut req = Request::builder()
+                .method(spec.method.clone())
+                .uri(spec.path.as_str())
+                .header("host", "localhost");
+            if let Some(a) = &spec.authorization {
                 req = req.header("authorization", a.as_str());
             }
-            let req = req.body(Empty::new()).expect("request");
+            let body = match &spec.body {
+                Some(b) => {
+                    req = req.header("content-type", "application/x-www-form-urlencoded");
+                    let n = counter.fetch_add(1, Ordering::Relaxed);
+                    Bytes::from(b.replace("{n}", &n.to_string()))
+                }
+                None => Bytes::new(),
+            };
+            let req = req.body(Full::new(body)).expect("request");
             let started = Instant::now();
             let ok = match sender.send_request(req).await {
                 Ok(res) => {

@@ -4,6 +4,7 @@
 
 pub mod channels;
 pub mod credentials;
+pub mod max_received;
 pub mod messages;
 pub mod profile_fields;
 pub mod users;

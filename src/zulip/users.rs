@@ -75,10 +75,18 @@ async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<User> {
 /// The caller's own record plus `max_message_id`, the newest message they received (-1 if none).
 pub async fn get_own_user(state: &AppState, caller: &User) -> Result<Success> {
     let id = caller.id;
-    let max_id = state
-        .db
-        .read(move |c| crate::db::messages::max_received_id(c, id))
-        .await?;
+    let max_id = match state.max_received.get(id) {
+        Some(v) => v,
+        None => {
+            let generation = state.max_received.generation();
+            let v = state
+                .db
+                .read(move |c| crate::db::messages::max_received_id(c, id))
+                .await?;
+            state.max_received.put(id, generation, v);
+            v
+        }
+    };
     let body = wire::own_user(caller, state.config.realm_host(), max_id);
     Ok(Success::new().fields(body).without_ignored())
 }
