@@ -4,9 +4,16 @@
 //! break, raw HTML is shown as text, and links keep only safe schemes. Pure functions: anything
 //! the renderer must know about the realm (users, groups, channels) comes through [`Lookup`].
 
+mod code;
+mod emoji;
+mod html;
+mod links;
+mod mentions;
+mod render;
+
 use std::collections::BTreeSet;
 
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
 /// A user a mention can name.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,12 +64,16 @@ pub struct Rendered {
     pub is_me_message: bool,
 }
 
-/// Renders a chat message with Zulip's syntax on top of CommonMark.
-pub fn render_message(content: &str, _lookup: &dyn Lookup) -> Rendered {
+/// Renders a chat message with Zulip's syntax on top of CommonMark, as upstream's renderer
+/// lays out its HTML.
+pub fn render_message(content: &str, lookup: &dyn Lookup) -> Rendered {
+    let mut renderer = render::Renderer::new(lookup);
+    let mut html = String::with_capacity(content.len() + content.len() / 4 + 16);
+    renderer.message(content, &mut html);
     Rendered {
-        html: render(content),
+        html,
         is_me_message: content.starts_with("/me "),
-        ..Rendered::default()
+        ..renderer.result
     }
 }
 
@@ -114,7 +125,7 @@ pub fn render(text: &str) -> String {
         other => other,
     });
     let mut out = String::new();
-    html::push_html(&mut out, events);
+    pulldown_cmark::html::push_html(&mut out, events);
     out.trim_end_matches('\n').to_string()
 }
 
@@ -139,3 +150,6 @@ mod tests {
         assert!(render("[x](https://example.com)").contains("href=\"https://example.com\""));
     }
 }
+
+#[cfg(test)]
+mod tests_message;
