@@ -8,6 +8,7 @@ mod code;
 mod emoji;
 mod html;
 mod links;
+mod lists;
 mod mentions;
 mod render;
 

@@ -12,7 +12,7 @@ use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, T
 
 use super::code::{self, Fence};
 use super::mentions::{Mention, Piece};
-use super::{Lookup, Rendered, emoji, html, links, mentions};
+use super::{Lookup, Rendered, emoji, html, links, lists, mentions};
 
 /// How deeply ```` ```quote ```` / ```` ```spoiler ```` blocks are rendered recursively.
 const MAX_NESTING: usize = 16;
@@ -59,6 +59,8 @@ impl<'l> Renderer<'l> {
     /// Appends the HTML of `src` (with `<` hidden and mentions tokenized) to `out`;
     /// `quote_depth` > 0 inside block quotes (where mentions are silent).
     pub(super) fn document(&mut self, src: &str, quote_depth: usize, out: &mut String) {
+        let normalized = lists::normalize(src);
+        let (src, mut starts) = (normalized.src.as_ref(), normalized.starts);
         let options = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES;
         let parser = Parser::new_ext(src, options);
         let mut defs: Vec<usize> = parser
@@ -68,32 +70,44 @@ impl<'l> Renderer<'l> {
             .collect();
         if defs.is_empty() {
             let events = collect(parser);
-            self.walk(src, &events, quote_depth, out);
+            self.walk(src, &events, &starts, quote_depth, out);
         } else {
             // Escape the `[` of each definition so that it stays text, and parse again.
             defs.sort_unstable();
             let mut escaped = String::with_capacity(src.len() + defs.len());
             let mut last = 0;
-            for at in defs {
+            for &at in &defs {
                 escaped.push_str(&src[last..at]);
                 escaped.push('\\');
                 last = at;
             }
             escaped.push_str(&src[last..]);
+            for (at, _) in &mut starts {
+                *at += defs.iter().filter(|d| **d <= *at).count();
+            }
             let events = collect(Parser::new_ext(&escaped, options));
-            self.walk(&escaped, &events, quote_depth, out);
+            self.walk(&escaped, &events, &starts, quote_depth, out);
         }
     }
 
-    fn walk(&mut self, src: &str, events: &Events<'_>, quote_depth: usize, out: &mut String) {
+    fn walk(
+        &mut self,
+        src: &str,
+        events: &Events<'_>,
+        starts: &[(usize, u64)],
+        quote_depth: usize,
+        out: &mut String,
+    ) {
         let mut w = Walker {
             r: self,
             src,
+            starts,
             ev: events,
             out,
             quote: quote_depth,
             closers: Vec::new(),
             in_link: 0,
+            swap_strong: false,
             in_head: false,
             aligns: Vec::new(),
             cell: 0,
@@ -142,12 +156,16 @@ fn starts_block(event: Option<&(Event<'_>, Range<usize>)>) -> bool {
 struct Walker<'w, 'l, 'a> {
     r: &'w mut Renderer<'l>,
     src: &'w str,
+    /// Real start numbers of lists renumbered for the parser (see [`lists::Normalized`]).
+    starts: &'w [(usize, u64)],
     ev: &'w Events<'a>,
     out: &'w mut String,
     quote: usize,
     /// What closes each open inline element (`</em>`, or the literal `_` upstream leaves).
     closers: Vec<Cow<'static, str>>,
     in_link: usize,
+    /// The next strong element is the inside of `***x***` (written as `<em>`).
+    swap_strong: bool,
     in_head: bool,
     aligns: Vec<Alignment>,
     cell: usize,
@@ -236,8 +254,23 @@ impl Walker<'_, '_, '_> {
             Tag::CodeBlock(kind) => return self.code_block(i, kind),
             Tag::HtmlBlock => self.out.push_str("<p>"),
             Tag::List(None) => self.out.push_str("<ul>\n"),
-            Tag::List(Some(1)) => self.out.push_str("<ol>\n"),
-            Tag::List(Some(n)) => self.out.push_str(&format!("<ol start=\"{n}\">\n")),
+            Tag::List(Some(n)) => {
+                let mut n = *n;
+                if n == 1 && !self.starts.is_empty() {
+                    let digits = self.src[range.start..]
+                        .find(|c: char| c.is_ascii_digit())
+                        .map(|i| range.start + i);
+                    if let Some(&(_, real)) = self.starts.iter().find(|(at, _)| Some(*at) == digits)
+                    {
+                        n = real;
+                    }
+                }
+                if n == 1 {
+                    self.out.push_str("<ol>\n");
+                } else {
+                    self.out.push_str(&format!("<ol start=\"{n}\">\n"));
+                }
+            }
             Tag::Item => {
                 self.out.push_str("<li>");
                 if starts_block(self.ev.get(i + 1)) {
@@ -267,33 +300,7 @@ impl Walker<'_, '_, '_> {
                 }
                 self.out.push('>');
             }
-            Tag::Emphasis => {
-                if self.src[range].starts_with('_') {
-                    self.out.push('_');
-                    self.closers.push("_".into());
-                } else {
-                    self.out.push_str("<em>");
-                    self.closers.push("</em>".into());
-                }
-            }
-            Tag::Strong => {
-                if self.src[range].starts_with('_') {
-                    self.out.push_str("__");
-                    self.closers.push("__".into());
-                } else {
-                    self.out.push_str("<strong>");
-                    self.closers.push("</strong>".into());
-                }
-            }
-            Tag::Strikethrough => {
-                if self.src[range].starts_with("~~") {
-                    self.out.push_str("<del>");
-                    self.closers.push("</del>".into());
-                } else {
-                    self.out.push('~');
-                    self.closers.push("~".into());
-                }
-            }
+            Tag::Emphasis | Tag::Strong | Tag::Strikethrough => self.span(i, tag, range),
             Tag::Link {
                 dest_url, title, ..
             }
@@ -310,6 +317,49 @@ impl Walker<'_, '_, '_> {
             | Tag::MetadataBlock(_) => {}
         }
         i + 1
+    }
+
+    /// Emphasis, strong and strikethrough, with upstream's limits: no `_` forms, no single
+    /// `~`, nothing across a line break; `***x***` is `<strong><em>`.
+    fn span(&mut self, i: usize, tag: &Tag<'_>, range: Range<usize>) {
+        let raw = &self.src[range.clone()];
+        let (open, close, delim): (&str, &str, &'static str) = match tag {
+            Tag::Emphasis => (
+                "<em>",
+                "</em>",
+                if raw.starts_with('_') { "_" } else { "*" },
+            ),
+            Tag::Strong => (
+                "<strong>",
+                "</strong>",
+                if raw.starts_with('_') { "__" } else { "**" },
+            ),
+            _ => (
+                "<del>",
+                "</del>",
+                if raw.starts_with("~~") { "~~" } else { "~" },
+            ),
+        };
+        if delim.starts_with('_') || delim == "~" || raw.contains('\n') {
+            self.out.push_str(delim);
+            self.closers.push(delim.into());
+            return;
+        }
+        let strong_inside = matches!(tag, Tag::Emphasis)
+            && matches!(self.ev.get(i + 1), Some((Event::Start(Tag::Strong), r))
+                if r.start == range.start + 1 && r.end + 1 == range.end);
+        if strong_inside {
+            self.out.push_str("<strong>");
+            self.closers.push("</strong>".into());
+            self.swap_strong = true;
+        } else if self.swap_strong && matches!(tag, Tag::Strong) {
+            self.swap_strong = false;
+            self.out.push_str("<em>");
+            self.closers.push("</em>".into());
+        } else {
+            self.out.push_str(open);
+            self.closers.push(close.into());
+        }
     }
 
     fn end(&mut self, i: usize, tag: TagEnd) -> usize {

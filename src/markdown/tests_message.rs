@@ -663,3 +663,81 @@ fn deep_nesting_is_bounded() {
     let _ = md(&"* ".repeat(5_000));
     let _ = md(&"[".repeat(5_000));
 }
+
+/// A 10,000-character message with a bit of everything.
+fn big_message() -> String {
+    let chunk = "Hello @**King Hamlet** and @*hamletcharacters*, see #**announce>Zulip updates** \
+                 and https://example.com/path?q=1 :octopus: \u{1f916} **bold** *em* ~~del~~ `code`\n\
+                 * item one\n* item two with example.org\n\n> quoted @**all** text\n\n\
+                 ```python\ndef f(x):\n    return x < 3\n```\n\n";
+    let mut s = String::new();
+    while s.len() < 10_000 {
+        s.push_str(chunk);
+    }
+    s
+}
+
+#[test]
+fn big_message_renders() {
+    let r = render_message(&big_message(), &Realm);
+    assert_eq!(r.mentioned_users, BTreeSet::from([10]));
+    assert_eq!(r.mentioned_groups, BTreeSet::from([30]));
+    assert!(!r.channel_wildcard, "the wildcard is only quoted");
+}
+
+/// `cargo test --release --lib markdown::tests_message::timing -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn timing() {
+    let msg = big_message();
+    let n = 200;
+    let start = std::time::Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(render_message(std::hint::black_box(&msg), &Realm));
+    }
+    let per = start.elapsed() / n;
+    println!("{} bytes: {per:?} per render", msg.len());
+}
+
+#[test]
+fn nested_lists_like_upstream() {
+    check(&[
+        (
+            "1. A\n2. B\n  3. C",
+            "<ol>\n<li>A</li>\n<li>B<ol start=\"3\">\n<li>C</li>\n</ol>\n</li>\n</ol>",
+        ),
+        (
+            "1. A\n1. B\n  1. C\n1. D",
+            "<ol>\n<li>A</li>\n<li>B<ol>\n<li>C</li>\n</ol>\n</li>\n<li>D</li>\n</ol>",
+        ),
+        (
+            "1. A\n3. B\n  2. C\n1. D",
+            "<ol>\n<li>A</li>\n<li>B<ol start=\"2\">\n<li>C</li>\n</ol>\n</li>\n<li>D</li>\n</ol>",
+        ),
+        (
+            "This is a heavily nested OL\n1. level-1\n  2. level-2\n    3. level-3\n    3. level-3a\n  2. level-2a\n2. level-1a\n",
+            "<p>This is a heavily nested OL</p>\n<ol>\n<li>level-1<ol start=\"2\">\n<li>level-2<ol start=\"3\">\n<li>level-3</li>\n<li>level-3a</li>\n</ol>\n</li>\n<li>level-2a</li>\n</ol>\n</li>\n<li>level-1a</li>\n</ol>",
+        ),
+        (
+            "para:\n\n    1. list-1\n    2. list-2\n      1. list-2a\n    3. list-3\n",
+            "<p>para:</p>\n<div class=\"codehilite\"><pre><span></span><code>1. list-1\n2. list-2\n  1. list-2a\n3. list-3\n</code></pre></div>",
+        ),
+        (
+            "Steps:\n3. a\n4. b",
+            "<p>Steps:</p>\n<ol start=\"3\">\n<li>a</li>\n<li>b</li>\n</ol>",
+        ),
+    ]);
+}
+
+#[test]
+fn emphasis_limits_like_upstream() {
+    check(&[
+        ("***foo***", "<p><strong><em>foo</em></strong></p>"),
+        (
+            "You can check out **any time you'd like\nBut you can never leave**",
+            "<p>You can check out **any time you'd like<br>\nBut you can never leave**</p>",
+        ),
+        ("*a\nb*", "<p>*a<br>\nb*</p>"),
+        ("***a** b*", "<p><em><strong>a</strong> b</em></p>"),
+    ]);
+}
