@@ -11,6 +11,7 @@ mod links;
 mod lists;
 mod mentions;
 mod render;
+mod timestamp;
 
 use std::collections::BTreeSet;
 
@@ -47,6 +48,12 @@ pub trait Lookup {
     fn group_by_name(&self, name: &str) -> Option<MentionGroup>;
     /// The channel with this name, ignoring case, if the sender may link to it.
     fn channel_by_name(&self, name: &str) -> Option<MentionChannel>;
+    /// The realm's URL (`https://chat.example.com`, no trailing slash). Links into the realm's
+    /// web app (`…/#narrow/…`) and to uploads (`…/user_uploads/…`) are made relative, as
+    /// upstream does.
+    fn realm_url(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The result of rendering a message.

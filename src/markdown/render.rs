@@ -12,7 +12,7 @@ use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, T
 
 use super::code::{self, Fence};
 use super::mentions::{Mention, Piece};
-use super::{Lookup, Rendered, emoji, html, links, lists, mentions};
+use super::{Lookup, Rendered, emoji, html, links, lists, mentions, timestamp};
 
 /// How deeply ```` ```quote ```` / ```` ```spoiler ```` blocks are rendered recursively.
 const MAX_NESTING: usize = 16;
@@ -25,6 +25,7 @@ pub(super) struct Renderer<'l> {
     pub(super) result: Rendered,
     /// The mentions the source's tokens stand for.
     mentions: Vec<Mention>,
+    realm_url: Option<String>,
     nesting: usize,
 }
 
@@ -34,6 +35,9 @@ impl<'l> Renderer<'l> {
             lookup,
             result: Rendered::default(),
             mentions: Vec::new(),
+            realm_url: lookup
+                .realm_url()
+                .map(|u| u.trim_end_matches('/').to_string()),
             nesting: 0,
         }
     }
@@ -487,7 +491,7 @@ impl Walker<'_, '_, '_> {
     fn link(&mut self, i: usize, dest: &str, title: &str, image: bool) -> usize {
         let range = self.ev[i].1.clone();
         let dest = mentions::restore(dest, &self.r.mentions);
-        let Some(href) = links::sanitize_url(&html::unhide(&dest)) else {
+        let Some(href) = links::sanitize_url(&html::unhide(&dest)).map(|h| self.local(h)) else {
             // Upstream leaves a link it will not make as the text that was typed.
             let raw = &self.src[range];
             self.inline_text(raw);
@@ -534,6 +538,21 @@ impl Walker<'_, '_, '_> {
         i + 1
     }
 
+    /// `href` relative if it points into the realm's web app or uploads.
+    fn local(&self, href: String) -> String {
+        let rest = self
+            .r
+            .realm_url
+            .as_deref()
+            .and_then(|realm| href.strip_prefix(realm))
+            .and_then(|r| r.strip_prefix('/'))
+            .filter(|r| r.starts_with('#') || r.starts_with("user_uploads/"));
+        match rest {
+            Some(rest) => rest.to_string(),
+            None => href,
+        }
+    }
+
     fn mention(&mut self, index: usize) {
         if let Some(m) = self.r.mentions.get(index) {
             mentions::render(m, self.quote > 0, self.out, &mut self.r.result);
@@ -555,12 +574,32 @@ impl Walker<'_, '_, '_> {
         }
     }
 
+    /// Text with global times, bare links and emoji.
     fn links_and_emoji(&mut self, t: &str) {
+        let mut pos = 0;
+        let mut from = 0;
+        while let Some(i) = t[from..].find(html::LT) {
+            let at = from + i;
+            match timestamp::at(&t[at..]) {
+                Some(n) => {
+                    self.bare_links(&t[pos..at]);
+                    timestamp::render(self.out, &t[at..at + n]);
+                    pos = at + n;
+                    from = pos;
+                }
+                None => from = at + html::LT.len_utf8(),
+            }
+        }
+        self.bare_links(&t[pos..]);
+    }
+
+    fn bare_links(&mut self, t: &str) {
         let mut pos = 0;
         while let Some(found) = links::find(t, pos) {
             emoji::push(self.out, &t[pos..found.start]);
             self.out.push_str("<a href=\"");
-            html::attr(self.out, &found.href);
+            let href = self.local(found.href);
+            html::attr(self.out, &href);
             self.out.push_str("\">");
             html::text(self.out, &t[found.start..found.end]);
             self.out.push_str("</a>");

@@ -44,6 +44,9 @@ impl Lookup for Realm {
                 name: ["hamletcharacters", "support team"][i].to_string(),
             })
     }
+    fn realm_url(&self) -> Option<String> {
+        Some("http://zulip.testserver".to_string())
+    }
     fn channel_by_name(&self, name: &str) -> Option<MentionChannel> {
         [(9, "announce"), (5, "Verona"), (7, "core team")]
             .iter()
@@ -739,5 +742,42 @@ fn emphasis_limits_like_upstream() {
         ),
         ("*a\nb*", "<p>*a<br>\nb*</p>"),
         ("***a** b*", "<p><em><strong>a</strong> b</em></p>"),
+    ]);
+}
+
+#[test]
+fn global_times() {
+    check(&[
+        (
+            "Let's meet at <time:2017-06-05T22:30:00Z>.",
+            "<p>Let's meet at <time datetime=\"2017-06-05T22:30:00Z\">2017-06-05T22:30:00Z</time>.</p>",
+        ),
+        (
+            "<time:1496701800>",
+            "<p><time datetime=\"2017-06-05T22:30:00Z\">1496701800</time></p>",
+        ),
+        ("<time:<alert(1)>>", "<p>&lt;time:&lt;alert(1)&gt;&gt;</p>"),
+        (
+            "`<time:1496701800>`",
+            "<p><code>&lt;time:1496701800&gt;</code></p>",
+        ),
+    ]);
+}
+
+#[test]
+fn links_into_the_realm_are_relative() {
+    check(&[
+        (
+            "[foo](http://zulip.testserver/#narrow/stream/1-Denmark)",
+            "<p><a href=\"#narrow/stream/1-Denmark\">foo</a></p>",
+        ),
+        (
+            "[foo](http://zulip.testserver/https://example.com)",
+            "<p><a href=\"http://zulip.testserver/https://example.com\">foo</a></p>",
+        ),
+        (
+            "http://zulip.testserver/#narrow/stream/1-Denmark",
+            "<p><a href=\"#narrow/stream/1-Denmark\">http://zulip.testserver/#narrow/stream/1-Denmark</a></p>",
+        ),
     ]);
 }
