@@ -114,16 +114,22 @@ fn ends_ok(rest: &str) -> bool {
 }
 
 /// The end of a URL path starting at `s[0] == '/'`: non-space, non-quote characters with
-/// balanced parentheses, at most `ends_ok` before what follows. Returns the byte length taken.
+/// balanced parentheses, followed by what [`ends_ok`] accepts. Returns the byte length taken,
+/// or 0.
 fn path_len(s: &str) -> usize {
-    // Like upstream's lazy pattern, take the first end where the parentheses balance and the
-    // rest is acceptable.
+    let seg_end = s
+        .find(|c: char| c.is_whitespace() || c == '"' || c == LT)
+        .unwrap_or(s.len());
+    // ok[i]: whether a URL may end at byte i (one backward pass keeps this linear).
+    let mut ok = vec![false; seg_end + 1];
+    ok[seg_end] = ends_ok(&s[seg_end..]);
+    for (i, c) in s[..seg_end].char_indices().rev() {
+        ok[i] = trailing_punct(c) && ok[i + c.len_utf8()];
+    }
+    // Like upstream's lazy pattern, take the first end where the parentheses balance.
     let mut depth: i32 = 0;
     let mut max_depth = 0;
-    for (i, c) in s.char_indices() {
-        if c.is_whitespace() || c == '"' || c == LT {
-            break;
-        }
+    for (i, c) in s[..seg_end].char_indices() {
         match c {
             '(' => {
                 depth += 1;
@@ -138,7 +144,7 @@ fn path_len(s: &str) -> usize {
             _ => {}
         }
         let end = i + c.len_utf8();
-        if depth == 0 && ends_ok(&s[end..]) {
+        if depth == 0 && ok[end] {
             return if max_depth > 6 { 0 } else { end };
         }
     }

@@ -81,6 +81,17 @@ pub(super) fn normalize(src: &str) -> Normalized<'_> {
             continue;
         }
         if let Some(f) = is_fence(body) {
+            if f.starts_with('~') && body.trim_start()[f.len()..].contains('~') {
+                // Not a fence upstream (a tilde in the info string): plain text.
+                let indent = body.len() - body.trim_start().len();
+                out.push_str(&line[..indent]);
+                out.push('\\');
+                out.push_str(&line[indent..]);
+                changed = true;
+                prev_blank = false;
+                prev_item = false;
+                continue;
+            }
             fence = Some(f.to_string());
             levels.clear();
             prev_blank = false;

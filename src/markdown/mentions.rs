@@ -79,9 +79,16 @@ pub(super) fn tokenize(src: &str, lookup: &dyn Lookup) -> (String, Vec<Mention>)
         }
         let delim = if strong { 2 } else { 1 };
         let name_start = j + delim;
-        let name_len = src[name_start..]
-            .find(['*', '\n'])
-            .unwrap_or(src.len() - name_start);
+        // Names are short (upstream caps them at 100 characters); bounding the search keeps
+        // rendering linear.
+        let mut limit = (name_start + 400).min(src.len());
+        while !src.is_char_boundary(limit) {
+            limit -= 1;
+        }
+        let Some(name_len) = src[name_start..limit].find(['*', '\n']) else {
+            i += 1;
+            continue;
+        };
         let name_end = name_start + name_len;
         let closed = if strong {
             src[name_end..].starts_with("**")

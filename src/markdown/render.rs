@@ -125,16 +125,31 @@ impl<'l> Renderer<'l> {
 
 /// The parser's events with their source ranges, adjacent text joined.
 fn collect<'a>(parser: Parser<'a>) -> Events<'a> {
-    let mut events: Events<'a> = Vec::new();
-    for (event, range) in parser.into_offset_iter() {
-        if let (Event::Text(t), Some((Event::Text(prev), prev_range))) = (&event, events.last_mut())
-        {
-            let joined = format!("{prev}{t}");
-            *prev = CowStr::from(joined);
-            prev_range.end = range.end;
-            continue;
+    let raw: Events<'a> = parser.into_offset_iter().collect();
+    let mut events: Events<'a> = Vec::with_capacity(raw.len());
+    let mut run: Option<(String, Range<usize>)> = None;
+    for (event, range) in raw {
+        if let Event::Text(t) = &event {
+            if let Some((buf, r)) = &mut run {
+                buf.push_str(t);
+                r.end = range.end;
+                continue;
+            }
+            if let Some((Event::Text(prev), prev_range)) = events.last() {
+                let mut buf = String::with_capacity(prev.len() + t.len());
+                buf.push_str(prev);
+                buf.push_str(t);
+                run = Some((buf, prev_range.start..range.end));
+                events.pop();
+                continue;
+            }
+        } else if let Some((buf, r)) = run.take() {
+            events.push((Event::Text(CowStr::from(buf)), r));
         }
         events.push((event, range));
+    }
+    if let Some((buf, r)) = run {
+        events.push((Event::Text(CowStr::from(buf)), r));
     }
     events
 }
@@ -196,7 +211,13 @@ impl Walker<'_, '_, '_> {
                 self.out.push_str("</code>");
             }
             Event::Html(t) | Event::InlineHtml(t) => html::text(self.out, t),
-            Event::SoftBreak | Event::HardBreak => self.out.push_str("<br>\n"),
+            Event::SoftBreak => self.out.push_str("<br>\n"),
+            Event::HardBreak => {
+                // Upstream has no hard-break syntax: the spaces or backslash stay.
+                let raw = self.src[range.clone()].trim_end_matches(['\n', '\r']);
+                html::text(self.out, raw);
+                self.out.push_str("<br>\n");
+            }
             Event::Rule => self.out.push_str("<hr>\n"),
             Event::InlineMath(t) | Event::DisplayMath(t) => html::text(self.out, t),
             Event::FootnoteReference(t) => html::text(self.out, t),

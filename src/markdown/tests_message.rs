@@ -700,6 +700,15 @@ fn timing() {
     }
     let per = start.elapsed() / n;
     println!("{} bytes: {per:?} per render", msg.len());
+    for input in adversarial() {
+        let start = std::time::Instant::now();
+        std::hint::black_box(md(&input));
+        println!(
+            "{:?}…: {:?}",
+            input.chars().take(8).collect::<String>(),
+            start.elapsed()
+        );
+    }
 }
 
 #[test]
@@ -780,4 +789,44 @@ fn links_into_the_realm_are_relative() {
             "<p><a href=\"#narrow/stream/1-Denmark\">http://zulip.testserver/#narrow/stream/1-Denmark</a></p>",
         ),
     ]);
+}
+
+#[test]
+fn small_differences_from_commonmark() {
+    check(&[
+        (
+            "~~~~~~~~xxxxxxxxx:  xxxxxxxxxxxx xxxxx x xxxxxxxx~~~~~~",
+            "<p>~~~~~~~~xxxxxxxxx:  xxxxxxxxxxxx xxxxx x xxxxxxxx~~~~~~</p>",
+        ),
+        ("test  \nbar", "<p>test  <br>\nbar</p>"),
+        (
+            "![alt](https://x.org/a.png)",
+            "<p>!<a href=\"https://x.org/a.png\">alt</a></p>",
+        ),
+        ("- [ ] task", "<ul>\n<li>[ ] task</li>\n</ul>"),
+    ]);
+}
+
+/// Inputs that could make a naive renderer slow.
+fn adversarial() -> Vec<String> {
+    vec![
+        format!("http://a.com/{}x", "!".repeat(9_000)),
+        "@**a ".repeat(2_000),
+        "\\*".repeat(5_000),
+        "(a.b.c ".repeat(1_400),
+        ":a".repeat(5_000),
+        "> ".repeat(5_000),
+        "*a **b ".repeat(1_400),
+        "[a](".repeat(2_500),
+        "1. a\n  ".repeat(1_400),
+        "#**x>y@1** ".repeat(900),
+        "\u{1f468}\u{200d}".repeat(1_400),
+    ]
+}
+
+#[test]
+fn adversarial_inputs_render() {
+    for input in adversarial() {
+        let _ = md(&input);
+    }
 }
