@@ -297,38 +297,44 @@ fn channel_link(target: &str, lookup: &dyn Lookup, out: &mut String) -> Option<(
         out.push_str("</a>");
         return Some(());
     };
-    if channel_name.is_empty() || topic.is_empty() {
+    if channel_name.is_empty() {
         return None;
     }
     let channel = lookup.channel_by_name(channel_name)?;
     let slug = channel_slug(channel.id, &channel.name);
     // `topic@123` links to a message when the part after the last `@` is a number.
-    let message = topic.rsplit_once('@').filter(|(t, id)| {
-        !t.is_empty() && !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())
-    });
-    match message {
-        Some((topic, id)) => {
-            out.push_str(&format!(
-                "<a class=\"message-link\" href=\"/#narrow/channel/{slug}/topic/{}/near/{id}\">#",
-                hash_encode(topic)
-            ));
-            html::text(out, &channel.name);
-            out.push_str(" &gt; ");
-            html::text(out, topic);
-            out.push_str(" @ 💬</a>");
-        }
-        None => {
-            out.push_str(&format!(
-                "<a class=\"stream-topic\" data-stream-id=\"{}\" href=\"/#narrow/channel/{slug}/topic/{}\">#",
-                channel.id,
-                hash_encode(topic)
-            ));
-            html::text(out, &channel.name);
-            out.push_str(" &gt; ");
-            html::text(out, topic);
-            out.push_str("</a>");
-        }
+    let message = topic
+        .rsplit_once('@')
+        .filter(|(_, id)| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()));
+    let (topic, url) = match message {
+        Some((topic, id)) => (topic, format!("{}/near/{id}", hash_encode(topic))),
+        None => match lookup.latest_message_in_topic(channel.id, topic) {
+            Some(id) if topic.is_empty() => (topic, format!("with/{id}")),
+            Some(id) => (topic, format!("{}/with/{id}", hash_encode(topic))),
+            None => (topic, hash_encode(topic)),
+        },
+    };
+    if message.is_some() {
+        out.push_str("<a class=\"message-link\" href=\"");
+    } else {
+        out.push_str(&format!(
+            "<a class=\"stream-topic\" data-stream-id=\"{}\" href=\"",
+            channel.id
+        ));
     }
+    out.push_str(&format!("/#narrow/channel/{slug}/topic/{url}\">#"));
+    html::text(out, &channel.name);
+    out.push_str(" &gt; ");
+    if topic.is_empty() {
+        // Upstream shows the realm's name for the empty topic, "general chat" by default.
+        out.push_str("<em>general chat</em>");
+    } else {
+        html::text(out, topic);
+    }
+    if message.is_some() {
+        out.push_str(" @ 💬");
+    }
+    out.push_str("</a>");
     Some(())
 }
 

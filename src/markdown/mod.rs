@@ -54,6 +54,11 @@ pub trait Lookup {
     fn realm_url(&self) -> Option<String> {
         None
     }
+    /// The newest message in a topic the sender can see, for `#**channel>topic**` links
+    /// (upstream adds `/with/ID` to their URL when there is one).
+    fn latest_message_in_topic(&self, _channel_id: i64, _topic: &str) -> Option<i64> {
+        None
+    }
 }
 
 /// The result of rendering a message.

@@ -44,6 +44,9 @@ impl Lookup for Realm {
                 name: ["hamletcharacters", "support team"][i].to_string(),
             })
     }
+    fn latest_message_in_topic(&self, channel_id: i64, topic: &str) -> Option<i64> {
+        (channel_id == 5 && topic.eq_ignore_ascii_case("lunch")).then_some(214)
+    }
     fn realm_url(&self) -> Option<String> {
         Some("http://zulip.testserver".to_string())
     }
@@ -580,6 +583,22 @@ fn channel_and_topic_links() {
             "<p><a class=\"message-link\" href=\"/#narrow/channel/9-announce/topic/Zulip.20updates/near/214\">#announce &gt; Zulip updates @ 💬</a></p>",
         ),
         ("#**nowhere**", "<p>#<strong>nowhere</strong></p>"),
+        (
+            "#**Verona>lunch**",
+            "<p><a class=\"stream-topic\" data-stream-id=\"5\" href=\"/#narrow/channel/5-Verona/topic/lunch/with/214\">#Verona &gt; lunch</a></p>",
+        ),
+        (
+            "#**announce>**",
+            "<p><a class=\"stream-topic\" data-stream-id=\"9\" href=\"/#narrow/channel/9-announce/topic/\">#announce &gt; <em>general chat</em></a></p>",
+        ),
+        (
+            "#**announce>@214**",
+            "<p><a class=\"message-link\" href=\"/#narrow/channel/9-announce/topic//near/214\">#announce &gt; <em>general chat</em> @ 💬</a></p>",
+        ),
+        (
+            "#**Verona>my topic (1.0)**",
+            "<p><a class=\"stream-topic\" data-stream-id=\"5\" href=\"/#narrow/channel/5-Verona/topic/my.20topic.20.281.2E0.29\">#Verona &gt; my topic (1.0)</a></p>",
+        ),
     ]);
 }
 
