@@ -110,7 +110,6 @@ impl<'l> Renderer<'l> {
             out,
             quote: quote_depth,
             closers: Vec::new(),
-            in_link: 0,
             swap_strong: false,
             in_head: false,
             aligns: Vec::new(),
@@ -182,7 +181,6 @@ struct Walker<'w, 'l, 'a> {
     quote: usize,
     /// What closes each open inline element (`</em>`, or the literal `_` upstream leaves).
     closers: Vec<Cow<'static, str>>,
-    in_link: usize,
     /// The next strong element is the inside of `***x***` (written as `<em>`).
     swap_strong: bool,
     in_head: bool,
@@ -420,10 +418,8 @@ impl Walker<'_, '_, '_> {
                     .push_str(if self.in_head { "</th>\n" } else { "</td>\n" });
                 self.cell += 1;
             }
-            TagEnd::Link | TagEnd::Image => {
-                self.in_link = self.in_link.saturating_sub(1);
-                self.out.push_str("</a>");
-            }
+            // Links are written whole by `link`.
+            TagEnd::Link | TagEnd::Image => {}
             TagEnd::CodeBlock
             | TagEnd::FootnoteDefinition
             | TagEnd::DefinitionList
@@ -530,31 +526,23 @@ impl Walker<'_, '_, '_> {
             self.out.push('"');
         }
         self.out.push('>');
+        // Upstream shows the link text as typed (no Markdown inside), or the target if there
+        // is none.
         let end = self.skip_element(i);
-        let empty = self.ev[i + 1..end.saturating_sub(1).max(i + 1)]
-            .iter()
-            .all(|(e, _)| matches!(e, Event::Text(t) if t.trim().is_empty()));
-        if empty {
-            // A link without text shows its target.
-            html::text(self.out, &href);
-            self.out.push_str("</a>");
-            return end;
+        let inner = &self.ev[i + 1..end.saturating_sub(1).max(i + 1)];
+        let label = match (inner.first(), inner.last()) {
+            (Some((_, first)), Some((_, last))) => self.src.get(first.start..last.end),
+            _ => None,
+        };
+        match label.filter(|l| !l.trim().is_empty()) {
+            Some(label) => self.code_text(label),
+            None => html::text(self.out, &href),
         }
-        self.in_link += 1;
-        i + 1
+        self.out.push_str("</a>");
+        end
     }
 
     fn text(&mut self, i: usize, t: &str) -> usize {
-        if self.in_link > 0 {
-            // Link text gets mentions but no links or emoji.
-            for piece in mentions::pieces(t) {
-                match piece {
-                    Piece::Text(t) => html::text(self.out, t),
-                    Piece::Token(m) => self.mention(m),
-                }
-            }
-            return i + 1;
-        }
         self.inline_text(t);
         i + 1
     }

@@ -347,6 +347,10 @@ fn links_like_upstream() {
             "<p><a href=\"tel:+14155551234\">call me</a> <a href=\"sms:+14155551234\">or maybe not</a></p>",
         ),
         (
+            "[**not bold** `x`](https://x.org)",
+            "<p><a href=\"https://x.org\">**not bold** `x`</a></p>",
+        ),
+        (
             "**[Static types](https://blog.zulip.com/x)**",
             "<p><strong><a href=\"https://blog.zulip.com/x\">Static types</a></strong></p>",
         ),
@@ -504,12 +508,21 @@ fn user_mentions() {
             "<p><span class=\"user-mention\" data-user-id=\"14\">@&lt;b&gt;Bold&lt;/b&gt;</span></p>",
         ),
         ("`@**King Hamlet**`", "<p><code>@**King Hamlet**</code></p>"),
+        (
+            "[@**King Hamlet** :octopus:](https://x.org)",
+            "<p><a href=\"https://x.org\">@**King Hamlet** :octopus:</a></p>",
+        ),
     ]);
     let r = render_message("@**King Hamlet** @_**Mark Twin|12** @**|13**", &Realm);
     assert_eq!(r.mentioned_users, BTreeSet::from([10, 13]));
     assert!(!r.channel_wildcard && !r.topic_wildcard);
-    let r = render_message("```\n@**King Hamlet**\n```", &Realm);
-    assert!(r.mentioned_users.is_empty(), "{}", r.html);
+    for quoted in [
+        "```\n@**King Hamlet**\n```",
+        "[@**King Hamlet**](https://x.org)",
+    ] {
+        let r = render_message(quoted, &Realm);
+        assert!(r.mentioned_users.is_empty(), "{}", r.html);
+    }
 }
 
 #[test]
