@@ -2,6 +2,8 @@
 //! topic and message links (`#**channel**`, `#**channel>topic**`, `#**channel>topic@id**`),
 //! rendered as upstream does.
 
+use std::collections::HashMap;
+
 use super::html;
 use super::{Lookup, Rendered};
 
@@ -22,7 +24,7 @@ pub(super) fn may_follow(prev: Option<char>) -> bool {
 }
 
 /// What a mention names.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(super) enum Target {
     User {
         id: i64,
@@ -57,6 +59,7 @@ pub(super) const TOKEN_END: char = '\u{E001}';
 /// as plain text. Unknown names stay as typed (and render as ordinary Markdown).
 pub(super) fn tokenize(src: &str, lookup: &dyn Lookup) -> (String, Vec<Mention>) {
     let mut found = Vec::new();
+    let mut cache: HashMap<(u8, bool, String), Option<Target>> = HashMap::new();
     let mut out = String::new();
     let mut last = 0;
     let mut i = 0;
@@ -100,16 +103,25 @@ pub(super) fn tokenize(src: &str, lookup: &dyn Lookup) -> (String, Vec<Mention>)
             continue;
         }
         let name = html::unhide(&src[name_start..name_end]);
-        let target = match (b, strong) {
-            (b'#', _) => {
-                let mut link = String::new();
-                channel_link(&name, lookup, &mut link).map(|()| Target::Link(link))
+        // Each name is looked up once per message.
+        let key = (b, strong, name.to_string());
+        let target = match cache.get(&key) {
+            Some(target) => target.clone(),
+            None => {
+                let target = match (b, strong) {
+                    (b'#', _) => {
+                        let mut link = String::new();
+                        channel_link(&name, lookup, &mut link).map(|()| Target::Link(link))
+                    }
+                    (_, true) => user_target(&name, lookup),
+                    (_, false) => lookup.group_by_name(&name).map(|g| Target::Group {
+                        id: g.id,
+                        name: g.name,
+                    }),
+                };
+                cache.insert(key, target.clone());
+                target
             }
-            (_, true) => user_target(&name, lookup),
-            (_, false) => lookup.group_by_name(&name).map(|g| Target::Group {
-                id: g.id,
-                name: g.name,
-            }),
         };
         let end = name_end + delim;
         let Some(target) = target else {

@@ -526,6 +526,36 @@ fn user_mentions() {
 }
 
 #[test]
+fn each_name_is_looked_up_once() {
+    struct Counting(std::cell::Cell<usize>);
+    impl Lookup for Counting {
+        fn users_by_name(&self, name: &str) -> Vec<MentionUser> {
+            self.0.set(self.0.get() + 1);
+            Realm.users_by_name(name)
+        }
+        fn user_by_id(&self, id: i64) -> Option<MentionUser> {
+            self.0.set(self.0.get() + 1);
+            Realm.user_by_id(id)
+        }
+        fn group_by_name(&self, name: &str) -> Option<MentionGroup> {
+            self.0.set(self.0.get() + 1);
+            Realm.group_by_name(name)
+        }
+        fn channel_by_name(&self, name: &str) -> Option<MentionChannel> {
+            self.0.set(self.0.get() + 1);
+            Realm.channel_by_name(name)
+        }
+    }
+    let lookup = Counting(std::cell::Cell::new(0));
+    let r = render_message(
+        &"@**King Hamlet** @**Nobody** #**Verona** ".repeat(50),
+        &lookup,
+    );
+    assert_eq!(lookup.0.get(), 3);
+    assert_eq!(r.mentioned_users, BTreeSet::from([10]));
+}
+
+#[test]
 fn wildcard_mentions() {
     for name in ["all", "everyone", "channel", "stream"] {
         let r = render_message(&format!("@**{name}**"), &Realm);
