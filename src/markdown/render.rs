@@ -258,7 +258,10 @@ impl Walker<'_, '_, '_> {
                     self.closers.push(if underline.starts_with('-') {
                         "</p>\n<hr>\n".into()
                     } else {
-                        format!("<br>\n{underline}</p>\n").into()
+                        let mut close = String::from("<br>\n");
+                        html::text(&mut close, underline);
+                        close.push_str("</p>\n");
+                        close.into()
                     });
                 }
             }
@@ -522,7 +525,7 @@ impl Walker<'_, '_, '_> {
         self.out.push('"');
         if !title.is_empty() {
             self.out.push_str(" title=\"");
-            html::attr(self.out, title);
+            html::attr(self.out, &mentions::restore(title, &self.r.mentions));
             self.out.push('"');
         }
         self.out.push('>');

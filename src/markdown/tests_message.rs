@@ -678,42 +678,166 @@ fn nothing_executable_gets_through() {
         "[x](<javascript:alert(1)>)",
     ];
     for input in nasty {
-        let html = md(input);
-        // Every tag in the output is one the renderer writes, with no event handlers and no
-        // unsafe link.
-        for tag in html
-            .split('<')
-            .skip(1)
-            .map(|t| t.split('>').next().unwrap_or(""))
-        {
-            let name = tag
-                .trim_start_matches('/')
-                .split([' ', '>'])
-                .next()
-                .unwrap_or("");
+        assert_only_our_tags(input, &md(input));
+    }
+}
+
+/// Every tag in `html` is one the renderer writes, without event handlers or unsafe links.
+fn assert_only_our_tags(input: &str, html: &str) {
+    const TAGS: &[&str] = &[
+        "p",
+        "a",
+        "br",
+        "code",
+        "pre",
+        "span",
+        "div",
+        "strong",
+        "em",
+        "del",
+        "blockquote",
+        "ul",
+        "ol",
+        "li",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "time",
+    ];
+    for tag in html
+        .split('<')
+        .skip(1)
+        .map(|t| t.split('>').next().unwrap_or(""))
+    {
+        let name = tag
+            .trim_start_matches('/')
+            .split([' ', '>'])
+            .next()
+            .unwrap_or("");
+        assert!(TAGS.contains(&name), "{input:?} → {html}");
+        assert!(!tag.contains(" on"), "{input:?} → {html}");
+        for bad in ["javascript", "data:", "vbscript"] {
             assert!(
-                [
-                    "p",
-                    "a",
-                    "br",
-                    "code",
-                    "pre",
-                    "span",
-                    "div",
-                    "strong",
-                    "em",
-                    "del",
-                    "blockquote"
-                ]
-                .contains(&name),
-                "{input} → {html}"
+                !tag.contains(&format!("href=\"{bad}")),
+                "{input:?} → {html}"
             );
-            assert!(!tag.contains(" on"), "{input} → {html}");
-            assert!(!tag.contains("href=\"javascript"), "{input} → {html}");
-            assert!(!tag.contains("href=\"data"), "{input} → {html}");
-            assert!(!tag.contains("href=\"vbscript"), "{input} → {html}");
+        }
+        // Attribute values are quoted and contain no stray quotes or angle brackets.
+        assert_eq!(tag.matches('"').count() % 2, 0, "{input:?} → {html}");
+    }
+}
+
+#[test]
+fn random_inputs_render_safely() {
+    const ALPHABET: &[&str] = &[
+        "*",
+        "**",
+        "_",
+        "~~",
+        "`",
+        "```",
+        "~~~",
+        "[",
+        "]",
+        "(",
+        ")",
+        "<",
+        ">",
+        "#",
+        "@",
+        "@_",
+        ":",
+        "!",
+        "\n",
+        "\n\n",
+        " ",
+        "  ",
+        "-",
+        "+",
+        "1.",
+        "3)",
+        "|",
+        "\\",
+        "&",
+        ";",
+        "\"",
+        "'",
+        "a",
+        "King Hamlet",
+        "all",
+        "topic",
+        "Verona",
+        "hamletcharacters",
+        "octopus",
+        "http://",
+        "x.com",
+        "/",
+        "quote",
+        "spoiler",
+        "math",
+        "time:",
+        "2017-06-05",
+        "\u{1f4a9}",
+        "\u{200d}",
+        "\u{fe0f}",
+        "\u{2E4E}",
+        "\u{E000}",
+        "\u{E001}",
+        "\t",
+        "    ",
+        "|---|",
+        "javascript:",
+        "<script>",
+        "\"onerror=",
+        "é",
+    ];
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..3_000 {
+        let len = (next() % 60) as usize;
+        let input: String = (0..len)
+            .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+            .collect();
+        let html = md(&input);
+        assert_only_our_tags(&input, &html);
+        assert_balanced(&input, &html);
+    }
+}
+
+/// Every element in `html` is closed, in order.
+fn assert_balanced(input: &str, html: &str) {
+    let mut open: Vec<&str> = Vec::new();
+    for tag in html
+        .split('<')
+        .skip(1)
+        .map(|t| t.split('>').next().unwrap_or(""))
+    {
+        let name = tag.trim_start_matches('/').split(' ').next().unwrap_or("");
+        if name == "br" || name == "hr" {
+            continue;
+        }
+        if tag.starts_with('/') {
+            assert_eq!(open.pop(), Some(name), "{input:?} → {html}");
+        } else {
+            open.push(name);
         }
     }
+    assert!(open.is_empty(), "{input:?} → {html}");
 }
 
 #[test]
