@@ -120,9 +120,19 @@ pub(super) fn normalize(src: &str) -> Normalized<'_> {
             out.push_str(line);
             continue;
         }
+        let ordered = marker > 1;
+        if ordered && body[typed + marker - 1..].starts_with(')') {
+            // Upstream has no `1)` lists: keep the line as text.
+            out.push_str(&line[..typed + marker - 1]);
+            out.push('\\');
+            out.push_str(&line[typed + marker - 1..]);
+            changed = true;
+            prev_blank = false;
+            prev_item = false;
+            continue;
+        }
         // An item hanging off a paragraph line gets the blank line upstream inserts, when
         // CommonMark would not start a list there by itself.
-        let ordered = marker > 1;
         let number = &body[typed..typed + marker - 1];
         let starts_at_one = number.trim_start_matches('0') == "1";
         let hangs = !prev_blank && !prev_item && levels.is_empty();
@@ -205,5 +215,6 @@ mod tests {
     fn hanging_ordered_lists() {
         assert_eq!(normalize("Steps:\n3. a\n4. b").src, "Steps:\n\n3. a\n4. b");
         assert_eq!(normalize("Steps:\n1. a").src, "Steps:\n1. a");
+        assert_eq!(normalize("1) a\n2) b").src, "1\\) a\n2\\) b");
     }
 }

@@ -990,6 +990,7 @@ fn small_differences_from_commonmark() {
             "<p>!<a href=\"https://x.org/a.png\">alt</a></p>",
         ),
         ("- [ ] task", "<ul>\n<li>[ ] task</li>\n</ul>"),
+        ("1) a\n2) b", "<p>1) a<br>\n2) b</p>"),
     ]);
 }
 
