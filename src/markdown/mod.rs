@@ -3,6 +3,19 @@
 //! CommonMark (pulldown-cmark) with Zulip's habits that matter here: a single newline is a line
 //! break, raw HTML is shown as text, and links keep only safe schemes. Pure functions: anything
 //! the renderer must know about the realm (users, groups, channels) comes through [`Lookup`].
+//!
+//! [`render_message`] renders chat messages as upstream Zulip does (its HTML layout, mentions,
+//! channel links, emoji, code blocks, quotes, spoilers, global times); the parts:
+//! - `render`: walks pulldown-cmark's events and writes upstream's HTML layout;
+//! - `mentions`: user, group and wildcard mentions and channel/topic links;
+//! - `lists`: upstream's list nesting and hanging lists, rewritten for CommonMark;
+//! - `code`: code blocks and fence info strings; `links`: link sanitising and bare links;
+//! - `emoji`, `timestamp`, `html` (escaping).
+//!
+//! Known differences from upstream: no syntax colouring inside code blocks (the structure and
+//! `data-code-language` are kept), no TeX (`math` blocks render as upstream's `tex-error`),
+//! no image previews or linkifiers, emoji names from the `emojis` crate (upstream uses its own
+//! names, e.g. `:smile:`), and CommonMark's backslash escapes and entities.
 
 mod code;
 mod emoji;
