@@ -31,7 +31,8 @@ pub(super) fn classify(info: &str) -> Fence<'_> {
     let rest = body[lang_len..]
         .strip_prefix('}')
         .unwrap_or(&body[lang_len..]);
-    match lang.to_ascii_lowercase().as_str() {
+    // Upstream matches these names exactly (`Quote` is a code block's language).
+    match lang {
         "quote" | "quoted" => Fence::Quote,
         "spoiler" => Fence::Spoiler(rest.trim()),
         "math" => Fence::Math,
@@ -159,6 +160,7 @@ mod tests {
         assert_eq!(classify("spoiler My header"), Fence::Spoiler("My header"));
         assert_eq!(classify("spoiler"), Fence::Spoiler(""));
         assert_eq!(classify("math"), Fence::Math);
+        assert_eq!(classify("Quote"), Fence::Code("Quote"));
     }
 
     #[test]
