@@ -3,10 +3,32 @@
 //! CommonMark (pulldown-cmark) with Zulip's habits that matter here: a single newline is a line
 //! break, raw HTML is shown as text, and links keep only safe schemes. Pure functions: anything
 //! the renderer must know about the realm (users, groups, channels) comes through [`Lookup`].
+//!
+//! [`render_message`] renders chat messages as upstream Zulip does (its HTML layout, mentions,
+//! channel links, emoji, code blocks, quotes, spoilers, global times); the parts:
+//! - `render`: walks pulldown-cmark's events and writes upstream's HTML layout;
+//! - `mentions`: user, group and wildcard mentions and channel/topic links;
+//! - `lists`: upstream's list nesting and hanging lists, rewritten for CommonMark;
+//! - `code`: code blocks and fence info strings; `links`: link sanitising and bare links;
+//! - `emoji`, `timestamp`, `html` (escaping).
+//!
+//! Known differences from upstream: no syntax colouring inside code blocks (the structure and
+//! `data-code-language` are kept), no TeX (`math` blocks render as upstream's `tex-error`),
+//! no image previews or linkifiers, emoji names from the `emojis` crate (upstream uses its own
+//! names, e.g. `:smile:`), and CommonMark's backslash escapes and entities.
+
+mod code;
+mod emoji;
+mod html;
+mod links;
+mod lists;
+mod mentions;
+mod render;
+mod timestamp;
 
 use std::collections::BTreeSet;
 
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
 /// A user a mention can name.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,6 +61,17 @@ pub trait Lookup {
     fn group_by_name(&self, name: &str) -> Option<MentionGroup>;
     /// The channel with this name, ignoring case, if the sender may link to it.
     fn channel_by_name(&self, name: &str) -> Option<MentionChannel>;
+    /// The realm's URL (`https://chat.example.com`, no trailing slash). Links into the realm's
+    /// web app (`…/#narrow/…`) and to uploads (`…/user_uploads/…`) are made relative, as
+    /// upstream does.
+    fn realm_url(&self) -> Option<String> {
+        None
+    }
+    /// The newest message in a topic the sender can see, for `#**channel>topic**` links
+    /// (upstream adds `/with/ID` to their URL when there is one).
+    fn latest_message_in_topic(&self, _channel_id: i64, _topic: &str) -> Option<i64> {
+        None
+    }
 }
 
 /// The result of rendering a message.
@@ -57,12 +90,16 @@ pub struct Rendered {
     pub is_me_message: bool,
 }
 
-/// Renders a chat message with Zulip's syntax on top of CommonMark.
-pub fn render_message(content: &str, _lookup: &dyn Lookup) -> Rendered {
+/// Renders a chat message with Zulip's syntax on top of CommonMark, as upstream's renderer
+/// lays out its HTML.
+pub fn render_message(content: &str, lookup: &dyn Lookup) -> Rendered {
+    let mut renderer = render::Renderer::new(lookup);
+    let mut html = String::with_capacity(content.len() + content.len() / 4 + 16);
+    renderer.message(content, &mut html);
     Rendered {
-        html: render(content),
+        html,
         is_me_message: content.starts_with("/me "),
-        ..Rendered::default()
+        ..renderer.result
     }
 }
 
@@ -114,7 +151,7 @@ pub fn render(text: &str) -> String {
         other => other,
     });
     let mut out = String::new();
-    html::push_html(&mut out, events);
+    pulldown_cmark::html::push_html(&mut out, events);
     out.trim_end_matches('\n').to_string()
 }
 
@@ -139,3 +176,6 @@ mod tests {
         assert!(render("[x](https://example.com)").contains("href=\"https://example.com\""));
     }
 }
+
+#[cfg(test)]
+mod tests_message;
