@@ -876,28 +876,6 @@ fn big_message_renders() {
 
 /// `cargo test --release --lib markdown::tests_message::timing -- --ignored --nocapture`
 #[test]
-#[ignore]
-fn timing() {
-    let msg = big_message();
-    let n = 200;
-    let start = std::time::Instant::now();
-    for _ in 0..n {
-        std::hint::black_box(render_message(std::hint::black_box(&msg), &Realm));
-    }
-    let per = start.elapsed() / n;
-    println!("{} bytes: {per:?} per render", msg.len());
-    for input in adversarial() {
-        let start = std::time::Instant::now();
-        std::hint::black_box(md(&input));
-        println!(
-            "{:?}…: {:?}",
-            input.chars().take(8).collect::<String>(),
-            start.elapsed()
-        );
-    }
-}
-
-#[test]
 fn nested_lists_like_upstream() {
     check(&[
         (

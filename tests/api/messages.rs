@@ -860,3 +860,128 @@ async fn starting_a_topic_follows_it() {
     assert_eq!(o.ids(&o.alice, json!([["is", "followed"]])).await.len(), 2);
     assert!(o.ids(&o.bob, json!([["is", "followed"]])).await.is_empty());
 }
+
+#[tokio::test]
+async fn mentions_and_wildcards_set_flags() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let direct = o
+        .send_channel(&o.alice, "general", "t", "hi @**Bob Bee**")
+        .await;
+    let silent = o
+        .send_channel(&o.alice, "general", "t", "hi @_**Bob Bee**")
+        .await;
+    let outsider = o
+        .send_channel(&o.alice, "general", "t", "hi @**Ada Admin**")
+        .await;
+    let everyone = o
+        .send_channel(&o.alice, "general", "t", "hi @**all**")
+        .await;
+    let r = o
+        .srv
+        .get(&format!("/api/v1/messages/{direct}"), &o.bob, &[])
+        .await;
+    let m = &r.assert_success("GET /messages/{message_id}")["message"];
+    assert_eq!(m["flags"], json!(["mentioned"]));
+    assert!(
+        m["content"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("data-user-id=\"{}\"", o.bob.id))
+    );
+    let r = o
+        .srv
+        .get(&format!("/api/v1/messages/{silent}"), &o.bob, &[])
+        .await;
+    assert_eq!(r.body["message"]["flags"], json!([]));
+    let r = o
+        .srv
+        .get(&format!("/api/v1/messages/{everyone}"), &o.bob, &[])
+        .await;
+    assert_eq!(
+        r.body["message"]["flags"],
+        json!(["stream_wildcard_mentioned", "wildcard_mentioned"])
+    );
+    // Mentioning someone who does not receive the message sets nothing for them.
+    let r = o
+        .srv
+        .get(&format!("/api/v1/messages/{outsider}"), &o.admin, &[])
+        .await;
+    assert_eq!(r.body["message"]["flags"], json!(["read", "historical"]));
+    assert_eq!(
+        o.ids(&o.bob, json!([["is", "mentioned"]])).await,
+        vec![direct, everyone]
+    );
+    // @**topic** notifies those who took part in the topic.
+    o.send_channel(&o.bob, "general", "party", "i am here")
+        .await;
+    let topic = o
+        .send_channel(&o.alice, "general", "party", "ping @**topic**")
+        .await;
+    let r = o
+        .srv
+        .get(&format!("/api/v1/messages/{topic}"), &o.bob, &[])
+        .await;
+    assert_eq!(
+        r.body["message"]["flags"],
+        json!(["topic_wildcard_mentioned", "wildcard_mentioned"])
+    );
+}
+
+#[tokio::test]
+async fn wildcards_in_large_channels_need_permission() {
+    let o = org().await;
+    let mut crowd = Vec::new();
+    for i in 0..16 {
+        crowd.push(
+            o.srv
+                .user(
+                    &format!("crowd{i}@example.com"),
+                    &format!("Crowd Member {i}"),
+                    outpost::model::Role::Member,
+                )
+                .await,
+        );
+    }
+    let mut members: Vec<&TestUser> = crowd.iter().collect();
+    members.push(&o.alice);
+    members.push(&o.admin);
+    o.channel(&o.alice, "big", &members, &[]).await;
+    let r = o
+        .srv
+        .post(
+            "/api/v1/messages",
+            &o.alice,
+            &[
+                ("type", "stream"),
+                ("to", "big"),
+                ("topic", "t"),
+                ("content", "@**everyone** look"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        r.assert_error(400, "STREAM_WILDCARD_MENTION_NOT_ALLOWED")["msg"],
+        "You do not have permission to use channel wildcard mentions in this channel."
+    );
+    o.send_channel(&o.admin, "big", "t", "@**everyone** look")
+        .await;
+    for u in crowd.iter().take(16) {
+        o.send_channel(u, "big", "busy", "me too").await;
+    }
+    let r = o
+        .srv
+        .post(
+            "/api/v1/messages",
+            &o.alice,
+            &[
+                ("type", "stream"),
+                ("to", "big"),
+                ("topic", "busy"),
+                ("content", "@**topic** hi"),
+            ],
+        )
+        .await;
+    r.assert_error(400, "TOPIC_WILDCARD_MENTION_NOT_ALLOWED");
+}

@@ -87,6 +87,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
     let topic = req.topic.as_deref().map(normalize_topic).transpose()?;
     let user = user.clone();
     let now = crate::time::now_secs();
+    let realm_url = state.config.chat.external_url.clone();
     state
         .db
         .write(move |tx| {
@@ -132,6 +133,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                     &DbLookup {
                         conn: tx,
                         sender: &user,
+                        realm_url: &realm_url,
                     },
                 );
                 db::add_edit(

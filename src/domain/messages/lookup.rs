@@ -10,6 +10,8 @@ use crate::model::User;
 pub struct DbLookup<'a> {
     pub conn: &'a Connection,
     pub sender: &'a User,
+    /// The realm's external URL, for making links into the realm relative.
+    pub realm_url: &'a str,
 }
 
 impl Lookup for DbLookup<'_> {
@@ -58,6 +60,20 @@ impl Lookup for DbLookup<'_> {
                 })
             })
             .optional()
+            .ok()?
+    }
+
+    fn realm_url(&self) -> Option<String> {
+        Some(self.realm_url.to_string())
+    }
+
+    fn latest_message_in_topic(&self, channel_id: i64, topic: &str) -> Option<i64> {
+        self.conn
+            .prepare_cached(
+                "SELECT max(id) FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE",
+            )
+            .ok()?
+            .query_row(rusqlite::params![channel_id, topic], |r| r.get(0))
             .ok()?
     }
 

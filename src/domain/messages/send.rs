@@ -242,7 +242,13 @@ fn receives(
     }
 }
 
-fn prepare(c: &Connection, sender: &User, new: &NewMessage, content: String) -> Result<Prepared> {
+fn prepare(
+    c: &Connection,
+    sender: &User,
+    new: &NewMessage,
+    content: String,
+    realm_url: &str,
+) -> Result<Prepared> {
     let (channel, topic, dm_members) = match &new.recipient {
         Recipient::Users(refs) => (None, String::new(), Some(resolve_users(c, sender, refs)?)),
         r => {
@@ -256,8 +262,14 @@ fn prepare(c: &Connection, sender: &User, new: &NewMessage, content: String) -> 
             (Some(ch), topic, None)
         }
     };
-    let rendered: Rendered =
-        crate::markdown::render_message(&content, &DbLookup { conn: c, sender });
+    let rendered: Rendered = crate::markdown::render_message(
+        &content,
+        &DbLookup {
+            conn: c,
+            sender,
+            realm_url,
+        },
+    );
     let ch_id = channel.as_ref().map(|ch| ch.id);
     let mut wildcard_bits = 0;
     if let Some(ch) = &channel {
@@ -351,9 +363,10 @@ fn prepare(c: &Connection, sender: &User, new: &NewMessage, content: String) -> 
 pub async fn send(state: &AppState, sender: &User, new: NewMessage) -> Result<Sent> {
     let content = normalize_content(&new.content)?;
     let reader = sender.clone();
+    let realm_url = state.config.chat.external_url.clone();
     let prepared = state
         .db
-        .read(move |c| prepare(c, &reader, &new, content).map(|p| (p, new.local)))
+        .read(move |c| prepare(c, &reader, &new, content, &realm_url).map(|p| (p, new.local)))
         .await?;
     let (mut prepared, local) = prepared;
     let sender_id = sender.id;
