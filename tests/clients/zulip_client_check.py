@@ -116,6 +116,96 @@ def _():
     assert r["code"] == "UNAUTHORIZED", r
 
 
+@check("subscribe and send a channel message")
+def _():
+    r = owner.add_subscriptions(streams=[{"name": "client-check", "description": "From **python**"}])
+    assert r["result"] == "success", r
+    assert r["subscribed"] == {str(OWNER["user_id"]): ["client-check"]}, r
+    state["channel_id"] = owner.get_stream_id("client-check")["stream_id"]
+    subs = owner.get_subscriptions()["subscriptions"]
+    assert any(s["name"] == "client-check" for s in subs), subs
+    r = owner.send_message(
+        {"type": "stream", "to": "client-check", "topic": "greetings", "content": "hello **world**"}
+    )
+    assert r["result"] == "success", r
+    state["channel_msg"] = r["id"]
+
+
+@check("send a direct message by user id")
+def _():
+    r = owner.send_message({"type": "private", "to": [state["newbie"]], "content": "psst"})
+    assert r["result"] == "success", r
+    state["dm"] = r["id"]
+
+
+@check("get_messages with narrows")
+def _():
+    r = owner.get_messages(
+        {
+            "anchor": "newest",
+            "num_before": 10,
+            "num_after": 0,
+            "narrow": [{"operator": "channel", "operand": "client-check"}, {"operator": "topic", "operand": "greetings"}],
+        }
+    )
+    assert r["result"] == "success", r
+    assert [m["id"] for m in r["messages"]] == [state["channel_msg"]], r
+    m = r["messages"][0]
+    assert m["content"] == "<p>hello <strong>world</strong></p>", m
+    assert m["subject"] == "greetings" and m["display_recipient"] == "client-check", m
+    dms = owner.get_messages({"anchor": "newest", "num_before": 10, "num_after": 0, "narrow": [["is", "dm"]]})
+    assert [m["id"] for m in dms["messages"]] == [state["dm"]], dms
+    found = owner.get_messages(
+        {"anchor": "newest", "num_before": 10, "num_after": 0, "narrow": [{"operator": "search", "operand": "hello"}]}
+    )
+    assert [m["id"] for m in found["messages"]] == [state["channel_msg"]], found
+
+
+@check("edit a message")
+def _():
+    r = owner.update_message({"message_id": state["channel_msg"], "content": "hello again"})
+    assert r["result"] == "success", r
+    r = owner.get_raw_message(state["channel_msg"])
+    assert r["raw_content"] == "hello again", r
+    assert r["message"]["edit_history"][0]["prev_content"] == "hello **world**", r
+
+
+@check("react and unreact")
+def _():
+    r = owner.add_reaction({"message_id": state["channel_msg"], "emoji_name": "octopus"})
+    assert r["result"] == "success", r
+    m = owner.get_raw_message(state["channel_msg"])["message"]
+    assert [x["emoji_name"] for x in m["reactions"]] == ["octopus"], m
+    r = owner.add_reaction({"message_id": state["channel_msg"], "emoji_name": "octopus"})
+    assert r["code"] == "REACTION_ALREADY_EXISTS", r
+    r = owner.remove_reaction({"message_id": state["channel_msg"], "emoji_name": "octopus"})
+    assert r["result"] == "success", r
+
+
+@check("topics, flags and mark as read")
+def _():
+    topics = owner.get_stream_topics(state["channel_id"])
+    assert [t["name"] for t in topics["topics"]] == ["greetings"], topics
+    r = owner.update_message_flags({"messages": [state["channel_msg"]], "op": "add", "flag": "starred"})
+    assert r["result"] == "success", r
+    r = owner.mark_all_as_read()
+    assert r["result"] == "success", r
+
+
+@check("delete a message")
+def _():
+    r = owner.delete_message(state["dm"])
+    assert r["result"] == "success", r
+    r = owner.get_raw_message(state["dm"])
+    assert r["result"] == "error" and r["msg"] == "Invalid message(s)", r
+
+
+@check("sending to a missing channel gives STREAM_DOES_NOT_EXIST")
+def _():
+    r = owner.send_message({"type": "stream", "to": "nowhere", "topic": "t", "content": "x"})
+    assert r["code"] == "STREAM_DOES_NOT_EXIST" and r["stream"] == "nowhere", r
+
+
 failed = sum(1 for _, err in results if err)
 print(f"zulip-client: {len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
