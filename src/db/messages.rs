@@ -270,26 +270,28 @@ pub fn prune_flags_below(
 }
 
 pub fn reactions_for(c: &Connection, ids: &[MessageId]) -> Result<Vec<Reaction>> {
-    let mut st = c.prepare_cached(
-        "SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions \
-         WHERE message_id = ?1 ORDER BY id",
-    )?;
-    let mut out = Vec::new();
-    for id in ids {
-        let rows = st.query_map([id.0], |r| {
-            Ok(Reaction {
-                message_id: MessageId(r.get(0)?),
-                user_id: UserId(r.get(1)?),
-                emoji_name: r.get(2)?,
-                emoji_code: r.get(3)?,
-                reaction_type: r.get(4)?,
-            })
-        })?;
-        for r in rows {
-            out.push(r?);
-        }
+    if ids.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(out)
+    let list = ids
+        .iter()
+        .map(|i| i.0.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut st = c.prepare(&format!(
+        "SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions \
+         WHERE message_id IN ({list}) ORDER BY id"
+    ))?;
+    let rows = st.query_map([], |r| {
+        Ok(Reaction {
+            message_id: MessageId(r.get(0)?),
+            user_id: UserId(r.get(1)?),
+            emoji_name: r.get(2)?,
+            emoji_code: r.get(3)?,
+            reaction_type: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 pub fn add_reaction(c: &Connection, r: &Reaction) -> Result<bool> {
