@@ -70,6 +70,9 @@ struct Args {
     /// `synchronous = "normal"` instead of the durable default.
     #[arg(long)]
     normal_sync: bool,
+    /// Total requests per second to aim for (all connections together); unpaced if absent.
+    #[arg(long)]
+    rate: Option<f64>,
     /// Worker threads of the in-process server's runtime.
     #[arg(long, default_value_t = 2)]
     server_threads: usize,
@@ -267,7 +270,12 @@ fn main() {
         .enable_all()
         .build()
         .expect("client runtime");
-    let report = client_rt.block_on(run_load(addr, specs, Duration::from_secs(args.seconds)));
+    let report = client_rt.block_on(run_load(
+        addr,
+        specs,
+        Duration::from_secs(args.seconds),
+        args.rate,
+    ));
     println!(
         "scenario={} connections={} seconds={} requests={} errors={} req/s={:.0} p50={}us p90={}us p99={}us max={}us",
         args.scenario,
@@ -365,15 +373,22 @@ impl Report {
     }
 }
 
-async fn run_load(addr: SocketAddr, specs: Vec<Spec>, measure: Duration) -> Report {
+async fn run_load(
+    addr: SocketAddr,
+    specs: Vec<Spec>,
+    measure: Duration,
+    rate: Option<f64>,
+) -> Report {
     let warmup_end = Instant::now() + Duration::from_secs(1);
     let end = warmup_end + measure;
     let counter = Arc::new(AtomicU64::new(0));
+    // With a target rate, each connection sends on its own fixed schedule.
+    let interval = rate.map(|r| Duration::from_secs_f64(specs.len() as f64 / r));
     let mut tasks = Vec::with_capacity(specs.len());
     for spec in specs {
         let counter = Arc::clone(&counter);
         tasks.push(tokio::spawn(connection_loop(
-            addr, spec, counter, warmup_end, end,
+            addr, spec, counter, warmup_end, end, interval,
         )));
     }
     let mut report = Report {
@@ -397,9 +412,11 @@ async fn connection_loop(
     counter: Arc<AtomicU64>,
     warmup_end: Instant,
     end: Instant,
+    interval: Option<Duration>,
 ) -> (Vec<u32>, u64) {
     let mut latencies = Vec::new();
     let mut errors = 0u64;
+    let mut next_send = Instant::now();
     'reconnect: while Instant::now() < end {
         let Ok(stream) = TcpStream::connect(addr).await else {
             errors += 1;
@@ -431,6 +448,13 @@ async fn connection_loop(
                 None => Bytes::new(),
             };
             let req = req.body(Full::new(body)).expect("request");
+            if let Some(every) = interval {
+                // Timer wake-ups are coarse (about a millisecond), so latency is taken from the
+                // moment the request actually leaves; falling behind the schedule shows up as a
+                // lower achieved rate.
+                tokio::time::sleep_until(next_send.into()).await;
+                next_send += every;
+            }
             let started = Instant::now();
             let ok = match sender.send_request(req).await {
                 Ok(res) => {
