@@ -260,4 +260,11 @@ CREATE TABLE user_topics (
     PRIMARY KEY (user_id, channel_id, topic)
 ) WITHOUT ROWID;
 
+-- Words that highlight a message for a user.
+CREATE TABLE alert_words (
+    user_id INTEGER NOT NULL REFERENCES users (id),
+    word    TEXT NOT NULL COLLATE NOCASE,
+    PRIMARY KEY (user_id, word)
+) WITHOUT ROWID;
+
 PRAGMA user_version = 1;

@@ -18,6 +18,7 @@ use crate::domain::credentials::{LoginLimiter, UserCache};
 use crate::domain::max_received::MaxReceivedCache;
 use crate::error::{Error, Result};
 use crate::events::EventHub;
+use crate::events::queues::Queues;
 
 /// Everything a request handler may need.
 pub struct AppState {
@@ -30,6 +31,12 @@ pub struct AppState {
     pub max_received: Arc<MaxReceivedCache>,
     /// Failed password logins per username.
     pub logins: LoginLimiter,
+    /// Client event queues (`POST /register`, `GET /events`).
+    pub queues: Arc<Queues>,
+    /// Who reported presence, and when (kept in memory).
+    pub presence: crate::domain::presence::PresenceTable,
+    /// Becomes true when the server starts shutting down (long-polls answer at once).
+    pub stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl AppState {
@@ -59,7 +66,14 @@ impl AppState {
             })
         };
         let db = Db::open(&database_path(&config), &config.database, on_commit)?;
+        let queues = Arc::new(Queues::new(
+            config.events.max_queue_events,
+            config.events.queue_timeout,
+        ));
         Ok(AppState {
+            queues,
+            presence: crate::domain::presence::PresenceTable::default(),
+            stopping: tokio::sync::watch::channel(false).0,
             config,
             db,
             users,
@@ -103,14 +117,41 @@ pub async fn start(
     let chat_addr = listener
         .local_addr()
         .map_err(|e| Error::internal(format!("no local address: {e}")))?;
+    // Background work: event delivery into client queues and the idle-queue sweep.
+    let pipeline = state.hub.attach_pipeline();
+    tokio::spawn(crate::zulip::delivery::run(Arc::clone(&state), pipeline));
+    tokio::spawn(sweep_queues(Arc::clone(&state)));
     let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
     let max_body = state.config.limits.max_body_bytes;
-    let task = tokio::spawn(crate::http::server::serve(
-        listener, api, max_body, shutdown,
-    ));
+    let signal = {
+        let state = Arc::clone(&state);
+        async move {
+            shutdown.await;
+            let _ = state.stopping.send(true);
+        }
+    };
+    let task = tokio::spawn(crate::http::server::serve(listener, api, max_body, signal));
     Ok(Server {
         state,
         chat_addr,
         task,
     })
+}
+
+/// Sweeps idle event queues every `gc_interval` until the server stops.
+async fn sweep_queues(state: Arc<AppState>) {
+    let mut stopping = state.stopping.subscribe();
+    let mut tick = tokio::time::interval(state.config.events.gc_interval);
+    tick.tick().await;
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {
+                let n = state.queues.sweep();
+                if n > 0 {
+                    tracing::debug!(collected = n, "swept idle event queues");
+                }
+            }
+            _ = stopping.wait_for(|s| *s) => return,
+        }
+    }
 }

@@ -23,7 +23,22 @@ pub struct Config {
     pub chat: ChatConfig,
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
+    pub events: EventsConfig,
     pub log: LogConfig,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventsConfig {
+    /// A queue nobody polled for this long is collected.
+    pub queue_timeout: std::time::Duration,
+    /// How often idle queues are swept.
+    pub gc_interval: std::time::Duration,
+    /// An idle long-poll answers with a heartbeat after this long...
+    pub heartbeat: std::time::Duration,
+    /// ...plus a random extra of up to this much.
+    pub heartbeat_jitter: std::time::Duration,
+    /// A queue holding more unacknowledged events is dropped.
+    pub max_queue_events: usize,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -138,6 +153,13 @@ impl Default for Config {
             limits: LimitsConfig {
                 max_body_bytes: 25 * 1024 * 1024,
             },
+            events: EventsConfig {
+                queue_timeout: std::time::Duration::from_secs(600),
+                gc_interval: std::time::Duration::from_secs(60),
+                heartbeat: std::time::Duration::from_secs(45),
+                heartbeat_jitter: std::time::Duration::from_secs(10),
+                max_queue_events: 10_000,
+            },
             log: LogConfig {
                 level: "info".to_string(),
                 format: LogFormat::Text,
@@ -197,7 +219,11 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
     let mut cfg = Config::default();
     let mut external_url = None;
     let root = doc.get_ref();
-    w.check_keys(root, "", &["data_dir", "chat", "database", "limits", "log"]);
+    w.check_keys(
+        root,
+        "",
+        &["data_dir", "chat", "database", "limits", "events", "log"],
+    );
     if let Some(v) = w.string(root, "", "data_dir") {
         if v.is_empty() {
             w.problem(root, "data_dir", "data_dir must not be empty");
@@ -296,6 +322,53 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
             }
         }
     }
+    if let Some(ev) = w.table(root, "events") {
+        let keys = [
+            "queue_timeout_secs",
+            "gc_interval_secs",
+            "heartbeat_secs",
+            "heartbeat_jitter_secs",
+            "max_queue_events",
+        ];
+        w.check_keys(ev, "events", &keys);
+        let secs =
+            |w: &mut Walker<'_>, key: &str, min: i64, max: i64| -> Option<std::time::Duration> {
+                let n = w.integer(ev, "events", key)?;
+                if (min..=max).contains(&n) {
+                    Some(std::time::Duration::from_secs(n as u64))
+                } else {
+                    w.problem(
+                        ev,
+                        key,
+                        &format!("events.{key} must be between {min} and {max}"),
+                    );
+                    None
+                }
+            };
+        if let Some(d) = secs(&mut w, "queue_timeout_secs", 1, 7 * 24 * 3600) {
+            cfg.events.queue_timeout = d;
+        }
+        if let Some(d) = secs(&mut w, "gc_interval_secs", 1, 3600) {
+            cfg.events.gc_interval = d;
+        }
+        if let Some(d) = secs(&mut w, "heartbeat_secs", 1, 3600) {
+            cfg.events.heartbeat = d;
+        }
+        if let Some(d) = secs(&mut w, "heartbeat_jitter_secs", 0, 3600) {
+            cfg.events.heartbeat_jitter = d;
+        }
+        if let Some(n) = w.integer(ev, "events", "max_queue_events") {
+            if (1..=10_000_000).contains(&n) {
+                cfg.events.max_queue_events = n as usize;
+            } else {
+                w.problem(
+                    ev,
+                    "max_queue_events",
+                    "events.max_queue_events must be between 1 and 10000000",
+                );
+            }
+        }
+    }
     if let Some(log) = w.table(root, "log") {
         w.check_keys(log, "log", &["level", "format"]);
         if let Some(level) = w.string(log, "log", "level") {
@@ -355,6 +428,24 @@ impl Config {
         let _ = writeln!(s, "read_threads = {}", self.database.read_threads);
         let _ = writeln!(s, "\n[limits]");
         let _ = writeln!(s, "max_body_bytes = {}", self.limits.max_body_bytes);
+        let _ = writeln!(s, "\n[events]");
+        let _ = writeln!(
+            s,
+            "queue_timeout_secs = {}",
+            self.events.queue_timeout.as_secs()
+        );
+        let _ = writeln!(
+            s,
+            "gc_interval_secs = {}",
+            self.events.gc_interval.as_secs()
+        );
+        let _ = writeln!(s, "heartbeat_secs = {}", self.events.heartbeat.as_secs());
+        let _ = writeln!(
+            s,
+            "heartbeat_jitter_secs = {}",
+            self.events.heartbeat_jitter.as_secs()
+        );
+        let _ = writeln!(s, "max_queue_events = {}", self.events.max_queue_events);
         let _ = writeln!(s, "\n[log]");
         let _ = writeln!(s, "level = {}", quote(&self.log.level));
         let format = match self.log.format {

@@ -37,6 +37,8 @@
 //!   many servers in one process.
 //! - **Secrets**: API keys and password hashes are never logged (`model::Secret` redacts `Debug`).
 
+#![recursion_limit = "256"]
+
 pub mod app;
 pub mod cli;
 pub mod config;

@@ -6,5 +6,6 @@ pub mod channels;
 pub mod credentials;
 pub mod max_received;
 pub mod messages;
+pub mod presence;
 pub mod profile_fields;
 pub mod users;

@@ -6,9 +6,13 @@
 
 pub mod auth;
 pub mod channels;
+pub mod delivery;
 pub mod envelope;
 pub mod messages;
 pub mod params;
+pub mod presence;
+pub mod realtime;
+pub mod register_state;
 pub mod server;
 pub mod topics;
 pub mod users;
@@ -74,6 +78,16 @@ pub enum Endpoint {
     DeleteTopic(i64),
     UpdateMutedTopic,
     UpdateUserTopic,
+    Register,
+    GetEvents,
+    DeleteQueue,
+    UpdatePresence,
+    GetRealmPresence,
+    GetUserPresence(UserRef),
+    SetTyping,
+    GetAlertWords,
+    AddAlertWords,
+    RemoveAlertWords,
 }
 
 impl Endpoint {
@@ -114,6 +128,20 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["users", "me"] => vec![("GET", E::GetOwnUser)],
         ["users", "me", "api_key", "regenerate"] => vec![("POST", E::RegenerateApiKey)],
         ["users", "me", "status"] => vec![("POST", E::UpdateOwnStatus)],
+        ["users", "me", "presence"] => vec![("POST", E::UpdatePresence)],
+        ["users", "me", "alert_words"] => vec![
+            ("GET", E::GetAlertWords),
+            ("POST", E::AddAlertWords),
+            ("DELETE", E::RemoveAlertWords),
+        ],
+        ["users", who, "presence"] => match path_id(who) {
+            Some(id) => vec![("GET", E::GetUserPresence(UserRef::Id(id)))],
+            None => vec![("GET", E::GetUserPresence(UserRef::Email(who.to_string())))],
+        },
+        ["register"] => vec![("POST", E::Register)],
+        ["events"] => vec![("GET", E::GetEvents), ("DELETE", E::DeleteQueue)],
+        ["realm", "presence"] => vec![("GET", E::GetRealmPresence)],
+        ["typing"] => vec![("POST", E::SetTyping)],
         ["users", "me", id, "topics"] => match path_id(id) {
             Some(id) => vec![("GET", E::GetTopics(id))],
             None => return Err(NoRoute::NotFound),
@@ -298,6 +326,14 @@ impl ChatApi {
             Err(e) => return error_response(&e),
         };
         let caller = caller.as_deref();
+        if endpoint == Endpoint::GetEvents {
+            // The long-poll renders its own body (events are pre-serialized).
+            let me = caller.expect("authenticated route");
+            return match realtime::get_events(&self.state, me, &mut params).await {
+                Ok(res) => res,
+                Err(e) => error_response(&e),
+            };
+        }
         match self.call(endpoint, caller, &mut params, &req).await {
             Ok(success) => success.finish(params.unused()),
             Err(e) => error_response(&e),
@@ -361,6 +397,18 @@ impl ChatApi {
             Endpoint::DeleteTopic(id) => topics::delete_topic(state, me()?, id, p).await,
             Endpoint::UpdateMutedTopic => topics::update_muted_topic(state, me()?, p).await,
             Endpoint::UpdateUserTopic => topics::update_user_topic(state, me()?, p).await,
+            Endpoint::Register => realtime::register(state, me()?, p).await,
+            Endpoint::GetEvents => unreachable!("answered in dispatch"),
+            Endpoint::DeleteQueue => realtime::delete_queue(state, me()?, p),
+            Endpoint::UpdatePresence => presence::update_presence(state, me()?, p).await,
+            Endpoint::GetRealmPresence => presence::get_realm_presence(state).await,
+            Endpoint::GetUserPresence(r) => presence::get_user_presence(state, me()?, &r).await,
+            Endpoint::SetTyping => presence::set_typing(state, me()?, p).await,
+            Endpoint::GetAlertWords => presence::get_alert_words(state, me()?).await,
+            Endpoint::AddAlertWords => presence::change_alert_words(state, me()?, p, true).await,
+            Endpoint::RemoveAlertWords => {
+                presence::change_alert_words(state, me()?, p, false).await
+            }
         }
     }
 }

@@ -35,7 +35,7 @@ fn viewer<'a>(state: &'a AppState, caller: &'a User, client_gravatar: bool) -> V
 }
 
 /// Finds the user a path names, as this caller may address them.
-async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<User> {
+pub async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<User> {
     match r {
         UserRef::Id(id) => users::get(state, UserId(*id))
             .await?

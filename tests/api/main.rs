@@ -11,5 +11,6 @@ mod config;
 mod conventions;
 mod message_edits;
 mod messages;
+mod realtime;
 mod server_info;
 mod users;

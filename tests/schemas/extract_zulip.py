@@ -48,7 +48,8 @@ def apply_newer_upstream(responses, schemas):
     implements (newest zerver/openapi/zulip.yaml, read file by file; see
     shared/reference/zulip-notes.md sections 5.6 and 10): channel fields such as
     `topics_policy`, `folder_id`, `subscriber_count` and the newer channel permission groups,
-    and the `POST /channels/create` endpoint (feature level 417)."""
+    the `POST /channels/create` endpoint (feature level 417), the channel folder limits in
+    `POST /register`, and `local_message_id` on message events."""
     group = {"$ref": "#/schemas/GroupSettingValue"}
     newer_channel_fields = {
         "topics_policy": {
@@ -66,6 +67,15 @@ def apply_newer_upstream(responses, schemas):
     }
     for name in ("Subscription", "BasicChannelBase"):
         schemas[name]["properties"].update(newer_channel_fields)
+    register = responses["POST /register"]["allOf"][1]["properties"]
+    register["max_channel_folder_name_length"] = {"type": "integer"}
+    register["max_channel_folder_description_length"] = {"type": "integer"}
+    # Message events carry the sender's local id on the queue that sent it (the spec's
+    # local-echo contract), which the 382 document leaves out.
+    for alternative in responses["GET /events"]["allOf"][1]["properties"]["events"]["items"]["oneOf"]:
+        kind = json.dumps(alternative.get("properties", {}).get("type", {}))
+        if '"message"]' in kind and "properties" in alternative:
+            alternative["properties"]["local_message_id"] = {"type": "string"}
     responses["POST /channels/create"] = {
         "allOf": [
             {"$ref": "#/schemas/JsonSuccessBase"},

@@ -288,9 +288,16 @@ pub async fn delete(state: &AppState, user: &User, id: MessageId) -> Result<()> 
                     "You don't have permission to delete this message",
                 ));
             }
+            let dm_members = match m.conversation_id {
+                Some(conv) => db::conversation_members(tx, conv)?,
+                None => Vec::new(),
+            };
             db::delete(tx, m.id)?;
             tx.emit(Event::MessagesDeleted {
                 message_ids: vec![m.id],
+                channel_id: m.channel_id,
+                topic: m.topic,
+                dm_members,
             });
             Ok(())
         })
@@ -336,7 +343,12 @@ pub async fn delete_topic(
                 }
                 let done = ids.len() < DELETE_BATCH;
                 if !ids.is_empty() {
-                    tx.emit(Event::MessagesDeleted { message_ids: ids });
+                    tx.emit(Event::MessagesDeleted {
+                        message_ids: ids,
+                        channel_id: Some(channel),
+                        topic: topic.clone(),
+                        dm_members: Vec::new(),
+                    });
                 }
                 Ok(done)
             })

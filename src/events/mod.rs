@@ -1,13 +1,16 @@
-//! Domain events and the hub they are published to after commit.
+//! Domain events, the hub they are published to after commit, and client event queues.
 //!
 //! Write jobs describe what they changed as [`Event`]s (plain data, not wire JSON); the storage
 //! engine hands them to [`EventHub::publish`] on the writer thread after the commit, in commit
-//! order. The hub fans them out to in-process subscribers (caches today, client event queues when
-//! they exist). Must not touch the database or know any wire format.
+//! order. Ephemeral events (typing) are published directly. The hub passes every event, in
+//! order and without loss, to the delivery pipeline that fills client queues ([`queues`]), and
+//! to in-process subscribers. Must not touch the database or know any wire format.
 
-use std::sync::Arc;
+pub mod queues;
 
-use tokio::sync::broadcast;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{broadcast, mpsc};
 
 use crate::ids::{ChannelId, MessageId, ProfileFieldId, UserId};
 
@@ -64,8 +67,13 @@ pub enum Event {
         message_ids: Vec<MessageId>,
         edited_by: UserId,
     },
+    /// Messages were deleted; where they were is kept because the rows are gone.
     MessagesDeleted {
         message_ids: Vec<MessageId>,
+        channel_id: Option<ChannelId>,
+        topic: String,
+        /// Participants, for direct messages.
+        dm_members: Vec<UserId>,
     },
     /// A user's message flags changed (`op` add or remove).
     FlagsChanged {
@@ -90,11 +98,38 @@ pub enum Event {
         topic: String,
         visibility_policy: i64,
     },
+    /// A user started or stopped typing.
+    Typing {
+        sender: UserId,
+        start: bool,
+        target: TypingTarget,
+    },
+    /// A user reported presence (`active` or idle) at `timestamp`.
+    PresenceChanged {
+        user_id: UserId,
+        active: bool,
+        timestamp: i64,
+    },
+    AlertWordsChanged {
+        user_id: UserId,
+        words: Vec<String>,
+    },
     /// A personal subscription setting changed.
     SubscriptionPropertyChanged {
         user_id: UserId,
         channel_id: ChannelId,
         property: String,
+    },
+}
+
+/// Where someone is typing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypingTarget {
+    /// A direct-message conversation with these users (the typist included).
+    Direct(Vec<UserId>),
+    Channel {
+        channel_id: ChannelId,
+        topic: String,
     },
 }
 
@@ -138,27 +173,64 @@ impl Event {
     }
 }
 
-/// Fan-out point for committed events. Subscribers that fall behind lose the oldest events
-/// (and are told so by `broadcast`'s `Lagged`), never block the writer.
+/// The delivery pipeline's end: events numbered in publication order.
+type Pipeline = mpsc::UnboundedSender<(u64, Arc<Event>)>;
+
+/// Fan-out point for events. The delivery pipeline gets every event (unbounded, never lossy);
+/// other subscribers that fall behind lose the oldest events (and are told so by `broadcast`'s
+/// `Lagged`). Publishing never blocks the writer.
 pub struct EventHub {
     sender: broadcast::Sender<Arc<Event>>,
+    pipeline: Mutex<Option<Pipeline>>,
+    /// Sequence number of the last published event.
+    seq: std::sync::atomic::AtomicU64,
 }
 
 impl Default for EventHub {
     fn default() -> Self {
         EventHub {
             sender: broadcast::channel(4096).0,
+            pipeline: Mutex::new(None),
+            seq: std::sync::atomic::AtomicU64::new(0),
         }
     }
 }
 
 impl EventHub {
-    /// Publishes a committed batch, in order. Called only by the storage engine.
+    /// Publishes events, in order: committed batches from the storage engine, or ephemeral
+    /// events (typing) from their handlers.
     pub fn publish(&self, events: Vec<Event>) {
+        let Ok(pipeline) = self.pipeline.lock() else {
+            return;
+        };
         for e in events {
+            let e = Arc::new(e);
+            // Numbered under the pipeline lock, so numbers follow publication order.
+            let seq = self.seq.fetch_add(1, std::sync::atomic::Ordering::AcqRel) + 1;
+            if let Some(p) = pipeline.as_ref() {
+                let _ = p.send((seq, Arc::clone(&e)));
+            }
             // No subscribers is fine: nobody is listening yet.
-            let _ = self.sender.send(Arc::new(e));
+            let _ = self.sender.send(e);
         }
+    }
+
+    /// The sequence number of the newest published event. A queue registered now should get
+    /// only events numbered higher: the state it is sent already reflects the others.
+    pub fn current_seq(&self) -> u64 {
+        // Taking the lock orders this read after any publication in progress.
+        let _guard = self.pipeline.lock();
+        self.seq.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Connects the (single) delivery pipeline; events published from now on reach it,
+    /// numbered in publication order.
+    pub fn attach_pipeline(&self) -> mpsc::UnboundedReceiver<(u64, Arc<Event>)> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        if let Ok(mut p) = self.pipeline.lock() {
+            *p = Some(tx);
+        }
+        rx
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {

@@ -1,0 +1,367 @@
+//! Client event queues: the in-memory table behind `POST /register` and `GET /events`.
+//!
+//! Each queue belongs to one user and holds already-serialized events with increasing ids.
+//! Reading never removes anything; a client acknowledges events by sending `last_event_id` on
+//! its next request, which prunes them (so a dropped connection loses nothing). Waiting is
+//! cancel-safe: a poller registers for wake-ups before it looks at the queue. A queue that
+//! grows past its bound is dropped, so its client re-registers instead of the server growing
+//! without limit; queues idle longer than the timeout are swept. Must not touch the database.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+
+use crate::ids::UserId;
+
+/// One serialized event without its `id`: a JSON object missing the closing brace, so the
+/// queue can append `,"id":N}` when it delivers it. Shared between all queues it goes to.
+pub type EventJson = Arc<str>;
+
+/// What a queue asked for at registration, used to filter and shape events.
+#[derive(Clone, Debug, Default)]
+pub struct QueueOptions {
+    /// `None`: every event type.
+    pub event_types: Option<Vec<String>>,
+    pub apply_markdown: bool,
+    pub client_gravatar: bool,
+    pub slim_presence: bool,
+    pub all_public_streams: bool,
+    /// Narrow terms as (operator, operand) pairs, lower-cased operators.
+    pub narrow: Vec<(String, String)>,
+    pub bulk_message_deletion: bool,
+    pub user_settings_object: bool,
+    pub stream_typing_notifications: bool,
+    pub empty_topic_name: bool,
+    pub user_avatar_url_field_optional: bool,
+    pub archived_channels: bool,
+}
+
+impl QueueOptions {
+    /// Whether this queue wants events of this type (heartbeats always pass).
+    pub fn wants(&self, event_type: &str) -> bool {
+        event_type == "heartbeat"
+            || self
+                .event_types
+                .as_ref()
+                .is_none_or(|types| types.iter().any(|t| t == event_type))
+    }
+}
+
+struct Inner {
+    events: VecDeque<(i64, EventJson)>,
+    next_id: i64,
+    /// The newest id pruned by an acknowledgement; -1 before any.
+    newest_pruned: i64,
+    last_access: Instant,
+    /// Long-polls currently waiting on this queue.
+    connected: usize,
+    /// Bumped when a new poll starts, so an older one finishes early.
+    poll_generation: u64,
+}
+
+/// One client's queue.
+pub struct Queue {
+    pub id: String,
+    pub user_id: UserId,
+    /// The hub sequence number at registration; only later events are delivered.
+    pub since_seq: u64,
+    pub options: QueueOptions,
+    inner: Mutex<Inner>,
+    notify: Notify,
+}
+
+/// Why an acknowledgement was refused.
+#[derive(Debug, PartialEq)]
+pub enum AckError {
+    AlreadyPruned(i64),
+    NotInQueue(i64),
+}
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Prunes events up to `last_event_id` with Zulip's checks.
+    pub fn ack(&self, last_event_id: i64) -> Result<(), AckError> {
+        let mut q = self.lock();
+        if q.newest_pruned >= 0 && last_event_id < q.newest_pruned {
+            return Err(AckError::AlreadyPruned(last_event_id));
+        }
+        while let Some((id, _)) = q.events.front() {
+            if *id > last_event_id {
+                break;
+            }
+            q.newest_pruned = *id;
+            q.events.pop_front();
+        }
+        if q.newest_pruned != last_event_id {
+            return Err(AckError::NotInQueue(last_event_id));
+        }
+        q.last_access = Instant::now();
+        Ok(())
+    }
+
+    /// The queued events, each rendered as a JSON object with its id.
+    pub fn snapshot(&self) -> Vec<String> {
+        let q = self.lock();
+        q.events
+            .iter()
+            .map(|(id, body)| format!("{body},\"id\":{id}}}"))
+            .collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lock().events.is_empty()
+    }
+
+    /// Appends an event; returns false if the queue is over its bound (and must be dropped).
+    fn push(&self, body: EventJson, max_events: usize) -> bool {
+        let mut q = self.lock();
+        if q.events.len() >= max_events {
+            return false;
+        }
+        let id = q.next_id;
+        q.next_id += 1;
+        q.events.push_back((id, body));
+        drop(q);
+        self.notify.notify_waiters();
+        true
+    }
+
+    /// Adds a heartbeat (delivered like any event).
+    pub fn push_heartbeat(&self) {
+        let mut q = self.lock();
+        let id = q.next_id;
+        q.next_id += 1;
+        q.events
+            .push_back((id, Arc::from("{\"type\":\"heartbeat\"")));
+    }
+
+    /// Starts a long-poll: marks the queue connected and returns this poll's generation.
+    pub fn begin_poll(&self) -> u64 {
+        let mut q = self.lock();
+        q.connected += 1;
+        q.poll_generation += 1;
+        q.last_access = Instant::now();
+        let generation = q.poll_generation;
+        drop(q);
+        // Finish any older poll on this queue.
+        self.notify.notify_waiters();
+        generation
+    }
+
+    /// Whether a newer poll started since `generation`.
+    pub fn superseded(&self, generation: u64) -> bool {
+        self.lock().poll_generation != generation
+    }
+
+    /// Ends a long-poll.
+    pub fn end_poll(&self) {
+        let mut q = self.lock();
+        q.connected = q.connected.saturating_sub(1);
+        q.last_access = Instant::now();
+    }
+
+    /// A future that resolves at the next push (create it before checking the queue).
+    pub fn notified(&self) -> tokio::sync::futures::Notified<'_> {
+        self.notify.notified()
+    }
+
+    fn idle_for(&self, now: Instant) -> Option<Duration> {
+        let q = self.lock();
+        (q.connected == 0).then(|| now.duration_since(q.last_access))
+    }
+}
+
+/// Ends a poll when dropped, so a cancelled request still releases the queue.
+pub struct PollGuard<'a>(pub &'a Queue);
+
+impl Drop for PollGuard<'_> {
+    fn drop(&mut self) {
+        self.0.end_poll();
+    }
+}
+
+/// All queues of one server.
+pub struct Queues {
+    by_id: Mutex<HashMap<String, Arc<Queue>>>,
+    max_events: usize,
+    idle_timeout: Duration,
+    counter: AtomicU64,
+}
+
+impl Queues {
+    pub fn new(max_events: usize, idle_timeout: Duration) -> Queues {
+        Queues {
+            by_id: Mutex::new(HashMap::new()),
+            max_events,
+            idle_timeout,
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Queue>>> {
+        self.by_id.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Creates a queue for a user.
+    pub fn register(&self, user: UserId, options: QueueOptions, since_seq: u64) -> Arc<Queue> {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let id = new_queue_id(n);
+        let q = Arc::new(Queue {
+            id: id.clone(),
+            user_id: user,
+            since_seq,
+            options,
+            inner: Mutex::new(Inner {
+                events: VecDeque::new(),
+                next_id: 0,
+                newest_pruned: -1,
+                last_access: Instant::now(),
+                connected: 0,
+                poll_generation: 0,
+            }),
+            notify: Notify::new(),
+        });
+        self.map().insert(id, Arc::clone(&q));
+        q
+    }
+
+    /// The queue with this id if it belongs to `user`.
+    pub fn get(&self, user: UserId, id: &str) -> Option<Arc<Queue>> {
+        self.map().get(id).filter(|q| q.user_id == user).cloned()
+    }
+
+    /// Deletes a user's queue; false if there was none.
+    pub fn delete(&self, user: UserId, id: &str) -> bool {
+        let mut map = self.map();
+        if map.get(id).is_some_and(|q| q.user_id == user) {
+            if let Some(q) = map.remove(id) {
+                q.notify.notify_waiters();
+            }
+            return true;
+        }
+        false
+    }
+
+    /// The queues of these users (all users when `None`) registered before event `seq`.
+    pub fn of_users(&self, seq: u64, users: Option<&[UserId]>) -> Vec<Arc<Queue>> {
+        let map = self.map();
+        map.values()
+            .filter(|q| q.since_seq < seq)
+            .filter(|q| users.is_none_or(|list| list.contains(&q.user_id)))
+            .cloned()
+            .collect()
+    }
+
+    /// Appends an event to a queue, dropping the queue if it overflows.
+    pub fn push(&self, q: &Queue, body: EventJson) {
+        if !q.push(body, self.max_events) {
+            tracing::info!(queue = %q.id, "event queue overflowed; dropping it");
+            self.map().remove(&q.id);
+            q.notify.notify_waiters();
+        }
+    }
+
+    /// Whether a queue is still registered.
+    pub fn contains(&self, id: &str) -> bool {
+        self.map().contains_key(id)
+    }
+
+    /// Removes queues nobody polled for the idle timeout; returns how many.
+    pub fn sweep(&self) -> usize {
+        let now = Instant::now();
+        let mut map = self.map();
+        let before = map.len();
+        map.retain(|_, q| q.idle_for(now).is_none_or(|idle| idle < self.idle_timeout));
+        before - map.len()
+    }
+
+    pub fn len(&self) -> usize {
+        self.map().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A random-looking, unique queue id (`<16 hex>:<counter>`), like Zulip's opaque ids.
+fn new_queue_id(n: u64) -> String {
+    use rand::RngExt as _;
+    let r: u64 = rand::rng().random();
+    format!("{r:016x}:{n}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(s: &str) -> EventJson {
+        Arc::from(format!("{{\"type\":\"{s}\""))
+    }
+
+    #[test]
+    fn ack_prunes_and_checks_like_zulip() {
+        let qs = Queues::new(100, Duration::from_secs(600));
+        let q = qs.register(UserId(1), QueueOptions::default(), 0);
+        assert_eq!(q.ack(-1), Ok(()));
+        qs.push(&q, body("a"));
+        qs.push(&q, body("b"));
+        qs.push(&q, body("c"));
+        assert_eq!(
+            q.snapshot(),
+            vec![
+                "{\"type\":\"a\",\"id\":0}",
+                "{\"type\":\"b\",\"id\":1}",
+                "{\"type\":\"c\",\"id\":2}"
+            ]
+        );
+        assert_eq!(q.ack(1), Ok(()));
+        assert_eq!(q.snapshot().len(), 1);
+        assert_eq!(q.ack(1), Ok(()));
+        assert_eq!(q.ack(0), Err(AckError::AlreadyPruned(0)));
+        assert_eq!(q.ack(7), Err(AckError::NotInQueue(7)));
+    }
+
+    #[test]
+    fn overflow_drops_the_queue_and_foreign_queues_are_invisible() {
+        let qs = Queues::new(2, Duration::from_secs(600));
+        let q = qs.register(UserId(1), QueueOptions::default(), 0);
+        assert!(qs.get(UserId(2), &q.id).is_none());
+        qs.push(&q, body("a"));
+        qs.push(&q, body("b"));
+        assert!(qs.contains(&q.id));
+        qs.push(&q, body("c"));
+        assert!(!qs.contains(&q.id));
+    }
+
+    #[test]
+    fn sweep_spares_connected_and_recent_queues() {
+        let qs = Queues::new(10, Duration::from_millis(0));
+        let idle = qs.register(UserId(1), QueueOptions::default(), 0);
+        let busy = qs.register(UserId(1), QueueOptions::default(), 0);
+        let _g = busy.begin_poll();
+        assert_eq!(qs.sweep(), 1);
+        assert!(!qs.contains(&idle.id));
+        assert!(qs.contains(&busy.id));
+    }
+
+    #[tokio::test]
+    async fn waiters_registered_before_reading_see_the_push() {
+        let qs = Arc::new(Queues::new(10, Duration::from_secs(600)));
+        let q = qs.register(UserId(1), QueueOptions::default(), 0);
+        let notified = q.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        assert!(q.is_empty());
+        qs.push(&q, body("a"));
+        tokio::time::timeout(Duration::from_secs(1), notified)
+            .await
+            .expect("woken");
+    }
+}

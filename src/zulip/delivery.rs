@@ -1,0 +1,968 @@
+//! Delivery: turns committed domain events into Zulip wire events and appends them to the
+//! event queues of the users who may see them, filtered by each queue's options.
+//!
+//! Runs as one task consuming the hub's pipeline, so queues receive events in commit order.
+//! Each wire event is serialized once per distinct shape (for messages: per rendering variant)
+//! and the same text is shared by every queue it goes to.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::app::AppState;
+use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
+use crate::domain::channels as channels_domain;
+use crate::domain::messages::fetch::{self, Bundle, Viewed};
+use crate::error::Result;
+use crate::events::queues::{EventJson, Queue};
+use crate::events::{Event, PersonChange, TypingTarget};
+use crate::ids::{ChannelId, MessageId, UserId};
+use crate::model::{User, flags as bits, wildcard};
+
+use super::wire::{self, MessageOptions, Viewer};
+
+/// Consumes the hub's pipeline until it closes.
+pub async fn run(state: Arc<AppState>, mut rx: mpsc::UnboundedReceiver<(u64, Arc<Event>)>) {
+    while let Some((seq, event)) = rx.recv().await {
+        if let Err(e) = deliver(&state, seq, &event).await {
+            tracing::error!(error = %e, ?event, "could not deliver an event");
+        }
+    }
+}
+
+/// Serializes an event object without its closing brace (the queue appends the id).
+pub fn event_json(v: &Value) -> EventJson {
+    let s = v.to_string();
+    Arc::from(&s[..s.len() - 1])
+}
+
+/// Pushes one shared event to every queue of `users` that wants its type.
+fn push_to_users(
+    state: &AppState,
+    seq: u64,
+    users: Option<&[UserId]>,
+    event_type: &str,
+    body: &Value,
+) {
+    let queues = state.queues.of_users(seq, users);
+    let wanted: Vec<_> = queues
+        .iter()
+        .filter(|q| q.options.wants(event_type))
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let json = event_json(body);
+    for q in wanted {
+        state.queues.push(q, Arc::clone(&json));
+    }
+}
+
+async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
+    match event {
+        Event::MessageSent { message_id, local } => {
+            deliver_message(state, seq, *message_id, local.clone()).await
+        }
+        Event::MessageUpdated {
+            message_ids,
+            edited_by,
+        } => deliver_update(state, seq, message_ids.clone(), *edited_by).await,
+        Event::MessagesDeleted {
+            message_ids,
+            channel_id,
+            topic,
+            dm_members,
+        } => deliver_delete(state, seq, message_ids, *channel_id, topic, dm_members).await,
+        Event::ReactionChanged {
+            message_id,
+            user_id,
+            add,
+            emoji_name,
+            emoji_code,
+            reaction_type,
+        } => {
+            let (mid, uid) = (*message_id, *user_id);
+            let (recipients, user) = state
+                .db
+                .read(move |c| Ok((message_audience(c, mid)?, users_db::get(c, uid)?)))
+                .await?;
+            let Some(user) = user else { return Ok(()) };
+            let body = json!({
+                "type": "reaction",
+                "op": if *add { "add" } else { "remove" },
+                "user_id": user.id.0,
+                "user": {
+                    "user_id": user.id.0,
+                    "email": wire::api_email(&user, state.config.realm_host()),
+                    "full_name": user.full_name,
+                },
+                "message_id": message_id.0,
+                "emoji_name": emoji_name,
+                "emoji_code": emoji_code,
+                "reaction_type": reaction_type,
+            });
+            push_to_users(state, seq, Some(&recipients), "reaction", &body);
+            Ok(())
+        }
+        Event::FlagsChanged {
+            user_id,
+            flag,
+            add,
+            message_ids,
+            all,
+        } => {
+            let op = if *add { "add" } else { "remove" };
+            let mut body = json!({
+                "type": "update_message_flags",
+                "op": op,
+                "operation": op,
+                "flag": flag,
+                "messages": message_ids.iter().map(|m| m.0).collect::<Vec<_>>(),
+                "all": all,
+            });
+            if !*add && *flag == "read" {
+                let ids = message_ids.clone();
+                let details = state.db.read(move |c| message_details(c, &ids)).await?;
+                body["message_details"] = details;
+            }
+            push_to_users(state, seq, Some(&[*user_id]), "update_message_flags", &body);
+            Ok(())
+        }
+        Event::UserTopicChanged {
+            user_id,
+            channel_id,
+            topic,
+            visibility_policy,
+        } => {
+            let body = json!({
+                "type": "user_topic",
+                "stream_id": channel_id.0,
+                "topic_name": topic,
+                "last_updated": crate::time::now_secs(),
+                "visibility_policy": visibility_policy,
+            });
+            push_to_users(state, seq, Some(&[*user_id]), "user_topic", &body);
+            Ok(())
+        }
+        Event::Subscribed {
+            user_id,
+            channel_id,
+        }
+        | Event::Unsubscribed {
+            user_id,
+            channel_id,
+        } => {
+            let added = matches!(event, Event::Subscribed { .. });
+            deliver_subscription(state, seq, *user_id, *channel_id, added).await
+        }
+        Event::SubscriptionPropertyChanged {
+            user_id,
+            channel_id,
+            property,
+        } => {
+            let (uid, ch) = (*user_id, *channel_id);
+            let sub = state
+                .db
+                .read(move |c| channels_db::subscription(c, uid, ch))
+                .await?;
+            let Some(sub) = sub else { return Ok(()) };
+            let value = match property.as_str() {
+                "color" => json!(sub.color),
+                "is_muted" => json!(sub.is_muted),
+                "in_home_view" => json!(!sub.is_muted),
+                "pin_to_top" => json!(sub.pin_to_top),
+                "desktop_notifications" => json!(sub.desktop_notifications),
+                "audible_notifications" => json!(sub.audible_notifications),
+                "push_notifications" => json!(sub.push_notifications),
+                "email_notifications" => json!(sub.email_notifications),
+                "wildcard_mentions_notify" => json!(sub.wildcard_mentions_notify),
+                _ => return Ok(()),
+            };
+            let body = json!({
+                "type": "subscription",
+                "op": "update",
+                "stream_id": ch.0,
+                "property": property,
+                "value": value,
+            });
+            push_to_users(state, seq, Some(&[uid]), "subscription", &body);
+            Ok(())
+        }
+        Event::ChannelCreated { channel_id } | Event::ChannelArchived { channel_id } => {
+            let ch = *channel_id;
+            let created = matches!(event, Event::ChannelCreated { .. });
+            let (listed, audience) = state
+                .db
+                .read(move |c| {
+                    let Some(channel) = channels_db::get(c, ch)? else {
+                        return Ok((None, Vec::new()));
+                    };
+                    let audience = channel_audience(c, &channel)?;
+                    let stats = channels_db::stats(c, &channel, crate::time::now_secs())?;
+                    Ok((Some((channel, stats)), audience))
+                })
+                .await?;
+            let Some((channel, stats)) = listed else {
+                return Ok(());
+            };
+            let object = serde_json::Value::Object(wire::channel(&channel, &stats));
+            let body = if created {
+                json!({"type": "stream", "op": "create", "streams": [object]})
+            } else {
+                json!({"type": "stream", "op": "delete", "streams": [object], "stream_ids": [ch.0]})
+            };
+            push_to_users(state, seq, Some(&audience), "stream", &body);
+            Ok(())
+        }
+        Event::ChannelUpdated {
+            channel_id,
+            property,
+        } => {
+            let ch = *channel_id;
+            let found = state
+                .db
+                .read(move |c| {
+                    let Some(channel) = channels_db::get(c, ch)? else {
+                        return Ok(None);
+                    };
+                    let audience = channel_audience(c, &channel)?;
+                    Ok(Some((channel, audience)))
+                })
+                .await?;
+            let Some((channel, audience)) = found else {
+                return Ok(());
+            };
+            let (prop, value) = match *property {
+                "name" => ("name", json!(channel.name)),
+                "description" => ("description", json!(channel.description)),
+                "invite_only" => ("invite_only", json!(channel.invite_only)),
+                "history_public_to_subscribers" => (
+                    "history_public_to_subscribers",
+                    json!(channel.history_public_to_subscribers),
+                ),
+                "is_default" => return Ok(()),
+                "message_retention_days" => (
+                    "message_retention_days",
+                    json!(channel.message_retention_days),
+                ),
+                "topics_policy" => ("topics_policy", json!(channel.topics_policy.name())),
+                setting => match crate::model::ChannelSetting::ALL
+                    .iter()
+                    .find(|s| s.name() == setting)
+                {
+                    Some(s) => (s.name(), wire::group_setting(channel.setting(*s))),
+                    None => return Ok(()),
+                },
+            };
+            let mut body = json!({
+                "type": "stream",
+                "op": "update",
+                "stream_id": ch.0,
+                "name": channel.name,
+                "property": prop,
+                "value": value,
+            });
+            if prop == "description" {
+                body["rendered_description"] = json!(channel.rendered_description);
+            }
+            if prop == "invite_only" {
+                body["history_public_to_subscribers"] =
+                    json!(channel.history_public_to_subscribers);
+                body["is_web_public"] = json!(channel.is_web_public);
+            }
+            push_to_users(state, seq, Some(&audience), "stream", &body);
+            Ok(())
+        }
+        Event::UserCreated { user_id }
+        | Event::UserReactivated { user_id }
+        | Event::UserDeactivated { user_id } => {
+            let uid = *user_id;
+            let user = state.db.read(move |c| users_db::get(c, uid)).await?;
+            let Some(user) = user else { return Ok(()) };
+            let body = match event {
+                Event::UserCreated { .. } => {
+                    // Each viewer may see a different email; the common case is one shape.
+                    let viewer = Viewer {
+                        user: &user,
+                        host: state.config.realm_host(),
+                        client_gravatar: false,
+                    };
+                    json!({"type": "realm_user", "op": "add", "person": Value::Object(wire::user(&viewer, &user, None))})
+                }
+                _ => json!({
+                    "type": "realm_user",
+                    "op": "update",
+                    "person": {"user_id": uid.0, "is_active": user.is_active},
+                }),
+            };
+            push_to_users(state, seq, None, "realm_user", &body);
+            Ok(())
+        }
+        Event::UserUpdated { user_id, change } => {
+            let uid = *user_id;
+            let user = state.db.read(move |c| users_db::get(c, uid)).await?;
+            let Some(user) = user else { return Ok(()) };
+            let person = match change {
+                PersonChange::FullName(n) => json!({"user_id": uid.0, "full_name": n}),
+                PersonChange::Role(r) => json!({"user_id": uid.0, "role": r}),
+                PersonChange::Email(_) => json!({
+                    "user_id": uid.0,
+                    "new_email": wire::api_email(&user, state.config.realm_host()),
+                }),
+                PersonChange::Timezone(tz) => json!({
+                    "user_id": uid.0,
+                    "email": wire::api_email(&user, state.config.realm_host()),
+                    "timezone": tz,
+                }),
+                PersonChange::ProfileField {
+                    field_id,
+                    value,
+                    rendered_value,
+                } => json!({
+                    "user_id": uid.0,
+                    "custom_profile_field": {
+                        "id": field_id.0,
+                        "value": value,
+                        "rendered_value": rendered_value,
+                    },
+                }),
+                // A new API key concerns nobody else.
+                PersonChange::ApiKey => return Ok(()),
+            };
+            let body = json!({"type": "realm_user", "op": "update", "person": person});
+            push_to_users(state, seq, None, "realm_user", &body);
+            Ok(())
+        }
+        Event::UserStatusChanged { user_id } => {
+            let uid = *user_id;
+            let found = state
+                .db
+                .read(move |c| {
+                    let Some(user) = users_db::get(c, uid)? else {
+                        return Ok(None);
+                    };
+                    Ok(Some((user.presence_enabled, users_db::status(c, uid)?)))
+                })
+                .await?;
+            let Some((presence_enabled, status)) = found else {
+                return Ok(());
+            };
+            let mut body = json!({
+                "type": "user_status",
+                "user_id": uid.0,
+                "away": !presence_enabled,
+                "status_text": status.status_text,
+                "emoji_name": status.emoji_name,
+                "emoji_code": status.emoji_code,
+            });
+            // A cleared emoji has no reaction type.
+            if !status.reaction_type.is_empty() {
+                body["reaction_type"] = json!(status.reaction_type);
+            }
+            push_to_users(state, seq, None, "user_status", &body);
+            Ok(())
+        }
+        Event::ProfileFieldsChanged => {
+            let fields = crate::domain::profile_fields::list(state).await?;
+            let body = json!({
+                "type": "custom_profile_fields",
+                "fields": fields.iter().map(wire::profile_field).collect::<Vec<_>>(),
+            });
+            push_to_users(state, seq, None, "custom_profile_fields", &body);
+            Ok(())
+        }
+        Event::AlertWordsChanged { user_id, words } => {
+            let body = json!({"type": "alert_words", "alert_words": words});
+            push_to_users(state, seq, Some(&[*user_id]), "alert_words", &body);
+            Ok(())
+        }
+        Event::PresenceChanged {
+            user_id,
+            active,
+            timestamp,
+        } => deliver_presence(state, seq, *user_id, *active, *timestamp).await,
+        Event::Typing {
+            sender,
+            start,
+            target,
+        } => deliver_typing(state, seq, *sender, *start, target).await,
+    }
+}
+
+/// Users who may see a channel's existence: everyone for public channels, else subscribers.
+fn channel_audience(c: &Connection, ch: &crate::model::Channel) -> Result<Vec<UserId>> {
+    if ch.invite_only {
+        channels_db::subscriber_ids(c, ch.id)
+    } else {
+        Ok(users_db::all(c)?
+            .into_iter()
+            .filter(|u| u.is_active)
+            .map(|u| u.id)
+            .collect())
+    }
+}
+
+/// Users who received a message: its channel's subscribers and its sender, or its
+/// conversation's members.
+fn message_audience(c: &Connection, id: MessageId) -> Result<Vec<UserId>> {
+    let Some(m) = messages_db::get(c, id)? else {
+        return Ok(Vec::new());
+    };
+    let mut users = match (m.channel_id, m.conversation_id) {
+        (Some(ch), _) => channels_db::subscriber_ids(c, ch)?,
+        (None, Some(conv)) => messages_db::conversation_members(c, conv)?,
+        _ => Vec::new(),
+    };
+    if !users.contains(&m.sender_id) {
+        users.push(m.sender_id);
+    }
+    Ok(users)
+}
+
+fn message_details(c: &Connection, ids: &[MessageId]) -> Result<Value> {
+    let mut out = serde_json::Map::new();
+    for m in messages_db::get_many(c, ids)? {
+        let d = match (m.channel_id, m.conversation_id) {
+            (Some(ch), _) => json!({"type": "stream", "stream_id": ch.0, "topic": m.topic}),
+            (None, Some(conv)) => {
+                let members = messages_db::conversation_members(c, conv)?;
+                json!({"type": "private", "user_ids": members.iter().map(|u| u.0).collect::<Vec<_>>()})
+            }
+            _ => continue,
+        };
+        out.insert(m.id.0.to_string(), d);
+    }
+    Ok(Value::Object(out))
+}
+
+/// Everything needed to render one new message for each of its recipients.
+struct MessageDelivery {
+    bundle: Bundle,
+    /// Recipient → stored flag bits.
+    recipients: Vec<(User, i64)>,
+    /// Users who only see it through `all_public_streams` or a narrow (public channels).
+    channel_public: bool,
+    topic_participants: Vec<UserId>,
+}
+
+fn load_message(c: &Connection, id: MessageId) -> Result<Option<MessageDelivery>> {
+    let Some(m) = messages_db::get(c, id)? else {
+        return Ok(None);
+    };
+    let mut stored: HashMap<i64, i64> = HashMap::new();
+    {
+        let mut st =
+            c.prepare_cached("SELECT user_id, flags FROM message_flags WHERE message_id = ?1")?;
+        for row in st.query_map([id.0], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))? {
+            let (u, f) = row?;
+            stored.insert(u, f);
+        }
+    }
+    let audience = message_audience(c, id)?;
+    let mut recipients = Vec::with_capacity(audience.len());
+    for u in audience {
+        if let Some(user) = users_db::get(c, u)?.filter(|u| u.is_active) {
+            let f = stored.get(&u.0).copied().unwrap_or(0);
+            recipients.push((user, f));
+        }
+    }
+    let channel_public = match m.channel_id {
+        Some(ch) => channels_db::get(c, ch)?.is_some_and(|ch| !ch.invite_only),
+        None => false,
+    };
+    let topic_participants = match m.channel_id {
+        Some(ch) if m.wildcard & wildcard::TOPIC != 0 => {
+            let mut st = c.prepare_cached(
+                "SELECT DISTINCT sender_id FROM messages WHERE channel_id = ?1 AND topic = ?2 \
+                 COLLATE NOCASE AND id <= ?3",
+            )?;
+            st.query_map(rusqlite::params![ch.0, m.topic, m.id.0], |r| {
+                Ok(UserId(r.get(0)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?
+        }
+        _ => Vec::new(),
+    };
+    let sender = users_db::get(c, m.sender_id)?;
+    let mut bundle = Bundle::default();
+    if let Some(s) = sender {
+        bundle.users.insert(s.id, s);
+    }
+    if let Some(ch) = m.channel_id
+        && let Some(channel) = channels_db::get(c, ch)?
+    {
+        bundle.channel_names.insert(ch, channel.name);
+    }
+    if let Some(conv) = m.conversation_id {
+        let members = messages_db::conversation_members(c, conv)?;
+        for u in &members {
+            if let Some(user) = users_db::get(c, *u)? {
+                bundle.users.insert(user.id, user);
+            }
+        }
+        bundle.conversations.insert(conv, members);
+    }
+    bundle.messages.push(Viewed {
+        message: m,
+        flags: Vec::new(),
+        reactions: Vec::new(),
+        edits: Vec::new(),
+        match_content: None,
+        match_subject: None,
+    });
+    Ok(Some(MessageDelivery {
+        bundle,
+        recipients,
+        channel_public,
+        topic_participants,
+    }))
+}
+
+/// Whether a message passes a queue's narrow.
+fn narrow_accepts(q: &Queue, b: &Bundle, flags: &[&str]) -> bool {
+    let m = &b.messages[0].message;
+    q.options
+        .narrow
+        .iter()
+        .all(|(op, operand)| match op.as_str() {
+            "stream" | "channel" => m
+                .channel_id
+                .and_then(|c| b.channel_names.get(&c))
+                .is_some_and(|n| n.eq_ignore_ascii_case(operand)),
+            "topic" => m.channel_id.is_some() && m.topic.eq_ignore_ascii_case(operand),
+            "sender" => b.users.get(&m.sender_id).is_some_and(|u| {
+                u.email.eq_ignore_ascii_case(operand) || u.id.0.to_string() == *operand
+            }),
+            "is" => match operand.as_str() {
+                "dm" | "private" => m.conversation_id.is_some(),
+                "starred" => flags.contains(&"starred"),
+                "mentioned" => {
+                    flags.contains(&"mentioned") || flags.contains(&"wildcard_mentioned")
+                }
+                "unread" => !flags.contains(&"read"),
+                "alerted" => flags.contains(&"has_alert_word"),
+                "resolved" => m.topic.starts_with("✔ "),
+                _ => true,
+            },
+            _ => true,
+        })
+}
+
+async fn deliver_message(
+    state: &AppState,
+    seq: u64,
+    id: MessageId,
+    local: Option<(String, String)>,
+) -> Result<()> {
+    let Some(d) = state.db.read(move |c| load_message(c, id)).await? else {
+        return Ok(());
+    };
+    let m = d.bundle.messages[0].message.clone();
+    let host = state.config.realm_host();
+    // Serialized message objects, shared by every queue with the same rendering choices.
+    let mut variants: HashMap<(bool, bool, bool, i64), String> = HashMap::new();
+    let mut render = |viewer: &User, q: &Queue| -> String {
+        let v = Viewer {
+            user: viewer,
+            host,
+            client_gravatar: q.options.client_gravatar,
+        };
+        let sender_hidden_avatar =
+            d.bundle.users.get(&m.sender_id).is_some_and(|s| {
+                v.client_gravatar && v.sees_real_email(s) && s.avatar_source == "G"
+            });
+        // Direct messages carry a per-viewer recipient id.
+        let per_viewer = if m.conversation_id.is_some() {
+            viewer.id.0
+        } else {
+            0
+        };
+        let key = (
+            q.options.apply_markdown,
+            sender_hidden_avatar,
+            q.options.empty_topic_name,
+            per_viewer,
+        );
+        variants
+            .entry(key)
+            .or_insert_with(|| {
+                let opts = MessageOptions {
+                    apply_markdown: q.options.apply_markdown,
+                    client_gravatar: q.options.client_gravatar,
+                    allow_empty_topic_name: q.options.empty_topic_name,
+                    with_flags: false,
+                };
+                wire::message(&v, &d.bundle.messages[0], &d.bundle, &opts).to_string()
+            })
+            .clone()
+    };
+    let mut delivered: Vec<UserId> = Vec::new();
+    for (user, stored) in &d.recipients {
+        let participant = d.topic_participants.contains(&user.id);
+        let flags = fetch::flag_names(
+            *stored,
+            true,
+            stored & bits::READ != 0,
+            m.wildcard,
+            participant,
+        );
+        for q in state.queues.of_users(seq, Some(&[user.id])) {
+            if !q.options.wants("message") || !narrow_accepts(&q, &d.bundle, &flags) {
+                continue;
+            }
+            let message = render(user, &q);
+            let mut text = format!(
+                "{{\"type\":\"message\",\"flags\":{},\"message\":{message}",
+                serde_json::to_string(&flags).expect("strings serialize")
+            );
+            if let Some((queue_id, local_id)) = &local
+                && *queue_id == q.id
+                && user.id == m.sender_id
+            {
+                text.push_str(",\"local_message_id\":");
+                text.push_str(&serde_json::to_string(local_id).expect("strings serialize"));
+            }
+            state.queues.push(&q, Arc::from(text));
+        }
+        delivered.push(user.id);
+    }
+    // Queues that follow all public channels (or have a narrow) also see public messages.
+    if d.channel_public {
+        let flags = vec!["read", "historical"];
+        for q in state.queues.of_users(seq, None) {
+            if delivered.contains(&q.user_id)
+                || (!q.options.all_public_streams && q.options.narrow.is_empty())
+                || !q.options.wants("message")
+                || !narrow_accepts(&q, &d.bundle, &flags)
+            {
+                continue;
+            }
+            let viewer = state
+                .db
+                .read({
+                    let uid = q.user_id;
+                    move |c| users_db::get(c, uid)
+                })
+                .await?;
+            let Some(viewer) = viewer.filter(|u| u.role != crate::model::Role::Guest) else {
+                continue;
+            };
+            let message = render(&viewer, &q);
+            let text = format!(
+                "{{\"type\":\"message\",\"flags\":[\"read\",\"historical\"],\"message\":{message}"
+            );
+            state.queues.push(&q, Arc::from(text));
+        }
+    }
+    Ok(())
+}
+
+async fn deliver_update(
+    state: &AppState,
+    seq: u64,
+    ids: Vec<MessageId>,
+    editor: UserId,
+) -> Result<()> {
+    let Some(first) = ids.first().copied() else {
+        return Ok(());
+    };
+    let loaded = state
+        .db
+        .read(move |c| {
+            let Some(m) = messages_db::get(c, first)? else {
+                return Ok(None);
+            };
+            let edit = messages_db::edits_for(c, first)?.pop();
+            let channel_name = match m.channel_id {
+                Some(ch) => channels_db::get(c, ch)?.map(|c| c.name),
+                None => None,
+            };
+            let mut audience = message_audience(c, first)?;
+            if let Some(e) = &edit
+                && let Some(prev) = e.prev_channel_id
+            {
+                for u in channels_db::subscriber_ids(c, prev)? {
+                    if !audience.contains(&u) {
+                        audience.push(u);
+                    }
+                }
+            }
+            Ok(Some((m, edit, channel_name, audience)))
+        })
+        .await?;
+    let Some((m, edit, channel_name, audience)) = loaded else {
+        return Ok(());
+    };
+    let mut body = json!({
+        "type": "update_message",
+        "user_id": editor.0,
+        "edit_timestamp": edit.as_ref().map(|e| e.edited_at).unwrap_or_else(crate::time::now_secs),
+        "message_id": first.0,
+        "message_ids": ids.iter().map(|i| i.0).collect::<Vec<_>>(),
+        "flags": [],
+        "rendering_only": false,
+    });
+    if let Some(e) = &edit {
+        if let (Some(pc), Some(pr)) = (&e.prev_content, &e.prev_rendered_content) {
+            body["orig_content"] = json!(pc);
+            body["orig_rendered_content"] = json!(pr);
+            body["content"] = json!(m.content);
+            body["rendered_content"] = json!(m.rendered_content);
+            body["is_me_message"] = json!(m.is_me_message);
+        }
+        if e.prev_topic.is_some() || e.prev_channel_id.is_some() {
+            body["propagate_mode"] = json!(if ids.len() > 1 {
+                "change_all"
+            } else {
+                "change_one"
+            });
+            body["topic_links"] = json!([]);
+        }
+        if let Some(pt) = &e.prev_topic {
+            body["orig_subject"] = json!(pt);
+            body["subject"] = json!(m.topic);
+        }
+        if let Some(prev) = e.prev_channel_id {
+            body["stream_id"] = json!(prev.0);
+            body["new_stream_id"] = json!(m.channel_id.map(|c| c.0));
+        }
+    }
+    if let Some(ch) = m.channel_id
+        && body.get("stream_id").is_none()
+    {
+        body["stream_id"] = json!(ch.0);
+    }
+    if let Some(name) = channel_name
+        && m.channel_id.is_some()
+    {
+        body["stream_name"] = json!(name);
+    }
+    push_to_users(state, seq, Some(&audience), "update_message", &body);
+    Ok(())
+}
+
+async fn deliver_delete(
+    state: &AppState,
+    seq: u64,
+    ids: &[MessageId],
+    channel: Option<ChannelId>,
+    topic: &str,
+    dm_members: &[UserId],
+) -> Result<()> {
+    let audience = match channel {
+        Some(ch) => {
+            state
+                .db
+                .read(move |c| channels_db::subscriber_ids(c, ch))
+                .await?
+        }
+        None => dm_members.to_vec(),
+    };
+    let (message_type, extra) = match channel {
+        Some(ch) => ("stream", json!({"stream_id": ch.0, "topic": topic})),
+        None => ("private", json!({})),
+    };
+    let bulk = {
+        let mut b = json!({
+            "type": "delete_message",
+            "message_type": message_type,
+            "message_ids": ids.iter().map(|i| i.0).collect::<Vec<_>>(),
+        });
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            b[k] = v.clone();
+        }
+        event_json(&b)
+    };
+    let singles: Vec<EventJson> = ids
+        .iter()
+        .map(|id| {
+            let mut b =
+                json!({"type": "delete_message", "message_type": message_type, "message_id": id.0});
+            for (k, v) in extra.as_object().into_iter().flatten() {
+                b[k] = v.clone();
+            }
+            event_json(&b)
+        })
+        .collect();
+    for q in state.queues.of_users(seq, Some(&audience)) {
+        if !q.options.wants("delete_message") {
+            continue;
+        }
+        if q.options.bulk_message_deletion {
+            state.queues.push(&q, Arc::clone(&bulk));
+        } else {
+            for s in &singles {
+                state.queues.push(&q, Arc::clone(s));
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn deliver_subscription(
+    state: &AppState,
+    seq: u64,
+    user: UserId,
+    ch: ChannelId,
+    added: bool,
+) -> Result<()> {
+    let loaded = state
+        .db
+        .read(move |c| {
+            let Some(u) = users_db::get(c, user)? else {
+                return Ok(None);
+            };
+            let Some(channel) = channels_db::get(c, ch)? else {
+                return Ok(None);
+            };
+            let audience = channel_audience(c, &channel)?;
+            let sub = channels_db::subscription(c, user, ch)?;
+            let access = channels_domain::access(c, &u, channel)?;
+            let stats = channels_db::stats(c, &access.channel, crate::time::now_secs())?;
+            let subscribers = channels_db::subscriber_ids(c, ch)?;
+            Ok(Some((access, sub, stats, audience, subscribers)))
+        })
+        .await?;
+    let Some((access, sub, stats, audience, subscribers)) = loaded else {
+        return Ok(());
+    };
+    let own = if added {
+        let Some(sub) = sub else { return Ok(()) };
+        let listed = channels_domain::Listed {
+            access,
+            subscription: Some(sub.clone()),
+            subscribers: Some(subscribers),
+            stats,
+        };
+        json!({"type": "subscription", "op": "add", "subscriptions": [wire::subscription(&listed, &sub)]})
+    } else {
+        json!({
+            "type": "subscription",
+            "op": "remove",
+            "subscriptions": [{"name": access.channel.name, "stream_id": ch.0}],
+        })
+    };
+    push_to_users(state, seq, Some(&[user]), "subscription", &own);
+    let peers: Vec<UserId> = audience.into_iter().filter(|u| *u != user).collect();
+    let peer = json!({
+        "type": "subscription",
+        "op": if added { "peer_add" } else { "peer_remove" },
+        "stream_ids": [ch.0],
+        "user_ids": [user.0],
+    });
+    push_to_users(state, seq, Some(&peers), "subscription", &peer);
+    Ok(())
+}
+
+async fn deliver_presence(
+    state: &AppState,
+    seq: u64,
+    user: UserId,
+    active: bool,
+    timestamp: i64,
+) -> Result<()> {
+    let u = state.db.read(move |c| users_db::get(c, user)).await?;
+    let Some(u) = u else { return Ok(()) };
+    let status = if active { "active" } else { "idle" };
+    let presence = json!({"website": {"client": "website", "status": status, "timestamp": timestamp, "pushable": false}});
+    let full = event_json(&json!({
+        "type": "presence",
+        "user_id": user.0,
+        "email": wire::api_email(&u, state.config.realm_host()),
+        "server_timestamp": crate::time::now_millis() as f64 / 1000.0,
+        "presence": presence,
+    }));
+    let slim = event_json(&json!({
+        "type": "presence",
+        "user_id": user.0,
+        "server_timestamp": crate::time::now_millis() as f64 / 1000.0,
+        "presence": presence,
+    }));
+    for q in state.queues.of_users(seq, None) {
+        if q.user_id == user || !q.options.wants("presence") {
+            continue;
+        }
+        let body = if q.options.slim_presence {
+            &slim
+        } else {
+            &full
+        };
+        state.queues.push(&q, Arc::clone(body));
+    }
+    Ok(())
+}
+
+async fn deliver_typing(
+    state: &AppState,
+    seq: u64,
+    sender: UserId,
+    start: bool,
+    target: &TypingTarget,
+) -> Result<()> {
+    let target = target.clone();
+    let loaded = state
+        .db
+        .read(move |c| {
+            let Some(s) = users_db::get(c, sender)? else {
+                return Ok(None);
+            };
+            let audience: Vec<User> = match &target {
+                TypingTarget::Direct(ids) => ids
+                    .iter()
+                    .filter_map(|u| users_db::get(c, *u).ok().flatten())
+                    .collect(),
+                TypingTarget::Channel { channel_id, .. } => {
+                    channels_db::subscriber_ids(c, *channel_id)?
+                        .into_iter()
+                        .filter_map(|u| users_db::get(c, u).ok().flatten())
+                        .collect()
+                }
+            };
+            Ok(Some((s, audience, target)))
+        })
+        .await?;
+    let Some((s, audience, target)) = loaded else {
+        return Ok(());
+    };
+    let host = state.config.realm_host();
+    let op = if start { "start" } else { "stop" };
+    let sender_obj = json!({"user_id": s.id.0, "email": wire::api_email(&s, host)});
+    let (body, stream) = match &target {
+        TypingTarget::Direct(_) => (
+            json!({
+                "type": "typing",
+                "op": op,
+                "message_type": "direct",
+                "sender": sender_obj,
+                "recipients": audience.iter().map(|u| json!({"user_id": u.id.0, "email": wire::api_email(u, host)})).collect::<Vec<_>>(),
+            }),
+            false,
+        ),
+        TypingTarget::Channel { channel_id, topic } => (
+            json!({
+                "type": "typing",
+                "op": op,
+                "message_type": "stream",
+                "sender": sender_obj,
+                "stream_id": channel_id.0,
+                "topic": topic,
+            }),
+            true,
+        ),
+    };
+    let json = event_json(&body);
+    let ids: Vec<UserId> = audience.iter().map(|u| u.id).collect();
+    for q in state.queues.of_users(seq, Some(&ids)) {
+        if !q.options.wants("typing") || (stream && !q.options.stream_typing_notifications) {
+            continue;
+        }
+        if stream && q.user_id == sender {
+            continue;
+        }
+        state.queues.push(&q, Arc::clone(&json));
+    }
+    Ok(())
+}

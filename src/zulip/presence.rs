@@ -1,0 +1,312 @@
+//! Presence, typing notifications and alert words.
+
+use serde_json::{Map, Value, json};
+
+use crate::app::AppState;
+use crate::domain::presence::PresenceEntry;
+use crate::error::{Error, Result};
+use crate::events::{Event, TypingTarget};
+use crate::ids::{ChannelId, UserId};
+use crate::model::User;
+
+use super::envelope::Success;
+use super::params::{Params, as_int};
+use super::users::UserRef;
+use super::wire;
+
+/// A user is shown offline after this long without a report.
+const OFFLINE_THRESHOLD_SECS: i64 = 200;
+
+/// The legacy presence entry: `{"website": {...}, "aggregated": {...}}`.
+pub fn legacy_entry(e: &PresenceEntry, with_client: bool) -> Value {
+    let status = if e.status_active() { "active" } else { "idle" };
+    let ts = e.idle_timestamp.max(e.active_timestamp);
+    let (website, aggregated) = if with_client {
+        (
+            json!({"client": "website", "status": status, "timestamp": ts, "pushable": false}),
+            json!({"client": "website", "status": status, "timestamp": ts}),
+        )
+    } else {
+        (
+            json!({"status": status, "timestamp": ts}),
+            json!({"status": status, "timestamp": ts}),
+        )
+    };
+    json!({"website": website, "aggregated": aggregated})
+}
+
+/// # `POST /api/v1/users/me/presence`
+///
+/// Records the caller as active or idle and returns everyone's presence (unless `ping_only`).
+pub async fn update_presence(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    if caller.is_bot {
+        return Err(Error::bad_request(
+            "This endpoint does not accept bot requests.",
+        ));
+    }
+    let status = p.required_str("status")?;
+    let active = match status.as_str() {
+        "active" => true,
+        "idle" => false,
+        other => return Err(Error::bad_request(format!("Invalid status: {other}"))),
+    };
+    let ping_only = p.bool("ping_only")?.unwrap_or(false);
+    let _new_user_input = p.bool("new_user_input")?;
+    let last_update_id = p.int("last_update_id")?;
+    let slim = p.bool("slim_presence")?.unwrap_or(false) || last_update_id.is_some();
+    let _ = p.int("history_limit_days")?;
+    let now = crate::time::now_secs();
+    if caller.presence_enabled && state.presence.report(caller.id, active, now) {
+        state.hub.publish(vec![Event::PresenceChanged {
+            user_id: caller.id,
+            active,
+            timestamp: now,
+        }]);
+    }
+    if ping_only {
+        return Ok(Success::new());
+    }
+    let presences = all_presences(state, slim, last_update_id).await?;
+    Ok(Success::new()
+        .field("presences", presences)
+        .field(
+            "server_timestamp",
+            crate::time::now_millis() as f64 / 1000.0,
+        )
+        .field("presence_last_update_id", state.presence.last_update_id()))
+}
+
+async fn all_presences(state: &AppState, slim: bool, since: Option<i64>) -> Result<Value> {
+    let entries: Vec<(UserId, PresenceEntry)> = state
+        .presence
+        .all()
+        .into_iter()
+        .filter(|(_, e)| since.is_none_or(|s| e.last_update_id > s))
+        .collect();
+    let ids: Vec<UserId> = entries.iter().map(|(u, _)| *u).collect();
+    let users = state
+        .db
+        .read(move |c| {
+            let mut v = Vec::new();
+            for id in ids {
+                if let Some(u) =
+                    crate::db::users::get(c, id)?.filter(|u| u.is_active && u.presence_enabled)
+                {
+                    v.push(u);
+                }
+            }
+            Ok(v)
+        })
+        .await?;
+    let host = state.config.realm_host();
+    let mut m = Map::new();
+    for (uid, e) in entries {
+        let Some(u) = users.iter().find(|u| u.id == uid) else {
+            continue;
+        };
+        if slim {
+            m.insert(
+                uid.0.to_string(),
+                json!({"active_timestamp": e.active_timestamp, "idle_timestamp": e.idle_timestamp}),
+            );
+        } else {
+            m.insert(wire::api_email(u, host), legacy_entry(&e, true));
+        }
+    }
+    Ok(Value::Object(m))
+}
+
+/// # `GET /api/v1/realm/presence`
+pub async fn get_realm_presence(state: &AppState) -> Result<Success> {
+    let presences = all_presences(state, false, None).await?;
+    Ok(Success::new()
+        .field("presences", presences)
+        .field(
+            "server_timestamp",
+            crate::time::now_millis() as f64 / 1000.0,
+        )
+        .without_ignored())
+}
+
+/// # `GET /api/v1/users/{user_id_or_email}/presence`
+pub async fn get_user_presence(state: &AppState, caller: &User, who: &UserRef) -> Result<Success> {
+    let target = super::users::resolve(state, caller, who).await?;
+    if target.is_bot {
+        return Err(Error::bad_request(
+            "Presence is not supported for bot users.",
+        ));
+    }
+    let label = match who {
+        UserRef::Id(id) => id.to_string(),
+        UserRef::Email(e) => e.clone(),
+    };
+    let entry = state
+        .presence
+        .get(target.id)
+        .filter(|_| target.presence_enabled)
+        .ok_or_else(|| Error::bad_request(format!("No presence data for {label}")))?;
+    let mut v = legacy_entry(&entry, false);
+    let latest = entry.idle_timestamp.max(entry.active_timestamp);
+    if crate::time::now_secs() - latest > OFFLINE_THRESHOLD_SECS {
+        v["aggregated"]["status"] = json!("offline");
+    }
+    Ok(Success::new().field("presence", v))
+}
+
+/// # `POST /api/v1/typing`
+///
+/// Tells the other participants that the caller started or stopped typing.
+pub async fn set_typing(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    let kind = p.str("type").unwrap_or_else(|| "direct".into());
+    let op = p.required_str("op")?;
+    let start = match op.as_str() {
+        "start" => true,
+        "stop" => false,
+        _ => return Err(Error::bad_request("Invalid op")),
+    };
+    let target = match kind.as_str() {
+        "direct" | "private" => {
+            let to = p
+                .json("to")?
+                .ok_or_else(|| Error::bad_request("Missing 'to' argument"))?;
+            let Value::Array(items) = to else {
+                return Err(Error::bad_request("to is not a list"));
+            };
+            if items.is_empty() {
+                return Err(Error::bad_request("Empty 'to' list"));
+            }
+            let mut ids = vec![caller.id];
+            for v in &items {
+                let id =
+                    as_int(v).ok_or_else(|| Error::bad_request("to is not a list of integers"))?;
+                ids.push(UserId(id));
+            }
+            let check = ids.clone();
+            let known = state
+                .db
+                .read(move |c| {
+                    for id in &check {
+                        if crate::db::users::get(c, *id)?.is_none_or(|u| !u.is_active) {
+                            return Ok(Some(id.0));
+                        }
+                    }
+                    Ok(None)
+                })
+                .await?;
+            if let Some(bad) = known {
+                return Err(Error::bad_request(format!("Invalid user ID {bad}")));
+            }
+            ids.sort_unstable();
+            ids.dedup();
+            TypingTarget::Direct(ids)
+        }
+        "stream" | "channel" => {
+            let id = p
+                .int("stream_id")?
+                .ok_or_else(|| Error::bad_request("Missing 'stream_id' argument"))?;
+            let topic = p
+                .aliased_str("topic", "subject")?
+                .ok_or_else(|| Error::bad_request("Missing topic"))?;
+            let viewer = caller.clone();
+            state
+                .db
+                .read(move |c| {
+                    crate::domain::channels::visible_by_id(c, &viewer, ChannelId(id)).map(|_| ())
+                })
+                .await?;
+            TypingTarget::Channel {
+                channel_id: ChannelId(id),
+                topic: crate::domain::messages::send::normalize_topic(&topic)?,
+            }
+        }
+        _ => return Err(Error::bad_request("Invalid type")),
+    };
+    state.hub.publish(vec![Event::Typing {
+        sender: caller.id,
+        start,
+        target,
+    }]);
+    Ok(Success::new())
+}
+
+async fn alert_words_of(state: &AppState, user: UserId) -> Result<Vec<String>> {
+    state
+        .db
+        .read(move |c| {
+            let mut st =
+                c.prepare_cached("SELECT word FROM alert_words WHERE user_id = ?1 ORDER BY word")?;
+            let words = st
+                .query_map([user.0], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            Ok(words)
+        })
+        .await
+}
+
+/// # `GET /api/v1/users/me/alert_words`
+pub async fn get_alert_words(state: &AppState, caller: &User) -> Result<Success> {
+    Ok(Success::new().field("alert_words", alert_words_of(state, caller.id).await?))
+}
+
+fn word_list(p: &mut Params) -> Result<Vec<String>> {
+    match p.json("alert_words")? {
+        None => Err(Error::missing("alert_words")),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) if !s.trim().is_empty() && s.chars().count() <= 100 => {
+                    Ok(s.trim().to_string())
+                }
+                Value::String(s) if s.trim().is_empty() => {
+                    Err(Error::bad_request("alert_words[] cannot be blank"))
+                }
+                Value::String(_) => Err(Error::bad_request(
+                    "alert_words[] is too long (limit: 100 characters)",
+                )),
+                _ => Err(Error::bad_request("alert_words is not a list of strings")),
+            })
+            .collect(),
+        Some(_) => Err(Error::bad_request("alert_words is not a list")),
+    }
+}
+
+/// # `POST /api/v1/users/me/alert_words` and `DELETE /api/v1/users/me/alert_words`
+pub async fn change_alert_words(
+    state: &AppState,
+    caller: &User,
+    p: &mut Params,
+    add: bool,
+) -> Result<Success> {
+    let words = word_list(p)?;
+    let user = caller.id;
+    let all = state
+        .db
+        .write(move |tx| {
+            for w in &words {
+                if add {
+                    tx.execute(
+                        "INSERT OR IGNORE INTO alert_words (user_id, word) VALUES (?1, ?2)",
+                        rusqlite::params![user.0, w],
+                    )?;
+                } else {
+                    tx.execute(
+                        "DELETE FROM alert_words WHERE user_id = ?1 AND word = ?2",
+                        rusqlite::params![user.0, w],
+                    )?;
+                }
+            }
+            let mut st =
+                tx.prepare_cached("SELECT word FROM alert_words WHERE user_id = ?1 ORDER BY word")?;
+            let all: Vec<String> = st
+                .query_map([user.0], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            drop(st);
+            tx.emit(Event::AlertWordsChanged {
+                user_id: user,
+                words: all.clone(),
+            });
+            Ok(all)
+        })
+        .await?;
+    Ok(Success::new().field("alert_words", all))
+}

@@ -1,0 +1,267 @@
+//! Event queues over HTTP: `POST /register` (queue plus initial state), `GET /events`
+//! (long-poll) and `DELETE /events`.
+//!
+//! The long-poll registers its wake-up before it looks at the queue and never consumes what it
+//! reads, so a dropped connection loses nothing; the client's next `last_event_id` prunes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::RngExt as _;
+use serde_json::{Map, Value};
+
+use crate::app::AppState;
+use crate::error::{Error, Result};
+use crate::events::queues::{AckError, PollGuard, Queue, QueueOptions};
+use crate::http::{self, Response};
+use crate::model::User;
+
+use super::envelope::Success;
+use super::params::Params;
+use super::register_state;
+
+fn bad_queue(id: &str) -> Error {
+    Error::coded(
+        "BAD_EVENT_QUEUE_ID",
+        format!("Bad event queue ID: {id}"),
+        vec![("queue_id", Value::from(id))],
+    )
+}
+
+/// Registration options shared by `POST /register` and `GET /events` without a queue id.
+pub struct Registration {
+    pub options: QueueOptions,
+    pub fetch_event_types: Option<Vec<String>>,
+    pub include_subscribers: bool,
+}
+
+fn string_list(p: &mut Params, name: &str) -> Result<Option<Vec<String>>> {
+    match p.json(name)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s),
+                _ => Err(Error::bad_request(format!(
+                    "{name} is not a list of strings"
+                ))),
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some),
+        Some(_) => Err(Error::bad_request(format!("{name} is not a list"))),
+    }
+}
+
+/// Parses the registration parameters.
+pub fn parse_registration(p: &mut Params) -> Result<Registration> {
+    let event_types = string_list(p, "event_types")?;
+    let fetch_event_types = string_list(p, "fetch_event_types")?;
+    let narrow = match p.json("narrow")? {
+        None => Vec::new(),
+        Some(v) => {
+            let terms = crate::domain::messages::narrow::parse(&v)?;
+            let mut out = Vec::new();
+            for t in terms {
+                let supported = ["channel", "stream", "topic", "sender", "is"];
+                if !supported.contains(&t.operator.as_str()) {
+                    return Err(Error::bad_request(format!(
+                        "Operator {} not supported.",
+                        t.operator
+                    )));
+                }
+                let operand = match &t.operand {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                out.push((t.operator.to_lowercase(), operand));
+            }
+            out
+        }
+    };
+    let caps = match p.json("client_capabilities")? {
+        None => Map::new(),
+        Some(Value::Object(o)) => o,
+        Some(_) => return Err(Error::bad_request("client_capabilities is not a dict")),
+    };
+    let cap = |name: &str| -> Result<bool> {
+        match caps.get(name) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(Error::bad_request(format!(
+                "client_capabilities[\"{name}\"] is not a boolean"
+            ))),
+        }
+    };
+    let include_subscribers = match p.str("include_subscribers") {
+        None => false,
+        Some(v) => match v.trim_matches('"') {
+            "true" | "partial" => true,
+            "false" => false,
+            _ => return Err(Error::bad_request("include_subscribers is not a boolean")),
+        },
+    };
+    let options = QueueOptions {
+        event_types,
+        apply_markdown: p.bool("apply_markdown")?.unwrap_or(false),
+        client_gravatar: p.bool("client_gravatar")?.unwrap_or(true),
+        slim_presence: p.bool("slim_presence")?.unwrap_or(false),
+        all_public_streams: p.bool("all_public_streams")?.unwrap_or(false),
+        narrow,
+        bulk_message_deletion: cap("bulk_message_deletion")?,
+        user_settings_object: cap("user_settings_object")?,
+        stream_typing_notifications: cap("stream_typing_notifications")?,
+        empty_topic_name: cap("empty_topic_name")?,
+        user_avatar_url_field_optional: cap("user_avatar_url_field_optional")?,
+        archived_channels: cap("archived_channels")?,
+    };
+    for known in [
+        "notification_settings_null",
+        "linkifier_url_template",
+        "user_list_incomplete",
+        "include_deactivated_groups",
+    ] {
+        cap(known)?;
+    }
+    let _ = p.int("presence_history_limit_days")?;
+    let _ = p.int("queue_lifespan_secs")?;
+    Ok(Registration {
+        options,
+        fetch_event_types,
+        include_subscribers,
+    })
+}
+
+/// # `POST /api/v1/register`
+///
+/// Creates an event queue and returns it with the initial state of the requested types.
+pub async fn register(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    let reg = parse_registration(p)?;
+    if reg.options.all_public_streams && caller.role == crate::model::Role::Guest {
+        return Err(Error::bad_request("User not authorized for this query"));
+    }
+    let fetch = reg
+        .fetch_event_types
+        .clone()
+        .or_else(|| reg.options.event_types.clone());
+    let since = state.hub.current_seq();
+    let queue = state.queues.register(caller.id, reg.options.clone(), since);
+    let body = register_state::initial_state(
+        state,
+        caller,
+        fetch.as_deref(),
+        &reg.options,
+        reg.include_subscribers,
+    )
+    .await?;
+    Ok(Success::new()
+        .fields(body)
+        .field("queue_id", queue.id.as_str())
+        .field("last_event_id", -1))
+}
+
+/// Renders a successful events response by hand: the events are pre-serialized text.
+fn events_response(events: Vec<String>, queue_id: Option<&str>, ignored: Vec<String>) -> Response {
+    let mut body = String::from("{\"result\":\"success\",\"msg\":\"\",\"events\":[");
+    body.push_str(&events.join(","));
+    body.push(']');
+    if let Some(q) = queue_id {
+        body.push_str(",\"queue_id\":");
+        body.push_str(&serde_json::to_string(q).expect("strings serialize"));
+    }
+    if !ignored.is_empty() {
+        body.push_str(",\"ignored_parameters_unsupported\":");
+        body.push_str(&serde_json::to_string(&ignored).expect("strings serialize"));
+    }
+    body.push_str("}\n");
+    let mut res = http::with_body(hyper::StatusCode::OK, "application/json", body);
+    res.headers_mut().insert(
+        "cache-control",
+        hyper::header::HeaderValue::from_static(
+            "no-cache, no-store, must-revalidate, private, max-age=0",
+        ),
+    );
+    res
+}
+
+/// # `GET /api/v1/events`
+///
+/// Returns queued events at once if there are any (or with `dont_block`), otherwise waits for
+/// one, or answers a heartbeat after the configured time.
+pub async fn get_events(state: &AppState, caller: &User, p: &mut Params) -> Result<Response> {
+    let queue_id = p.str("queue_id");
+    let last_event_id = p.int("last_event_id")?;
+    let dont_block = p.bool("dont_block")?.unwrap_or(false);
+    let queue: Arc<Queue> = match queue_id {
+        Some(id) => {
+            let last = last_event_id
+                .ok_or_else(|| Error::bad_request("Missing 'last_event_id' argument"))?;
+            let q = state
+                .queues
+                .get(caller.id, &id)
+                .ok_or_else(|| bad_queue(&id))?;
+            q.ack(last).map_err(|e| match e {
+                AckError::AlreadyPruned(n) => {
+                    Error::bad_request(format!("An event newer than {n} has already been pruned!"))
+                }
+                AckError::NotInQueue(n) => {
+                    Error::bad_request(format!("Event {n} was not in this queue"))
+                }
+            })?;
+            q
+        }
+        None => {
+            if !dont_block {
+                return Err(Error::missing("queue_id"));
+            }
+            let reg = parse_registration(p)?;
+            state
+                .queues
+                .register(caller.id, reg.options, state.hub.current_seq())
+        }
+    };
+    let ignored = p.unused();
+    let generation = queue.begin_poll();
+    let _guard = PollGuard(&queue);
+    let mut stopping = state.stopping.subscribe();
+    let heartbeat = state.config.events.heartbeat + jitter(state.config.events.heartbeat_jitter);
+    let deadline = tokio::time::sleep(heartbeat);
+    tokio::pin!(deadline);
+    loop {
+        // Register for the next push before looking, so nothing can slip between.
+        let notified = queue.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if !state.queues.contains(&queue.id) {
+            return Err(bad_queue(&queue.id));
+        }
+        if dont_block || !queue.is_empty() || queue.superseded(generation) || *stopping.borrow() {
+            break;
+        }
+        tokio::select! {
+            _ = &mut notified => continue,
+            _ = &mut deadline => {
+                queue.push_heartbeat();
+                break;
+            }
+            _ = stopping.changed() => break,
+        }
+    }
+    let events = queue.snapshot();
+    Ok(events_response(events, Some(queue.id.as_str()), ignored))
+}
+
+fn jitter(max: Duration) -> Duration {
+    if max.is_zero() {
+        return Duration::ZERO;
+    }
+    Duration::from_millis(rand::rng().random_range(0..=max.as_millis() as u64))
+}
+
+/// # `DELETE /api/v1/events`
+pub fn delete_queue(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    let id = p.required_str("queue_id")?;
+    if !state.queues.delete(caller.id, &id) {
+        return Err(bad_queue(&id));
+    }
+    Ok(Success::new())
+}

@@ -1,0 +1,831 @@
+//! The initial state `POST /register` returns, per requested type (`fetch_event_types`).
+//!
+//! Realm settings that Outpost does not let anyone change yet are reported with Zulip's
+//! defaults, so clients see a consistent organization.
+
+use std::collections::BTreeMap;
+
+use rusqlite::Connection;
+use serde_json::{Map, Value, json};
+
+use crate::app::AppState;
+use crate::db::{
+    channels as channels_db, messages as messages_db, topics as topics_db, users as users_db,
+};
+use crate::domain::channels::{self, ListFilter, Listed};
+use crate::domain::messages::narrow;
+use crate::domain::messages::send::{
+    EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH,
+};
+use crate::error::Result;
+use crate::events::queues::QueueOptions;
+use crate::ids::UserId;
+use crate::model::{Role, User, flags as bits, system_groups as sys};
+
+use super::server::{FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION};
+use super::wire::{self, Viewer};
+
+/// Most unread message ids reported (Zulip's cap).
+const MAX_UNREAD: usize = 50_000;
+
+fn wants(types: Option<&[String]>, t: &str) -> bool {
+    types.is_none_or(|list| list.iter().any(|x| x == t))
+}
+
+/// Builds the state for the requested types.
+pub async fn initial_state(
+    state: &AppState,
+    user: &User,
+    types: Option<&[String]>,
+    opts: &QueueOptions,
+    include_subscribers: bool,
+) -> Result<Map<String, Value>> {
+    let mut out = Map::new();
+    out.insert("zulip_version".into(), json!(ZULIP_VERSION));
+    out.insert("zulip_feature_level".into(), json!(FEATURE_LEVEL));
+    out.insert("zulip_merge_base".into(), json!(ZULIP_MERGE_BASE));
+    let types_owned: Option<Vec<String>> = types.map(|t| t.to_vec());
+    let viewer_user = user.clone();
+    let host = state.config.realm_host().to_string();
+    let client_gravatar = opts.client_gravatar;
+    let empty_topic_name = opts.empty_topic_name;
+    let db_part = state
+        .db
+        .read(move |c| {
+            let types = types_owned.as_deref();
+            let mut m = Map::new();
+            let viewer = Viewer {
+                user: &viewer_user,
+                host: &host,
+                client_gravatar,
+            };
+            if wants(types, "message") {
+                m.insert("max_message_id".into(), json!(messages_db::max_received_id(c, viewer_user.id)?));
+            }
+            if wants(types, "realm_user") {
+                realm_users(c, &viewer, &mut m)?;
+            }
+            if wants(types, "subscription") {
+                subscriptions(c, &viewer_user, include_subscribers, &mut m)?;
+            }
+            if wants(types, "update_message_flags") && wants(types, "message") {
+                m.insert("unread_msgs".into(), unread_msgs(c, &viewer_user, empty_topic_name)?);
+            }
+            if wants(types, "starred_messages") {
+                let mut st = c.prepare_cached(
+                    "SELECT message_id FROM message_flags WHERE user_id = ?1 AND flags & ?2 != 0 ORDER BY message_id",
+                )?;
+                let ids: Vec<i64> = st
+                    .query_map(rusqlite::params![viewer_user.id.0, bits::STARRED], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()?;
+                m.insert("starred_messages".into(), json!(ids));
+            }
+            let policies = topics_db::policies_of(c, viewer_user.id)?;
+            if wants(types, "user_topic") {
+                let list: Vec<Value> = policies
+                    .iter()
+                    .map(|(ch, topic, policy, updated)| {
+                        json!({"stream_id": ch.0, "topic_name": topic, "visibility_policy": policy, "last_updated": updated})
+                    })
+                    .collect();
+                m.insert("user_topics".into(), json!(list));
+            }
+            if wants(types, "muted_topics") && !(types.is_some() && wants(types, "user_topic")) {
+                let mut list = Vec::new();
+                for (ch, topic, policy, updated) in &policies {
+                    if *policy == 1
+                        && let Some(channel) = channels_db::get(c, *ch)?
+                    {
+                        list.push(json!([channel.name, topic, updated]));
+                    }
+                }
+                m.insert("muted_topics".into(), json!(list));
+            }
+            if wants(types, "alert_words") {
+                let mut st = c.prepare_cached("SELECT word FROM alert_words WHERE user_id = ?1 ORDER BY word")?;
+                let words: Vec<String> = st
+                    .query_map([viewer_user.id.0], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()?;
+                m.insert("alert_words".into(), json!(words));
+            }
+            if wants(types, "user_status") {
+                let mut statuses = Map::new();
+                for u in users_db::all(c)?.into_iter().filter(|u| u.is_active) {
+                    let s = users_db::status(c, u.id)?;
+                    let w = wire::status(&s, u.presence_enabled);
+                    if !w.is_empty() {
+                        statuses.insert(u.id.0.to_string(), Value::Object(w));
+                    }
+                }
+                m.insert("user_status".into(), Value::Object(statuses));
+            }
+            if wants(types, "realm_user_groups") {
+                m.insert("realm_user_groups".into(), system_groups(c)?);
+            }
+            if wants(types, "recent_private_conversations") {
+                m.insert("recent_private_conversations".into(), recent_conversations(c, viewer_user.id)?);
+            }
+            Ok(m)
+        })
+        .await?;
+    out.extend(db_part);
+    if wants(types, "stream") {
+        let filter = ListFilter {
+            include_public: true,
+            include_subscribed: true,
+            include_all: false,
+            exclude_archived: true,
+            include_default: false,
+        };
+        let listed = channels::list(state, user, filter).await?;
+        let streams: Vec<Value> = listed
+            .iter()
+            .map(|l| wire::basic_channel(l, false))
+            .collect();
+        out.insert("streams".into(), json!(streams));
+    }
+    if wants(types, "custom_profile_fields") {
+        let fields = crate::domain::profile_fields::list(state).await?;
+        out.insert(
+            "custom_profile_fields".into(),
+            json!(fields.iter().map(wire::profile_field).collect::<Vec<_>>()),
+        );
+        out.insert("custom_profile_field_types".into(), profile_field_types());
+    }
+    if wants(types, "realm_emoji") {
+        out.insert("realm_emoji".into(), json!({}));
+    }
+    if wants(types, "presence") {
+        presences(state, opts.slim_presence, &mut out).await?;
+    }
+    if wants(types, "user_settings") {
+        user_settings(user, opts.user_settings_object, &mut out);
+    }
+    if wants(types, "realm") {
+        realm(state, &mut out);
+    }
+    Ok(out)
+}
+
+fn realm_users(c: &Connection, viewer: &Viewer<'_>, m: &mut Map<String, Value>) -> Result<()> {
+    let all = users_db::all(c)?;
+    let (active, inactive): (Vec<&User>, Vec<&User>) = all.iter().partition(|u| u.is_active);
+    let values = crate::db::profile_fields::values(c, None)?;
+    let render = |u: &&User| Value::Object(wire::user(viewer, u, Some(&values)));
+    m.insert(
+        "realm_users".into(),
+        Value::Array(active.iter().map(render).collect()),
+    );
+    m.insert(
+        "realm_non_active_users".into(),
+        Value::Array(inactive.iter().map(render).collect()),
+    );
+    m.insert("cross_realm_bots".into(), json!([]));
+    let me = viewer.user;
+    m.insert("user_id".into(), json!(me.id.0));
+    m.insert("email".into(), json!(wire::api_email(me, viewer.host)));
+    m.insert("delivery_email".into(), json!(me.email));
+    m.insert("full_name".into(), json!(me.full_name));
+    m.insert("is_admin".into(), json!(me.role.is_admin()));
+    m.insert("is_owner".into(), json!(me.role == Role::Owner));
+    m.insert("is_moderator".into(), json!(me.role == Role::Moderator));
+    m.insert("is_guest".into(), json!(me.role == Role::Guest));
+    m.insert("avatar_source".into(), json!(me.avatar_source));
+    let url = wire::gravatar_url(&me.email, me.avatar_version);
+    m.insert("avatar_url".into(), json!(url));
+    m.insert("avatar_url_medium".into(), json!(format!("{url}&s=500")));
+    let member = me.role <= Role::Member;
+    for key in [
+        "can_create_streams",
+        "can_create_public_streams",
+        "can_create_private_streams",
+        "can_subscribe_other_users",
+    ] {
+        m.insert(key.into(), json!(member));
+    }
+    m.insert("can_create_web_public_streams".into(), json!(false));
+    m.insert(
+        "can_invite_others_to_realm".into(),
+        json!(me.role.is_admin()),
+    );
+    Ok(())
+}
+
+fn subscriptions(
+    c: &Connection,
+    user: &User,
+    with_subscribers: bool,
+    m: &mut Map<String, Value>,
+) -> Result<()> {
+    let mut subscribed = Vec::new();
+    let mut unsubscribed = Vec::new();
+    let mut never = Vec::new();
+    let now = crate::time::now_secs();
+    for ch in channels_db::all(c)? {
+        if ch.is_archived {
+            continue;
+        }
+        let sub = channels_db::subscription(c, user.id, ch.id)?;
+        let access = channels::access(c, user, ch)?;
+        if !access.metadata {
+            continue;
+        }
+        let stats = channels_db::stats(c, &access.channel, now)?;
+        let subscribers = if with_subscribers && access.content {
+            Some(channels_db::subscriber_ids(c, access.channel.id)?)
+        } else {
+            None
+        };
+        let listed = Listed {
+            access,
+            subscription: sub.clone(),
+            subscribers,
+            stats,
+        };
+        match sub {
+            Some(s) if s.active => subscribed.push(wire::subscription(&listed, &s)),
+            Some(s) => unsubscribed.push(wire::subscription(&listed, &s)),
+            None => {
+                let mut v = wire::basic_channel(&listed, false);
+                if let (Some(obj), Some(ids)) = (v.as_object_mut(), &listed.subscribers) {
+                    obj.insert(
+                        "subscribers".into(),
+                        json!(ids.iter().map(|u| u.0).collect::<Vec<_>>()),
+                    );
+                }
+                never.push(v);
+            }
+        }
+    }
+    m.insert("subscriptions".into(), json!(subscribed));
+    m.insert("unsubscribed".into(), json!(unsubscribed));
+    m.insert("never_subscribed".into(), json!(never));
+    Ok(())
+}
+
+/// (id, channel, topic, conversation, sender, mentioned) of an unread message.
+type UnreadRow = (i64, Option<i64>, String, Option<i64>, i64, bool);
+
+/// Unread messages grouped as Zulip reports them.
+fn unread_msgs(c: &Connection, user: &User, empty_topic_name: bool) -> Result<Value> {
+    let read = narrow::read_sql(user.id);
+    let received = narrow::received_sql(user.id);
+    let mentioned = format!(
+        "EXISTS (SELECT 1 FROM message_flags mf WHERE mf.user_id = {} AND mf.message_id = m.id \
+         AND mf.flags & {} != 0) OR m.wildcard != 0",
+        user.id.0,
+        bits::MENTIONED | bits::GROUP_MENTIONED
+    );
+    let mut rows: Vec<UnreadRow> = Vec::new();
+    // Channels, starting above the read floor and the first subscription.
+    let mut st = c.prepare_cached(
+        "SELECT channel_id, min(first_message_id) FROM subscription_periods WHERE user_id = ?1 GROUP BY channel_id",
+    )?;
+    let scopes: Vec<(i64, i64)> = st
+        .query_map([user.id.0], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let sql = format!(
+        "SELECT m.id, m.channel_id, m.topic, m.conversation_id, m.sender_id, ({mentioned}) \
+         FROM messages m WHERE m.channel_id = ?1 AND m.id >= ?2 AND {received} AND NOT {read} \
+         ORDER BY m.id LIMIT {MAX_UNREAD}"
+    );
+    let mut q = c.prepare(&sql)?;
+    for (ch, first) in scopes {
+        let floor = messages_db::read_floor(c, user.id, ch)?;
+        let from = first.max(floor + 1);
+        let found = q.query_map(rusqlite::params![ch, from], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })?;
+        for f in found {
+            rows.push(f?);
+        }
+    }
+    let dm_floor = messages_db::read_floor(c, user.id, 0)?;
+    let convs = messages_db::conversations_of(c, user.id)?;
+    if !convs.is_empty() {
+        let list = convs
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let sql = format!(
+            "SELECT m.id, m.channel_id, m.topic, m.conversation_id, m.sender_id, ({mentioned}) \
+             FROM messages m WHERE m.conversation_id IN ({list}) AND m.id > ?1 AND NOT {read} \
+             ORDER BY m.id LIMIT {MAX_UNREAD}"
+        );
+        let mut st = c.prepare(&sql)?;
+        let found = st.query_map([dm_floor], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })?;
+        for f in found {
+            rows.push(f?);
+        }
+    }
+    rows.sort_by_key(|r| r.0);
+    let old_unreads_missing = rows.len() > MAX_UNREAD;
+    rows.truncate(MAX_UNREAD);
+    let mut streams: BTreeMap<(i64, String), Vec<i64>> = BTreeMap::new();
+    let mut pms: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    let mut huddles: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    let mut mentions = Vec::new();
+    for (id, ch, topic, conv, _sender, mentioned) in &rows {
+        if *mentioned {
+            mentions.push(*id);
+        }
+        match (ch, conv) {
+            (Some(ch), _) => {
+                let topic = if topic.is_empty() && !empty_topic_name {
+                    EMPTY_TOPIC_DISPLAY_NAME.to_string()
+                } else {
+                    topic.clone()
+                };
+                streams.entry((*ch, topic)).or_default().push(*id);
+            }
+            (None, Some(conv)) => {
+                let members = messages_db::conversation_members(c, *conv)?;
+                if members.len() <= 2 {
+                    let other = members
+                        .iter()
+                        .find(|u| **u != user.id)
+                        .copied()
+                        .unwrap_or(user.id);
+                    pms.entry(other.0).or_default().push(*id);
+                } else {
+                    let key = members
+                        .iter()
+                        .map(|u| u.0.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",");
+                    huddles.entry(key).or_default().push(*id);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(json!({
+        "pms": pms.into_iter().map(|(other, ids)| json!({"other_user_id": other, "sender_id": other, "unread_message_ids": ids})).collect::<Vec<_>>(),
+        "streams": streams.into_iter().map(|((ch, topic), ids)| json!({"stream_id": ch, "topic": topic, "unread_message_ids": ids})).collect::<Vec<_>>(),
+        "huddles": huddles.into_iter().map(|(k, ids)| json!({"user_ids_string": k, "unread_message_ids": ids})).collect::<Vec<_>>(),
+        "mentions": mentions,
+        "count": rows.len(),
+        "old_unreads_missing": old_unreads_missing,
+    }))
+}
+
+fn recent_conversations(c: &Connection, user: UserId) -> Result<Value> {
+    let mut out = Vec::new();
+    for conv in messages_db::conversations_of(c, user)? {
+        let max: Option<i64> = c
+            .prepare_cached("SELECT max(id) FROM messages WHERE conversation_id = ?1")?
+            .query_row([conv], |r| r.get(0))?;
+        let Some(max) = max else { continue };
+        let others: Vec<i64> = messages_db::conversation_members(c, conv)?
+            .into_iter()
+            .filter(|u| *u != user)
+            .map(|u| u.0)
+            .collect();
+        out.push(json!({"max_message_id": max, "user_ids": others}));
+    }
+    out.sort_by_key(|v| std::cmp::Reverse(v["max_message_id"].as_i64().unwrap_or(0)));
+    Ok(json!(out))
+}
+
+/// The role-based system groups with their direct members.
+fn system_groups(c: &Connection) -> Result<Value> {
+    let users = users_db::all(c)?;
+    let with_role = |role: Role| -> Vec<i64> {
+        users
+            .iter()
+            .filter(|u| u.is_active && u.role == role)
+            .map(|u| u.id.0)
+            .collect()
+    };
+    let groups = [
+        (sys::NOBODY, "role:nobody", "Nobody", vec![], vec![]),
+        (
+            sys::OWNERS,
+            "role:owners",
+            "Owners of this organization",
+            with_role(Role::Owner),
+            vec![],
+        ),
+        (
+            sys::ADMINISTRATORS,
+            "role:administrators",
+            "Administrators of this organization, including owners",
+            with_role(Role::Administrator),
+            vec![sys::OWNERS.0],
+        ),
+        (
+            sys::MODERATORS,
+            "role:moderators",
+            "Moderators of this organization, including administrators",
+            with_role(Role::Moderator),
+            vec![sys::ADMINISTRATORS.0],
+        ),
+        (
+            sys::FULL_MEMBERS,
+            "role:fullmembers",
+            "Members of this organization, not including new accounts and guests",
+            with_role(Role::Member),
+            vec![sys::MODERATORS.0],
+        ),
+        (
+            sys::MEMBERS,
+            "role:members",
+            "Members of this organization, not including guests",
+            vec![],
+            vec![sys::FULL_MEMBERS.0],
+        ),
+        (
+            sys::EVERYONE,
+            "role:everyone",
+            "Everyone in this organization, including guests",
+            with_role(Role::Guest),
+            vec![sys::MEMBERS.0],
+        ),
+        (
+            sys::INTERNET,
+            "role:internet",
+            "Everyone on the internet",
+            vec![],
+            vec![sys::EVERYONE.0],
+        ),
+    ];
+    Ok(json!(
+        groups
+            .into_iter()
+            .map(|(id, name, description, members, subgroups)| json!({
+                "id": id.0,
+                "name": name,
+                "description": description,
+                "members": members,
+                "direct_subgroup_ids": subgroups,
+                "creator_id": null,
+                "date_created": null,
+                "is_system_group": true,
+                "deactivated": false,
+                "can_add_members_group": sys::NOBODY.0,
+                "can_join_group": sys::NOBODY.0,
+                "can_leave_group": sys::NOBODY.0,
+                "can_manage_group": sys::NOBODY.0,
+                "can_mention_group": sys::NOBODY.0,
+                "can_remove_members_group": sys::NOBODY.0,
+            }))
+            .collect::<Vec<_>>()
+    ))
+}
+
+fn profile_field_types() -> Value {
+    let kinds = [
+        ("SHORT_TEXT", 1, "Text (short)"),
+        ("LONG_TEXT", 2, "Text (long)"),
+        ("SELECT", 3, "List of options"),
+        ("DATE", 4, "Date picker"),
+        ("URL", 5, "Link"),
+        ("USER", 6, "Users"),
+        ("EXTERNAL_ACCOUNT", 7, "External account"),
+        ("PRONOUNS", 8, "Pronouns"),
+    ];
+    let mut m = Map::new();
+    for (key, id, name) in kinds {
+        m.insert(key.into(), json!({"id": id, "name": name}));
+    }
+    Value::Object(m)
+}
+
+async fn presences(state: &AppState, slim: bool, out: &mut Map<String, Value>) -> Result<()> {
+    let entries = state.presence.all();
+    let ids: Vec<UserId> = entries.iter().map(|(u, _)| *u).collect();
+    let users = state
+        .db
+        .read(move |c| {
+            let mut v = Vec::new();
+            for id in ids {
+                if let Some(u) = users_db::get(c, id)? {
+                    v.push(u);
+                }
+            }
+            Ok(v)
+        })
+        .await?;
+    let host = state.config.realm_host();
+    let mut m = Map::new();
+    for (uid, e) in entries {
+        let Some(u) = users.iter().find(|u| u.id == uid) else {
+            continue;
+        };
+        if slim {
+            m.insert(
+                uid.0.to_string(),
+                json!({"active_timestamp": e.active_timestamp, "idle_timestamp": e.idle_timestamp}),
+            );
+        } else {
+            m.insert(
+                wire::api_email(u, host),
+                super::presence::legacy_entry(&e, true),
+            );
+        }
+    }
+    out.insert("presences".into(), Value::Object(m));
+    out.insert(
+        "presence_last_update_id".into(),
+        json!(state.presence.last_update_id()),
+    );
+    out.insert(
+        "server_timestamp".into(),
+        json!(crate::time::now_millis() as f64 / 1000.0),
+    );
+    Ok(())
+}
+
+/// Zulip's default user settings (Outpost does not let users change them yet).
+fn user_settings(user: &User, as_object: bool, out: &mut Map<String, Value>) {
+    let settings = json!({
+        "twenty_four_hour_time": false,
+        "web_mark_read_on_scroll_policy": 1,
+        "web_channel_default_view": 1,
+        "starred_message_counts": true,
+        "receives_typing_notifications": true,
+        "web_navigate_to_sent_message": true,
+        "fluid_layout_width": false,
+        "high_contrast_mode": false,
+        "web_font_size_px": 16,
+        "web_line_height_percent": 140,
+        "color_scheme": 1,
+        "translate_emoticons": false,
+        "display_emoji_reaction_users": true,
+        "default_language": "en",
+        "web_home_view": "inbox",
+        "web_escape_navigates_to_home_view": true,
+        "left_side_userlist": false,
+        "emojiset": "google",
+        "demote_inactive_streams": 1,
+        "user_list_style": 2,
+        "web_animate_image_previews": "on_hover",
+        "web_stream_unreads_count_display_policy": 2,
+        "timezone": user.timezone,
+        "enter_sends": false,
+        "enable_drafts_synchronization": true,
+        "enable_stream_desktop_notifications": false,
+        "enable_stream_email_notifications": false,
+        "enable_stream_push_notifications": false,
+        "enable_stream_audible_notifications": false,
+        "notification_sound": "zulip",
+        "enable_desktop_notifications": true,
+        "enable_sounds": true,
+        "email_notifications_batching_period_seconds": 120,
+        "enable_offline_email_notifications": true,
+        "enable_offline_push_notifications": true,
+        "enable_online_push_notifications": true,
+        "enable_followed_topic_desktop_notifications": true,
+        "enable_followed_topic_email_notifications": true,
+        "enable_followed_topic_push_notifications": true,
+        "enable_followed_topic_audible_notifications": true,
+        "enable_followed_topic_wildcard_mentions_notify": true,
+        "enable_digest_emails": true,
+        "enable_marketing_emails": true,
+        "enable_login_emails": true,
+        "message_content_in_email_notifications": true,
+        "pm_content_in_desktop_notifications": true,
+        "wildcard_mentions_notify": true,
+        "automatically_follow_topics_policy": 3,
+        "automatically_unmute_topics_in_muted_streams_policy": 2,
+        "automatically_follow_topics_where_mentioned": true,
+        "desktop_icon_count_display": 1,
+        "realm_name_in_email_notifications_policy": 1,
+        "presence_enabled": user.presence_enabled,
+        "available_notification_sounds": ["zulip"],
+        "emojiset_choices": [{"key": "google", "text": "Google"}, {"key": "text", "text": "Plain text"}],
+        "send_private_typing_notifications": true,
+        "send_stream_typing_notifications": true,
+        "send_read_receipts": true,
+        "allow_private_data_export": false,
+        "email_address_visibility": user.email_visibility as i64,
+        "web_suggest_update_timezone": true,
+        "hide_ai_features": false,
+    });
+    out.insert("user_settings".into(), settings.clone());
+    // Clients without the `user_settings_object` capability read them at the top level too
+    // (zulip-terminal 0.7 needs both forms).
+    let legacy = [
+        "twenty_four_hour_time",
+        "starred_message_counts",
+        "fluid_layout_width",
+        "high_contrast_mode",
+        "color_scheme",
+        "translate_emoticons",
+        "default_language",
+        "web_home_view",
+        "left_side_userlist",
+        "emojiset",
+        "demote_inactive_streams",
+        "timezone",
+        "enter_sends",
+        "enable_drafts_synchronization",
+        "enable_stream_desktop_notifications",
+        "enable_stream_email_notifications",
+        "enable_stream_push_notifications",
+        "enable_stream_audible_notifications",
+        "notification_sound",
+        "enable_desktop_notifications",
+        "enable_sounds",
+        "email_notifications_batching_period_seconds",
+        "enable_offline_email_notifications",
+        "enable_offline_push_notifications",
+        "enable_online_push_notifications",
+        "enable_digest_emails",
+        "enable_marketing_emails",
+        "enable_login_emails",
+        "message_content_in_email_notifications",
+        "pm_content_in_desktop_notifications",
+        "wildcard_mentions_notify",
+        "desktop_icon_count_display",
+        "realm_name_in_email_notifications_policy",
+        "presence_enabled",
+        "available_notification_sounds",
+        "emojiset_choices",
+        "receives_typing_notifications",
+    ];
+    if !as_object {
+        for key in legacy {
+            out.insert(key.into(), settings[key].clone());
+        }
+    }
+}
+
+/// Realm settings and server limits.
+fn realm(state: &AppState, out: &mut Map<String, Value>) {
+    let cfg = &state.config.chat;
+    let ev = &state.config.events;
+    let pairs: Vec<(&str, Value)> = vec![
+        ("realm_name", json!(cfg.realm_name)),
+        ("realm_url", json!(cfg.external_url)),
+        ("realm_uri", json!(cfg.external_url)),
+        ("realm_description", json!("")),
+        (
+            "realm_empty_topic_display_name",
+            json!(EMPTY_TOPIC_DISPLAY_NAME),
+        ),
+        ("realm_mandatory_topics", json!(false)),
+        ("realm_allow_message_editing", json!(true)),
+        ("realm_allow_edit_history", json!(true)),
+        ("realm_message_content_edit_limit_seconds", json!(600)),
+        ("realm_message_content_delete_limit_seconds", Value::Null),
+        (
+            "realm_move_messages_within_stream_limit_seconds",
+            json!(259200),
+        ),
+        (
+            "realm_move_messages_between_streams_limit_seconds",
+            json!(604800),
+        ),
+        ("realm_message_retention_days", json!(-1)),
+        ("realm_presence_disabled", json!(false)),
+        ("realm_password_auth_enabled", json!(true)),
+        ("realm_email_auth_enabled", json!(true)),
+        ("realm_invite_required", json!(true)),
+        ("realm_emails_restricted_to_domains", json!(false)),
+        ("realm_disallow_disposable_email_addresses", json!(true)),
+        ("realm_enable_spectator_access", json!(false)),
+        ("realm_push_notifications_enabled", json!(false)),
+        ("realm_enable_read_receipts", json!(true)),
+        ("realm_inline_image_preview", json!(false)),
+        ("realm_inline_url_embed_preview", json!(false)),
+        ("realm_default_language", json!("en")),
+        ("realm_waiting_period_threshold", json!(0)),
+        ("realm_date_created", json!(0)),
+        ("realm_plan_type", json!(1)),
+        ("realm_org_type", json!(0)),
+        ("realm_icon_source", json!("G")),
+        (
+            "realm_icon_url",
+            json!(format!(
+                "{}/static/images/logo/zulip-icon-128x128.png",
+                cfg.external_url
+            )),
+        ),
+        (
+            "realm_can_mention_many_users_group",
+            json!(sys::ADMINISTRATORS.0),
+        ),
+        ("realm_can_add_subscribers_group", json!(sys::MEMBERS.0)),
+        (
+            "realm_can_create_public_channel_group",
+            json!(sys::MEMBERS.0),
+        ),
+        (
+            "realm_can_create_private_channel_group",
+            json!(sys::MEMBERS.0),
+        ),
+        (
+            "realm_can_create_web_public_channel_group",
+            json!(sys::OWNERS.0),
+        ),
+        (
+            "realm_can_move_messages_between_topics_group",
+            json!(sys::EVERYONE.0),
+        ),
+        (
+            "realm_can_move_messages_between_channels_group",
+            json!(sys::MEMBERS.0),
+        ),
+        (
+            "realm_can_delete_any_message_group",
+            json!(sys::ADMINISTRATORS.0),
+        ),
+        ("realm_can_delete_own_message_group", json!(sys::EVERYONE.0)),
+        ("realm_linkifiers", json!([])),
+        ("realm_filters", json!([])),
+        ("realm_playgrounds", json!([])),
+        ("realm_default_streams", json!([])),
+        ("realm_default_stream_groups", json!([])),
+        ("realm_domains", json!([])),
+        ("realm_bots", json!([])),
+        ("realm_embedded_bots", json!([])),
+        ("realm_incoming_webhook_bots", json!([])),
+        ("max_message_length", json!(MAX_MESSAGE_LENGTH)),
+        ("max_topic_length", json!(MAX_TOPIC_LENGTH)),
+        ("max_stream_name_length", json!(channels::MAX_NAME_LENGTH)),
+        (
+            "max_stream_description_length",
+            json!(channels::MAX_DESCRIPTION_LENGTH),
+        ),
+        ("max_channel_folder_name_length", json!(60)),
+        ("max_channel_folder_description_length", json!(1024)),
+        ("max_file_upload_size_mib", json!(100)),
+        ("max_avatar_file_size_mib", json!(5)),
+        ("max_icon_file_size_mib", json!(5)),
+        ("max_logo_file_size_mib", json!(5)),
+        (
+            "password_min_length",
+            json!(crate::domain::users::MIN_PASSWORD_LENGTH),
+        ),
+        (
+            "password_max_length",
+            json!(crate::domain::users::MAX_PASSWORD_LENGTH),
+        ),
+        (
+            "event_queue_longpoll_timeout_seconds",
+            json!((ev.heartbeat + ev.heartbeat_jitter).as_secs() + 35),
+        ),
+        ("server_presence_ping_interval_seconds", json!(60)),
+        ("server_presence_offline_threshold_seconds", json!(200)),
+        (
+            "server_typing_started_expiry_period_milliseconds",
+            json!(45000),
+        ),
+        (
+            "server_typing_stopped_wait_period_milliseconds",
+            json!(12000),
+        ),
+        (
+            "server_typing_started_wait_period_milliseconds",
+            json!(30000),
+        ),
+        ("server_avatar_changes_disabled", json!(false)),
+        ("server_name_changes_disabled", json!(false)),
+        ("server_needs_upgrade", json!(false)),
+        ("server_web_public_streams_enabled", json!(false)),
+        ("server_inline_image_preview", json!(false)),
+        ("server_inline_url_embed_preview", json!(false)),
+        ("server_generation", json!(0)),
+        ("development_environment", json!(cfg.development)),
+        (
+            "server_emoji_data_url",
+            json!(format!("{}/static/emoji.json", cfg.external_url)),
+        ),
+        ("zulip_plan_is_not_limited", json!(true)),
+        ("upgrade_text_for_wide_organization_logo", json!("")),
+        ("realm_name_changes_disabled", json!(false)),
+        ("realm_email_changes_disabled", json!(false)),
+        ("realm_avatar_changes_disabled", json!(false)),
+        ("realm_require_unique_names", json!(false)),
+        ("realm_send_welcome_emails", json!(false)),
+        ("realm_digest_emails_enabled", json!(false)),
+        ("realm_digest_weekday", json!(1)),
+        ("realm_is_zephyr_mirror_realm", json!(false)),
+        ("realm_default_code_block_language", json!("")),
+        ("realm_moderation_request_channel_id", json!(-1)),
+        ("realm_new_stream_announcements_stream_id", json!(-1)),
+        ("realm_signup_announcements_stream_id", json!(-1)),
+        ("realm_zulip_update_announcements_stream_id", json!(-1)),
+    ];
+    for (k, v) in pairs {
+        out.insert(k.into(), v);
+    }
+}

@@ -1,0 +1,857 @@
+//! Event queues: register, long-polling, acknowledgement, expiry, overflow, and the events that
+//! state changes produce.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::channels::{Org, org};
+use crate::support::{Reply, TestServer, TestUser};
+use outpost::model::Role;
+
+impl Org {
+    pub async fn register(&self, who: &TestUser, form: &[(&str, &str)]) -> (String, Value) {
+        let r = self.srv.post("/api/v1/register", who, form).await;
+        let b = r.assert_success("POST /register").clone();
+        (b["queue_id"].as_str().unwrap().to_string(), b)
+    }
+
+    /// Non-blocking fetch of everything after `last`.
+    pub async fn events(&self, who: &TestUser, queue: &str, last: i64) -> Vec<Value> {
+        let last = last.to_string();
+        let r = self
+            .srv
+            .get(
+                "/api/v1/events",
+                who,
+                &[
+                    ("queue_id", queue),
+                    ("last_event_id", last.as_str()),
+                    ("dont_block", "true"),
+                ],
+            )
+            .await;
+        r.assert_success("GET /events")["events"]
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+}
+
+fn types(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn register_returns_a_queue_and_the_requested_state() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let m = o
+        .send_channel(&o.bob, "general", "hello", "hi @**Alice Ant**")
+        .await;
+    let (queue, b) = o.register(&o.alice, &[]).await;
+    assert!(!queue.is_empty());
+    assert_eq!(b["last_event_id"], -1);
+    assert_eq!(b["zulip_feature_level"], 382);
+    assert_eq!(b["max_message_id"], m);
+    assert_eq!(b["max_message_length"], 10000);
+    assert_eq!(b["max_topic_length"], 60);
+    assert_eq!(b["max_channel_folder_name_length"], 60);
+    assert_eq!(b["realm_empty_topic_display_name"], "general chat");
+    assert_eq!(b["user_id"], o.alice.id);
+    assert_eq!(b["realm_users"].as_array().unwrap().len(), 5);
+    assert_eq!(b["subscriptions"][0]["name"], "general");
+    assert_eq!(b["unread_msgs"]["count"], 1);
+    assert_eq!(b["unread_msgs"]["mentions"], json!([m]));
+    assert_eq!(b["unread_msgs"]["streams"][0]["topic"], "hello");
+    assert_eq!(b["realm_user_groups"].as_array().unwrap().len(), 8);
+    // zulip-terminal reads these legacy keys.
+    assert_eq!(b["twenty_four_hour_time"], false);
+    assert_eq!(b["pm_content_in_desktop_notifications"], true);
+    // Only what was asked for.
+    let (_, b) = o
+        .register(&o.alice, &[("fetch_event_types", "[\"message\"]")])
+        .await;
+    assert!(b.get("realm_users").is_none());
+    assert_eq!(b["max_message_id"], m);
+    let (_, b) = o
+        .register(
+            &o.alice,
+            &[
+                ("event_types", "[\"message\"]"),
+                ("client_capabilities", "{\"user_settings_object\":true}"),
+            ],
+        )
+        .await;
+    assert!(b.get("subscriptions").is_none());
+    let r = o
+        .srv
+        .post(
+            "/api/v1/register",
+            &o.alice,
+            &[("narrow", "[[\"near\",\"5\"]]")],
+        )
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Operator near not supported."
+    );
+    let r = o
+        .srv
+        .post(
+            "/api/v1/register",
+            &o.alice,
+            &[("client_capabilities", "[1]")],
+        )
+        .await;
+    r.assert_error(400, "BAD_REQUEST");
+    let r = o
+        .srv
+        .post(
+            "/api/v1/register",
+            &o.guest,
+            &[("all_public_streams", "true")],
+        )
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "User not authorized for this query"
+    );
+}
+
+#[tokio::test]
+async fn a_parked_poll_wakes_up_for_a_message() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let (queue, _) = o
+        .register(
+            &o.bob,
+            &[("event_types", "[\"message\"]"), ("apply_markdown", "true")],
+        )
+        .await;
+    let srv_addr = o.srv.addr;
+    let bob = o.bob.clone();
+    let q = queue.clone();
+    let poll = tokio::spawn(async move {
+        let client =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .build_http::<http_body_util::Full<bytes::Bytes>>();
+        let req = hyper::Request::get(format!(
+            "http://{srv_addr}/api/v1/events?queue_id={q}&last_event_id=-1"
+        ))
+        .header(
+            "authorization",
+            crate::support::basic(&bob.email, &bob.api_key),
+        )
+        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .unwrap();
+        let res = client.request(req).await.unwrap();
+        use http_body_util::BodyExt as _;
+        let b = res.into_body().collect().await.unwrap().to_bytes();
+        serde_json::from_slice::<Value>(&b).unwrap()
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!poll.is_finished(), "the poll waits while nothing happens");
+    let id = o
+        .send_channel(&o.alice, "general", "t", "**wake** up")
+        .await;
+    let body = tokio::time::timeout(Duration::from_secs(5), poll)
+        .await
+        .unwrap()
+        .unwrap();
+    crate::schema::assert_matches("GET /events", &body);
+    let ev = &body["events"][0];
+    assert_eq!(ev["type"], "message");
+    assert_eq!(ev["id"], 0);
+    assert_eq!(ev["message"]["id"], id);
+    assert_eq!(ev["message"]["content"], "<p><strong>wake</strong> up</p>");
+    assert_eq!(ev["flags"], json!([]));
+    assert_eq!(body["queue_id"], queue.as_str());
+}
+
+#[tokio::test]
+async fn local_echo_and_raw_content() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let (qa, _) = o
+        .register(&o.alice, &[("event_types", "[\"message\"]")])
+        .await;
+    let (qb, _) = o
+        .register(&o.bob, &[("event_types", "[\"message\"]")])
+        .await;
+    o.srv
+        .post(
+            "/api/v1/messages",
+            &o.alice,
+            &[
+                ("type", "stream"),
+                ("to", "general"),
+                ("topic", "t"),
+                ("content", "*raw*"),
+                ("queue_id", qa.as_str()),
+                ("local_id", "1.01"),
+            ],
+        )
+        .await
+        .assert_success("POST /messages");
+    let a = wait_events(&o, &o.alice, &qa, 1).await;
+    assert_eq!(a[0]["local_message_id"], "1.01");
+    assert_eq!(a[0]["message"]["content"], "*raw*");
+    assert_eq!(a[0]["message"]["content_type"], "text/x-markdown");
+    let b = wait_events(&o, &o.bob, &qb, 1).await;
+    assert!(b[0].get("local_message_id").is_none());
+}
+
+#[tokio::test]
+async fn acknowledgement_and_bad_queues() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let (q, _) = o
+        .register(&o.bob, &[("event_types", "[\"message\"]")])
+        .await;
+    for i in 0..3 {
+        o.send_channel(&o.alice, "general", "t", &format!("m{i}"))
+            .await;
+    }
+    assert_eq!(wait_events(&o, &o.bob, &q, 3).await.len(), 3);
+    // Reading does not consume.
+    assert_eq!(o.events(&o.bob, &q, -1).await.len(), 3);
+    let rest = o.events(&o.bob, &q, 1).await;
+    assert_eq!(
+        rest.iter()
+            .map(|e| e["id"].as_i64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![2]
+    );
+    let get = |last: &'static str| {
+        let srv = &o.srv;
+        let bob = o.bob.clone();
+        let q = q.clone();
+        async move {
+            srv.get(
+                "/api/v1/events",
+                &bob,
+                &[
+                    ("queue_id", q.as_str()),
+                    ("last_event_id", last),
+                    ("dont_block", "true"),
+                ],
+            )
+            .await
+        }
+    };
+    assert_eq!(
+        get("0").await.assert_error(400, "BAD_REQUEST")["msg"],
+        "An event newer than 0 has already been pruned!"
+    );
+    assert_eq!(
+        get("9").await.assert_error(400, "BAD_REQUEST")["msg"],
+        "Event 9 was not in this queue"
+    );
+    let r = o
+        .srv
+        .get("/api/v1/events", &o.bob, &[("queue_id", q.as_str())])
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Missing 'last_event_id' argument"
+    );
+    // Another user's queue is unknown to you.
+    let r = o
+        .srv
+        .get(
+            "/api/v1/events",
+            &o.alice,
+            &[
+                ("queue_id", q.as_str()),
+                ("last_event_id", "-1"),
+                ("dont_block", "true"),
+            ],
+        )
+        .await;
+    let b = r.assert_error(400, "BAD_EVENT_QUEUE_ID");
+    assert_eq!(
+        (b["msg"].clone(), b["queue_id"].clone()),
+        (json!(format!("Bad event queue ID: {q}")), json!(q))
+    );
+    // Deleting.
+    o.srv
+        .delete("/api/v1/events", &o.alice, &[("queue_id", q.as_str())])
+        .await
+        .assert_error(400, "BAD_EVENT_QUEUE_ID");
+    o.srv
+        .delete("/api/v1/events", &o.bob, &[("queue_id", q.as_str())])
+        .await
+        .assert_success("DELETE /events");
+    get("2").await.assert_error(400, "BAD_EVENT_QUEUE_ID");
+    o.srv
+        .delete("/api/v1/events", &o.bob, &[("queue_id", q.as_str())])
+        .await
+        .assert_error(400, "BAD_EVENT_QUEUE_ID");
+    let r = o.srv.get("/api/v1/events", &o.bob, &[]).await;
+    r.assert_error(400, "REQUEST_VARIABLE_MISSING");
+    // Registering through GET /events with dont_block.
+    let r = o
+        .srv
+        .get(
+            "/api/v1/events",
+            &o.bob,
+            &[("dont_block", "true"), ("event_types", "[\"message\"]")],
+        )
+        .await;
+    let b = r.assert_success("GET /events");
+    assert!(b["queue_id"].is_string());
+}
+
+async fn short_server(
+    adjust: impl FnOnce(&mut outpost::config::Config),
+) -> (TestServer, TestUser, TestUser) {
+    let srv = TestServer::start_with(adjust).await;
+    let a = srv.user("a@example.com", "Ann A", Role::Member).await;
+    let b = srv.user("b@example.com", "Ben B", Role::Member).await;
+    (srv, a, b)
+}
+
+async fn register_plain(srv: &TestServer, who: &TestUser) -> String {
+    let r = srv
+        .post("/api/v1/register", who, &[("event_types", "[\"message\"]")])
+        .await;
+    r.assert_success("POST /register")["queue_id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test]
+async fn idle_polls_get_a_heartbeat() {
+    let (srv, a, _) = short_server(|c| {
+        c.events.heartbeat = Duration::from_millis(300);
+        c.events.heartbeat_jitter = Duration::ZERO;
+    })
+    .await;
+    let q = register_plain(&srv, &a).await;
+    let started = std::time::Instant::now();
+    let r: Reply = srv
+        .get(
+            "/api/v1/events",
+            &a,
+            &[("queue_id", q.as_str()), ("last_event_id", "-1")],
+        )
+        .await;
+    assert!(started.elapsed() >= Duration::from_millis(250));
+    let b = r.assert_success("GET /events");
+    assert_eq!(b["events"], json!([{"type": "heartbeat", "id": 0}]));
+}
+
+#[tokio::test]
+async fn idle_queues_are_collected() {
+    let (srv, a, _) = short_server(|c| {
+        c.events.queue_timeout = Duration::from_secs(1);
+        c.events.gc_interval = Duration::from_millis(200);
+    })
+    .await;
+    let q = register_plain(&srv, &a).await;
+    let keep = register_plain(&srv, &a).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    srv.get(
+        "/api/v1/events",
+        &a,
+        &[
+            ("queue_id", keep.as_str()),
+            ("last_event_id", "-1"),
+            ("dont_block", "true"),
+        ],
+    )
+    .await
+    .assert_success("GET /events");
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    srv.get(
+        "/api/v1/events",
+        &a,
+        &[
+            ("queue_id", q.as_str()),
+            ("last_event_id", "-1"),
+            ("dont_block", "true"),
+        ],
+    )
+    .await
+    .assert_error(400, "BAD_EVENT_QUEUE_ID");
+    srv.get(
+        "/api/v1/events",
+        &a,
+        &[
+            ("queue_id", keep.as_str()),
+            ("last_event_id", "-1"),
+            ("dont_block", "true"),
+        ],
+    )
+    .await
+    .assert_success("GET /events");
+}
+
+#[tokio::test]
+async fn overflowing_queues_are_dropped() {
+    let (srv, a, b) = short_server(|c| c.events.max_queue_events = 3).await;
+    let q = register_plain(&srv, &b).await;
+    for i in 0..4 {
+        srv.post(
+            "/api/v1/messages",
+            &a,
+            &[
+                ("type", "direct"),
+                ("to", &format!("[{}]", b.id)),
+                ("content", &format!("m{i}")),
+            ],
+        )
+        .await
+        .assert_success("POST /messages");
+    }
+    // Delivery is asynchronous; give it a moment.
+    let mut gone = false;
+    for _ in 0..50 {
+        let r = srv
+            .get(
+                "/api/v1/events",
+                &b,
+                &[
+                    ("queue_id", q.as_str()),
+                    ("last_event_id", "-1"),
+                    ("dont_block", "true"),
+                ],
+            )
+            .await;
+        if r.status == 400 {
+            r.assert_error(400, "BAD_EVENT_QUEUE_ID");
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(gone, "the overflowing queue was dropped");
+}
+
+/// Waits until the queue holds at least `n` events and returns them (all schema-checked).
+async fn wait_events(o: &Org, who: &TestUser, q: &str, n: usize) -> Vec<Value> {
+    for _ in 0..100 {
+        let last = "-1";
+        let r = o
+            .srv
+            .get(
+                "/api/v1/events",
+                who,
+                &[
+                    ("queue_id", q),
+                    ("last_event_id", last),
+                    ("dont_block", "true"),
+                ],
+            )
+            .await;
+        let b = r.assert_success("GET /events");
+        let evs = b["events"].as_array().unwrap().clone();
+        if evs.len() >= n {
+            return evs;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("fewer than {n} events arrived");
+}
+
+#[tokio::test]
+async fn state_changes_produce_their_events() {
+    let o = org().await;
+    let ch = o
+        .channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let (q, _) = o
+        .register(
+            &o.bob,
+            &[(
+                "client_capabilities",
+                "{\"bulk_message_deletion\":true,\"stream_typing_notifications\":true}",
+            )],
+        )
+        .await;
+    let id = o.send_channel(&o.alice, "general", "t", "hello").await;
+    o.srv
+        .post(
+            &format!("/api/v1/messages/{id}/reactions"),
+            &o.alice,
+            &[("emoji_name", "octopus")],
+        )
+        .await
+        .assert_success("POST /messages/{message_id}/reactions");
+    o.srv
+        .patch(
+            &format!("/api/v1/messages/{id}"),
+            &o.alice,
+            &[("content", "hello edited")],
+        )
+        .await
+        .assert_success("PATCH /messages/{message_id}");
+    let list = json!([id]).to_string();
+    o.srv
+        .post(
+            "/api/v1/messages/flags",
+            &o.bob,
+            &[
+                ("messages", list.as_str()),
+                ("op", "add"),
+                ("flag", "starred"),
+            ],
+        )
+        .await
+        .assert_success("POST /messages/flags");
+    o.srv
+        .post(
+            "/api/v1/messages/flags",
+            &o.bob,
+            &[
+                ("messages", list.as_str()),
+                ("op", "remove"),
+                ("flag", "read"),
+            ],
+        )
+        .await
+        .assert_success("POST /messages/flags");
+    let ch_s = ch.to_string();
+    o.srv
+        .post(
+            "/api/v1/user_topics",
+            &o.bob,
+            &[
+                ("stream_id", ch_s.as_str()),
+                ("topic", "t"),
+                ("visibility_policy", "1"),
+            ],
+        )
+        .await
+        .assert_success("POST /user_topics");
+    o.srv
+        .post(
+            "/api/v1/users/me/status",
+            &o.alice,
+            &[("status_text", "busy")],
+        )
+        .await
+        .assert_success("POST /users/me/status");
+    o.srv
+        .post(
+            "/api/v1/typing",
+            &o.alice,
+            &[("to", &format!("[{}]", o.bob.id)), ("op", "start")],
+        )
+        .await
+        .assert_success("POST /typing");
+    o.srv
+        .post(
+            "/api/v1/typing",
+            &o.alice,
+            &[
+                ("type", "stream"),
+                ("stream_id", ch_s.as_str()),
+                ("topic", "t"),
+                ("op", "stop"),
+            ],
+        )
+        .await
+        .assert_success("POST /typing");
+    o.srv
+        .post(
+            "/api/v1/users/me/alert_words",
+            &o.bob,
+            &[("alert_words", "[\"rust\"]")],
+        )
+        .await
+        .assert_success("POST /users/me/alert_words");
+    o.srv
+        .delete(&format!("/api/v1/messages/{id}"), &o.alice, &[])
+        .await
+        .assert_success("DELETE /messages/{message_id}");
+    o.srv
+        .post(
+            "/api/v1/users/me/presence",
+            &o.alice,
+            &[("status", "active")],
+        )
+        .await
+        .assert_success("POST /users/me/presence");
+    o.srv
+        .delete(&format!("/api/v1/users/{}", o.guest.id), &o.owner, &[])
+        .await
+        .assert_success("DELETE /users/{user_id}");
+    let evs = wait_events(&o, &o.bob, &q, 13).await;
+    assert_eq!(
+        types(&evs),
+        vec![
+            "message",
+            "reaction",
+            "update_message",
+            "update_message_flags",
+            "update_message_flags",
+            "user_topic",
+            "user_status",
+            "typing",
+            "typing",
+            "alert_words",
+            "delete_message",
+            "presence",
+            "realm_user",
+        ]
+    );
+    assert_eq!(evs[1]["emoji_name"], "octopus");
+    assert_eq!(evs[2]["orig_content"], "hello");
+    assert_eq!(evs[2]["content"], "hello edited");
+    assert_eq!(evs[4]["message_details"][id.to_string()]["topic"], "t");
+    assert_eq!(evs[5]["visibility_policy"], 1);
+    assert_eq!(evs[6]["status_text"], "busy");
+    assert_eq!(evs[7]["recipients"].as_array().unwrap().len(), 2);
+    assert_eq!(evs[8]["message_type"], "stream");
+    assert_eq!(evs[10]["message_ids"], json!([id]));
+    assert_eq!(evs[11]["presence"]["website"]["status"], "active");
+    assert_eq!(
+        evs[12]["person"],
+        json!({"user_id": o.guest.id, "is_active": false})
+    );
+}
+
+#[tokio::test]
+async fn subscription_and_channel_events() {
+    let o = org().await;
+    let (qa, _) = o
+        .register(
+            &o.alice,
+            &[("event_types", "[\"subscription\",\"stream\"]")],
+        )
+        .await;
+    let (qb, _) = o
+        .register(&o.bob, &[("event_types", "[\"subscription\",\"stream\"]")])
+        .await;
+    let ch = o.channel(&o.alice, "general", &[&o.alice], &[]).await;
+    let principals = json!([o.bob.id]).to_string();
+    o.srv
+        .post(
+            "/api/v1/users/me/subscriptions",
+            &o.alice,
+            &[
+                ("subscriptions", "[{\"name\":\"general\"}]"),
+                ("principals", principals.as_str()),
+            ],
+        )
+        .await
+        .assert_success("POST /users/me/subscriptions");
+    o.srv
+        .patch(
+            &format!("/api/v1/streams/{ch}"),
+            &o.alice,
+            &[("description", "new words")],
+        )
+        .await
+        .assert_success("PATCH /streams/{stream_id}");
+    let a = wait_events(&o, &o.alice, &qa, 4).await;
+    assert_eq!(
+        types(&a),
+        vec!["stream", "subscription", "subscription", "stream"]
+    );
+    assert_eq!(a[1]["op"], "add");
+    assert_eq!(a[2]["op"], "peer_add");
+    assert_eq!(a[2]["user_ids"], json!([o.bob.id]));
+    assert_eq!(a[3]["property"], "description");
+    assert_eq!(a[3]["rendered_description"], "<p>new words</p>");
+    // Bob hears that Alice joined the public channel, then that he did.
+    let b = wait_events(&o, &o.bob, &qb, 4).await;
+    assert_eq!(
+        types(&b),
+        vec!["stream", "subscription", "subscription", "stream"]
+    );
+    assert_eq!(
+        (b[1]["op"].clone(), b[1]["user_ids"].clone()),
+        (json!("peer_add"), json!([o.alice.id]))
+    );
+    assert_eq!(b[2]["subscriptions"][0]["name"], "general");
+}
+
+#[tokio::test]
+async fn narrows_and_public_streams_filter_message_events() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice], &[]).await;
+    o.channel(&o.alice, "random", &[&o.alice, &o.bob], &[])
+        .await;
+    let (all, _) = o
+        .register(
+            &o.bob,
+            &[
+                ("event_types", "[\"message\"]"),
+                ("all_public_streams", "true"),
+            ],
+        )
+        .await;
+    let (narrowed, _) = o
+        .register(
+            &o.bob,
+            &[
+                ("event_types", "[\"message\"]"),
+                ("narrow", "[[\"stream\",\"random\"]]"),
+            ],
+        )
+        .await;
+    let (plain, _) = o
+        .register(&o.bob, &[("event_types", "[\"message\"]")])
+        .await;
+    let g = o.send_channel(&o.alice, "general", "t", "in general").await;
+    let r = o.send_channel(&o.alice, "random", "t", "in random").await;
+    let ids = |evs: Vec<Value>| {
+        evs.iter()
+            .map(|e| e["message"]["id"].as_i64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(wait_events(&o, &o.bob, &all, 2).await), vec![g, r]);
+    let evs = wait_events(&o, &o.bob, &all, 2).await;
+    assert_eq!(evs[0]["flags"], json!(["read", "historical"]));
+    assert_eq!(ids(wait_events(&o, &o.bob, &narrowed, 1).await), vec![r]);
+    assert_eq!(ids(wait_events(&o, &o.bob, &plain, 1).await), vec![r]);
+}
+
+#[tokio::test]
+async fn presence_endpoints() {
+    let o = org().await;
+    let r = o
+        .srv
+        .post("/api/v1/users/me/presence", &o.alice, &[("status", "idle")])
+        .await;
+    let b = r.assert_success("POST /users/me/presence");
+    assert_eq!(
+        b["presences"]["alice@example.com"]["website"]["status"],
+        "idle"
+    );
+    assert!(b["server_timestamp"].is_f64());
+    let r = o
+        .srv
+        .post(
+            "/api/v1/users/me/presence",
+            &o.bob,
+            &[("status", "active"), ("slim_presence", "true")],
+        )
+        .await;
+    let b = r.assert_success("POST /users/me/presence");
+    assert!(b["presences"][o.alice.id.to_string()]["idle_timestamp"].is_i64());
+    let r = o
+        .srv
+        .post(
+            "/api/v1/users/me/presence",
+            &o.bob,
+            &[("status", "active"), ("ping_only", "true")],
+        )
+        .await;
+    assert!(
+        r.assert_success("POST /users/me/presence")
+            .get("presences")
+            .is_none()
+    );
+    let r = o
+        .srv
+        .post("/api/v1/users/me/presence", &o.bob, &[("status", "asleep")])
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Invalid status: asleep"
+    );
+    let r = o.srv.get("/api/v1/realm/presence", &o.alice, &[]).await;
+    let b = r.assert_success("GET /realm/presence");
+    assert_eq!(
+        b["presences"]["bob@example.com"]["aggregated"]["status"],
+        "active"
+    );
+    let r = o
+        .srv
+        .get(
+            &format!("/api/v1/users/{}/presence", o.bob.id),
+            &o.alice,
+            &[],
+        )
+        .await;
+    let b = r.assert_success("GET /users/{user_id_or_email}/presence");
+    assert_eq!(b["presence"]["website"]["status"], "active");
+    let r = o
+        .srv
+        .get("/api/v1/users/guest@example.com/presence", &o.alice, &[])
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "No presence data for guest@example.com"
+    );
+}
+
+#[tokio::test]
+async fn typing_and_alert_word_errors() {
+    let o = org().await;
+    for (form, msg) in [
+        (vec![("op", "start")], "Missing 'to' argument"),
+        (vec![("op", "start"), ("to", "[]")], "Empty 'to' list"),
+        (
+            vec![("op", "start"), ("to", "[424242]")],
+            "Invalid user ID 424242",
+        ),
+        (
+            vec![("op", "start"), ("type", "stream"), ("topic", "t")],
+            "Missing 'stream_id' argument",
+        ),
+        (
+            vec![("op", "start"), ("type", "stream"), ("stream_id", "1")],
+            "Missing topic",
+        ),
+    ] {
+        let r = o.srv.post("/api/v1/typing", &o.alice, &form).await;
+        assert_eq!(r.assert_error(400, "BAD_REQUEST")["msg"], msg);
+    }
+    o.srv
+        .post("/api/v1/typing", &o.alice, &[("to", "[1]")])
+        .await
+        .assert_error(400, "REQUEST_VARIABLE_MISSING");
+    let r = o
+        .srv
+        .post(
+            "/api/v1/users/me/alert_words",
+            &o.alice,
+            &[("alert_words", "[\"Rust\", \"tokio\"]")],
+        )
+        .await;
+    assert_eq!(
+        r.assert_success("POST /users/me/alert_words")["alert_words"],
+        json!(["Rust", "tokio"])
+    );
+    let r = o
+        .srv
+        .delete(
+            "/api/v1/users/me/alert_words",
+            &o.alice,
+            &[("alert_words", "[\"rust\"]")],
+        )
+        .await;
+    assert_eq!(
+        r.assert_success("DELETE /users/me/alert_words")["alert_words"],
+        json!(["tokio"])
+    );
+    let r = o
+        .srv
+        .get("/api/v1/users/me/alert_words", &o.alice, &[])
+        .await;
+    assert_eq!(
+        r.assert_success("GET /users/me/alert_words")["alert_words"],
+        json!(["tokio"])
+    );
+    o.srv
+        .post(
+            "/api/v1/users/me/alert_words",
+            &o.alice,
+            &[("alert_words", "[\" \"]")],
+        )
+        .await
+        .assert_error(400, "BAD_REQUEST");
+}
