@@ -1,45 +1,78 @@
 #!/usr/bin/env bash
-# Starts `outpost serve` on a free loopback port with a fresh data directory, bootstraps an
-# owner with `outpost create-user`, and runs the real-client checks against it.
+# Starts `outpost serve` on a free loopback port with a fresh data directory, bootstraps users
+# with `outpost create-user`, and runs the real-client checks against it:
+#   1. the `zulip` Python bindings through users, channels and messages;
+#   2. an echo bot on `call_on_each_message` that must answer, then keep answering after the
+#      server restarts (its queue is gone, so it must re-register on BAD_EVENT_QUEUE_ID).
 # Usage: tests/clients/run.sh PATH/TO/outpost
 set -euo pipefail
 bin=$(realpath "${1:?usage: run.sh PATH/TO/outpost}")
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 server=""
+bot=""
+stop_server() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; server=""; fi
+}
 cleanup() {
-  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  if [ -n "$bot" ]; then kill "$bot" 2>/dev/null || true; wait "$bot" 2>/dev/null || true; fi
+  stop_server
   rm -rf "$work"
 }
 trap cleanup EXIT
 
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+site="http://127.0.0.1:$port"
 cat > "$work/outpost.toml" <<TOML
 data_dir = "$work/data"
 [chat]
-listen = "127.0.0.1:0"
+listen = "127.0.0.1:$port"
 [database]
 synchronous = "normal"
 TOML
 
 "$bin" create-user --config "$work/outpost.toml" --email owner@example.com \
   --full-name "Owner Person" --role owner --can-create-users --json > "$work/owner.json"
+"$bin" create-user --config "$work/outpost.toml" --email echo@example.com \
+  --full-name "Echo Bot" --json > "$work/bot.json"
 
-"$bin" serve --config "$work/outpost.toml" 2> "$work/server.log" &
-server=$!
-addr=""
-for _ in $(seq 1 100); do
-  addr=$(sed -n 's/.*chat=\([0-9.]*:[0-9]*\).*/\1/p' "$work/server.log" | head -n 1)
-  [ -n "$addr" ] && break
-  sleep 0.1
-done
-if [ -z "$addr" ]; then
+start_server() {
+  "$bin" serve --config "$work/outpost.toml" 2>> "$work/server.log" &
+  server=$!
+  for _ in $(seq 1 100); do
+    if python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1', $port)))"; then
+      return 0
+    fi
+    sleep 0.1
+  done
   echo "outpost did not start:"; cat "$work/server.log"; exit 1
-fi
-site="http://$addr"
+}
 
 status=0
+start_server
 python3 "$here/zulip_client_check.py" "$site" "$work/owner.json" || status=$?
+
+# The bot's channel, with the bot subscribed.
+python3 - "$site" "$work/owner.json" "$work/bot.json" <<'PY' || status=$?
+import json, sys, zulip
+site, owner, bot = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+c = zulip.Client(email=owner["email"], api_key=owner["api_key"], site=site)
+r = c.add_subscriptions(streams=[{"name": "bot-room"}], principals=[owner["user_id"], bot["user_id"]])
+assert r["result"] == "success", r
+PY
+
+python3 "$here/echo_bot.py" "$site" "$work/bot.json" > "$work/bot.log" 2>&1 &
+bot=$!
+sleep 1
+python3 "$here/bot_check.py" "$site" "$work/owner.json" before-restart || status=$?
+
+echo "restarting outpost"
+stop_server
+start_server
+python3 "$here/bot_check.py" "$site" "$work/owner.json" after-restart || status=$?
+
 if [ "$status" -ne 0 ]; then
+  echo "--- bot log ---"; tail -n 30 "$work/bot.log"
   echo "--- server log ---"; tail -n 50 "$work/server.log"
 fi
 exit "$status"
