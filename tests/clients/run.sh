@@ -2,7 +2,8 @@
 # Starts `outpost serve` on a free loopback port with a fresh data directory, bootstraps users
 # with `outpost create-user`, and runs the real-client checks against it:
 #   1. the `zulip` Python bindings through users, channels and messages;
-#   2. an echo bot on `call_on_each_message` that must answer, then keep answering after the
+#   2. zulip-terminal under tmux (terminal_check.sh);
+#   3. an echo bot on `call_on_each_message` that must answer, then keep answering after the
 #      server restarts (its queue is gone, so it must re-register on BAD_EVENT_QUEUE_ID).
 # Usage: tests/clients/run.sh PATH/TO/outpost
 set -euo pipefail
@@ -51,6 +52,7 @@ start_server() {
 status=0
 start_server
 python3 "$here/zulip_client_check.py" "$site" "$work/owner.json" || status=$?
+bash "$here/terminal_check.sh" "$site" "$work/owner.json" || status=$?
 
 # The bot's channel, with the bot subscribed.
 python3 - "$site" "$work/owner.json" "$work/bot.json" <<'PY' || status=$?
