@@ -17,7 +17,11 @@
 //! - `send`: `POST /api/v1/messages` to a channel with `--subscribers` members, one sender per
 //!   connection;
 //! - `history`: `GET /api/v1/messages`, the newest 100 messages of a channel holding
-//!   `--messages` messages (seeded directly into the database first).
+//!   `--messages` messages (seeded directly into the database first);
+//! - `presence`: `POST /api/v1/users/me/presence`;
+//! - `parked`, `delivery`: `--pollers` parked long-polls against an `outpost serve` child
+//!   process; the server's memory, and the latency from sending a message (at `--rate` per
+//!   second) to each poller receiving it (see `realtime.rs`).
 //!
 //! Every request goes to loopback only; the run is bounded by `--seconds`.
 
@@ -33,6 +37,8 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::{Method, Request};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
+
+mod realtime;
 
 use outpost::app::{AppState, Server};
 use outpost::config::{Config, Synchronous};
@@ -55,6 +61,9 @@ struct Args {
     /// Channel size for `send`.
     #[arg(long, default_value_t = 10)]
     subscribers: usize,
+    /// Parked long-polls for `parked` and `delivery`.
+    #[arg(long, default_value_t = 1000)]
+    pollers: usize,
     /// Channel history size for `history`.
     #[arg(long, default_value_t = 1_000_000)]
     messages: usize,
@@ -201,6 +210,21 @@ async fn seed_history(state: &AppState, sender: UserId, n: usize) {
 
 fn main() {
     let args = Args::parse();
+    if args.scenario == "parked" || args.scenario == "delivery" {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(args.client_threads)
+            .enable_all()
+            .build()
+            .expect("client runtime");
+        rt.block_on(realtime::run(
+            &args.scenario,
+            args.pollers,
+            args.seconds,
+            args.rate.unwrap_or(20.0),
+            args.normal_sync,
+        ));
+        return;
+    }
     if let Some(addr) = args.addr
         && !addr.ip().is_loopback()
     {
@@ -333,6 +357,18 @@ async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
                 })
                 .collect()
         }
+        "presence" => {
+            let (_, email, key) = make_user(state, 0).await;
+            vec![
+                Spec {
+                    method: Method::POST,
+                    path: "/api/v1/users/me/presence".into(),
+                    body: Some("status=active".into()),
+                    authorization: Some(basic(&email, &key)),
+                };
+                args.connections
+            ]
+        }
         "history" => {
             let people = channel_with(state, 2).await;
             seed_history(state, people[0].0, args.messages).await;
@@ -351,7 +387,7 @@ async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
             ]
         }
         other => fail(&format!(
-            "unknown scenario {other:?}; use server-settings, users-me, send or history"
+            "unknown scenario {other:?}; use server-settings, users-me, send, history, presence, parked or delivery"
         )),
     }
 }
