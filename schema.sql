@@ -65,4 +65,6 @@ CREATE TABLE custom_profile_values (
     PRIMARY KEY (user_id, field_id)
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 1;
+-- The Dependency-Track tables live in src/db/dtrack.sql, applied right after this file.
+
+PRAGMA user_version = 2;

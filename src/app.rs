@@ -27,6 +27,8 @@ pub struct AppState {
     pub hub: Arc<EventHub>,
     /// Failed password logins per username.
     pub logins: LoginLimiter,
+    /// Dependency-Track signing key, system UUID and caches.
+    pub dtrack: crate::domain::dtrack::state::DtState,
 }
 
 impl AppState {
@@ -51,7 +53,9 @@ impl AppState {
             })
         };
         let db = Db::open(&database_path(&config), &config.database, on_commit)?;
+        let dtrack = crate::domain::dtrack::state::DtState::open(&config.data_dir)?;
         Ok(AppState {
+            dtrack,
             config,
             db,
             users,
@@ -71,37 +75,82 @@ pub struct Server {
     pub state: Arc<AppState>,
     /// The address the chat API actually listens on (useful with port 0).
     pub chat_addr: SocketAddr,
+    /// The address of the Dependency-Track API, when enabled.
+    pub deptrack_addr: Option<SocketAddr>,
     task: JoinHandle<()>,
+    deptrack_task: Option<JoinHandle<()>>,
 }
 
 impl Server {
     /// Waits until the server has shut down and drained its connections.
     pub async fn wait(self) {
         let _ = self.task.await;
+        if let Some(t) = self.deptrack_task {
+            let _ = t.await;
+        }
     }
 }
 
-/// Opens the state, binds the chat listener and serves until `shutdown` resolves.
+async fn bind(listen: SocketAddr) -> Result<(TcpListener, SocketAddr)> {
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|e| Error::internal(format!("cannot listen on {listen}: {e}")))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::internal(format!("no local address: {e}")))?;
+    Ok((listener, addr))
+}
+
+/// Opens the state, binds the chat listener (and the Dependency-Track listener when enabled)
+/// and serves until `shutdown` resolves.
 pub async fn start(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<Server> {
     let listen = config.chat.listen;
     let state = Arc::new(AppState::open(config)?);
-    let listener = TcpListener::bind(listen)
-        .await
-        .map_err(|e| Error::internal(format!("cannot listen on {listen}: {e}")))?;
-    let chat_addr = listener
-        .local_addr()
-        .map_err(|e| Error::internal(format!("no local address: {e}")))?;
-    let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
+    let (listener, chat_addr) = bind(listen).await?;
+    let dt_listener = if state.config.deptrack.enabled {
+        crate::domain::dtrack::identity::bootstrap(&state).await?;
+        Some(bind(state.config.deptrack.listen).await?)
+    } else {
+        None
+    };
     let max_body = state.config.limits.max_body_bytes;
+    // One shutdown signal, fanned out to every listener.
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    });
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|v| *v).await;
+    };
+    let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
     let task = tokio::spawn(crate::http::server::serve(
-        listener, api, max_body, shutdown,
+        listener,
+        api,
+        max_body,
+        stopped(stop_rx.clone()),
     ));
+    let (deptrack_addr, deptrack_task) = match dt_listener {
+        Some((listener, addr)) => {
+            let api = Arc::new(crate::dtrack::DtrackApi::new(Arc::clone(&state)));
+            let t = tokio::spawn(crate::http::server::serve(
+                listener,
+                api,
+                max_body,
+                stopped(stop_rx),
+            ));
+            (Some(addr), Some(t))
+        }
+        None => (None, None),
+    };
     Ok(Server {
         state,
         chat_addr,
+        deptrack_addr,
         task,
+        deptrack_task,
     })
 }

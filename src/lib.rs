@@ -42,6 +42,7 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod domain;
+pub mod dtrack;
 pub mod emoji;
 pub mod error;
 pub mod events;

@@ -3,5 +3,6 @@
 //! see HTTP requests or produce wire JSON.
 
 pub mod credentials;
+pub mod dtrack;
 pub mod profile_fields;
 pub mod users;
