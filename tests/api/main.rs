@@ -1,6 +1,7 @@
 //! The one integration-test binary: every test starts its own servers in-process on
 //! 127.0.0.1:0 and talks to them over HTTP like a client would.
 
+mod dtrack_support;
 mod schema;
 mod support;
 
@@ -8,5 +9,9 @@ mod auth;
 mod cli;
 mod config;
 mod conventions;
+mod dtrack_acl;
+mod dtrack_analysis;
+mod dtrack_badges;
+mod dtrack_identity;
 mod server_info;
 mod users;
