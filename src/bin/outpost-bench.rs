@@ -8,9 +8,11 @@
 //! cargo run --release --bin outpost-bench -- users-me --connections 64 --seconds 10
 //! ```
 //!
-//! Scenarios: `server-settings` (unauthenticated `GET /api/v1/server_settings`) and `users-me`
-//! (authenticated `GET /api/v1/users/me`). Every request is bounded in count and time and goes
-//! to loopback only.
+//! Scenarios: `server-settings` (unauthenticated `GET /api/v1/server_settings`), `users-me`
+//! (authenticated `GET /api/v1/users/me`), and on the Dependency-Track listener `dt-badge`
+//! (`GET /api/v1/badge/violations/project/{uuid}` with `X-Api-Key`) and `dt-analysis`
+//! (`GET /api/v1/analysis?...` with `X-Api-Key`). Every request is bounded in count and time
+//! and goes to loopback only.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -31,7 +33,7 @@ use outpost::model::Role;
 #[derive(Parser, Debug)]
 #[command(name = "outpost-bench", about = "Load generator for Outpost")]
 struct Args {
-    /// server-settings | users-me
+    /// server-settings | users-me | dt-badge | dt-analysis
     scenario: String,
     /// Concurrent keep-alive connections.
     #[arg(long, default_value_t = 64)]
@@ -47,6 +49,9 @@ struct Args {
     email: Option<String>,
     #[arg(long)]
     api_key: Option<String>,
+    /// Request path (with query) for Dependency-Track scenarios against `--addr`.
+    #[arg(long)]
+    path: Option<String>,
     /// Worker threads of the in-process server's runtime.
     #[arg(long, default_value_t = 2)]
     server_threads: usize,
@@ -57,8 +62,9 @@ struct Args {
 
 struct Target {
     addr: SocketAddr,
-    path: &'static str,
-    authorization: Option<String>,
+    path: String,
+    /// (name, value) of the credential header, if any.
+    credential: Option<(&'static str, String)>,
 }
 
 fn main() {
@@ -72,11 +78,18 @@ fn main() {
     let path = match args.scenario.as_str() {
         "server-settings" => "/api/v1/server_settings",
         "users-me" => "/api/v1/users/me",
+        "dt-badge" | "dt-analysis" => "",
         other => {
-            eprintln!("unknown scenario {other:?}; use server-settings or users-me");
+            eprintln!(
+                "unknown scenario {other:?}; use server-settings, users-me, dt-badge or dt-analysis"
+            );
             std::process::exit(2);
         }
     };
+    if path.is_empty() {
+        run_dtrack(&args);
+        return;
+    }
     let needs_auth = args.scenario == "users-me";
 
     // The server runs on its own runtime so that the generator does not steal its workers.
@@ -122,24 +135,34 @@ fn main() {
             })
         }
     };
-    let authorization = if needs_auth {
+    let credential = if needs_auth {
         let Some((email, key)) = credentials else {
             eprintln!("users-me against --addr needs --email and --api-key");
             std::process::exit(2);
         };
-        Some(format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode(format!("{email}:{key}"))
+        Some((
+            "authorization",
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(format!("{email}:{key}"))
+            ),
         ))
     } else {
         None
     };
     let target = Arc::new(Target {
         addr,
-        path,
-        authorization,
+        path: path.to_string(),
+        credential,
     });
+    drive(&args, target);
+    let _ = stop_tx.send(());
+    drop(server_rt);
+    let _ = std::fs::remove_dir_all(&data);
+}
 
+/// Runs the load against `target` and prints the report line.
+fn drive(args: &Args, target: Arc<Target>) {
     let client_rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(args.client_threads)
         .enable_all()
@@ -162,6 +185,135 @@ fn main() {
         report.percentile(0.90),
         report.percentile(0.99),
         report.percentile(1.0),
+    );
+}
+
+/// The Dependency-Track scenarios: an in-process server with one project, one component with
+/// one vulnerability and an analysis, metrics refreshed, and a key of a team holding every
+/// permission (or `--addr` with `--api-key` and `--path`).
+fn run_dtrack(args: &Args) {
+    use outpost::domain::dtrack::model::{Component, ProjectFields, Vulnerability};
+    use outpost::domain::dtrack::{findings, identity, metrics, permissions::PermSet, portfolio};
+    if let Some(addr) = args.addr {
+        let (Some(key), Some(path)) = (args.api_key.clone(), args.path.clone()) else {
+            eprintln!(
+                "{} against --addr needs --api-key and --path",
+                args.scenario
+            );
+            std::process::exit(2);
+        };
+        drive(
+            args,
+            Arc::new(Target {
+                addr,
+                path,
+                credential: Some(("x-api-key", key)),
+            }),
+        );
+        return;
+    }
+    let server_rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.server_threads)
+        .enable_all()
+        .build()
+        .expect("server runtime");
+    let data = tempfile_dir();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let mut cfg = Config {
+        data_dir: data.join("data"),
+        ..Config::default()
+    };
+    cfg.chat.listen = "127.0.0.1:0".parse().expect("address");
+    cfg.deptrack.enabled = true;
+    cfg.deptrack.listen = "127.0.0.1:0".parse().expect("address");
+    cfg.database.synchronous = Synchronous::Full;
+    cfg.log.level = "warn".into();
+    let (addr, key, path) = server_rt.block_on(async {
+        let server = outpost::app::start(cfg, async {
+            let _ = stop_rx.await;
+        })
+        .await
+        .expect("server starts");
+        let state = Arc::clone(&server.state);
+        let team = identity::create_team(&state, "Bench", PermSet::all(), true)
+            .await
+            .expect("team");
+        let key = team.api_keys[0].key.clone().expect("key");
+        let who = identity::authenticate_key(&state, &key)
+            .await
+            .expect("key works");
+        let project = portfolio::create_project(
+            &state,
+            &who,
+            ProjectFields {
+                name: "bench".into(),
+                version: Some("1.0".into()),
+                active: true,
+                ..ProjectFields::default()
+            },
+        )
+        .await
+        .expect("project");
+        let component = portfolio::create_component(
+            &state,
+            &who,
+            &project.uuid,
+            Component {
+                name: "lib".into(),
+                ..Component::default()
+            },
+        )
+        .await
+        .expect("component");
+        let vuln = findings::create_vulnerability(
+            &state,
+            Vulnerability {
+                vuln_id: "INT-BENCH-1".into(),
+                severity: Some("HIGH".into()),
+                ..Vulnerability::default()
+            },
+        )
+        .await
+        .expect("vulnerability");
+        findings::set_assignment(&state, &who, &vuln.uuid, &component.uuid, true)
+            .await
+            .expect("assignment");
+        findings::update_analysis(
+            &state,
+            &who,
+            findings::AnalysisChange {
+                project: Some(project.uuid.clone()),
+                component: component.uuid.clone(),
+                vulnerability: vuln.uuid.clone(),
+                state: Some("NOT_AFFECTED".into()),
+                comment: Some("benchmark".into()),
+                ..findings::AnalysisChange::default()
+            },
+        )
+        .await
+        .expect("analysis");
+        metrics::refresh(&state, &who, &project.uuid)
+            .await
+            .expect("metrics");
+        let path = if args.scenario == "dt-badge" {
+            format!("/api/v1/badge/violations/project/{}", project.uuid)
+        } else {
+            format!(
+                "/api/v1/analysis?project={}&component={}&vulnerability={}",
+                project.uuid, component.uuid, vuln.uuid
+            )
+        };
+        let addr = server.deptrack_addr.expect("deptrack listener");
+        tokio::spawn(server.wait());
+        (addr, key, path)
+    });
+    drive(
+        args,
+        Arc::new(Target {
+            addr,
+            path,
+            credential: Some(("x-api-key", key)),
+        }),
     );
     let _ = stop_tx.send(());
     drop(server_rt);
@@ -236,9 +388,9 @@ async fn connection_loop(
         };
         tokio::spawn(conn);
         while Instant::now() < end {
-            let mut req = Request::get(target.path).header("host", "localhost");
-            if let Some(a) = &target.authorization {
-                req = req.header("authorization", a.as_str());
+            let mut req = Request::get(target.path.as_str()).header("host", "localhost");
+            if let Some((name, value)) = &target.credential {
+                req = req.header(*name, value.as_str());
             }
             let req = req.body(Empty::new()).expect("request");
             let started = Instant::now();
