@@ -168,3 +168,50 @@ CREATE TABLE dt_project_metrics (
     policy_violations_info INTEGER NOT NULL
 );
 CREATE INDEX dt_project_metrics_project ON dt_project_metrics (project_id, last_occurrence_ms);
+
+-- Policies (global: they apply to every project), their conditions, the violations they
+-- produce, and analysis decisions on violations with their audit trail.
+CREATE TABLE dt_policies (
+    id                          INTEGER PRIMARY KEY,
+    uuid                        TEXT NOT NULL UNIQUE,
+    name                        TEXT NOT NULL UNIQUE,
+    operator                    TEXT NOT NULL,
+    violation_state             TEXT NOT NULL,
+    include_children            INTEGER NOT NULL DEFAULT 0,
+    only_latest_project_version INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE dt_policy_conditions (
+    id        INTEGER PRIMARY KEY,
+    uuid      TEXT NOT NULL UNIQUE,
+    policy_id INTEGER NOT NULL REFERENCES dt_policies (id) ON DELETE CASCADE,
+    subject   TEXT NOT NULL,
+    operator  TEXT NOT NULL,
+    value     TEXT NOT NULL
+);
+CREATE INDEX dt_policy_conditions_policy ON dt_policy_conditions (policy_id);
+CREATE TABLE dt_policy_violations (
+    id           INTEGER PRIMARY KEY,
+    uuid         TEXT NOT NULL UNIQUE,
+    type         TEXT NOT NULL,
+    project_id   INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    component_id INTEGER NOT NULL REFERENCES dt_components (id) ON DELETE CASCADE,
+    condition_id INTEGER NOT NULL REFERENCES dt_policy_conditions (id) ON DELETE CASCADE,
+    timestamp_ms INTEGER NOT NULL,
+    UNIQUE (component_id, condition_id)
+);
+CREATE INDEX dt_policy_violations_project ON dt_policy_violations (project_id);
+CREATE INDEX dt_policy_violations_condition ON dt_policy_violations (condition_id);
+CREATE TABLE dt_violation_analyses (
+    id           INTEGER PRIMARY KEY,
+    violation_id INTEGER NOT NULL UNIQUE REFERENCES dt_policy_violations (id) ON DELETE CASCADE,
+    state        TEXT NOT NULL,
+    suppressed   INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE dt_violation_analysis_comments (
+    id           INTEGER PRIMARY KEY,
+    analysis_id  INTEGER NOT NULL REFERENCES dt_violation_analyses (id) ON DELETE CASCADE,
+    timestamp_ms INTEGER NOT NULL,
+    comment      TEXT NOT NULL,
+    commenter    TEXT
+);
+CREATE INDEX dt_violation_analysis_comments_analysis ON dt_violation_analysis_comments (analysis_id);

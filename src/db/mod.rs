@@ -11,6 +11,7 @@
 
 pub mod dtrack_findings;
 pub mod dtrack_identity;
+pub mod dtrack_policies;
 pub mod dtrack_portfolio;
 pub mod migrate;
 pub mod profile_fields;

@@ -12,6 +12,7 @@ pub mod badges;
 pub mod findings;
 pub mod identity;
 pub mod params;
+pub mod policies;
 pub mod portfolio;
 pub mod respond;
 pub mod svg;
@@ -74,6 +75,16 @@ pub enum Endpoint {
     BadgeByName(String, String),
     RefreshMetrics(String),
     CurrentMetrics(String),
+    GetPolicies,
+    CreatePolicy,
+    UpdatePolicy,
+    GetPolicy(String),
+    DeletePolicy(String),
+    AddCondition(String),
+    UpdateCondition,
+    DeleteCondition(String),
+    ProjectViolations(String),
+    AnalyzeViolation,
 }
 
 /// Who may call an endpoint.
@@ -130,6 +141,16 @@ impl Endpoint {
             }
             E::UpdateAnalysis => Access::Needs(P::VulnerabilityAnalysis),
             E::BadgeByUuid(_) | E::BadgeByName(..) => Access::Badge,
+            E::GetPolicies
+            | E::CreatePolicy
+            | E::UpdatePolicy
+            | E::GetPolicy(_)
+            | E::DeletePolicy(_)
+            | E::AddCondition(_)
+            | E::UpdateCondition
+            | E::DeleteCondition(_) => Access::Needs(P::PolicyManagement),
+            E::ProjectViolations(_) => Access::Needs(P::ViewPolicyViolation),
+            E::AnalyzeViolation => Access::Needs(P::PolicyViolationAnalysis),
         }
     }
 
@@ -218,6 +239,22 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["v1", "metrics", "project", uuid, "current"] => {
             vec![("GET", E::CurrentMetrics(o(uuid)))]
         }
+        ["v1", "policy"] => vec![
+            ("GET", E::GetPolicies),
+            ("PUT", E::CreatePolicy),
+            ("POST", E::UpdatePolicy),
+        ],
+        ["v1", "policy", "condition"] => vec![("POST", E::UpdateCondition)],
+        ["v1", "policy", "condition", uuid] => vec![("DELETE", E::DeleteCondition(o(uuid)))],
+        ["v1", "policy", uuid] => vec![
+            ("GET", E::GetPolicy(o(uuid))),
+            ("DELETE", E::DeletePolicy(o(uuid))),
+        ],
+        ["v1", "policy", uuid, "condition"] => vec![("PUT", E::AddCondition(o(uuid)))],
+        ["v1", "violation", "project", uuid] => {
+            vec![("GET", E::ProjectViolations(o(uuid)))]
+        }
+        ["v1", "violation", "analysis"] => vec![("PUT", E::AnalyzeViolation)],
         _ => return Err(NoRoute::NotFound),
     };
     let wanted = if *method == Method::HEAD {
@@ -380,6 +417,16 @@ impl DtrackApi {
             E::BadgeByName(n, v) => badges::by_name(state, req, q, &n, &v).await,
             E::RefreshMetrics(u) => badges::refresh_metrics(state, me()?, &u).await,
             E::CurrentMetrics(u) => badges::current_metrics(state, me()?, &u).await,
+            E::GetPolicies => policies::get_policies(state).await,
+            E::CreatePolicy => policies::create_policy(state, body).await,
+            E::UpdatePolicy => policies::update_policy(state, body).await,
+            E::GetPolicy(u) => policies::get_policy(state, &u).await,
+            E::DeletePolicy(u) => policies::delete_policy(state, &u).await,
+            E::AddCondition(u) => policies::add_condition(state, &u, body).await,
+            E::UpdateCondition => policies::update_condition(state, body).await,
+            E::DeleteCondition(u) => policies::delete_condition(state, &u).await,
+            E::ProjectViolations(u) => policies::project_violations(state, me()?, &u, q).await,
+            E::AnalyzeViolation => policies::analyze(state, me()?, body).await,
         }
     }
 }

@@ -13,5 +13,6 @@ mod dtrack_acl;
 mod dtrack_analysis;
 mod dtrack_badges;
 mod dtrack_identity;
+mod dtrack_policies;
 mod server_info;
 mod users;

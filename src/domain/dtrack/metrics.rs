@@ -1,8 +1,7 @@
 //! Project metrics snapshots and the facts a violations badge is drawn from.
 //!
-//! A refresh counts the project's components, findings (suppressed ones apart) and policy
-//! violations (none are recorded by this server yet, so the counts are zero) into a new
-//! snapshot; badges read the latest snapshot. Must not touch HTTP types or SQL.
+//! A refresh counts the project's components, findings and policy violations (suppressed ones
+//! apart) into a new snapshot; badges read the latest snapshot. Must not touch HTTP types or SQL.
 
 use std::sync::Arc;
 
@@ -60,7 +59,17 @@ fn compute(c: &rusqlite::Connection, project: ProjectId, now: i64) -> Result<Pro
     }
     m.vulnerable_components = vulnerable.len() as i64;
     m.findings_total = m.vulnerabilities;
+    let (fail, warn, info) = crate::db::dtrack_policies::violation_counts(c, project)?;
+    m.policy_violations_fail = fail;
+    m.policy_violations_warn = warn;
+    m.policy_violations_info = info;
     Ok(m)
+}
+
+/// Records a fresh metrics snapshot of a project (inside the caller's write).
+pub fn record(c: &rusqlite::Connection, project: ProjectId) -> Result<()> {
+    let m = compute(c, project, crate::time::now_millis())?;
+    db::insert_metrics(c, project, &m)
 }
 
 /// `GET /metrics/project/{uuid}/refresh`: records a new snapshot.
@@ -73,8 +82,7 @@ pub async fn refresh(state: &AppState, who: &Principal, uuid: &str) -> Result<()
         if !has_access(tx, acl, &who, id)? {
             return Err(Error::forbidden(PROJECT_FORBIDDEN));
         }
-        let m = compute(tx, id, crate::time::now_millis())?;
-        db::insert_metrics(tx, id, &m)
+        record(tx, id)
     })
     .await
 }

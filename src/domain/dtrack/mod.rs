@@ -10,5 +10,7 @@ pub mod keys;
 pub mod metrics;
 pub mod model;
 pub mod permissions;
+pub mod policies;
+pub mod policy_eval;
 pub mod portfolio;
 pub mod state;

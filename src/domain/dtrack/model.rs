@@ -225,3 +225,57 @@ pub struct ProjectMetrics {
     pub policy_violations_warn: i64,
     pub policy_violations_info: i64,
 }
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyCondition {
+    pub id: i64,
+    pub uuid: String,
+    pub subject: String,
+    pub operator: String,
+    pub value: String,
+}
+
+impl PolicyCondition {
+    /// The violation type upstream derives from the subject.
+    pub fn violation_type(&self) -> &'static str {
+        match self.subject.as_str() {
+            "LICENSE" | "LICENSE_GROUP" => "LICENSE",
+            "SEVERITY" | "CWE" | "VULNERABILITY_ID" | "EPSS" => "SECURITY",
+            _ => "OPERATIONAL",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Policy {
+    pub id: i64,
+    pub uuid: String,
+    pub name: String,
+    /// `ANY` or `ALL`.
+    pub operator: String,
+    /// `INFO`, `WARN` or `FAIL`.
+    pub violation_state: String,
+    pub include_children: bool,
+    pub only_latest_project_version: bool,
+    pub conditions: Vec<PolicyCondition>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViolationAnalysis {
+    pub state: String,
+    pub suppressed: bool,
+    pub comments: Vec<AnalysisComment>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyViolation {
+    pub id: i64,
+    pub uuid: String,
+    pub kind: String,
+    pub timestamp_ms: i64,
+    pub condition: PolicyCondition,
+    /// The owning policy, without its conditions.
+    pub policy: Policy,
+    pub component: Component,
+    pub analysis: Option<ViolationAnalysis>,
+}

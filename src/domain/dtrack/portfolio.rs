@@ -295,6 +295,7 @@ pub async fn create_component(
         }
         f.uuid = uuid::Uuid::new_v4().to_string();
         db::insert_component(tx, p.id, &f)?;
+        super::policies::evaluate_project(tx, p.id)?;
         Ok(db::component_by_uuid(tx, &f.uuid)?
             .ok_or_else(|| Error::internal("component vanished"))?
             .0)
@@ -319,6 +320,7 @@ pub async fn update_component(
             ));
         }
         db::update_component(tx, cur.component_id(), &f)?;
+        super::policies::evaluate_project(tx, project)?;
         Ok(db::component_by_uuid(tx, &f.uuid)?
             .ok_or_else(|| Error::internal("component vanished"))?
             .0)
@@ -357,7 +359,8 @@ pub async fn delete_component(state: &AppState, who: &Principal, uuid: &str) -> 
                 "Access to the specified component is forbidden",
             ));
         }
-        db::delete_component(tx, comp.component_id())
+        db::delete_component(tx, comp.component_id())?;
+        super::policies::evaluate_project(tx, project)
     })
     .await
 }
