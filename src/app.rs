@@ -135,6 +135,10 @@ pub async fn start(
     ));
     let (deptrack_addr, deptrack_task) = match dt_listener {
         Some((listener, addr)) => {
+            tokio::spawn(crate::domain::dtrack::bom::worker(
+                Arc::clone(&state),
+                stop_rx.clone(),
+            ));
             let api = Arc::new(crate::dtrack::DtrackApi::new(Arc::clone(&state)));
             let t = tokio::spawn(crate::http::server::serve(
                 listener,

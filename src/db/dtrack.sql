@@ -64,7 +64,9 @@ CREATE TABLE dt_projects (
     active           INTEGER NOT NULL DEFAULT 1,
     is_latest        INTEGER NOT NULL DEFAULT 0,
     collection_logic TEXT NOT NULL DEFAULT 'NONE',
-    parent_id        INTEGER REFERENCES dt_projects (id) ON DELETE CASCADE
+    parent_id        INTEGER REFERENCES dt_projects (id) ON DELETE CASCADE,
+    last_bom_import_ms     INTEGER,
+    last_bom_import_format TEXT
 );
 CREATE INDEX dt_projects_name ON dt_projects (name, version);
 CREATE INDEX dt_projects_parent ON dt_projects (parent_id);
@@ -215,3 +217,16 @@ CREATE TABLE dt_violation_analysis_comments (
     commenter    TEXT
 );
 CREATE INDEX dt_violation_analysis_comments_analysis ON dt_violation_analysis_comments (analysis_id);
+
+-- Accepted BOM uploads. A row is written before the token is returned, so an upload survives a
+-- restart; the background worker processes pending rows oldest first and then drops the
+-- document (`content` NULL) but keeps the token's state.
+CREATE TABLE dt_bom_uploads (
+    token        TEXT PRIMARY KEY,
+    project_id   INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    content      BLOB,
+    received_ms  INTEGER NOT NULL,
+    processed_ms INTEGER,
+    error        TEXT
+) WITHOUT ROWID;
+CREATE INDEX dt_bom_uploads_pending ON dt_bom_uploads (received_ms) WHERE processed_ms IS NULL;

@@ -11,7 +11,7 @@ use crate::ids::{ComponentId, ProjectId, TeamId};
 
 const PROJECT_COLS: &str = "p.id, p.uuid, p.name, p.version, p.grp, p.description, p.publisher,
     p.classifier, p.cpe, p.purl, p.swid_tag_id, p.active, p.is_latest, p.collection_logic,
-    pp.uuid, pp.name, pp.version";
+    pp.uuid, pp.name, pp.version, p.last_bom_import_ms, p.last_bom_import_format";
 
 fn project_row(r: &Row<'_>) -> rusqlite::Result<Project> {
     let parent_uuid: Option<String> = r.get(14)?;
@@ -40,6 +40,8 @@ fn project_row(r: &Row<'_>) -> rusqlite::Result<Project> {
             None => None,
         },
         children: None,
+        last_bom_import_ms: r.get(17)?,
+        last_bom_import_format: r.get(18)?,
     })
 }
 
@@ -442,4 +444,24 @@ pub fn access_teams(c: &Connection, project: ProjectId) -> Result<Vec<TeamId>> {
     )?;
     let rows = st.query_map([project.0], |r| r.get(0).map(TeamId))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Adds tags to a project (existing ones stay).
+pub fn add_tags(c: &Connection, id: ProjectId, tags: &[String]) -> Result<()> {
+    for t in tags {
+        c.execute(
+            "INSERT OR IGNORE INTO dt_project_tags (project_id, name) VALUES (?1, ?2)",
+            params![id.0, t],
+        )?;
+    }
+    Ok(())
+}
+
+/// Records when and in which format the last BOM was imported.
+pub fn set_last_bom_import(c: &Connection, id: ProjectId, at_ms: i64, format: &str) -> Result<()> {
+    c.execute(
+        "UPDATE dt_projects SET last_bom_import_ms = ?2, last_bom_import_format = ?3 WHERE id = ?1",
+        params![id.0, at_ms, format],
+    )?;
+    Ok(())
 }

@@ -153,7 +153,7 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(n, 20);
+        assert_eq!(n, 21);
     }
 
     #[test]

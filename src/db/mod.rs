@@ -9,6 +9,7 @@
 //! The SQL itself lives in the submodules as synchronous functions over `&Connection`; they never
 //! see HTTP types, and nothing outside `db` opens a connection.
 
+pub mod dtrack_bom;
 pub mod dtrack_findings;
 pub mod dtrack_identity;
 pub mod dtrack_policies;

@@ -9,6 +9,7 @@
 pub mod acl;
 pub mod auth;
 pub mod badges;
+pub mod bom;
 pub mod findings;
 pub mod identity;
 pub mod params;
@@ -85,6 +86,9 @@ pub enum Endpoint {
     DeleteCondition(String),
     ProjectViolations(String),
     AnalyzeViolation,
+    PutBom,
+    PostBom,
+    TokenStatus(String),
 }
 
 /// Who may call an endpoint.
@@ -151,6 +155,8 @@ impl Endpoint {
             | E::DeleteCondition(_) => Access::Needs(P::PolicyManagement),
             E::ProjectViolations(_) => Access::Needs(P::ViewPolicyViolation),
             E::AnalyzeViolation => Access::Needs(P::PolicyViolationAnalysis),
+            E::PutBom | E::PostBom => Access::Needs(P::BomUpload),
+            E::TokenStatus(_) => Access::Authenticated,
         }
     }
 
@@ -255,6 +261,8 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             vec![("GET", E::ProjectViolations(o(uuid)))]
         }
         ["v1", "violation", "analysis"] => vec![("PUT", E::AnalyzeViolation)],
+        ["v1", "bom"] => vec![("PUT", E::PutBom), ("POST", E::PostBom)],
+        ["v1", "event", "token", uuid] => vec![("GET", E::TokenStatus(o(uuid)))],
         _ => return Err(NoRoute::NotFound),
     };
     let wanted = if *method == Method::HEAD {
@@ -427,6 +435,9 @@ impl DtrackApi {
             E::DeleteCondition(u) => policies::delete_condition(state, &u).await,
             E::ProjectViolations(u) => policies::project_violations(state, me()?, &u, q).await,
             E::AnalyzeViolation => policies::analyze(state, me()?, body).await,
+            E::PutBom => bom::put_bom(state, me()?, body).await,
+            E::PostBom => bom::post_bom(state, me()?, req).await,
+            E::TokenStatus(u) => bom::token_status(state, &u).await,
         }
     }
 }

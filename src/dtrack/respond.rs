@@ -28,6 +28,8 @@ pub enum Fail {
         title: &'static str,
         detail: String,
     },
+    /// `application/problem+json` with status 400 and this complete body.
+    Raw(Value),
 }
 
 #[derive(Debug)]
@@ -127,11 +129,15 @@ pub fn fail_response(f: &Fail, produces: &'static str) -> Response {
             json(StatusCode::BAD_REQUEST, &Value::from(body))
         }
         Fail::Problem { title, detail } => {
-            let body = json!({"status": 400, "title": title, "detail": detail});
-            let bytes = serde_json::to_vec(&body).expect("JSON values serialize");
-            http::with_body(StatusCode::BAD_REQUEST, "application/problem+json", bytes)
+            problem(&json!({"status": 400, "title": title, "detail": detail}))
         }
+        Fail::Raw(body) => problem(body),
     }
+}
+
+fn problem(body: &Value) -> Response {
+    let bytes = serde_json::to_vec(body).expect("JSON values serialize");
+    http::with_body(StatusCode::BAD_REQUEST, "application/problem+json", bytes)
 }
 
 /// A JSON body.

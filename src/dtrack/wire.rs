@@ -102,6 +102,10 @@ fn project_scalars(p: &Project) -> Map<String, Value> {
         "collectionLogic".into(),
         Value::from(p.collection_logic.as_str()),
     );
+    if let Some(t) = p.last_bom_import_ms {
+        m.insert("lastBomImport".into(), Value::from(t));
+    }
+    opt(&mut m, "lastBomImportFormat", &p.last_bom_import_format);
     m
 }
 
@@ -740,4 +744,24 @@ pub mod policy {
         pub comment: Option<String>,
         pub is_suppressed: Option<bool>,
     }
+}
+
+/// `PUT /bom` (`BomSubmitRequest`); `bom` is required (a JSON `null` passes that check).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct BomSubmitIn {
+    pub project: Option<String>,
+    pub project_name: Option<String>,
+    pub project_version: Option<String>,
+    pub project_tags: Option<Vec<TagIn>>,
+    #[serde(default)]
+    pub auto_create: bool,
+    #[serde(rename = "parentUUID")]
+    pub parent_uuid: Option<String>,
+    pub parent_name: Option<String>,
+    pub parent_version: Option<String>,
+    #[serde(default, alias = "isLatestProjectVersion")]
+    pub is_latest: bool,
+    #[serde(deserialize_with = "present")]
+    pub bom: Option<String>,
 }

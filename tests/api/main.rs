@@ -12,6 +12,7 @@ mod conventions;
 mod dtrack_acl;
 mod dtrack_analysis;
 mod dtrack_badges;
+mod dtrack_bom;
 mod dtrack_identity;
 mod dtrack_policies;
 mod server_info;

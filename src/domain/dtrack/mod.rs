@@ -3,6 +3,8 @@
 //! Owns the rules of the Dependency-Track API independent of its wire format; the HTTP side
 //! lives in [`crate::dtrack`], SQL in `db::dtrack_*`. Must not touch HTTP types.
 
+pub mod bom;
+pub mod cyclonedx;
 pub mod findings;
 pub mod identity;
 pub mod jwt;

@@ -97,6 +97,9 @@ pub struct Project {
     pub parent: Option<ProjectRef>,
     /// Loaded only where upstream loads it (single-project reads, root listings, creation).
     pub children: Option<Vec<Project>>,
+    pub last_bom_import_ms: Option<i64>,
+    /// E.g. `CycloneDX 1.5`.
+    pub last_bom_import_format: Option<String>,
 }
 
 /// The fields a client may set on a project.

@@ -27,6 +27,8 @@ pub struct DtState {
     pub keys: Cache<Arc<super::model::Principal>>,
     /// Badge facts by project uuid or `name\0version`.
     pub badges: Cache<Arc<super::metrics::BadgeFacts>>,
+    /// Wakes the BOM worker when an upload has been accepted.
+    pub bom_ready: tokio::sync::Notify,
 }
 
 impl DtState {
@@ -69,6 +71,7 @@ impl DtState {
             system_uuid: OnceLock::new(),
             keys: Cache::default(),
             badges: Cache::default(),
+            bom_ready: tokio::sync::Notify::new(),
         })
     }
 
