@@ -263,7 +263,7 @@ async fn an_accepted_upload_survives_a_restart() {
         .project(&admin, json!({"name": "app", "version": "1"}))
         .await;
     let pu = p["uuid"].as_str().unwrap().to_string();
-    let mut cfg = (*dt.server.state).config.clone();
+    let mut cfg = dt.server.state.config.clone();
     dt.server.shutdown().await;
     // Accept an upload with no server (and so no worker) running.
     cfg.deptrack.listen = "127.0.0.1:0".parse().unwrap();
