@@ -218,7 +218,7 @@ pub async fn post_bom(state: &AppState, who: &Principal, req: &Request) -> Out {
     token(t)
 }
 
-/// # `GET /api/v1/event/token/{uuid}`
+/// # `GET /api/v1/event/token/{uuid}` (and the deprecated `GET /api/v1/bom/token/{uuid}`)
 ///
 /// `{"processing": bool}`: true while the upload waits or is being imported.
 pub async fn token_status(state: &AppState, uuid: &str) -> Out {

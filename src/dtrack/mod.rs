@@ -89,6 +89,7 @@ pub enum Endpoint {
     PutBom,
     PostBom,
     TokenStatus(String),
+    BomTokenStatus(String),
 }
 
 /// Who may call an endpoint.
@@ -155,7 +156,7 @@ impl Endpoint {
             | E::DeleteCondition(_) => Access::Needs(P::PolicyManagement),
             E::ProjectViolations(_) => Access::Needs(P::ViewPolicyViolation),
             E::AnalyzeViolation => Access::Needs(P::PolicyViolationAnalysis),
-            E::PutBom | E::PostBom => Access::Needs(P::BomUpload),
+            E::PutBom | E::PostBom | E::BomTokenStatus(_) => Access::Needs(P::BomUpload),
             E::TokenStatus(_) => Access::Authenticated,
         }
     }
@@ -262,6 +263,7 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         }
         ["v1", "violation", "analysis"] => vec![("PUT", E::AnalyzeViolation)],
         ["v1", "bom"] => vec![("PUT", E::PutBom), ("POST", E::PostBom)],
+        ["v1", "bom", "token", uuid] => vec![("GET", E::BomTokenStatus(o(uuid)))],
         ["v1", "event", "token", uuid] => vec![("GET", E::TokenStatus(o(uuid)))],
         _ => return Err(NoRoute::NotFound),
     };
@@ -437,7 +439,7 @@ impl DtrackApi {
             E::AnalyzeViolation => policies::analyze(state, me()?, body).await,
             E::PutBom => bom::put_bom(state, me()?, body).await,
             E::PostBom => bom::post_bom(state, me()?, req).await,
-            E::TokenStatus(u) => bom::token_status(state, &u).await,
+            E::TokenStatus(u) | E::BomTokenStatus(u) => bom::token_status(state, &u).await,
         }
     }
 }
