@@ -135,7 +135,12 @@ async fn multipart_upload_reconciles_components() {
     assert_eq!(r.status, 200, "{:?}", r.raw);
     wait_done(&dt, &admin, r.body["token"].as_str().unwrap()).await;
     assert_eq!(names(&dt, &admin, &pu).await, ["keep", "new"]);
-    let r = dt.get(&format!("/api/v1/bom/token/{}", r.body["token"].as_str().unwrap()), &admin).await;
+    let r = dt
+        .get(
+            &format!("/api/v1/bom/token/{}", r.body["token"].as_str().unwrap()),
+            &admin,
+        )
+        .await;
     assert_eq!(r.body, json!({"processing": false}));
     let r = dt.get(&format!("/api/v1/component/{keep}"), &admin).await;
     assert_eq!(r.status, 200, "the matching component keeps its identity");

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Starts `outpost serve` on a free loopback port with a fresh data directory, bootstraps an
-# owner with `outpost create-user`, and runs the real-client checks against it.
+# Starts `outpost serve` on free loopback ports with a fresh data directory (chat and
+# Dependency-Track listeners), bootstraps a chat owner with `outpost create-user`, and runs the
+# real-client checks against it: the `zulip` client, the Dependency-Track PyPI clients, and a
+# badge rendered by headless Chromium when a `chromium` executable is installed.
 # Usage: tests/clients/run.sh PATH/TO/outpost
 set -euo pipefail
 bin=$(realpath "${1:?usage: run.sh PATH/TO/outpost}")
@@ -16,6 +18,9 @@ trap cleanup EXIT
 cat > "$work/outpost.toml" <<TOML
 data_dir = "$work/data"
 [chat]
+listen = "127.0.0.1:0"
+[deptrack]
+enabled = true
 listen = "127.0.0.1:0"
 [database]
 synchronous = "normal"
@@ -36,9 +41,25 @@ if [ -z "$addr" ]; then
   echo "outpost did not start:"; cat "$work/server.log"; exit 1
 fi
 site="http://$addr"
+dt_addr=$(sed -n 's/.*deptrack=Some(\([0-9.]*:[0-9]*\)).*/\1/p' "$work/server.log" | head -n 1)
+if [ -z "$dt_addr" ]; then
+  echo "the Dependency-Track listener did not start:"; cat "$work/server.log"; exit 1
+fi
 
 status=0
 python3 "$here/zulip_client_check.py" "$site" "$work/owner.json" || status=$?
+if [ "$status" -eq 0 ]; then
+  python3 "$here/dtrack_client_check.py" "http://$dt_addr" "$here/ci-bom.json" "$work/badge.svg" \
+    || status=$?
+fi
+if [ "$status" -eq 0 ]; then
+  chromium_bin=$(command -v chromium || command -v chromium-browser || true)
+  if [ -n "$chromium_bin" ]; then
+    python3 "$here/badge_chromium_check.py" "$chromium_bin" "$work/badge.svg" || status=$?
+  else
+    echo "skipping the Chromium badge check: no chromium executable (.ci/run installs Debian's)"
+  fi
+fi
 if [ "$status" -ne 0 ]; then
   echo "--- server log ---"; tail -n 50 "$work/server.log"
 fi
