@@ -94,6 +94,19 @@ pub async fn bootstrap(state: &AppState) -> Result<()> {
     Ok(())
 }
 
+/// The hash an unknown username is checked against (computed once per process).
+async fn dummy_hash(state: &AppState) -> Result<String> {
+    if let Some(h) = state.dtrack.dummy_hash.get() {
+        return Ok(h.clone());
+    }
+    let h = state
+        .db
+        .cpu(|| crate::password::hash("outpost-no-such-user"))
+        .await?
+        .map_err(Error::internal)?;
+    Ok(state.dtrack.dummy_hash.get_or_init(|| h).clone())
+}
+
 /// Why a password check failed, as upstream's cause names.
 fn login_error(cause: &'static str) -> Error {
     match cause {
@@ -112,10 +125,10 @@ async fn check_password(
 ) -> Result<super::model::User> {
     let name = username.to_string();
     let user = state.db.read(move |c| db::user_by_name(c, &name)).await?;
-    let stored = user
-        .as_ref()
-        .map(|u| u.password_hash.clone())
-        .unwrap_or_else(|| "$argon2id$v=19$m=19456,t=2,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".into());
+    let stored = match &user {
+        Some(u) => u.password_hash.clone(),
+        None => dummy_hash(state).await?,
+    };
     let pw = password.to_string();
     let ok = state
         .db

@@ -29,6 +29,8 @@ pub struct DtState {
     pub badges: Cache<Arc<super::metrics::BadgeFacts>>,
     /// Wakes the BOM worker when an upload has been accepted.
     pub bom_ready: tokio::sync::Notify,
+    /// A password hash checked for unknown usernames, so they cost as much as known ones.
+    pub dummy_hash: OnceLock<String>,
 }
 
 impl DtState {
@@ -72,6 +74,7 @@ impl DtState {
             keys: Cache::default(),
             badges: Cache::default(),
             bom_ready: tokio::sync::Notify::new(),
+            dummy_hash: OnceLock::new(),
         })
     }
 
