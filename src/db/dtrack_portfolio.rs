@@ -42,6 +42,8 @@ fn project_row(r: &Row<'_>) -> rusqlite::Result<Project> {
         children: None,
         last_bom_import_ms: r.get(17)?,
         last_bom_import_format: r.get(18)?,
+        metrics: None,
+        versions: None,
     })
 }
 
@@ -247,6 +249,10 @@ pub struct ProjectQuery {
     /// Only projects mapped to one of these teams (portfolio ACL); `None` = no filter.
     pub visible_to: Option<Vec<TeamId>>,
     pub name: Option<String>,
+    /// Upstream's `searchText`: a case-insensitive name fragment, or an exact tag.
+    pub search: Option<String>,
+    /// Leaves out projects mapped to this team.
+    pub not_assigned_to: Option<TeamId>,
     pub exclude_inactive: bool,
     pub only_root: bool,
     /// `ORDER BY` terms over `p.` columns; empty = database order.
@@ -280,6 +286,22 @@ pub fn projects(c: &Connection, q: &ProjectQuery) -> Result<(Vec<Project>, i64)>
     if let Some(n) = &q.name {
         args.push(SqlValue::Text(n.clone()));
         conds.push(format!("p.name = ?{}", args.len()));
+    }
+    if let Some(text) = &q.search {
+        args.push(SqlValue::Text(format!("%{}%", text.to_lowercase())));
+        let like = args.len();
+        args.push(SqlValue::Text(text.trim().to_string()));
+        conds.push(format!(
+            "(lower(p.name) LIKE ?{like} OR p.id IN (SELECT project_id FROM dt_project_tags WHERE name = ?{}))",
+            args.len()
+        ));
+    }
+    if let Some(t) = q.not_assigned_to {
+        args.push(SqlValue::Integer(t.0));
+        conds.push(format!(
+            "p.id NOT IN (SELECT project_id FROM dt_project_access_teams WHERE team_id = ?{})",
+            args.len()
+        ));
     }
     if q.exclude_inactive {
         conds.push("p.active = 1".into());
@@ -464,4 +486,13 @@ pub fn set_last_bom_import(c: &Connection, id: ProjectId, at_ms: i64, format: &s
         params![id.0, at_ms, format],
     )?;
     Ok(())
+}
+
+/// Every version of a project name: (uuid, version, active).
+pub fn versions(c: &Connection, name: &str) -> Result<Vec<(String, Option<String>, bool)>> {
+    let mut st = c.prepare_cached(
+        "SELECT uuid, version, active FROM dt_projects WHERE name = ?1 ORDER BY id",
+    )?;
+    let rows = st.query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

@@ -11,7 +11,7 @@ use crate::domain::dtrack::portfolio as domain;
 use crate::http;
 
 use super::params::{Query, is_uuid, json_body, valid_uuids, violation};
-use super::portfolio::project_order;
+use super::portfolio::{DEFAULT_ORDER, project_order};
 use super::respond::{Out, json_list};
 use super::wire;
 
@@ -65,20 +65,22 @@ pub async fn delete_mapping(state: &AppState, team: &str, project: &str) -> Out 
 /// exact `X-Total-Count`; 404 `The UUID of the team could not be found.`
 pub async fn team_projects(state: &AppState, uuid: &str, q: &Query) -> Out {
     valid_uuids(&[(uuid, "retrieveProjects.arg0")])?;
-    let order = project_order(q)?;
+    let order = project_order(q, DEFAULT_ORDER)?;
     let team = domain::team_for_listing(state, uuid).await?;
     let page = q.page();
     let query = ProjectQuery {
         team: Some(team),
         visible_to: None,
         name: None,
+        search: None,
+        not_assigned_to: None,
         exclude_inactive: q.flag("excludeInactive"),
         only_root: q.flag("onlyRoot"),
         order,
         offset: page.offset,
         limit: page.limit,
     };
-    let (projects, total) = domain::list(state, query).await?;
+    let (projects, total) = domain::list(state, query, false).await?;
     let body: Vec<Value> = projects.iter().map(wire::project).collect();
     Ok(json_list(&body, total))
 }

@@ -36,6 +36,11 @@ impl Query {
             .find(|v| !v.trim().is_empty())
     }
 
+    /// Alpine's filter text (`filter` or `searchText`).
+    pub fn search(&self) -> Option<&str> {
+        self.first_non_blank(&["filter", "searchText"])
+    }
+
     /// A primitive boolean query parameter: `true` in any case, everything else false.
     pub fn flag(&self, name: &str) -> bool {
         self.get(name)

@@ -19,11 +19,14 @@ use super::wire;
 /// Upstream's default project ordering.
 pub const DEFAULT_ORDER: &str = "p.name ASC, p.version DESC, p.id ASC";
 
+/// Upstream's ordering of `GET /project?name=`.
+pub const BY_VERSION_ORDER: &str = "p.version DESC, p.id ASC";
+
 /// The `ORDER BY` of a project listing from `sortName`/`sortOrder`, as Alpine: no name ⇒ the
-/// default; a name without a valid direction ⇒ no ordering; unknown fields ⇒ 400.
-pub fn project_order(q: &Query) -> Result<String, Fail> {
+/// endpoint's default; a name without a valid direction ⇒ no ordering; unknown fields ⇒ 400.
+pub fn project_order(q: &Query, default: &str) -> Result<String, Fail> {
     let Some((name, dir)) = q.sort() else {
-        return Ok(DEFAULT_ORDER.to_string());
+        return Ok(default.to_string());
     };
     let column = match name.as_str() {
         "name" => "p.name",
@@ -39,6 +42,15 @@ pub fn project_order(q: &Query) -> Result<String, Fail> {
         "active" => "p.active",
         "isLatest" => "p.is_latest",
         "collectionLogic" => "p.collection_logic",
+        "id" => "p.id",
+        "lastBomImport" => "p.last_bom_import_ms",
+        "lastBomImportFormat" => "p.last_bom_import_format",
+        // Persistent upstream, never set here: ordering by them is ordering by NULL.
+        "author"
+        | "directDependencies"
+        | "lastInheritedRiskScore"
+        | "lastVulnerabilityAnalysis"
+        | "collectionTag" => "NULL",
         "bomRef" | "metrics" | "versions" => {
             return Err(Fail::Problem {
                 title: "Field not sortable",
@@ -147,20 +159,42 @@ pub async fn update_project(state: &AppState, who: &Principal, body: &[u8]) -> O
 
 /// # `GET /api/v1/project`
 ///
-/// Paginated, `name`, `excludeInactive`, `onlyRoot`; `X-Total-Count`. ACL-filtered.
+/// Paginated and sortable; `name` (exact, ordered by version; no metrics), `searchText`
+/// (name fragment or exact tag), `excludeInactive`, `onlyRoot`, `notAssignedToTeamWithUuid`;
+/// `X-Total-Count`. ACL-filtered. Without `name`, each project carries its latest metrics.
 pub async fn get_projects(state: &AppState, who: &Principal, q: &Query) -> Out {
+    let not_assigned = match q.get("notAssignedToTeamWithUuid").filter(|v| !v.is_empty()) {
+        Some(u) => {
+            valid_uuids(&[(u, "getProjects.arg3")])?;
+            Some(domain::team_for_listing(state, u).await?)
+        }
+        None => None,
+    };
+    let name = q.get("name").map(str::to_string);
+    let default = if name.is_some() {
+        BY_VERSION_ORDER
+    } else {
+        DEFAULT_ORDER
+    };
     let page = q.page();
     let query = ProjectQuery {
         team: None,
         visible_to: domain::visibility(state.config.deptrack.acl_enabled, who),
-        name: q.get("name").map(str::to_string),
+        search: if name.is_none() {
+            q.search().map(str::to_string)
+        } else {
+            None
+        },
+        name,
+        not_assigned_to: not_assigned,
         exclude_inactive: q.flag("excludeInactive"),
         only_root: q.flag("onlyRoot"),
-        order: project_order(q)?,
+        order: project_order(q, default)?,
         offset: page.offset,
         limit: page.limit,
     };
-    let (projects, total) = domain::list(state, query).await?;
+    let with_metrics = query.name.is_none();
+    let (projects, total) = domain::list(state, query, with_metrics).await?;
     let body: Vec<Value> = projects.iter().map(wire::project).collect();
     Ok(json_list(&body, total))
 }

@@ -130,6 +130,22 @@ pub fn project(p: &Project) -> Value {
     if let Some(parent) = &p.parent {
         m.insert("parent".into(), project_ref(parent));
     }
+    if let Some(snapshot) = &p.metrics {
+        m.insert("metrics".into(), metrics(snapshot));
+    }
+    if let Some(versions) = &p.versions {
+        let list: Vec<Value> = versions
+            .iter()
+            .map(|(uuid, version, active)| {
+                let mut o = Map::new();
+                o.insert("uuid".into(), Value::from(uuid.as_str()));
+                opt(&mut o, "version", version);
+                o.insert("active".into(), Value::from(*active));
+                Value::Object(o)
+            })
+            .collect();
+        m.insert("versions".into(), Value::from(list));
+    }
     if let Some(children) = &p.children {
         m.insert(
             "children".into(),

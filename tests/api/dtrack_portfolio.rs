@@ -265,3 +265,94 @@ async fn components_and_vulnerabilities() {
         ("0", json!([]))
     );
 }
+
+#[tokio::test]
+async fn listings_attach_metrics_and_versions_as_upstream() {
+    let dt = Dt::start().await;
+    let admin = dt.key("Admins", &all()).await;
+    let team = dt.key("Devs", &[]).await;
+    let one = dt
+        .project(
+            &admin,
+            json!({"name": "svc", "version": "1", "tags": [{"name": "backend"}]}),
+        )
+        .await;
+    let two = dt
+        .project(
+            &admin,
+            json!({"name": "svc", "version": "2", "active": false}),
+        )
+        .await;
+    dt.project(&admin, json!({"name": "other", "version": "1"}))
+        .await;
+    let u1 = one["uuid"].as_str().unwrap();
+    dt.get(&format!("/api/v1/metrics/project/{u1}/refresh"), &admin)
+        .await;
+    let r = dt
+        .get("/api/v1/project/lookup?name=svc&version=1", &admin)
+        .await;
+    assert_eq!(r.body["metrics"]["components"], 0);
+    assert_eq!(
+        r.body["versions"],
+        json!([{"uuid": u1, "version": "1", "active": true}, {"uuid": two["uuid"], "version": "2", "active": false}])
+    );
+    assert!(r.body.get("children").is_none());
+    let r = dt.get(&format!("/api/v1/project/{u1}"), &admin).await;
+    assert_eq!(r.body["versions"].as_array().unwrap().len(), 2);
+    let r = dt.get("/api/v1/project", &admin).await;
+    let listed: Vec<(&str, bool)> = r
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p.get("metrics").is_some()))
+        .collect();
+    assert_eq!(listed, [("other", false), ("svc", false), ("svc", true)]);
+    let r = dt.get("/api/v1/project?name=svc", &admin).await;
+    let versions: Vec<&str> = r
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(versions, ["2", "1"]);
+    assert!(r.body[1].get("metrics").is_none());
+    let r = dt.get("/api/v1/project?searchText=SV", &admin).await;
+    assert_eq!(r.headers["x-total-count"], "2");
+    let r = dt.get("/api/v1/project?searchText=backend", &admin).await;
+    assert_eq!(
+        (
+            r.headers["x-total-count"].to_str().unwrap(),
+            r.body[0]["uuid"].clone()
+        ),
+        ("1", json!(u1))
+    );
+    dt.json(
+        Method::PUT,
+        "/api/v1/acl/mapping",
+        &admin,
+        &json!({"team": team.team_uuid, "project": u1}),
+    )
+    .await;
+    let r = dt
+        .get(
+            &format!(
+                "/api/v1/project?notAssignedToTeamWithUuid={}",
+                team.team_uuid
+            ),
+            &admin,
+        )
+        .await;
+    assert_eq!(r.headers["x-total-count"], "2");
+    let r = dt
+        .get(
+            &format!("/api/v1/project?notAssignedToTeamWithUuid={NOBODY}"),
+            &admin,
+        )
+        .await;
+    assert_eq!(
+        (r.status, text(&r)),
+        (404, "The UUID of the team could not be found.")
+    );
+}

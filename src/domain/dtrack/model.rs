@@ -100,6 +100,10 @@ pub struct Project {
     pub last_bom_import_ms: Option<i64>,
     /// E.g. `CycloneDX 1.5`.
     pub last_bom_import_format: Option<String>,
+    /// The latest metrics snapshot, where upstream attaches it.
+    pub metrics: Option<ProjectMetrics>,
+    /// (uuid, version, active) of every project with this name, on single-project reads.
+    pub versions: Option<Vec<(String, Option<String>, bool)>>,
 }
 
 /// The fields a client may set on a project.

@@ -170,6 +170,7 @@ pub async fn project(state: &AppState, who: &Principal, uuid: &str) -> Result<Pr
                 return Err(Error::forbidden(PROJECT_FORBIDDEN));
             }
             p.children = Some(db::children(c, p.id)?);
+            attach_metrics_and_versions(c, &mut p)?;
             Ok(p)
         })
         .await
@@ -192,20 +193,38 @@ pub async fn lookup(
             if !has_access(c, acl, &who, id)? {
                 return Err(Error::forbidden(PROJECT_FORBIDDEN));
             }
-            db::project_by_id(c, id)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))
+            let mut p =
+                db::project_by_id(c, id)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+            attach_metrics_and_versions(c, &mut p)?;
+            Ok(p)
         })
         .await
 }
 
-/// A project listing; root listings carry children as upstream's `ALL` fetch group does.
-pub async fn list(state: &AppState, q: ProjectQuery) -> Result<(Vec<Project>, i64)> {
+/// What upstream adds to single-project reads: the latest metrics and the name's versions.
+fn attach_metrics_and_versions(c: &rusqlite::Connection, p: &mut Project) -> Result<()> {
+    p.metrics = crate::db::dtrack_findings::latest_metrics(c, p.id)?;
+    p.versions = Some(db::versions(c, &p.name)?);
+    Ok(())
+}
+
+/// A project listing; root listings carry children as upstream's `ALL` fetch group does, and
+/// `with_metrics` adds each project's latest metrics.
+pub async fn list(
+    state: &AppState,
+    q: ProjectQuery,
+    with_metrics: bool,
+) -> Result<(Vec<Project>, i64)> {
     state
         .db
         .read(move |c| {
             let (mut ps, total) = db::projects(c, &q)?;
-            if q.only_root {
-                for p in &mut ps {
+            for p in &mut ps {
+                if q.only_root {
                     p.children = Some(db::children(c, p.id)?);
+                }
+                if with_metrics {
+                    p.metrics = crate::db::dtrack_findings::latest_metrics(c, p.id)?;
                 }
             }
             Ok((ps, total))
