@@ -178,7 +178,7 @@ pub async fn put_bom(state: &AppState, who: &Principal, body: &[u8]) -> Out {
 /// `projectTags` (comma-separated). 200 `{"token"}`.
 pub async fn post_bom(state: &AppState, who: &Principal, req: &Request) -> Out {
     let Some(boundary) = req.header("content-type").and_then(multipart::boundary) else {
-        return Ok(http::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE));
+        return Ok(http::empty(StatusCode::BAD_REQUEST));
     };
     let Some(parts) = multipart::parse(&req.body, &boundary) else {
         return Ok(http::empty(StatusCode::BAD_REQUEST));

@@ -161,6 +161,31 @@ impl Endpoint {
         }
     }
 
+    /// The request media type upstream declares (`@Consumes`), if any.
+    pub fn consumes(&self) -> Option<&'static str> {
+        use Endpoint as E;
+        match self {
+            E::Login | E::ForceChangePassword => Some("application/x-www-form-urlencoded"),
+            E::CreateTeam
+            | E::UpdateTeam
+            | E::DeleteTeam
+            | E::CreateProject
+            | E::UpdateProject
+            | E::CreateComponent(_)
+            | E::UpdateComponent
+            | E::CreateVulnerability
+            | E::UpdateAnalysis
+            | E::CreatePolicy
+            | E::UpdatePolicy
+            | E::AddCondition(_)
+            | E::UpdateCondition
+            | E::AnalyzeViolation
+            | E::PutBom => Some("application/json"),
+            E::PostBom => Some("multipart/form-data"),
+            _ => None,
+        }
+    }
+
     /// The media type upstream declares (`@Produces`); plain-text errors are sent under it.
     pub fn produces(&self) -> &'static str {
         match self {
@@ -362,6 +387,12 @@ impl DtrackApi {
             && !who.permissions.contains(p)
         {
             return http::empty(StatusCode::FORBIDDEN);
+        }
+        if let (Some(wanted), Some(given)) = (endpoint.consumes(), req.header("content-type")) {
+            let given = given.split(';').next().unwrap_or("").trim();
+            if !given.eq_ignore_ascii_case(wanted) {
+                return http::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+            }
         }
         match self.call(endpoint, who.as_deref(), &query, &req).await {
             Ok(res) => res,

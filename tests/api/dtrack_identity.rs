@@ -76,6 +76,26 @@ async fn missing_bad_and_underpowered_credentials() {
     assert_eq!(r.status, 401);
     let r = dt.get("/api/v1/team", &weak).await;
     assert_eq!((r.status, r.raw.len()), (403, 0));
+    // Bodies of another media type than the endpoint consumes.
+    let admin = dt.key("Admins", &crate::dtrack_support::all()).await;
+    let r = dt
+        .req(
+            Method::PUT,
+            "/api/v1/team",
+            &[("X-Api-Key", &admin.key), ("content-type", "text/plain")],
+            r#"{"name":"x"}"#,
+        )
+        .await;
+    assert_eq!((r.status, r.raw.len()), (415, 0));
+    let r = dt
+        .req(
+            Method::POST,
+            "/api/v1/user/login",
+            &[("content-type", "application/json")],
+            r#"{"username":"admin"}"#,
+        )
+        .await;
+    assert_eq!(r.status, 415);
     // The header name is case-insensitive.
     let r = dt
         .req(
