@@ -215,17 +215,27 @@ pub async fn process_next(state: &AppState) -> Result<bool> {
         return Ok(false);
     };
     let parsed = state.db.cpu(move || cyclonedx::parse(&content)).await?;
-    write(state, move |tx| {
+    let tok = token.clone();
+    let imported = write(state, move |tx| {
         let now = crate::time::now_millis();
         match &parsed {
             Ok(bom) => {
                 import(tx, project, bom)?;
-                db::finish_upload(tx, &token, now, None)
+                db::finish_upload(tx, &tok, now, None)
             }
-            Err(e) => db::finish_upload(tx, &token, now, Some(&e.detail)),
+            Err(e) => db::finish_upload(tx, &tok, now, Some(&e.detail)),
         }
     })
-    .await?;
+    .await;
+    if let Err(e) = imported {
+        // Record the failure so that one bad upload does not block the queue forever.
+        tracing::error!(error = %e, "BOM import failed");
+        let msg = e.to_string();
+        write(state, move |tx| {
+            db::finish_upload(tx, &token, crate::time::now_millis(), Some(&msg))
+        })
+        .await?;
+    }
     Ok(true)
 }
 
@@ -239,7 +249,7 @@ pub async fn worker(state: std::sync::Arc<AppState>, mut stop: tokio::sync::watc
             Ok(true) => continue,
             Ok(false) => {}
             Err(e) => {
-                tracing::error!(error = %e, "BOM import failed; retrying later");
+                tracing::error!(error = %e, "BOM queue unavailable; retrying later");
                 tokio::time::sleep(std::time::Duration::from_secs(5)).await;
             }
         }
