@@ -11,6 +11,7 @@ mod config;
 mod conventions;
 mod dtrack_acl;
 mod dtrack_analysis;
+mod dtrack_auth_matrix;
 mod dtrack_badges;
 mod dtrack_bom;
 mod dtrack_cli;
