@@ -1,6 +1,8 @@
 //! Portfolio access-control endpoints: team-to-project mappings and a team's projects.
 //!
 //! Thin handlers over `domain::dtrack::portfolio`. No portfolio-ACL check here, as upstream.
+//!
+//! Must not contain SQL or domain rules.
 
 use hyper::StatusCode;
 use serde_json::Value;

@@ -3,6 +3,8 @@
 //! Badges authenticate inside the handler, as upstream: unless badges are unauthenticated by
 //! configuration, an API key (header, or `apiKey` query parameter) or a JWT with `VIEW_BADGES`
 //! is needed, and with the ACL on the project must be visible to the caller.
+//!
+//! Must not contain SQL or domain rules.
 
 use hyper::StatusCode;
 

@@ -2,6 +2,8 @@
 //!
 //! Thin handlers over `domain::dtrack::bom`: the document is validated and stored before the
 //! token is returned; the import runs in the background.
+//!
+//! Must not contain SQL or domain rules.
 
 use base64::Engine as _;
 use hyper::StatusCode;

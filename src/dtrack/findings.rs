@@ -1,6 +1,8 @@
 //! Vulnerability, finding and analysis endpoints.
 //!
 //! Thin handlers over `domain::dtrack::findings`; validation texts are upstream's.
+//!
+//! Must not contain SQL or domain rules.
 
 use hyper::StatusCode;
 use serde_json::Value;

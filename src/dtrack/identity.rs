@@ -1,6 +1,8 @@
 //! Identity endpoints: login, forced password change, teams, team API keys, permissions.
 //!
 //! Thin handlers: parse, call `domain::dtrack::identity`, render with `wire`.
+//!
+//! Must not contain SQL or domain rules.
 
 use hyper::StatusCode;
 use serde_json::Value;

@@ -341,6 +341,17 @@ fn percent_decode(seg: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// # `GET /api/version`
+///
+/// Unauthenticated: upstream's About (application, version, build and framework facts) with
+/// this installation's stable `systemUuid`.
+fn version(state: &AppState) -> Out {
+    Ok(respond::json(
+        StatusCode::OK,
+        &wire::about(state.dtrack.system_uuid()),
+    ))
+}
+
 /// The Dependency-Track API as served on its listener.
 pub struct DtrackApi {
     state: Arc<AppState>,
@@ -412,10 +423,7 @@ impl DtrackApi {
         let me = || who.ok_or_else(|| Error::internal("no principal on an authenticated route"));
         let body = &req.body[..];
         match endpoint {
-            E::Version => Ok(respond::json(
-                StatusCode::OK,
-                &wire::about(state.dtrack.system_uuid()),
-            )),
+            E::Version => version(state),
             E::Login => identity::login(state, body).await,
             E::ForceChangePassword => identity::force_change_password(state, body).await,
             E::GetTeams => identity::get_teams(state).await,

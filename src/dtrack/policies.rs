@@ -1,6 +1,8 @@
 //! Policy, condition, violation and violation-analysis endpoints.
 //!
 //! Thin handlers over `domain::dtrack::policies`.
+//!
+//! Must not contain SQL or domain rules.
 
 use hyper::StatusCode;
 use serde_json::Value;

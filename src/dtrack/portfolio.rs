@@ -1,6 +1,8 @@
 //! Portfolio endpoints: projects and components.
 //!
 //! Thin handlers: parse, call `domain::dtrack::portfolio`, render with `wire`.
+//!
+//! Must not contain SQL or domain rules.
 
 use hyper::StatusCode;
 use serde_json::Value;

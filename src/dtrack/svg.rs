@@ -2,6 +2,8 @@
 //!
 //! Pure text; the choice of variant follows upstream's `Badger`: no metrics → "no metrics";
 //! any violations → fail/warn/info cells; else "no violations".
+//!
+//! Must not touch HTTP types or the database.
 
 const HEAD_START: &str = r##"<svg width="{W}" height="20" viewBox="0 0 {W} 20" xmlns="http://www.w3.org/2000/svg">
   <linearGradient id="a" x2="0" y2="100%">

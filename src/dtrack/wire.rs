@@ -3,6 +3,8 @@
 //!
 //! Jackson conventions of upstream: camelCase keys, dates as epoch milliseconds, `null` fields
 //! omitted. Request bodies are typed structs that refuse unknown fields.
+//!
+//! Must not touch the database or decide errors (that is `respond`).
 
 use serde_json::{Map, Value, json};
 

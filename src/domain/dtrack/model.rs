@@ -1,4 +1,6 @@
 //! Plain Dependency-Track records as the domain sees them (no JSON, no SQL).
+//!
+//! Must not touch HTTP types, JSON or SQL.
 
 use crate::ids::{ApiKeyId, ComponentId, DtUserId, ProjectId, TeamId, VulnerabilityId};
 

@@ -1,5 +1,7 @@
 //! Request bodies of the Dependency-Track API: typed structs that refuse unknown fields where
 //! upstream's Jackson models do, and upstream's enum names.
+//!
+//! Must not touch the database.
 
 use serde::Deserialize;
 use serde_json::Value;

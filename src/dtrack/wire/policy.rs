@@ -1,4 +1,6 @@
 //! Policy, condition, violation and violation-analysis shapes (responses and request bodies).
+//!
+//! Must not touch the database.
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
