@@ -295,3 +295,44 @@ async fn an_accepted_upload_survives_a_restart() {
     wait_done(&dt, &admin, &token).await;
     assert_eq!(names(&dt, &admin, &pu).await, ["late"]);
 }
+
+#[tokio::test]
+async fn xml_boms_are_imported_too() {
+    let dt = Dt::start().await;
+    let admin = dt.key("Admins", &all()).await;
+    let doc = r#"<?xml version="1.0" encoding="UTF-8"?>
+<bom xmlns="http://cyclonedx.org/schema/bom/1.4" version="1">
+  <components>
+    <component type="library"><name>xml-lib</name><version>1.0</version></component>
+  </components>
+</bom>"#;
+    let r = dt
+        .json(Method::PUT, "/api/v1/bom", &admin, &json!({"projectName": "x", "projectVersion": "1", "autoCreate": true, "bom": b64(doc)}))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    wait_done(&dt, &admin, r.body["token"].as_str().unwrap()).await;
+    let r = dt
+        .get("/api/v1/project/lookup?name=x&version=1", &admin)
+        .await;
+    assert_eq!(r.body["lastBomImportFormat"], "CycloneDX 1.4");
+    assert_eq!(
+        names(&dt, &admin, r.body["uuid"].as_str().unwrap()).await,
+        ["xml-lib"]
+    );
+    let r = dt
+        .json(Method::PUT, "/api/v1/bom", &admin, &json!({"projectName": "x", "projectVersion": "1", "bom": b64("<bom xmlns=\"urn:x\"/>")}))
+        .await;
+    assert_eq!(
+        r.body,
+        json!({"status": 400, "title": "The uploaded BOM is invalid", "detail": "Unable to determine schema version from XML namespaces [urn:x]"})
+    );
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/bom",
+            &admin,
+            &json!({"projectName": "x", "projectVersion": "1", "bom": b64("{nope")}),
+        )
+        .await;
+    assert_eq!(r.body["detail"], "BOM is neither valid JSON nor XML");
+}

@@ -1,8 +1,9 @@
-//! CycloneDX JSON documents (spec 1.2–1.6): version detection, the structural checks of
-//! upstream's schema validation that matter for import, and the components they list.
+//! CycloneDX documents: JSON (spec 1.2–1.6) here, XML (1.0–1.6) in `cyclonedx_xml`; version
+//! detection, the structural checks of upstream's schema validation that matter for import,
+//! and the components they list.
 //!
-//! Pure; error texts follow upstream's validator where it has them. CycloneDX XML is refused
-//! with a plain explanation (this server has no XML parser).
+//! Pure; error texts follow upstream's validator where it has them. Must not touch HTTP types
+//! or SQL.
 
 use serde_json::Value;
 
@@ -29,7 +30,8 @@ fn invalid(detail: impl Into<String>) -> InvalidBom {
     }
 }
 
-fn types(spec: &str) -> Vec<&'static str> {
+/// The component types a spec version allows.
+pub fn component_types(spec: &str) -> Vec<&'static str> {
     let mut t = vec![
         "application",
         "framework",
@@ -64,7 +66,7 @@ fn check_components(v: &Value, path: &str, spec: &str, errors: &mut Vec<String>)
         errors.push(format!("{path}: {} found, array expected", kind(v)));
         return;
     };
-    let allowed = types(spec);
+    let allowed = component_types(spec);
     for (i, c) in list.iter().enumerate() {
         let here = format!("{path}[{i}]");
         let Some(obj) = c.as_object() else {
@@ -171,9 +173,10 @@ pub fn parse(bytes: &[u8]) -> Result<Bom, InvalidBom> {
     let doc: Value = match serde_json::from_slice(trimmed) {
         Ok(v) => v,
         Err(_) if trimmed.first() == Some(&b'<') => {
-            return Err(invalid(
-                "CycloneDX XML is not supported by this server; upload the BOM as CycloneDX JSON",
-            ));
+            let xml = std::str::from_utf8(trimmed)
+                .ok()
+                .and_then(super::cyclonedx_xml::parse);
+            return xml.unwrap_or_else(|| Err(invalid("BOM is neither valid JSON nor XML")));
         }
         Err(_) => return Err(invalid("BOM is neither valid JSON nor XML")),
     };

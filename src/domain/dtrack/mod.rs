@@ -5,6 +5,7 @@
 
 pub mod bom;
 pub mod cyclonedx;
+pub mod cyclonedx_xml;
 pub mod findings;
 pub mod identity;
 pub mod jwt;
