@@ -63,13 +63,7 @@ fn violation(path: &str, msg: &str, template: &str, v: Option<&str>) -> Violatio
 /// JSON `BomSubmitRequest` with a Base64 `bom`: by `project`, or by `projectName` and
 /// `projectVersion` (with `autoCreate`, a parent and `isLatest`). 200 `{"token"}`.
 pub async fn put_bom(state: &AppState, who: &Principal, body: &[u8]) -> Out {
-    let r: wire::BomSubmitIn = match json_body(body) {
-        Ok(r) => r,
-        Err(Fail::Problem { title, detail }) if detail.contains("exceeds the maximum") => {
-            return Err(Fail::Problem { title, detail });
-        }
-        Err(f) => return Err(f),
-    };
+    let r: wire::BomSubmitIn = json_body(body)?;
     let mut bad = Vec::new();
     let bom = r.bom.clone();
     if let Some(b) = &bom

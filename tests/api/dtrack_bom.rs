@@ -336,3 +336,39 @@ async fn xml_boms_are_imported_too() {
         .await;
     assert_eq!(r.body["detail"], "BOM is neither valid JSON nor XML");
 }
+
+#[tokio::test]
+async fn oversized_boms_are_refused() {
+    let dt = Dt::start_with(|c| c.limits.max_body_bytes = 64 * 1024).await;
+    let admin = dt.key("Admins", &all()).await;
+    let big = "a".repeat(70 * 1024);
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/bom",
+            &admin,
+            &json!({"projectName": "x", "projectVersion": "1", "bom": big}),
+        )
+        .await;
+    assert_eq!((r.status, r.raw.len()), (413, 0));
+    assert_eq!(r.headers["x-powered-by"], "Dependency-Track v4.14.2");
+
+    let dt = Dt::start().await;
+    let admin = dt.key("Admins", &all()).await;
+    let huge = "a".repeat(20_000_001);
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/bom",
+            &admin,
+            &json!({"projectName": "acme-app", "projectVersion": "1.0.0", "bom": huge}),
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.headers["content-type"], "application/problem+json");
+    assert_eq!(
+        r.body,
+        json!({"status": 400, "title": "The provided JSON payload could not be mapped",
+               "detail": "The BOM is too large to be transmitted safely via Base64 encoded JSON value. Please use the \"POST /api/v1/bom\" endpoint with Content-Type \"multipart/form-data\" instead. Original cause: String value length (20000001) exceeds the maximum allowed (20000000, from `StreamReadConstraints.getMaxStringLength()`) (through reference chain: org.dependencytrack.resources.v1.vo.BomSubmitRequest[\"bom\"])"})
+    );
+}
