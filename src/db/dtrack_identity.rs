@@ -177,6 +177,15 @@ pub fn delete_api_key(c: &Connection, public_id: &str) -> Result<bool> {
     Ok(c.execute("DELETE FROM dt_api_keys WHERE public_id = ?1", [public_id])? == 1)
 }
 
+/// Records a key's latest use (never moving it back).
+pub fn set_key_last_used(c: &Connection, id: ApiKeyId, at_ms: i64) -> Result<()> {
+    c.execute(
+        "UPDATE dt_api_keys SET last_used_ms = max(coalesce(last_used_ms, 0), ?2) WHERE id = ?1",
+        params![id.0, at_ms],
+    )?;
+    Ok(())
+}
+
 /// A stored key by public id: (key id, team id, secret hash).
 pub fn api_key_by_public_id(
     c: &Connection,

@@ -30,7 +30,7 @@ fn bearer(req: &Request) -> Option<String> {
 }
 
 /// Authenticates a request; 401 (empty) when there are no or bad credentials.
-/// `query_key` allows `?apiKey=` (badge routes).
+/// `query_key` allows `?apiKey=` (badge routes, whose key use is not tracked, as upstream).
 pub async fn authenticate(
     state: &AppState,
     req: &Request,
@@ -43,7 +43,11 @@ pub async fn authenticate(
         None => None,
     };
     if let Some(k) = key {
-        principal = Some(identity::authenticate_key(state, &k).await?);
+        let who = identity::authenticate_key(state, &k).await?;
+        if !query_key {
+            identity::note_key_use(state, &who);
+        }
+        principal = Some(who);
     }
     if let Some(token) = bearer(req) {
         principal = Some(identity::authenticate_jwt(state, &token).await?);

@@ -384,3 +384,34 @@ async fn team_validation_and_mapping_errors() {
     let r = dt.get("/api/v1/team", &admin).await;
     assert_eq!(r.headers["x-total-count"], "5");
 }
+
+#[tokio::test]
+async fn key_use_is_recorded_as_last_used_except_on_badges() {
+    let dt = Dt::start().await;
+    let admin = dt.key("Admins", &all()).await;
+    let badges = dt.key("Badges", &[P::ViewBadges]).await;
+    let p = dt
+        .project(&admin, json!({"name": "app", "version": "1"}))
+        .await;
+    let r = dt
+        .get(
+            &format!(
+                "/api/v1/badge/violations/project/{}",
+                p["uuid"].as_str().unwrap()
+            ),
+            &badges,
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    outpost::domain::dtrack::identity::flush_key_usage(&dt.server.state)
+        .await
+        .unwrap();
+    let r = dt
+        .get(&format!("/api/v1/team/{}", admin.team_uuid), &admin)
+        .await;
+    assert!(r.body["apiKeys"][0]["lastUsed"].is_i64(), "{}", r.body);
+    let r = dt
+        .get(&format!("/api/v1/team/{}", badges.team_uuid), &admin)
+        .await;
+    assert!(r.body["apiKeys"][0].get("lastUsed").is_none(), "{}", r.body);
+}

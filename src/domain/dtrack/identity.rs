@@ -203,6 +203,58 @@ pub async fn authenticate_key(state: &AppState, key: &str) -> Result<Arc<Princip
     if let Some(p) = dt.keys.get(key, read_at) {
         return Ok(p);
     }
+    verify_key(state, key, read_at).await
+}
+
+/// Notes that an API key was used now; [`flush_key_usage`] records it as `lastUsed`. Upstream
+/// tracks keys on requests that pass its authentication filter (not on badges).
+pub fn note_key_use(state: &AppState, who: &Principal) {
+    if let PrincipalKind::ApiKey { id } = who.kind
+        && let Ok(mut m) = state.dtrack.key_usage.lock()
+    {
+        m.insert(id.0, crate::time::now_millis());
+    }
+}
+
+/// Writes the noted key uses (upstream flushes every 30 seconds).
+pub async fn flush_key_usage(state: &AppState) -> Result<()> {
+    let used: Vec<(i64, i64)> = match state.dtrack.key_usage.lock() {
+        Ok(mut m) => m.drain().collect(),
+        Err(_) => return Ok(()),
+    };
+    if used.is_empty() {
+        return Ok(());
+    }
+    // `lastUsed` is in no cache, so this write need not invalidate them (plain `db.write`).
+    state
+        .db
+        .write(move |tx| {
+            for (id, at) in &used {
+                db::set_key_last_used(tx, crate::ids::ApiKeyId(*id), *at)?;
+            }
+            Ok(())
+        })
+        .await
+}
+
+/// Flushes key uses every 30 seconds until `stop`, and once more then.
+pub async fn key_usage_worker(state: Arc<AppState>, mut stop: tokio::sync::watch::Receiver<bool>) {
+    loop {
+        let stopping = tokio::select! {
+            _ = tokio::time::sleep(std::time::Duration::from_secs(30)) => false,
+            _ = stop.changed() => true,
+        };
+        if let Err(e) = flush_key_usage(&state).await {
+            tracing::warn!(error = %e, "could not record API key use");
+        }
+        if stopping || *stop.borrow() {
+            return;
+        }
+    }
+}
+
+async fn verify_key(state: &AppState, key: &str, read_at: u64) -> Result<Arc<Principal>> {
+    let dt = &state.dtrack;
     let Some(decoded) = keys::decode(key) else {
         return Err(unauthorized());
     };

@@ -31,6 +31,8 @@ pub struct DtState {
     pub bom_ready: tokio::sync::Notify,
     /// A password hash checked for unknown usernames, so they cost as much as known ones.
     pub dummy_hash: OnceLock<String>,
+    /// API keys used since the last flush: key id → epoch ms of the latest use.
+    pub key_usage: std::sync::Mutex<HashMap<i64, i64>>,
 }
 
 impl DtState {
@@ -75,6 +77,7 @@ impl DtState {
             badges: Cache::default(),
             bom_ready: tokio::sync::Notify::new(),
             dummy_hash: OnceLock::new(),
+            key_usage: std::sync::Mutex::new(HashMap::new()),
         })
     }
 
