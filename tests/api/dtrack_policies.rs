@@ -305,3 +305,66 @@ async fn policy_errors() {
         (404, "The component could not be found.")
     );
 }
+
+#[tokio::test]
+async fn latest_only_policies_skip_older_versions() {
+    let dt = Dt::start().await;
+    let admin = dt.key("Admins", &all()).await;
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/policy",
+            &admin,
+            &json!({"name": "latest", "violationState": "WARN", "onlyLatestProjectVersion": true}),
+        )
+        .await;
+    assert_eq!(r.body["onlyLatestProjectVersion"], true);
+    let uuid = r.body["uuid"].as_str().unwrap().to_string();
+    dt.json(
+        Method::PUT,
+        &format!("/api/v1/policy/{uuid}/condition"),
+        &admin,
+        &json!({"subject": "VERSION", "operator": "NUMERIC_GREATER_THAN", "value": "0"}),
+    )
+    .await;
+    let old = dt
+        .project(&admin, json!({"name": "app", "version": "1"}))
+        .await;
+    let new = dt
+        .project(
+            &admin,
+            json!({"name": "app", "version": "2", "isLatest": true}),
+        )
+        .await;
+    for p in [&old, &new] {
+        component(
+            &dt,
+            &admin,
+            p["uuid"].as_str().unwrap(),
+            json!({"name": "c", "version": "1.0"}),
+        )
+        .await;
+    }
+    let count =
+        |r: &crate::support::Reply| r.headers["x-total-count"].to_str().unwrap().to_string();
+    let r = dt
+        .get(
+            &format!(
+                "/api/v1/violation/project/{}",
+                old["uuid"].as_str().unwrap()
+            ),
+            &admin,
+        )
+        .await;
+    assert_eq!(count(&r), "0");
+    let r = dt
+        .get(
+            &format!(
+                "/api/v1/violation/project/{}",
+                new["uuid"].as_str().unwrap()
+            ),
+            &admin,
+        )
+        .await;
+    assert_eq!(count(&r), "1");
+}

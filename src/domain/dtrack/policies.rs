@@ -28,7 +28,12 @@ pub const CONDITION_NOT_FOUND: &str = "The UUID of the policy condition could no
 /// Re-evaluates every policy against a project's components, keeping violations that still
 /// hold (with their analyses), adding new ones and removing the rest; then records metrics.
 pub fn evaluate_project(c: &Connection, project: ProjectId) -> Result<()> {
-    let policies = db::policies(c)?;
+    let is_latest = pdb::project_by_id(c, project)?.is_some_and(|p| p.is_latest);
+    // Policies limited to the latest version of a project skip the other versions.
+    let policies: Vec<Policy> = db::policies(c)?
+        .into_iter()
+        .filter(|p| is_latest || !p.only_latest_project_version)
+        .collect();
     let components = db::components_for_evaluation(c, project)?;
     let mut wanted: HashSet<(i64, i64)> = HashSet::new();
     let now = crate::time::now_millis();
