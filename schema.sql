@@ -267,4 +267,6 @@ CREATE TABLE alert_words (
     PRIMARY KEY (user_id, word)
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 1;
+-- The Dependency-Track tables live in src/db/dtrack.sql, applied right after this file.
+
+PRAGMA user_version = 2;

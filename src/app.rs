@@ -37,6 +37,8 @@ pub struct AppState {
     pub presence: crate::domain::presence::PresenceTable,
     /// Becomes true when the server starts shutting down (long-polls answer at once).
     pub stopping: tokio::sync::watch::Sender<bool>,
+    /// Dependency-Track signing key, system UUID and caches.
+    pub dtrack: crate::domain::dtrack::state::DtState,
 }
 
 impl AppState {
@@ -70,10 +72,12 @@ impl AppState {
             config.events.max_queue_events,
             config.events.queue_timeout,
         ));
+        let dtrack = crate::domain::dtrack::state::DtState::open(&config.data_dir)?;
         Ok(AppState {
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
             stopping: tokio::sync::watch::channel(false).0,
+            dtrack,
             config,
             db,
             users,
@@ -94,47 +98,99 @@ pub struct Server {
     pub state: Arc<AppState>,
     /// The address the chat API actually listens on (useful with port 0).
     pub chat_addr: SocketAddr,
+    /// The address of the Dependency-Track API, when enabled.
+    pub deptrack_addr: Option<SocketAddr>,
     task: JoinHandle<()>,
+    deptrack_task: Option<JoinHandle<()>>,
 }
 
 impl Server {
     /// Waits until the server has shut down and drained its connections.
     pub async fn wait(self) {
         let _ = self.task.await;
+        if let Some(t) = self.deptrack_task {
+            let _ = t.await;
+        }
     }
 }
 
-/// Opens the state, binds the chat listener and serves until `shutdown` resolves.
+async fn bind(listen: SocketAddr) -> Result<(TcpListener, SocketAddr)> {
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|e| Error::internal(format!("cannot listen on {listen}: {e}")))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::internal(format!("no local address: {e}")))?;
+    Ok((listener, addr))
+}
+
+/// Opens the state, binds the chat listener (and the Dependency-Track listener when enabled)
+/// and serves until `shutdown` resolves.
 pub async fn start(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<Server> {
     let listen = config.chat.listen;
     let state = Arc::new(AppState::open(config)?);
-    let listener = TcpListener::bind(listen)
-        .await
-        .map_err(|e| Error::internal(format!("cannot listen on {listen}: {e}")))?;
-    let chat_addr = listener
-        .local_addr()
-        .map_err(|e| Error::internal(format!("no local address: {e}")))?;
+    let (listener, chat_addr) = bind(listen).await?;
+    let dt_listener = if state.config.deptrack.enabled {
+        crate::domain::dtrack::identity::bootstrap(&state).await?;
+        Some(bind(state.config.deptrack.listen).await?)
+    } else {
+        None
+    };
+    let max_body = state.config.limits.max_body_bytes;
+    // One shutdown signal, `state.stopping`, fanned out to every listener, every background
+    // task and every waiting long-poll.
+    {
+        let state = Arc::clone(&state);
+        tokio::spawn(async move {
+            shutdown.await;
+            let _ = state.stopping.send(true);
+        });
+    }
+    let stop_rx = state.stopping.subscribe();
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|v| *v).await;
+    };
     // Background work: event delivery into client queues and the idle-queue sweep.
     let pipeline = state.hub.attach_pipeline();
     tokio::spawn(crate::zulip::delivery::run(Arc::clone(&state), pipeline));
     tokio::spawn(sweep_queues(Arc::clone(&state)));
     let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
-    let max_body = state.config.limits.max_body_bytes;
-    let signal = {
-        let state = Arc::clone(&state);
-        async move {
-            shutdown.await;
-            let _ = state.stopping.send(true);
+    let task = tokio::spawn(crate::http::server::serve(
+        listener,
+        api,
+        max_body,
+        stopped(stop_rx.clone()),
+    ));
+    let (deptrack_addr, deptrack_task) = match dt_listener {
+        Some((listener, addr)) => {
+            tokio::spawn(crate::domain::dtrack::bom::worker(
+                Arc::clone(&state),
+                stop_rx.clone(),
+            ));
+            tokio::spawn(crate::domain::dtrack::identity::key_usage_worker(
+                Arc::clone(&state),
+                stop_rx.clone(),
+            ));
+            let api = Arc::new(crate::dtrack::DtrackApi::new(Arc::clone(&state)));
+            let t = tokio::spawn(crate::http::server::serve(
+                listener,
+                api,
+                max_body,
+                stopped(stop_rx),
+            ));
+            (Some(addr), Some(t))
         }
+        None => (None, None),
     };
-    let task = tokio::spawn(crate::http::server::serve(listener, api, max_body, signal));
     Ok(Server {
         state,
         chat_addr,
+        deptrack_addr,
         task,
+        deptrack_task,
     })
 }
 

@@ -1,4 +1,5 @@
-//! The `outpost` command line: `serve`, `check-config`, `create-user`, `backup`.
+//! The `outpost` command line: `serve`, `check-config`, `create-user`,
+//! `deptrack create-team`, `backup`.
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
 //! defaults), does its one job and returns an exit code. Errors are printed once, here.
@@ -60,12 +61,37 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Dependency-Track API administration.
+    Deptrack {
+        #[command(subcommand)]
+        command: DeptrackCommand,
+    },
     /// Write a consistent copy of the database to a new file while the server runs.
     Backup {
         #[arg(long)]
         config: Option<PathBuf>,
         #[arg(long)]
         to: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum DeptrackCommand {
+    /// Create a Dependency-Track team with permissions (and an API key) and print its UUID.
+    CreateTeam {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(long)]
+        name: String,
+        /// A permission such as BOM_UPLOAD (repeatable).
+        #[arg(long = "permission", required = true)]
+        permissions: Vec<String>,
+        /// Also create an API key for the team (printed once).
+        #[arg(long)]
+        api_key: bool,
+        /// Print `{"uuid":"..","api_key":".."}`.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -161,6 +187,52 @@ fn run(command: Command) -> Result<(), String> {
             };
             written.map_err(|e| format!("cannot write the result: {e}"))
         }
+        Command::Deptrack {
+            command:
+                DeptrackCommand::CreateTeam {
+                    config,
+                    name,
+                    permissions,
+                    api_key,
+                    json,
+                },
+        } => {
+            use crate::domain::dtrack::{identity, permissions::Permission};
+            let cfg = load(config.as_ref())?;
+            let mut perms = crate::domain::dtrack::permissions::PermSet::default();
+            for p in &permissions {
+                let perm = Permission::from_name(p).ok_or_else(|| {
+                    let known: Vec<&str> = Permission::ALL.iter().map(|p| p.name()).collect();
+                    format!("unknown permission {p:?}; use one of {}", known.join(", "))
+                })?;
+                perms.insert(perm);
+            }
+            let name = name.trim().to_string();
+            if name.is_empty() || name.chars().count() > 255 || name.chars().any(char::is_control) {
+                return Err("the team name must have 1 to 255 printable characters".into());
+            }
+            let team = runtime()?.block_on(async {
+                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
+                identity::create_team(&state, &name, perms, api_key)
+                    .await
+                    .map_err(|e| describe(&e))
+            })?;
+            let key = team.api_keys.iter().find_map(|k| k.key.clone());
+            let mut out = std::io::stdout().lock();
+            let written = if json {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"uuid": team.uuid, "api_key": key})
+                )
+            } else {
+                match &key {
+                    Some(k) => writeln!(out, "uuid: {}\napi_key: {k}", team.uuid),
+                    None => writeln!(out, "uuid: {}", team.uuid),
+                }
+            };
+            written.map_err(|e| format!("cannot write the result: {e}"))
+        }
         Command::Backup { config, to } => {
             let cfg = load(config.as_ref())?;
             let path = app::database_path(&cfg);
@@ -201,6 +273,7 @@ async fn serve(cfg: Config) -> Result<(), String> {
         .map_err(|e| describe(&e))?;
     tracing::info!(
         chat = %server.chat_addr,
+        deptrack = ?server.deptrack_addr,
         data = %data_dir.display(),
         "outpost is listening"
     );

@@ -21,6 +21,7 @@ pub struct Config {
     /// Directory holding the SQLite database and other state; created on first start.
     pub data_dir: PathBuf,
     pub chat: ChatConfig,
+    pub deptrack: DeptrackConfig,
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
     pub events: EventsConfig,
@@ -52,6 +53,19 @@ pub struct ChatConfig {
     pub development: bool,
     /// Who may see a new user's real email address (Zulip's user setting, 1..=5).
     pub email_address_visibility: EmailVisibility,
+}
+
+/// The Dependency-Track API, served on its own listener.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeptrackConfig {
+    /// Whether the Dependency-Track listener is started at all.
+    pub enabled: bool,
+    /// Address the Dependency-Track API listens on.
+    pub listen: SocketAddr,
+    /// Portfolio access control (upstream's `access-management/acl.enabled`).
+    pub acl_enabled: bool,
+    /// Serve badges without credentials (upstream's `general/badge.enabled`).
+    pub badges_unauthenticated: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +147,7 @@ pub struct LogConfig {
 }
 
 const DEFAULT_LISTEN: &str = "127.0.0.1:9991";
+const DEFAULT_DEPTRACK_LISTEN: &str = "127.0.0.1:8081";
 
 impl Default for Config {
     fn default() -> Self {
@@ -145,6 +160,14 @@ impl Default for Config {
                 realm_name: "Outpost".to_string(),
                 development: false,
                 email_address_visibility: EmailVisibility::Everyone,
+            },
+            deptrack: DeptrackConfig {
+                enabled: false,
+                listen: DEFAULT_DEPTRACK_LISTEN
+                    .parse()
+                    .expect("valid default address"),
+                acl_enabled: false,
+                badges_unauthenticated: false,
             },
             database: DatabaseConfig {
                 synchronous: Synchronous::Full,
@@ -222,7 +245,9 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
     w.check_keys(
         root,
         "",
-        &["data_dir", "chat", "database", "limits", "events", "log"],
+        &[
+            "data_dir", "chat", "deptrack", "database", "limits", "events", "log",
+        ],
     );
     if let Some(v) = w.string(root, "", "data_dir") {
         if v.is_empty() {
@@ -283,6 +308,25 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         }
     }
     cfg.chat.external_url = external_url.unwrap_or_else(|| format!("http://{}", cfg.chat.listen));
+    if let Some(dt) = w.table(root, "deptrack") {
+        w.check_keys(
+            dt,
+            "deptrack",
+            &["enabled", "listen", "acl_enabled", "badges_unauthenticated"],
+        );
+        if let Some(b) = w.boolean(dt, "deptrack", "enabled") {
+            cfg.deptrack.enabled = b;
+        }
+        if let Some(addr) = w.socket_addr(dt, "deptrack", "listen") {
+            cfg.deptrack.listen = addr;
+        }
+        if let Some(b) = w.boolean(dt, "deptrack", "acl_enabled") {
+            cfg.deptrack.acl_enabled = b;
+        }
+        if let Some(b) = w.boolean(dt, "deptrack", "badges_unauthenticated") {
+            cfg.deptrack.badges_unauthenticated = b;
+        }
+    }
     if let Some(db) = w.table(root, "database") {
         w.check_keys(db, "database", &["synchronous", "read_threads"]);
         if let Some(s) = w.string(db, "database", "synchronous") {
@@ -418,6 +462,15 @@ impl Config {
             s,
             "email_address_visibility = {}",
             quote(self.chat.email_address_visibility.name())
+        );
+        let _ = writeln!(s, "\n[deptrack]");
+        let _ = writeln!(s, "enabled = {}", self.deptrack.enabled);
+        let _ = writeln!(s, "listen = {}", quote(&self.deptrack.listen.to_string()));
+        let _ = writeln!(s, "acl_enabled = {}", self.deptrack.acl_enabled);
+        let _ = writeln!(
+            s,
+            "badges_unauthenticated = {}",
+            self.deptrack.badges_unauthenticated
         );
         let _ = writeln!(s, "\n[database]");
         let sync = match self.database.synchronous {

@@ -41,6 +41,11 @@ pub enum ErrorKind {
     NotFound,
     /// The request conflicts with existing state (e.g. a duplicate name).
     Conflict { code: &'static str },
+    /// The request asked for a change that was already in place (nothing was changed).
+    NotModified,
+    /// The request was understood but its values cannot be accepted (e.g. a password
+    /// confirmation that does not match).
+    NotAcceptable,
     /// The request body is larger than the configured limit.
     PayloadTooLarge,
     /// The path exists but not for this method.

@@ -31,3 +31,30 @@ impl std::fmt::Display for ChannelId {
         self.0.fmt(f)
     }
 }
+/// Dependency-Track: a team (holder of permissions and API keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TeamId(pub i64);
+
+/// Dependency-Track: a managed (local) user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DtUserId(pub i64);
+
+/// Dependency-Track: an API key row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ApiKeyId(pub i64);
+
+/// Dependency-Track: a project.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProjectId(pub i64);
+
+/// Dependency-Track: a component of a project.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ComponentId(pub i64);
+
+/// Dependency-Track: a vulnerability.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VulnerabilityId(pub i64);
+
+/// Dependency-Track: an analysis decision of one finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AnalysisId(pub i64);

@@ -1,5 +1,5 @@
-//! Outpost: a self-hosted server speaking Zulip's chat REST API (and, on its own listener,
-//! part of Dependency-Track's), built as one executable over one SQLite file.
+//! Outpost: a self-hosted server speaking Zulip's chat REST API and, on its own listener, part
+//! of OWASP Dependency-Track's, built as one executable over one SQLite file.
 //!
 //! # Bird's-eye view
 //!
@@ -11,31 +11,48 @@
 //! group-commit batch, then its events go to the [`events`] hub in commit order, and only then is
 //! the request answered. The wire module renders the result in Zulip's envelope.
 //!
+//! The Dependency-Track API ([`dtrack`]) follows the same path on its own listener: its route
+//! table names each endpoint's permission, credentials are checked (API keys through a cache
+//! that is invalidated by every Dependency-Track write), and handlers call the rules in
+//! [`domain::dtrack`]. Accepted BOM uploads are stored first and imported by a background
+//! worker started with the listener.
+//!
 //! # Code map
 //!
 //! - [`app`]: `AppState` (config, database, caches, event hub) and server startup/shutdown.
-//! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`, `backup`).
+//! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
+//!   `deptrack create-team`, `backup`).
 //! - [`config`]: TOML → validated `Config`; every problem reported at once.
 //! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool) and all
 //!   SQL, one submodule per area. **Invariant:** no other module opens a connection or writes
 //!   SQL, and `db` never sees HTTP types.
 //! - [`domain`]: the rules (permissions, invariants) shared by every entry point. **Invariant:**
-//!   no HTTP, no wire JSON.
+//!   no HTTP, no wire JSON. [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
+//!   logins, JWTs, `odt_` keys), portfolio and ACL, findings and analyses with their audit
+//!   trail, policies and their evaluation, metrics and badge facts, BOM acceptance and import,
+//!   and the per-process state (signing key, system UUID, generation-checked caches).
 //! - [`events`]: domain events and the hub they are published to after commit.
-//! - [`http`]: listener loop and HTTP types shared by both APIs; knows no API semantics.
+//! - [`http`]: listener loop, HTTP types and a `multipart/form-data` reader shared by both
+//!   APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
 //!   (one file per area), and `wire`, the only place that knows Zulip's JSON shapes.
+//! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
+//!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
+//!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
+//!   that knows its JSON shapes) and `svg` (the badges, byte for byte).
 //! - [`model`], [`ids`]: plain domain records and newtype ids.
 //! - [`password`], [`emoji`], [`markdown`], [`time`]: small pure helpers.
 //!
 //! # Cross-cutting
 //!
 //! - **Errors**: one [`error::Error`] (kind, user message, log-only detail); the chat API maps it
-//!   in `zulip::envelope::error_response`, exhaustively, and logs internal errors once there.
+//!   in `zulip::envelope::error_response` and the Dependency-Track API in `dtrack::respond`,
+//!   each exhaustively, and each logs internal errors once there.
 //! - **Threads**: tokio workers never run SQLite or argon2; those run on `db`'s dedicated threads.
 //! - **State**: no globals; everything hangs off an `Arc<AppState>` passed explicitly, so tests run
 //!   many servers in one process.
-//! - **Secrets**: API keys and password hashes are never logged (`model::Secret` redacts `Debug`).
+//! - **Secrets**: API keys, JWTs and password hashes are never logged (`model::Secret` redacts
+//!   `Debug`; Dependency-Track keys are kept only as public id plus SHA3-256 of the secret).
 
 #![recursion_limit = "256"]
 
@@ -44,6 +61,7 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod domain;
+pub mod dtrack;
 pub mod emoji;
 pub mod error;
 pub mod events;

@@ -17,8 +17,12 @@ use crate::error::{Error, Result};
 /// The schema this binary writes and understands.
 pub const SCHEMA_SQL: &str = include_str!("../../schema.sql");
 
-/// `PRAGMA user_version` of [`SCHEMA_SQL`].
-pub const SCHEMA_VERSION: i64 = 1;
+/// The Dependency-Track tables: applied after [`SCHEMA_SQL`] to a new database, and by the
+/// upgrade from version 1 (the one place their DDL lives).
+pub const DTRACK_SQL: &str = include_str!("dtrack.sql");
+
+/// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`].
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -81,6 +85,7 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
             ));
         }
         tx.execute_batch(SCHEMA_SQL)?;
+        tx.execute_batch(DTRACK_SQL)?;
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('created_at', ?1)",
             [crate::time::now_secs().to_string()],
@@ -97,10 +102,13 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
 
 /// Upgrades a database from schema version `from` to `from + 1`. Each future schema change adds
 /// an arm here and the same change to `schema.sql`.
-fn upgrade_from(_tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
-    Err(Error::internal(format!(
-        "no upgrade is known from schema version {from}"
-    )))
+fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
+    match from {
+        1 => Ok(tx.execute_batch(DTRACK_SQL)?),
+        _ => Err(Error::internal(format!(
+            "no upgrade is known from schema version {from}"
+        ))),
+    }
 }
 
 #[cfg(test)]
@@ -122,6 +130,30 @@ mod tests {
         drop(conn);
         // Opening again is a no-op.
         open_writer(&dir.path().join("db.sqlite"), Synchronous::Normal).unwrap();
+    }
+
+    #[test]
+    fn version_1_database_gains_the_dtrack_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        {
+            let c = Connection::open(&path).unwrap();
+            let v1 = SCHEMA_SQL.replace("PRAGMA user_version = 2;", "PRAGMA user_version = 1;");
+            c.execute_batch(&v1).unwrap();
+        }
+        let conn = open_writer(&path, Synchronous::Normal).unwrap();
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        let n: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name LIKE 'dt_%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 21);
     }
 
     #[test]

@@ -10,6 +10,11 @@
 //! see HTTP types, and nothing outside `db` opens a connection.
 
 pub mod channels;
+pub mod dtrack_bom;
+pub mod dtrack_findings;
+pub mod dtrack_identity;
+pub mod dtrack_policies;
+pub mod dtrack_portfolio;
 pub mod groups;
 pub mod messages;
 pub mod migrate;

@@ -4,6 +4,7 @@
 
 pub mod channels;
 pub mod credentials;
+pub mod dtrack;
 pub mod max_received;
 pub mod messages;
 pub mod presence;

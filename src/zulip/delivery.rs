@@ -24,9 +24,15 @@ use crate::model::{User, flags as bits, wildcard};
 
 use super::wire::{self, MessageOptions, Viewer};
 
-/// Consumes the hub's pipeline until it closes.
+/// Consumes the hub's pipeline until the server stops.
 pub async fn run(state: Arc<AppState>, mut rx: mpsc::UnboundedReceiver<(u64, Arc<Event>)>) {
-    while let Some((seq, event)) = rx.recv().await {
+    let mut stopping = state.stopping.subscribe();
+    loop {
+        let next = tokio::select! {
+            next = rx.recv() => next,
+            _ = stopping.wait_for(|s| *s) => None,
+        };
+        let Some((seq, event)) = next else { return };
         if let Err(e) = deliver(&state, seq, &event).await {
             tracing::error!(error = %e, ?event, "could not deliver an event");
         }

@@ -98,9 +98,10 @@ pub fn error_response(err: &Error) -> Response {
             body.insert("var_name2".into(), Value::from(b.as_str()));
             (StatusCode::BAD_REQUEST, body)
         }
-        ErrorKind::BadRequest | ErrorKind::Forbidden => {
-            (StatusCode::BAD_REQUEST, error_body(msg, "BAD_REQUEST"))
-        }
+        ErrorKind::BadRequest
+        | ErrorKind::Forbidden
+        | ErrorKind::NotModified
+        | ErrorKind::NotAcceptable => (StatusCode::BAD_REQUEST, error_body(msg, "BAD_REQUEST")),
         ErrorKind::Coded { code, data } => {
             let mut b = error_body(msg, code);
             for (k, v) in data {

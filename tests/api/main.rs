@@ -1,6 +1,7 @@
 //! The one integration-test binary: every test starts its own servers in-process on
 //! 127.0.0.1:0 and talks to them over HTTP like a client would.
 
+mod dtrack_support;
 mod schema;
 mod support;
 
@@ -9,6 +10,15 @@ mod channels;
 mod cli;
 mod config;
 mod conventions;
+mod dtrack_acl;
+mod dtrack_analysis;
+mod dtrack_auth_matrix;
+mod dtrack_badges;
+mod dtrack_bom;
+mod dtrack_cli;
+mod dtrack_identity;
+mod dtrack_policies;
+mod dtrack_portfolio;
 mod message_edits;
 mod messages;
 mod realtime;

@@ -23,6 +23,8 @@ use outpost::model::Role;
 
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// The Dependency-Track listener, when `[deptrack] enabled`.
+    pub dt_addr: Option<SocketAddr>,
     pub state: Arc<AppState>,
     stop: Option<oneshot::Sender<()>>,
     server: Option<app::Server>,
@@ -93,6 +95,7 @@ impl TestServer {
             ..Config::default()
         };
         cfg.chat.listen = "127.0.0.1:0".parse().unwrap();
+        cfg.deptrack.listen = "127.0.0.1:0".parse().unwrap();
         cfg.chat.external_url = "http://outpost.test".into();
         cfg.database.synchronous = outpost::config::Synchronous::Normal;
         adjust(&mut cfg);
@@ -104,6 +107,7 @@ impl TestServer {
         .expect("server starts");
         TestServer {
             addr: server.chat_addr,
+            dt_addr: server.deptrack_addr,
             state: Arc::clone(&server.state),
             stop: Some(stop),
             server: Some(server),

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Starts `outpost serve` on a free loopback port with a fresh data directory, bootstraps users
-# with `outpost create-user`, and runs the real-client checks against it:
+# Starts `outpost serve` on free loopback ports with a fresh data directory (chat and
+# Dependency-Track listeners), bootstraps users with `outpost create-user`, and runs the
+# real-client checks against it:
 #   1. the `zulip` Python bindings through users, channels and messages;
 #   2. zulip-terminal under tmux (terminal_check.sh);
 #   3. an echo bot on `call_on_each_message` that must answer, then keep answering after the
-#      server restarts (its queue is gone, so it must re-register on BAD_EVENT_QUEUE_ID).
+#      server restarts (its queue is gone, so it must re-register on BAD_EVENT_QUEUE_ID);
+#   4. the Dependency-Track PyPI clients, and a badge rendered by headless Chromium when a
+#      `chromium` executable is installed.
 # Usage: tests/clients/run.sh PATH/TO/outpost
 set -euo pipefail
 bin=$(realpath "${1:?usage: run.sh PATH/TO/outpost}")
@@ -22,12 +25,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+port=$(free_port)
+dt_port=$(free_port)
 site="http://127.0.0.1:$port"
 cat > "$work/outpost.toml" <<TOML
 data_dir = "$work/data"
 [chat]
 listen = "127.0.0.1:$port"
+[deptrack]
+enabled = true
+listen = "127.0.0.1:$dt_port"
 [database]
 synchronous = "normal"
 TOML
@@ -72,6 +82,17 @@ echo "restarting outpost"
 stop_server
 start_server
 python3 "$here/bot_check.py" "$site" "$work/owner.json" after-restart || status=$?
+
+python3 "$here/dtrack_client_check.py" "http://127.0.0.1:$dt_port" "$here/ci-bom.json" "$work/badge.svg" \
+  || status=$?
+if [ -f "$work/badge.svg" ]; then
+  chromium_bin=$(command -v chromium || command -v chromium-browser || true)
+  if [ -n "$chromium_bin" ]; then
+    python3 "$here/badge_chromium_check.py" "$chromium_bin" "$work/badge.svg" || status=$?
+  else
+    echo "skipping the Chromium badge check: no chromium executable (.ci/run installs Debian's)"
+  fi
+fi
 
 if [ "$status" -ne 0 ]; then
   echo "--- bot log ---"; tail -n 30 "$work/bot.log"

@@ -19,6 +19,9 @@
 //! - `history`: `GET /api/v1/messages`, the newest 100 messages of a channel holding
 //!   `--messages` messages (seeded directly into the database first);
 //! - `presence`: `POST /api/v1/users/me/presence`;
+//! - `dt-badge`, `dt-analysis`: on the Dependency-Track listener, the policy-violation badge
+//!   of a project and `GET /api/v1/analysis`, both with an `X-Api-Key` of a team holding every
+//!   permission (one project, component, vulnerability and analysis are created first);
 //! - `parked`, `delivery`: `--pollers` parked long-polls against an `outpost serve` child
 //!   process; the server's memory, and the latency from sending a message (at `--rate` per
 //!   second) to each poller receiving it (see `realtime.rs`).
@@ -96,7 +99,8 @@ struct Spec {
     method: Method,
     path: String,
     body: Option<String>,
-    authorization: Option<String>,
+    /// (header name, value) of the credential, if any.
+    credential: Option<(&'static str, String)>,
 }
 
 fn basic(email: &str, key: &str) -> String {
@@ -245,7 +249,7 @@ fn main() {
                     method: Method::GET,
                     path: "/api/v1/server_settings".into(),
                     body: None,
-                    authorization: None,
+                    credential: None,
                 },
                 "users-me" => {
                     let (Some(e), Some(k)) = (&args.email, &args.api_key) else {
@@ -255,7 +259,7 @@ fn main() {
                         method: Method::GET,
                         path: "/api/v1/users/me".into(),
                         body: None,
-                        authorization: Some(basic(e, k)),
+                        credential: Some(("authorization", basic(e, k))),
                     }
                 }
                 _ => fail("with --addr only server-settings and users-me are available"),
@@ -274,6 +278,11 @@ fn main() {
                 Synchronous::Full
             };
             cfg.log.level = "warn".into();
+            let dtrack = args.scenario.starts_with("dt-");
+            if dtrack {
+                cfg.deptrack.enabled = true;
+                cfg.deptrack.listen = "127.0.0.1:0".parse().expect("address");
+            }
             server_rt.block_on(async {
                 let server: Server = outpost::app::start(cfg, async {
                     let _ = stop_rx.await;
@@ -282,7 +291,11 @@ fn main() {
                 .unwrap_or_else(|e| fail(&format!("server start: {e}")));
                 let state = Arc::clone(&server.state);
                 let specs = prepare(&args, &state).await;
-                let addr = server.chat_addr;
+                let addr = if dtrack {
+                    server.deptrack_addr.expect("deptrack listener")
+                } else {
+                    server.chat_addr
+                };
                 tokio::spawn(server.wait());
                 (addr, specs)
             })
@@ -325,7 +338,7 @@ async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
                 method: Method::GET,
                 path: "/api/v1/server_settings".into(),
                 body: None,
-                authorization: None,
+                credential: None,
             };
             args.connections
         ],
@@ -336,7 +349,7 @@ async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
                     method: Method::GET,
                     path: "/api/v1/users/me".into(),
                     body: None,
-                    authorization: Some(basic(&email, &key)),
+                    credential: Some(("authorization", basic(&email, &key))),
                 };
                 args.connections
             ]
@@ -352,7 +365,7 @@ async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
                         body: Some(format!(
                             "type=stream&to=bench&topic=load+{i}&content=benchmark+message+{{n}}"
                         )),
-                        authorization: Some(basic(email, key)),
+                        credential: Some(("authorization", basic(email, key))),
                     }
                 })
                 .collect()
@@ -364,7 +377,7 @@ async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
                     method: Method::POST,
                     path: "/api/v1/users/me/presence".into(),
                     body: Some("status=active".into()),
-                    authorization: Some(basic(&email, &key)),
+                    credential: Some(("authorization", basic(&email, &key))),
                 };
                 args.connections
             ]
@@ -381,13 +394,14 @@ async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
                         "/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow={narrow}"
                     ),
                     body: None,
-                    authorization: Some(basic(email, key)),
+                    credential: Some(("authorization", basic(email, key))),
                 };
                 args.connections
             ]
         }
+        "dt-badge" | "dt-analysis" => dtrack_specs(args, state).await,
         other => fail(&format!(
-            "unknown scenario {other:?}; use server-settings, users-me, send, history, presence, parked or delivery"
+            "unknown scenario {other:?}; use server-settings, users-me, send, history, presence, parked, delivery, dt-badge or dt-analysis"
         )),
     }
 }
@@ -472,8 +486,8 @@ async fn connection_loop(
                 .method(spec.method.clone())
                 .uri(spec.path.as_str())
                 .header("host", "localhost");
-            if let Some(a) = &spec.authorization {
-                req = req.header("authorization", a.as_str());
+            if let Some((name, value)) = &spec.credential {
+                req = req.header(*name, value.as_str());
             }
             let body = match &spec.body {
                 Some(b) => {
@@ -513,4 +527,91 @@ async fn connection_loop(
         }
     }
     (latencies, errors)
+}
+
+/// Dependency-Track data for `dt-badge` and `dt-analysis`: one project with a vulnerable
+/// component and an analysis, refreshed metrics, and a key of an all-permission team.
+async fn dtrack_specs(args: &Args, state: &AppState) -> Vec<Spec> {
+    use outpost::domain::dtrack::model::{Component, ProjectFields, Vulnerability};
+    use outpost::domain::dtrack::{findings, identity, metrics, permissions::PermSet, portfolio};
+    let team = identity::create_team(state, "Bench", PermSet::all(), true)
+        .await
+        .unwrap_or_else(|e| fail(&format!("team: {e}")));
+    let key = team.api_keys[0]
+        .key
+        .clone()
+        .unwrap_or_else(|| fail("no key"));
+    let who = identity::authenticate_key(state, &key)
+        .await
+        .unwrap_or_else(|e| fail(&format!("key: {e}")));
+    let project = portfolio::create_project(
+        state,
+        &who,
+        ProjectFields {
+            name: "bench".into(),
+            version: Some("1.0".into()),
+            active: true,
+            ..ProjectFields::default()
+        },
+    )
+    .await
+    .unwrap_or_else(|e| fail(&format!("project: {e}")));
+    let component = portfolio::create_component(
+        state,
+        &who,
+        &project.uuid,
+        Component {
+            name: "lib".into(),
+            ..Component::default()
+        },
+    )
+    .await
+    .unwrap_or_else(|e| fail(&format!("component: {e}")));
+    let vuln = findings::create_vulnerability(
+        state,
+        Vulnerability {
+            vuln_id: "INT-BENCH-1".into(),
+            severity: Some("HIGH".into()),
+            ..Vulnerability::default()
+        },
+    )
+    .await
+    .unwrap_or_else(|e| fail(&format!("vulnerability: {e}")));
+    findings::set_assignment(state, &who, &vuln.uuid, &component.uuid, true)
+        .await
+        .unwrap_or_else(|e| fail(&format!("assignment: {e}")));
+    findings::update_analysis(
+        state,
+        &who,
+        findings::AnalysisChange {
+            project: Some(project.uuid.clone()),
+            component: component.uuid.clone(),
+            vulnerability: vuln.uuid.clone(),
+            state: Some("NOT_AFFECTED".into()),
+            comment: Some("benchmark".into()),
+            ..findings::AnalysisChange::default()
+        },
+    )
+    .await
+    .unwrap_or_else(|e| fail(&format!("analysis: {e}")));
+    metrics::refresh(state, &who, &project.uuid)
+        .await
+        .unwrap_or_else(|e| fail(&format!("metrics: {e}")));
+    let path = if args.scenario == "dt-badge" {
+        format!("/api/v1/badge/violations/project/{}", project.uuid)
+    } else {
+        format!(
+            "/api/v1/analysis?project={}&component={}&vulnerability={}",
+            project.uuid, component.uuid, vuln.uuid
+        )
+    };
+    vec![
+        Spec {
+            method: Method::GET,
+            path,
+            body: None,
+            credential: Some(("x-api-key", key)),
+        };
+        args.connections
+    ]
 }

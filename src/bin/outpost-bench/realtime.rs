@@ -97,12 +97,14 @@ fn start_server(normal_sync: bool) -> (ServerProcess, (String, i64), (String, i6
         .spawn()
         .unwrap_or_else(|e| fail(&format!("serve: {e}")));
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("address");
+    let server = ServerProcess { child, addr, dir };
     for _ in 0..200 {
         if std::net::TcpStream::connect(addr).is_ok() {
-            return (ServerProcess { child, addr, dir }, sender, watcher);
+            return (server, sender, watcher);
         }
         std::thread::sleep(Duration::from_millis(25));
     }
+    drop(server);
     fail("the server did not start");
 }
 
@@ -262,19 +264,27 @@ async fn drive(
                 // Cheap scanning instead of a JSON parse, so the generator is not the bottleneck:
                 // each of our events ends with `,"id":N}`, and the test messages read
                 // "delivery K".
-                if let Some(end) = text.find("],\"queue_id\"") {
-                    if let Some(pos) = text[..end].rfind(",\"id\":") {
-                        let digits: String = text[pos + 6..end].chars().take_while(|c| c.is_ascii_digit()).collect();
-                        if let Ok(id) = digits.parse::<i64>() {
-                            last = last.max(id);
-                        }
+                if let Some(end) = text.find("],\"queue_id\"")
+                    && let Some(pos) = text[..end].rfind(",\"id\":")
+                {
+                    let digits: String = text[pos + 6..end]
+                        .chars()
+                        .take_while(|c| c.is_ascii_digit())
+                        .collect();
+                    if let Ok(id) = digits.parse::<i64>() {
+                        last = last.max(id);
                     }
                 }
                 let mut rest = &text[..];
                 while let Some(i) = rest.find("delivery ") {
-                    let digits: String = rest[i + 9..].chars().take_while(|c| c.is_ascii_digit()).collect();
+                    let digits: String = rest[i + 9..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_digit())
+                        .collect();
                     rest = &rest[i + 9..];
-                    let Ok(k) = digits.parse::<u64>() else { continue };
+                    let Ok(k) = digits.parse::<u64>() else {
+                        continue;
+                    };
                     if let Some(at) = sent.lock().ok().and_then(|m| m.get(&k).copied())
                         && let Ok(mut l) = latencies.lock()
                     {

@@ -1,0 +1,262 @@
+//! BOM uploads: acceptance (the document is stored before a token is returned), the
+//! background worker that imports pending uploads oldest first (also those accepted before a
+//! restart), and the import itself.
+//!
+//! An import reconciles the project's components with the BOM's (components with the same
+//! group, name, version and purl keep their identity, analyses and violations; others are
+//! added or removed), evaluates policies and records metrics, all in one write. Must not touch
+//! HTTP types or SQL.
+
+use std::collections::HashMap;
+
+use crate::app::AppState;
+use crate::db::dtrack_bom as db;
+use crate::db::dtrack_portfolio as pdb;
+use crate::error::{Error, Result};
+use crate::ids::ProjectId;
+
+use super::cyclonedx::{self, InvalidBom};
+use super::model::{Principal, ProjectFields};
+use super::permissions::Permission;
+use super::portfolio::{PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, has_access};
+use super::state::write;
+
+/// Where an upload goes.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Uuid(String),
+    Name {
+        name: String,
+        version: Option<String>,
+        auto_create: bool,
+        parent_uuid: Option<String>,
+        parent_name: Option<(String, Option<String>)>,
+        is_latest: bool,
+    },
+}
+
+/// Why an upload was refused before a token was issued.
+#[derive(Debug)]
+pub enum Refusal {
+    Error(Error),
+    Invalid(InvalidBom),
+}
+
+impl From<Error> for Refusal {
+    fn from(e: Error) -> Refusal {
+        Refusal::Error(e)
+    }
+}
+
+/// Validates and stores an upload; returns its token. The worker imports it later.
+pub async fn accept(
+    state: &AppState,
+    who: &Principal,
+    target: Target,
+    tags: Vec<String>,
+    content: Vec<u8>,
+) -> Result<String, Refusal> {
+    let bytes = content;
+    let (bytes, checked) = state
+        .db
+        .cpu(move || {
+            let r = cyclonedx::parse(&bytes).map(|_| ());
+            (bytes, r)
+        })
+        .await?;
+    let acl = state.config.deptrack.acl_enabled;
+    let may_create = who.permissions.contains(Permission::PortfolioManagement)
+        || who.permissions.contains(Permission::ProjectCreationUpload);
+    let who = who.clone();
+    let token = uuid::Uuid::new_v4().to_string();
+    let tok = token.clone();
+    let refused = checked.as_ref().err().cloned();
+    // Project resolution comes first (401/404/403 before validation), as upstream; a refused
+    // document rolls everything back, including a project it would have created.
+    let outcome = write(state, move |tx| {
+        let project = match &target {
+            Target::Uuid(u) => pdb::project_id_by_uuid(tx, u)?,
+            Target::Name {
+                name,
+                version,
+                auto_create,
+                parent_uuid,
+                parent_name,
+                is_latest,
+            } => match pdb::project_id_by_name(tx, name, version.as_deref())? {
+                Some(id) => Some(id),
+                None if *auto_create => {
+                    if !may_create {
+                        return Err(Error::unauthorized(
+                            "The principal does not have permission to create project.",
+                        ));
+                    }
+                    let parent = match (parent_uuid, parent_name) {
+                        (Some(u), _) => Some(pdb::project_id_by_uuid(tx, u)?),
+                        (None, Some((n, v))) => Some(pdb::project_id_by_name(tx, n, v.as_deref())?),
+                        (None, None) => None,
+                    };
+                    let parent = match parent {
+                        Some(None) => {
+                            return Err(Error::not_found(
+                                "The parent component could not be found.",
+                            ));
+                        }
+                        Some(Some(p)) => {
+                            if !has_access(tx, acl, &who, p)? {
+                                return Err(Error::forbidden(
+                                    "Access to the specified parent project is forbidden",
+                                ));
+                            }
+                            Some(p)
+                        }
+                        None => None,
+                    };
+                    let f = ProjectFields {
+                        name: name.clone(),
+                        version: version.clone(),
+                        classifier: Some("APPLICATION".into()),
+                        active: true,
+                        is_latest: *is_latest,
+                        tags: tags.clone(),
+                        ..ProjectFields::default()
+                    };
+                    let id =
+                        pdb::insert_project(tx, &uuid::Uuid::new_v4().to_string(), &f, parent)?;
+                    if *is_latest {
+                        pdb::clear_latest(tx, name, id)?;
+                    }
+                    if acl
+                        && matches!(who.kind, super::model::PrincipalKind::ApiKey { .. })
+                        && let Some((t, _)) = who.teams.first()
+                    {
+                        pdb::add_access_team(tx, id, *t)?;
+                    }
+                    Some(id)
+                }
+                None => None,
+            },
+        };
+        let project = project.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+        if !has_access(tx, acl, &who, project)? {
+            return Err(Error::forbidden(PROJECT_FORBIDDEN));
+        }
+        let p =
+            pdb::project_by_id(tx, project)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+        if p.collection_logic != "NONE" {
+            return Err(Error::bad_request(
+                "BOM cannot be uploaded to collection project.",
+            ));
+        }
+        if checked.is_err() {
+            return Err(Error::bad_request("invalid BOM").with_detail(INVALID_MARK));
+        }
+        pdb::add_tags(tx, project, &tags)?;
+        db::insert_upload(tx, &tok, project, &bytes, crate::time::now_millis())
+    })
+    .await;
+    match (outcome, refused) {
+        (Ok(()), _) => {
+            state.dtrack.bom_ready.notify_one();
+            Ok(token)
+        }
+        (Err(e), Some(invalid)) if e.detail.as_deref() == Some(INVALID_MARK) => {
+            Err(Refusal::Invalid(invalid))
+        }
+        (Err(e), _) => Err(Refusal::Error(e)),
+    }
+}
+
+/// Marks the internal error that rolls back an upload whose document was refused.
+const INVALID_MARK: &str = "bom-document-refused";
+
+/// `GET /event/token/{uuid}`: whether the upload is still being processed.
+pub async fn is_processing(state: &AppState, token: &str) -> Result<bool> {
+    let token = token.to_string();
+    state.db.read(move |c| db::is_pending(c, &token)).await
+}
+
+/// Imports one parsed BOM into a project (inside the caller's write).
+fn import(tx: &rusqlite::Connection, project: ProjectId, bom: &cyclonedx::Bom) -> Result<()> {
+    let mut existing: HashMap<String, crate::ids::ComponentId> = db::component_keys(tx, project)?
+        .into_iter()
+        .map(|(id, k)| (k, id))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for comp in &bom.components {
+        let key = db::key_of(comp);
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        match existing.remove(&key) {
+            Some(id) => pdb::update_component(tx, id, comp)?,
+            None => {
+                let mut c = comp.clone();
+                c.uuid = uuid::Uuid::new_v4().to_string();
+                pdb::insert_component(tx, project, &c)?;
+            }
+        }
+    }
+    for (_, id) in existing {
+        pdb::delete_component(tx, id)?;
+    }
+    pdb::set_last_bom_import(
+        tx,
+        project,
+        crate::time::now_millis(),
+        &format!("CycloneDX {}", bom.spec_version),
+    )?;
+    super::policies::evaluate_project(tx, project)
+}
+
+/// Processes the oldest pending upload; false when there was none.
+pub async fn process_next(state: &AppState) -> Result<bool> {
+    let Some((token, project, content)) = state.db.read(db::next_pending).await? else {
+        return Ok(false);
+    };
+    let parsed = state.db.cpu(move || cyclonedx::parse(&content)).await?;
+    let tok = token.clone();
+    let imported = write(state, move |tx| {
+        let now = crate::time::now_millis();
+        match &parsed {
+            Ok(bom) => {
+                import(tx, project, bom)?;
+                db::finish_upload(tx, &tok, now, None)
+            }
+            Err(e) => db::finish_upload(tx, &tok, now, Some(&e.detail)),
+        }
+    })
+    .await;
+    if let Err(e) = imported {
+        // Record the failure so that one bad upload does not block the queue forever.
+        tracing::error!(error = %e, "BOM import failed");
+        let msg = e.to_string();
+        write(state, move |tx| {
+            db::finish_upload(tx, &token, crate::time::now_millis(), Some(&msg))
+        })
+        .await?;
+    }
+    Ok(true)
+}
+
+/// The background worker: imports pending uploads until `stop` resolves.
+pub async fn worker(state: std::sync::Arc<AppState>, mut stop: tokio::sync::watch::Receiver<bool>) {
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        match process_next(&state).await {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(e) => {
+                tracing::error!(error = %e, "BOM queue unavailable; retrying later");
+                tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+            }
+        }
+        tokio::select! {
+            _ = state.dtrack.bom_ready.notified() => {}
+            _ = stop.changed() => {}
+            _ = tokio::time::sleep(std::time::Duration::from_secs(30)) => {}
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! CycloneDX XML documents (spec 1.0–1.6): version detection from the namespace, the
+//! structural checks that matter for import, and the components they list.
+//!
+//! Pure; the version texts are upstream's, the schema messages follow the XML validator's
+//! wording for the two checks made here (component type and name). Must not touch HTTP types
+//! or SQL.
+
+use roxmltree::{Document, Node};
+
+use super::cyclonedx::{Bom, InvalidBom, component_types};
+use super::model::Component;
+
+const NS_PREFIX: &str = "http://cyclonedx.org/schema/bom/";
+
+fn invalid(detail: impl Into<String>) -> InvalidBom {
+    InvalidBom {
+        detail: detail.into(),
+        errors: Vec::new(),
+    }
+}
+
+fn child<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
+    n.children()
+        .find(|c| c.is_element() && c.tag_name().name() == name)
+}
+
+fn text(n: Node<'_, '_>, name: &str) -> Option<String> {
+    child(n, name)
+        .and_then(|c| c.text())
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+}
+
+fn elements<'a, 'i>(n: Node<'a, 'i>, name: &'a str) -> impl Iterator<Item = Node<'a, 'i>> + 'a {
+    n.children()
+        .filter(move |c| c.is_element() && c.tag_name().name() == name)
+}
+
+fn check(list: Node<'_, '_>, spec: &str, errors: &mut Vec<String>) {
+    let allowed = component_types(spec);
+    for c in elements(list, "component") {
+        match c.attribute("type") {
+            None => errors.push(
+                "cvc-complex-type.4: Attribute 'type' must appear on element 'component'.".into(),
+            ),
+            Some(t) if allowed.contains(&t) => {}
+            Some(t) => errors.push(format!(
+                "cvc-enumeration-valid: Value '{t}' is not facet-valid with respect to enumeration '[{}]'. It must be a value from the enumeration.",
+                allowed.join(", ")
+            )),
+        }
+        if child(c, "name").is_none() {
+            errors.push(format!(
+                "cvc-complex-type.2.4.b: The content of element 'component' is not complete. One of '{{\"{NS_PREFIX}{spec}\":name}}' is expected."
+            ));
+        }
+        if let Some(nested) = child(c, "components") {
+            check(nested, spec, errors);
+        }
+    }
+}
+
+fn component(c: Node<'_, '_>, out: &mut Vec<Component>) {
+    let hash = |alg: &str| {
+        child(c, "hashes").and_then(|hs| {
+            elements(hs, "hash")
+                .find(|h| h.attribute("alg") == Some(alg))
+                .and_then(|h| h.text())
+                .map(|t| t.trim().to_lowercase())
+        })
+    };
+    let license = child(c, "licenses").and_then(|ls| {
+        elements(ls, "license")
+            .find_map(|l| text(l, "id").or_else(|| text(l, "name")))
+            .or_else(|| text(ls, "expression"))
+    });
+    out.push(Component {
+        name: text(c, "name").unwrap_or_default(),
+        version: text(c, "version"),
+        group: text(c, "group"),
+        purl: text(c, "purl"),
+        cpe: text(c, "cpe"),
+        swid_tag_id: child(c, "swid")
+            .and_then(|s| s.attribute("tagId"))
+            .map(str::to_string),
+        classifier: c
+            .attribute("type")
+            .map(|t| t.to_ascii_uppercase().replace('-', "_")),
+        description: text(c, "description"),
+        license,
+        md5: hash("MD5"),
+        sha1: hash("SHA-1"),
+        sha256: hash("SHA-256"),
+        sha512: hash("SHA-512"),
+        ..Component::default()
+    });
+    if let Some(nested) = child(c, "components") {
+        for n in elements(nested, "component") {
+            component(n, out);
+        }
+    }
+}
+
+/// Parses and checks an XML document; `None` if the text is not XML at all.
+pub fn parse(text: &str) -> Option<Result<Bom, InvalidBom>> {
+    let doc = Document::parse(text).ok()?;
+    let root = doc.root_element();
+    if !root.tag_name().name().eq_ignore_ascii_case("bom") {
+        return Some(Err(invalid("Unable to determine schema version from XML")));
+    }
+    let ns = root.tag_name().namespace().unwrap_or("");
+    let spec = match ns.strip_prefix(NS_PREFIX) {
+        Some(v @ ("1.0" | "1.1" | "1.2" | "1.3" | "1.4" | "1.5" | "1.6")) => v.to_string(),
+        _ => {
+            let all: Vec<&str> = root.namespaces().map(|n| n.uri()).collect();
+            return Some(Err(invalid(format!(
+                "Unable to determine schema version from XML namespaces [{}]",
+                all.join(", ")
+            ))));
+        }
+    };
+    let mut errors = Vec::new();
+    if let Some(list) = child(root, "components") {
+        check(list, &spec, &mut errors);
+    }
+    if !errors.is_empty() {
+        return Some(Err(InvalidBom {
+            detail: "Schema validation failed".into(),
+            errors,
+        }));
+    }
+    let mut components = Vec::new();
+    if let Some(list) = child(root, "components") {
+        for c in elements(list, "component") {
+            component(c, &mut components);
+        }
+    }
+    Some(Ok(Bom {
+        spec_version: spec,
+        components,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_of_an_xml_bom() {
+        let doc = r#"<?xml version="1.0" encoding="UTF-8"?>
+<bom xmlns="http://cyclonedx.org/schema/bom/1.4" version="1">
+  <components>
+    <component type="library">
+      <group>org.acme</group><name>lib</name><version>1.0</version>
+      <hashes><hash alg="SHA-1">ABC</hash></hashes>
+      <licenses><license><id>Apache-2.0</id></license></licenses>
+      <purl>pkg:maven/org.acme/lib@1.0</purl>
+      <components><component type="file"><name>inner</name></component></components>
+    </component>
+  </components>
+</bom>"#;
+        let bom = parse(doc).unwrap().unwrap();
+        assert_eq!(bom.spec_version, "1.4");
+        assert_eq!(bom.components.len(), 2);
+        assert_eq!(bom.components[0].sha1.as_deref(), Some("abc"));
+        assert_eq!(bom.components[0].license.as_deref(), Some("Apache-2.0"));
+        assert_eq!(bom.components[1].classifier.as_deref(), Some("FILE"));
+    }
+
+    #[test]
+    fn refusals() {
+        assert!(parse("not xml").is_none());
+        let e = parse(r#"<bom xmlns="urn:other"/>"#).unwrap().unwrap_err();
+        assert_eq!(
+            e.detail,
+            "Unable to determine schema version from XML namespaces [urn:other]"
+        );
+        let e = parse(
+            r#"<bom xmlns="http://cyclonedx.org/schema/bom/1.5"><components><component type="foo"><name>x</name></component></components></bom>"#,
+        )
+        .unwrap()
+        .unwrap_err();
+        assert_eq!(e.detail, "Schema validation failed");
+        assert!(e.errors[0].starts_with("cvc-enumeration-valid: Value 'foo'"));
+    }
+}

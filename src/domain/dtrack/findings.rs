@@ -1,0 +1,267 @@
+//! Vulnerabilities, their attribution to components, findings, and analysis decisions with
+//! upstream's audit-trail comments.
+//!
+//! Error texts are upstream's. Must not touch HTTP types or SQL.
+
+use crate::app::AppState;
+use crate::db::dtrack_findings as db;
+use crate::db::dtrack_portfolio as pdb;
+use crate::error::{Error, ErrorKind, Result};
+
+use super::model::{Analysis, Finding, Principal, Vulnerability};
+use super::portfolio::{COMPONENT_NOT_FOUND, PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, has_access};
+use super::state::write;
+
+pub const VULN_NOT_FOUND: &str = "The vulnerability could not be found.";
+
+/// `PUT /vulnerability`: an internal vulnerability.
+pub async fn create_vulnerability(state: &AppState, mut v: Vulnerability) -> Result<Vulnerability> {
+    write(state, move |tx| {
+        v.source = "INTERNAL".into();
+        if db::vulnerability_exists(tx, &v.source, &v.vuln_id)? {
+            return Err(Error::new(
+                ErrorKind::Conflict { code: "CONFLICT" },
+                "A vulnerability with the specified vulnId already exists.",
+            ));
+        }
+        v.uuid = uuid::Uuid::new_v4().to_string();
+        v.created_ms = Some(crate::time::now_millis());
+        db::insert_vulnerability(tx, &v)?;
+        db::vulnerability_by_uuid(tx, &v.uuid)?
+            .ok_or_else(|| Error::internal("vulnerability vanished"))
+    })
+    .await
+}
+
+pub async fn vulnerability(state: &AppState, uuid: &str) -> Result<Vulnerability> {
+    let uuid = uuid.to_string();
+    state
+        .db
+        .read(move |c| db::vulnerability_by_uuid(c, &uuid))
+        .await?
+        .ok_or_else(|| Error::not_found(VULN_NOT_FOUND))
+}
+
+/// `POST|DELETE /vulnerability/{uuid}/component/{uuid}`: (un)attributes a vulnerability.
+pub async fn set_assignment(
+    state: &AppState,
+    who: &Principal,
+    vuln: &str,
+    component: &str,
+    assigned: bool,
+) -> Result<()> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, vuln, component) = (who.clone(), vuln.to_string(), component.to_string());
+    write(state, move |tx| {
+        let v = db::vulnerability_by_uuid(tx, &vuln)?
+            .ok_or_else(|| Error::not_found(VULN_NOT_FOUND))?;
+        let (c, project) = pdb::component_by_uuid(tx, &component)?
+            .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
+        if !has_access(tx, acl, &who, project)? {
+            return Err(Error::forbidden(
+                "Access to the specified component is forbidden",
+            ));
+        }
+        if assigned {
+            db::assign(
+                tx,
+                c.component_id(),
+                v.vulnerability_id(),
+                crate::time::now_millis(),
+            )
+        } else {
+            db::unassign(tx, c.component_id(), v.vulnerability_id())
+        }
+    })
+    .await
+}
+
+/// `GET /finding/project/{uuid}`.
+pub async fn findings(
+    state: &AppState,
+    who: &Principal,
+    project: &str,
+    suppressed: bool,
+) -> Result<Vec<Finding>> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, project) = (who.clone(), project.to_string());
+    state
+        .db
+        .read(move |c| {
+            let id = pdb::project_id_by_uuid(c, &project)?
+                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+            if !has_access(c, acl, &who, id)? {
+                return Err(Error::forbidden(PROJECT_FORBIDDEN));
+            }
+            db::findings(c, id, suppressed)
+        })
+        .await
+}
+
+/// `GET /analysis`: existence checks in upstream's order, then the analysis.
+pub async fn analysis(
+    state: &AppState,
+    project: Option<&str>,
+    component: &str,
+    vuln: &str,
+) -> Result<Analysis> {
+    let (project, component, vuln) = (
+        project.map(str::to_string),
+        component.to_string(),
+        vuln.to_string(),
+    );
+    state
+        .db
+        .read(move |c| {
+            if let Some(p) = &project
+                && pdb::project_id_by_uuid(c, p)?.is_none()
+            {
+                return Err(Error::not_found(PROJECT_NOT_FOUND));
+            }
+            let (comp, _) = pdb::component_by_uuid(c, &component)?
+                .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
+            let v = db::vulnerability_by_uuid(c, &vuln)?
+                .ok_or_else(|| Error::not_found(VULN_NOT_FOUND))?;
+            let id = db::analysis_id(c, comp.component_id(), v.vulnerability_id())?
+                .ok_or_else(|| Error::not_found("No analysis exists."))?;
+            db::analysis(c, id)?.ok_or_else(|| Error::not_found("No analysis exists."))
+        })
+        .await
+}
+
+/// An analysis decision as requested (`None` enums mean `NOT_SET`, as upstream).
+#[derive(Clone, Debug, Default)]
+pub struct AnalysisChange {
+    pub project: Option<String>,
+    pub component: String,
+    pub vulnerability: String,
+    pub state: Option<String>,
+    pub justification: Option<String>,
+    pub response: Option<String>,
+    pub details: Option<String>,
+    pub comment: Option<String>,
+    pub suppressed: Option<bool>,
+}
+
+/// The audit-trail comments of a change, in upstream's order (the free comment is not included).
+pub fn audit_comments(old: &Analysis, new: &AnalysisChange) -> Vec<String> {
+    let mut out = Vec::new();
+    let set = |v: &Option<String>| v.clone().unwrap_or_else(|| "NOT_SET".into());
+    let pairs = [
+        ("Analysis", Some(old.state.clone()), &new.state),
+        (
+            "Justification",
+            old.justification.clone(),
+            &new.justification,
+        ),
+        ("Vendor Response", old.response.clone(), &new.response),
+    ];
+    for (label, before, after) in pairs {
+        let (before, after) = (set(&before), set(after));
+        if before != after {
+            out.push(format!("{label}: {before} \u{2192} {after}"));
+        }
+    }
+    if let Some(d) = &new.details
+        && old.details.as_deref() != Some(d.as_str())
+    {
+        out.push(format!("Details: {d}"));
+    }
+    if let Some(s) = new.suppressed
+        && s != old.suppressed
+    {
+        out.push(if s { "Suppressed" } else { "Unsuppressed" }.to_string());
+    }
+    out
+}
+
+/// `PUT /analysis`: creates or updates the analysis and appends the audit trail.
+pub async fn update_analysis(
+    state: &AppState,
+    who: &Principal,
+    change: AnalysisChange,
+) -> Result<Analysis> {
+    let commenter = who.commenter();
+    write(state, move |tx| {
+        if let Some(p) = &change.project
+            && pdb::project_id_by_uuid(tx, p)?.is_none()
+        {
+            return Err(Error::not_found(PROJECT_NOT_FOUND));
+        }
+        let (comp, project) = pdb::component_by_uuid(tx, &change.component)?
+            .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
+        let v = db::vulnerability_by_uuid(tx, &change.vulnerability)?
+            .ok_or_else(|| Error::not_found(VULN_NOT_FOUND))?;
+        let id = match db::analysis_id(tx, comp.component_id(), v.vulnerability_id())? {
+            Some(id) => id,
+            None => db::insert_analysis(tx, project, comp.component_id(), v.vulnerability_id())?,
+        };
+        let old = db::analysis(tx, id)?.ok_or_else(|| Error::internal("analysis vanished"))?;
+        let comments = audit_comments(&old, &change);
+        let not_set = |v: &Option<String>| Some(v.clone().unwrap_or_else(|| "NOT_SET".into()));
+        let new = Analysis {
+            state: not_set(&change.state).unwrap_or_default(),
+            justification: not_set(&change.justification),
+            response: not_set(&change.response),
+            details: change.details.clone().or(old.details.clone()),
+            suppressed: change.suppressed.unwrap_or(old.suppressed),
+            comments: Vec::new(),
+        };
+        db::update_analysis(tx, id, &new)?;
+        for c in comments.iter().chain(change.comment.iter()) {
+            db::insert_comment(tx, id, crate::time::now_millis(), c, &commenter)?;
+        }
+        db::analysis(tx, id)?.ok_or_else(|| Error::internal("analysis vanished"))
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn old() -> Analysis {
+        Analysis {
+            state: "NOT_AFFECTED".into(),
+            justification: Some("CODE_NOT_REACHABLE".into()),
+            response: Some("WILL_NOT_FIX".into()),
+            details: Some("d".into()),
+            suppressed: true,
+            comments: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn audit_trail_follows_upstream_order_and_labels() {
+        let change = AnalysisChange {
+            state: Some("EXPLOITABLE".into()),
+            response: Some("UPDATE".into()),
+            details: Some("New".into()),
+            suppressed: Some(false),
+            ..AnalysisChange::default()
+        };
+        assert_eq!(
+            audit_comments(&old(), &change),
+            vec![
+                "Analysis: NOT_AFFECTED \u{2192} EXPLOITABLE",
+                "Justification: CODE_NOT_REACHABLE \u{2192} NOT_SET",
+                "Vendor Response: WILL_NOT_FIX \u{2192} UPDATE",
+                "Details: New",
+                "Unsuppressed",
+            ]
+        );
+    }
+
+    #[test]
+    fn unchanged_values_leave_no_comment() {
+        let change = AnalysisChange {
+            state: Some("NOT_AFFECTED".into()),
+            justification: Some("CODE_NOT_REACHABLE".into()),
+            response: Some("WILL_NOT_FIX".into()),
+            details: Some("d".into()),
+            suppressed: Some(true),
+            ..AnalysisChange::default()
+        };
+        assert!(audit_comments(&old(), &change).is_empty());
+    }
+}

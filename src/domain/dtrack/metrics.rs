@@ -1,0 +1,167 @@
+//! Project metrics snapshots and the facts a violations badge is drawn from.
+//!
+//! A refresh counts the project's components, findings and policy violations (suppressed ones
+//! apart) into a new snapshot; badges read the latest snapshot. Must not touch HTTP types or SQL.
+
+use std::sync::Arc;
+
+use crate::app::AppState;
+use crate::db::dtrack_findings as db;
+use crate::db::dtrack_portfolio as pdb;
+use crate::error::{Error, Result};
+use crate::ids::{ProjectId, TeamId};
+
+use super::model::{Principal, ProjectMetrics};
+use super::permissions::Permission;
+use super::portfolio::{PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, has_access};
+use super::state::write;
+
+/// What a violations badge needs to know about a project.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BadgeFacts {
+    pub project: ProjectId,
+    /// Teams mapped to the project (for the ACL check).
+    pub access_teams: Vec<TeamId>,
+    /// (fail, warn, info) of the latest snapshot; `None` = no metrics yet.
+    pub violations: Option<(i64, i64, i64)>,
+}
+
+/// Computes a fresh snapshot of a project from its current findings.
+fn compute(c: &rusqlite::Connection, project: ProjectId, now: i64) -> Result<ProjectMetrics> {
+    let all = db::findings(c, project, true)?;
+    let mut m = ProjectMetrics {
+        first_occurrence_ms: now,
+        last_occurrence_ms: now,
+        components: db::component_count(c, project)?,
+        ..ProjectMetrics::default()
+    };
+    let mut vulnerable = std::collections::HashSet::new();
+    for f in &all {
+        if f.suppressed {
+            m.suppressed += 1;
+            continue;
+        }
+        vulnerable.insert(f.component.id);
+        m.vulnerabilities += 1;
+        match f.vulnerability.effective_severity() {
+            "CRITICAL" => m.critical += 1,
+            "HIGH" => m.high += 1,
+            "MEDIUM" => m.medium += 1,
+            "LOW" => m.low += 1,
+            _ => m.unassigned += 1,
+        }
+        if f.state
+            .as_deref()
+            .is_some_and(|s| s != "NOT_SET" && s != "IN_TRIAGE")
+        {
+            m.findings_audited += 1;
+        }
+    }
+    m.vulnerable_components = vulnerable.len() as i64;
+    m.findings_total = m.vulnerabilities;
+    let (fail, warn, info) = crate::db::dtrack_policies::violation_counts(c, project)?;
+    m.policy_violations_fail = fail;
+    m.policy_violations_warn = warn;
+    m.policy_violations_info = info;
+    Ok(m)
+}
+
+/// Records a fresh metrics snapshot of a project (inside the caller's write).
+pub fn record(c: &rusqlite::Connection, project: ProjectId) -> Result<()> {
+    let m = compute(c, project, crate::time::now_millis())?;
+    db::insert_metrics(c, project, &m)
+}
+
+/// `GET /metrics/project/{uuid}/refresh`: records a new snapshot.
+pub async fn refresh(state: &AppState, who: &Principal, uuid: &str) -> Result<()> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, uuid) = (who.clone(), uuid.to_string());
+    write(state, move |tx| {
+        let id = pdb::project_id_by_uuid(tx, &uuid)?
+            .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+        if !has_access(tx, acl, &who, id)? {
+            return Err(Error::forbidden(PROJECT_FORBIDDEN));
+        }
+        record(tx, id)
+    })
+    .await
+}
+
+/// `GET /metrics/project/{uuid}/current`: the latest snapshot, if any.
+pub async fn current(
+    state: &AppState,
+    who: &Principal,
+    uuid: &str,
+) -> Result<Option<ProjectMetrics>> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, uuid) = (who.clone(), uuid.to_string());
+    state
+        .db
+        .read(move |c| {
+            let id = pdb::project_id_by_uuid(c, &uuid)?
+                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+            if !has_access(c, acl, &who, id)? {
+                return Err(Error::forbidden(PROJECT_FORBIDDEN));
+            }
+            db::latest_metrics(c, id)
+        })
+        .await
+}
+
+/// Which project a badge is for.
+pub enum BadgeTarget {
+    Uuid(String),
+    NameVersion(String, String),
+}
+
+/// The badge facts of a project (cached until the next write); 404 if there is no project.
+pub async fn badge_facts(state: &AppState, target: BadgeTarget) -> Result<Arc<BadgeFacts>> {
+    let key = match &target {
+        BadgeTarget::Uuid(u) => u.clone(),
+        BadgeTarget::NameVersion(n, v) => format!("{n}\0{v}"),
+    };
+    let dt = &state.dtrack;
+    let read_at = dt.generation();
+    if let Some(f) = dt.badges.get(&key, read_at) {
+        return Ok(f);
+    }
+    let facts = state
+        .db
+        .read(move |c| {
+            let id = match &target {
+                BadgeTarget::Uuid(u) => pdb::project_id_by_uuid(c, u)?,
+                BadgeTarget::NameVersion(n, v) => pdb::project_id_by_name(c, n, Some(v))?,
+            };
+            let Some(id) = id else {
+                return Ok(None);
+            };
+            let m = db::latest_metrics(c, id)?;
+            Ok(Some(BadgeFacts {
+                project: id,
+                access_teams: pdb::access_teams(c, id)?,
+                violations: m.map(|m| {
+                    (
+                        m.policy_violations_fail,
+                        m.policy_violations_warn,
+                        m.policy_violations_info,
+                    )
+                }),
+            }))
+        })
+        .await?
+        .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+    let facts = Arc::new(facts);
+    dt.badges
+        .put(&key, Arc::clone(&facts), read_at, dt.generation());
+    Ok(facts)
+}
+
+/// The badge ACL check (only when the ACL is on): `ACCESS_MANAGEMENT` or a mapped team.
+pub fn badge_access(acl_enabled: bool, who: &Principal, facts: &BadgeFacts) -> bool {
+    !acl_enabled
+        || who.permissions.contains(Permission::AccessManagement)
+        || who
+            .teams
+            .iter()
+            .any(|(t, _)| facts.access_teams.contains(t))
+}

@@ -1,0 +1,19 @@
+//! Dependency-Track domain: identity, portfolio, findings and analyses, metrics.
+//!
+//! Owns the rules of the Dependency-Track API independent of its wire format; the HTTP side
+//! lives in [`crate::dtrack`], SQL in `db::dtrack_*`. Must not touch HTTP types.
+
+pub mod bom;
+pub mod cyclonedx;
+pub mod cyclonedx_xml;
+pub mod findings;
+pub mod identity;
+pub mod jwt;
+pub mod keys;
+pub mod metrics;
+pub mod model;
+pub mod permissions;
+pub mod policies;
+pub mod policy_eval;
+pub mod portfolio;
+pub mod state;

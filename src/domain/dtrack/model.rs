@@ -1,0 +1,290 @@
+//! Plain Dependency-Track records as the domain sees them (no JSON, no SQL).
+//!
+//! Must not touch HTTP types, JSON or SQL.
+
+use crate::ids::{ApiKeyId, ComponentId, DtUserId, ProjectId, TeamId, VulnerabilityId};
+
+use super::permissions::PermSet;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiKey {
+    pub id: ApiKeyId,
+    pub public_id: String,
+    pub legacy: bool,
+    pub comment: Option<String>,
+    pub created_ms: i64,
+    pub last_used_ms: Option<i64>,
+    /// The full key; only right after creation.
+    pub key: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Team {
+    pub id: TeamId,
+    pub uuid: String,
+    pub name: String,
+    pub permissions: PermSet,
+    pub api_keys: Vec<ApiKey>,
+    /// Usernames of the managed users in the team.
+    pub users: Vec<String>,
+}
+
+/// Who is calling, as established by authentication.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Principal {
+    pub kind: PrincipalKind,
+    /// The principal's teams (id, name), in team-id order.
+    pub teams: Vec<(TeamId, String)>,
+    /// Effective permissions: the teams' (and, for users, their own).
+    pub permissions: PermSet,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrincipalKind {
+    ApiKey { id: ApiKeyId },
+    User { id: DtUserId, username: String },
+}
+
+impl Principal {
+    /// The commenter name of audit-trail comments: the username, or for an API key the names
+    /// of its teams joined with `", "`.
+    pub fn commenter(&self) -> String {
+        match &self.kind {
+            PrincipalKind::User { username, .. } => username.clone(),
+            PrincipalKind::ApiKey { .. } => self
+                .teams
+                .iter()
+                .map(|(_, n)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+/// A managed user as stored.
+#[derive(Clone, Debug)]
+pub struct User {
+    pub id: DtUserId,
+    pub username: String,
+    pub password_hash: String,
+    pub force_password_change: bool,
+    pub suspended: bool,
+}
+
+/// The identifying triple of a project, as shown for parents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProjectRef {
+    pub uuid: String,
+    pub name: String,
+    pub version: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Project {
+    pub id: ProjectId,
+    pub uuid: String,
+    pub name: String,
+    pub version: Option<String>,
+    pub group: Option<String>,
+    pub description: Option<String>,
+    pub publisher: Option<String>,
+    pub classifier: Option<String>,
+    pub cpe: Option<String>,
+    pub purl: Option<String>,
+    pub swid_tag_id: Option<String>,
+    pub active: bool,
+    pub is_latest: bool,
+    pub collection_logic: String,
+    pub tags: Vec<String>,
+    pub parent: Option<ProjectRef>,
+    /// Loaded only where upstream loads it (single-project reads, root listings, creation).
+    pub children: Option<Vec<Project>>,
+    pub last_bom_import_ms: Option<i64>,
+    /// E.g. `CycloneDX 1.5`.
+    pub last_bom_import_format: Option<String>,
+    /// The latest metrics snapshot, where upstream attaches it.
+    pub metrics: Option<ProjectMetrics>,
+    /// (uuid, version, active) of every project with this name, on single-project reads.
+    pub versions: Option<Vec<(String, Option<String>, bool)>>,
+}
+
+/// The fields a client may set on a project.
+#[derive(Clone, Debug, Default)]
+pub struct ProjectFields {
+    pub name: String,
+    pub version: Option<String>,
+    pub group: Option<String>,
+    pub description: Option<String>,
+    pub publisher: Option<String>,
+    pub classifier: Option<String>,
+    pub cpe: Option<String>,
+    pub purl: Option<String>,
+    pub swid_tag_id: Option<String>,
+    pub active: bool,
+    pub is_latest: bool,
+    pub tags: Vec<String>,
+    pub parent_uuid: Option<String>,
+    /// Teams (by uuid or name) to map to a new project.
+    pub access_teams: Vec<TeamRef>,
+}
+
+#[derive(Clone, Debug)]
+pub enum TeamRef {
+    Uuid(String),
+    Name(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Component {
+    pub id: i64,
+    pub uuid: String,
+    pub project: Option<ProjectRef>,
+    pub name: String,
+    pub version: Option<String>,
+    pub group: Option<String>,
+    pub purl: Option<String>,
+    pub cpe: Option<String>,
+    pub swid_tag_id: Option<String>,
+    pub classifier: Option<String>,
+    pub description: Option<String>,
+    pub license: Option<String>,
+    pub md5: Option<String>,
+    pub sha1: Option<String>,
+    pub sha256: Option<String>,
+    pub sha512: Option<String>,
+    pub is_internal: bool,
+}
+
+impl Component {
+    pub fn component_id(&self) -> ComponentId {
+        ComponentId(self.id)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Vulnerability {
+    pub id: i64,
+    pub uuid: String,
+    pub vuln_id: String,
+    pub source: String,
+    pub severity: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub recommendation: Option<String>,
+    pub cvss_v3_vector: Option<String>,
+    pub created_ms: Option<i64>,
+    pub published_ms: Option<i64>,
+}
+
+impl Vulnerability {
+    pub fn vulnerability_id(&self) -> VulnerabilityId {
+        VulnerabilityId(self.id)
+    }
+
+    /// The severity upstream reports: the stored one, else `UNASSIGNED`.
+    pub fn effective_severity(&self) -> &str {
+        self.severity.as_deref().unwrap_or("UNASSIGNED")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalysisComment {
+    pub timestamp_ms: i64,
+    pub comment: String,
+    pub commenter: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    pub state: String,
+    pub justification: Option<String>,
+    pub response: Option<String>,
+    pub details: Option<String>,
+    pub suppressed: bool,
+    pub comments: Vec<AnalysisComment>,
+}
+
+/// One vulnerability of one component, with its analysis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub component: Component,
+    pub vulnerability: Vulnerability,
+    pub attributed_on_ms: i64,
+    pub state: Option<String>,
+    pub suppressed: bool,
+}
+
+/// A metrics snapshot of a project.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ProjectMetrics {
+    pub first_occurrence_ms: i64,
+    pub last_occurrence_ms: i64,
+    pub components: i64,
+    pub vulnerable_components: i64,
+    pub vulnerabilities: i64,
+    pub critical: i64,
+    pub high: i64,
+    pub medium: i64,
+    pub low: i64,
+    pub unassigned: i64,
+    pub suppressed: i64,
+    pub findings_total: i64,
+    pub findings_audited: i64,
+    pub policy_violations_fail: i64,
+    pub policy_violations_warn: i64,
+    pub policy_violations_info: i64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyCondition {
+    pub id: i64,
+    pub uuid: String,
+    pub subject: String,
+    pub operator: String,
+    pub value: String,
+}
+
+impl PolicyCondition {
+    /// The violation type upstream derives from the subject.
+    pub fn violation_type(&self) -> &'static str {
+        match self.subject.as_str() {
+            "LICENSE" | "LICENSE_GROUP" => "LICENSE",
+            "SEVERITY" | "CWE" | "VULNERABILITY_ID" | "EPSS" => "SECURITY",
+            _ => "OPERATIONAL",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Policy {
+    pub id: i64,
+    pub uuid: String,
+    pub name: String,
+    /// `ANY` or `ALL`.
+    pub operator: String,
+    /// `INFO`, `WARN` or `FAIL`.
+    pub violation_state: String,
+    pub include_children: bool,
+    pub only_latest_project_version: bool,
+    pub conditions: Vec<PolicyCondition>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViolationAnalysis {
+    pub state: String,
+    pub suppressed: bool,
+    pub comments: Vec<AnalysisComment>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyViolation {
+    pub id: i64,
+    pub uuid: String,
+    pub kind: String,
+    pub timestamp_ms: i64,
+    pub condition: PolicyCondition,
+    /// The owning policy, without its conditions.
+    pub policy: Policy,
+    pub component: Component,
+    pub analysis: Option<ViolationAnalysis>,
+}

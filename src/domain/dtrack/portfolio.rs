@@ -1,0 +1,408 @@
+//! Portfolio rules: projects (parents, latest flag, tags, access teams), components, the
+//! portfolio ACL and team-to-project mappings.
+//!
+//! Error texts are upstream's. Must not touch HTTP types or SQL.
+
+use crate::app::AppState;
+use crate::db::dtrack_identity as idb;
+use crate::db::dtrack_portfolio as db;
+use crate::db::dtrack_portfolio::ProjectQuery;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ids::{ProjectId, TeamId};
+
+use super::model::{Component, Principal, Project, ProjectFields, TeamRef};
+use super::permissions::Permission;
+use super::state::write;
+
+pub const PROJECT_NOT_FOUND: &str = "The project could not be found.";
+pub const PROJECT_FORBIDDEN: &str = "Access to the specified project is forbidden";
+pub const COMPONENT_NOT_FOUND: &str = "The component could not be found.";
+
+/// Upstream's `hasAccess`: ACL off, or `ACCESS_MANAGEMENT`, or a team mapped to the project.
+pub fn has_access(
+    c: &rusqlite::Connection,
+    acl_enabled: bool,
+    who: &Principal,
+    project: ProjectId,
+) -> Result<bool> {
+    if !acl_enabled || who.permissions.contains(Permission::AccessManagement) {
+        return Ok(true);
+    }
+    let teams: Vec<TeamId> = who.teams.iter().map(|(t, _)| *t).collect();
+    db::has_access_team(c, project, &teams)
+}
+
+/// The team filter of listings under the ACL (`None` = everything visible). A principal with
+/// no teams gets no filter, as upstream.
+pub fn visibility(acl_enabled: bool, who: &Principal) -> Option<Vec<TeamId>> {
+    if !acl_enabled
+        || who.permissions.contains(Permission::AccessManagement)
+        || who.teams.is_empty()
+    {
+        None
+    } else {
+        Some(who.teams.iter().map(|(t, _)| *t).collect())
+    }
+}
+
+fn conflict(msg: &'static str) -> Error {
+    Error::new(ErrorKind::Conflict { code: "CONFLICT" }, msg)
+}
+
+/// `PUT /project`: creates a project; under the ACL an API key's team gets mapped to it.
+pub async fn create_project(
+    state: &AppState,
+    who: &Principal,
+    f: ProjectFields,
+) -> Result<Project> {
+    let acl = state.config.deptrack.acl_enabled;
+    let who = who.clone();
+    write(state, move |tx| {
+        if db::project_id_by_name(tx, &f.name, f.version.as_deref())?.is_some() {
+            return Err(conflict("A project with the specified name already exists."));
+        }
+        let parent = match &f.parent_uuid {
+            Some(u) => Some(db::project_id_by_uuid(tx, u)?.ok_or_else(|| {
+                Error::not_found("The UUID of the parent project could not be found.")
+            })?),
+            None => None,
+        };
+        let admin = who.permissions.contains(Permission::AccessManagement);
+        let mut teams = Vec::new();
+        for t in &f.access_teams {
+            let found = match t {
+                TeamRef::Uuid(u) => idb::team_id_by_uuid(tx, u)?,
+                TeamRef::Name(n) => idb::team_id_by_name(tx, n)?,
+            }
+            .filter(|id| admin || who.teams.iter().any(|(mine, _)| mine == id));
+            let Some(id) = found else {
+                let what = match t {
+                    TeamRef::Uuid(u) => format!("UUID {u}"),
+                    TeamRef::Name(n) => format!("name {n}"),
+                };
+                return Err(Error::bad_request(format!(
+                    "The team with {what} can not be assigned because it does not exist, or is not accessible to the authenticated principal."
+                )));
+            };
+            teams.push(id);
+        }
+        let uuid = uuid::Uuid::new_v4().to_string();
+        let id = db::insert_project(tx, &uuid, &f, parent)?;
+        if f.is_latest {
+            db::clear_latest(tx, &f.name, id)?;
+        }
+        for t in teams {
+            db::add_access_team(tx, id, t)?;
+        }
+        if acl && matches!(who.kind, super::model::PrincipalKind::ApiKey { .. })
+            && let Some((t, _)) = who.teams.first()
+        {
+            db::add_access_team(tx, id, *t)?;
+        }
+        let mut p = db::project_by_id(tx, id)?.ok_or_else(|| Error::internal("project vanished"))?;
+        p.children = Some(Vec::new());
+        Ok(p)
+    })
+    .await
+}
+
+/// `POST /project`: updates the project named by `uuid`.
+pub async fn update_project(
+    state: &AppState,
+    who: &Principal,
+    uuid: &str,
+    mut f: ProjectFields,
+) -> Result<Project> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, uuid) = (who.clone(), uuid.to_string());
+    write(state, move |tx| {
+        let cur = db::project_by_uuid(tx, &uuid)?
+            .ok_or_else(|| Error::not_found("The UUID of the project could not be found."))?;
+        if !has_access(tx, acl, &who, cur.id)? {
+            return Err(Error::forbidden(PROJECT_FORBIDDEN));
+        }
+        if f.name.is_empty() {
+            f.name = cur.name.clone();
+        }
+        if let Some(other) = db::project_id_by_name(tx, &f.name, f.version.as_deref())?
+            && other != cur.id
+        {
+            return Err(conflict(
+                "A project with the specified name and version already exists.",
+            ));
+        }
+        let parent = match &f.parent_uuid {
+            Some(u) => {
+                let p = db::project_id_by_uuid(tx, u)?.ok_or_else(|| {
+                    Error::not_found("The UUID of the parent project could not be found.")
+                })?;
+                if db::is_self_or_ancestor(tx, p, cur.id)? {
+                    return Err(conflict(
+                        "The new parent project cannot be a descendant of the current project.",
+                    ));
+                }
+                Some(p)
+            }
+            None => None,
+        };
+        db::update_project(tx, cur.id, &f, parent)?;
+        if f.is_latest {
+            db::clear_latest(tx, &f.name, cur.id)?;
+        }
+        let mut p =
+            db::project_by_id(tx, cur.id)?.ok_or_else(|| Error::internal("project vanished"))?;
+        p.children = Some(db::children(tx, cur.id)?);
+        Ok(p)
+    })
+    .await
+}
+
+/// `GET /project/{uuid}`: with children; ACL-checked.
+pub async fn project(state: &AppState, who: &Principal, uuid: &str) -> Result<Project> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, uuid) = (who.clone(), uuid.to_string());
+    state
+        .db
+        .read(move |c| {
+            let mut p = db::project_by_uuid(c, &uuid)?
+                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+            if !has_access(c, acl, &who, p.id)? {
+                return Err(Error::forbidden(PROJECT_FORBIDDEN));
+            }
+            p.children = Some(db::children(c, p.id)?);
+            attach_metrics_and_versions(c, &mut p)?;
+            Ok(p)
+        })
+        .await
+}
+
+/// `GET /project/lookup`: by exact name and version; ACL-checked; no children.
+pub async fn lookup(
+    state: &AppState,
+    who: &Principal,
+    name: &str,
+    version: Option<&str>,
+) -> Result<Project> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, name, version) = (who.clone(), name.to_string(), version.map(str::to_string));
+    state
+        .db
+        .read(move |c| {
+            let id = db::project_id_by_name(c, &name, version.as_deref())?
+                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+            if !has_access(c, acl, &who, id)? {
+                return Err(Error::forbidden(PROJECT_FORBIDDEN));
+            }
+            let mut p =
+                db::project_by_id(c, id)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+            attach_metrics_and_versions(c, &mut p)?;
+            Ok(p)
+        })
+        .await
+}
+
+/// What upstream adds to single-project reads: the latest metrics and the name's versions.
+fn attach_metrics_and_versions(c: &rusqlite::Connection, p: &mut Project) -> Result<()> {
+    p.metrics = crate::db::dtrack_findings::latest_metrics(c, p.id)?;
+    p.versions = Some(db::versions(c, &p.name)?);
+    Ok(())
+}
+
+/// A project listing; root listings carry children as upstream's `ALL` fetch group does, and
+/// `with_metrics` adds each project's latest metrics.
+pub async fn list(
+    state: &AppState,
+    q: ProjectQuery,
+    with_metrics: bool,
+) -> Result<(Vec<Project>, i64)> {
+    state
+        .db
+        .read(move |c| {
+            let (mut ps, total) = db::projects(c, &q)?;
+            for p in &mut ps {
+                if q.only_root {
+                    p.children = Some(db::children(c, p.id)?);
+                }
+                if with_metrics {
+                    p.metrics = crate::db::dtrack_findings::latest_metrics(c, p.id)?;
+                }
+            }
+            Ok((ps, total))
+        })
+        .await
+}
+
+/// `DELETE /project/{uuid}`: with its children, components and findings.
+pub async fn delete_project(state: &AppState, who: &Principal, uuid: &str) -> Result<()> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, uuid) = (who.clone(), uuid.to_string());
+    write(state, move |tx| {
+        let id = db::project_id_by_uuid(tx, &uuid)?
+            .ok_or_else(|| Error::not_found("The UUID of the project could not be found."))?;
+        if !has_access(tx, acl, &who, id)? {
+            return Err(Error::forbidden(PROJECT_FORBIDDEN));
+        }
+        db::delete_project(tx, id)
+    })
+    .await
+}
+
+/// `PUT /acl/mapping`.
+pub async fn add_mapping(state: &AppState, team: &str, project: &str) -> Result<()> {
+    let (team, project) = (team.to_string(), project.to_string());
+    write(state, move |tx| {
+        let t = idb::team_id_by_uuid(tx, &team)?;
+        let p = db::project_id_by_uuid(tx, &project)?;
+        let (Some(t), Some(p)) = (t, p) else {
+            return Err(Error::not_found("The UUID of the team could not be found."));
+        };
+        if !db::add_access_team(tx, p, t)? {
+            return Err(conflict(
+                "A mapping with the same team and project already exists.",
+            ));
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// `DELETE /acl/mapping/team/{t}/project/{p}`: idempotent.
+pub async fn remove_mapping(state: &AppState, team: &str, project: &str) -> Result<()> {
+    let (team, project) = (team.to_string(), project.to_string());
+    write(state, move |tx| {
+        let t = idb::team_id_by_uuid(tx, &team)?;
+        let p = db::project_id_by_uuid(tx, &project)?;
+        let (Some(t), Some(p)) = (t, p) else {
+            return Err(Error::not_found(
+                "The UUID of the team or project could not be found.",
+            ));
+        };
+        db::remove_access_team(tx, p, t)
+    })
+    .await
+}
+
+/// The team id of a team uuid for listings; 404 with the ACL listing's text.
+pub async fn team_for_listing(state: &AppState, uuid: &str) -> Result<TeamId> {
+    let uuid = uuid.to_string();
+    state
+        .db
+        .read(move |c| idb::team_id_by_uuid(c, &uuid))
+        .await?
+        .ok_or_else(|| Error::not_found("The UUID of the team could not be found."))
+}
+
+/// `PUT /component/project/{uuid}`.
+pub async fn create_component(
+    state: &AppState,
+    who: &Principal,
+    project: &str,
+    mut f: Component,
+) -> Result<Component> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, project) = (who.clone(), project.to_string());
+    write(state, move |tx| {
+        let p = db::project_by_uuid(tx, &project)?
+            .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+        if !has_access(tx, acl, &who, p.id)? {
+            return Err(Error::forbidden(PROJECT_FORBIDDEN));
+        }
+        if p.collection_logic != "NONE" {
+            return Err(Error::bad_request(
+                "Collection project cannot contain components.",
+            ));
+        }
+        f.uuid = uuid::Uuid::new_v4().to_string();
+        db::insert_component(tx, p.id, &f)?;
+        super::policies::evaluate_project(tx, p.id)?;
+        Ok(db::component_by_uuid(tx, &f.uuid)?
+            .ok_or_else(|| Error::internal("component vanished"))?
+            .0)
+    })
+    .await
+}
+
+/// `POST /component`: updates the component named by `f.uuid`.
+pub async fn update_component(
+    state: &AppState,
+    who: &Principal,
+    f: Component,
+) -> Result<Component> {
+    let acl = state.config.deptrack.acl_enabled;
+    let who = who.clone();
+    write(state, move |tx| {
+        let (cur, project) = db::component_by_uuid(tx, &f.uuid)?
+            .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
+        if !has_access(tx, acl, &who, project)? {
+            return Err(Error::forbidden(
+                "Access to the specified component is forbidden",
+            ));
+        }
+        db::update_component(tx, cur.component_id(), &f)?;
+        super::policies::evaluate_project(tx, project)?;
+        Ok(db::component_by_uuid(tx, &f.uuid)?
+            .ok_or_else(|| Error::internal("component vanished"))?
+            .0)
+    })
+    .await
+}
+
+/// `GET /component/{uuid}`.
+pub async fn component(state: &AppState, who: &Principal, uuid: &str) -> Result<Component> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, uuid) = (who.clone(), uuid.to_string());
+    state
+        .db
+        .read(move |c| {
+            let (comp, project) = db::component_by_uuid(c, &uuid)?
+                .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
+            if !has_access(c, acl, &who, project)? {
+                return Err(Error::forbidden(
+                    "Access to the specified component is forbidden",
+                ));
+            }
+            Ok(comp)
+        })
+        .await
+}
+
+/// `DELETE /component/{uuid}`.
+pub async fn delete_component(state: &AppState, who: &Principal, uuid: &str) -> Result<()> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, uuid) = (who.clone(), uuid.to_string());
+    write(state, move |tx| {
+        let (comp, project) = db::component_by_uuid(tx, &uuid)?
+            .ok_or_else(|| Error::not_found("The UUID of the component could not be found."))?;
+        if !has_access(tx, acl, &who, project)? {
+            return Err(Error::forbidden(
+                "Access to the specified component is forbidden",
+            ));
+        }
+        db::delete_component(tx, comp.component_id())?;
+        super::policies::evaluate_project(tx, project)
+    })
+    .await
+}
+
+/// `GET /component/project/{uuid}`: a page of components and the total.
+pub async fn components(
+    state: &AppState,
+    who: &Principal,
+    project: &str,
+    offset: i64,
+    limit: Option<i64>,
+) -> Result<(Vec<Component>, i64)> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, project) = (who.clone(), project.to_string());
+    state
+        .db
+        .read(move |c| {
+            let id = db::project_id_by_uuid(c, &project)?
+                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+            if !has_access(c, acl, &who, id)? {
+                return Err(Error::forbidden(PROJECT_FORBIDDEN));
+            }
+            db::components(c, id, offset, limit)
+        })
+        .await
+}

@@ -1,0 +1,56 @@
+//! Credentials as upstream (Alpine) reads them: `X-Api-Key` header (any case), `apiKey` query
+//! parameter on badge routes only, then `Authorization: Bearer <JWT>` or the
+//! `Authorization-Token` cookie, which replaces an API-key principal.
+//!
+//! Never logs a key or token. Must not touch SQL.
+
+use std::sync::Arc;
+
+use crate::app::AppState;
+use crate::domain::dtrack::identity;
+use crate::domain::dtrack::model::Principal;
+use crate::error::{Error, Result};
+use crate::http::Request;
+
+use super::params::Query;
+
+fn bearer(req: &Request) -> Option<String> {
+    if let Some(cookies) = req.header("cookie") {
+        for c in cookies.split(';') {
+            if let Some(v) = c.trim().strip_prefix("Authorization-Token=") {
+                return Some(v.to_string());
+            }
+        }
+    }
+    let h = req.header("authorization")?;
+    let (scheme, token) = h.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim().to_string())
+}
+
+/// Authenticates a request; 401 (empty) when there are no or bad credentials.
+/// `query_key` allows `?apiKey=` (badge routes, whose key use is not tracked, as upstream).
+pub async fn authenticate(
+    state: &AppState,
+    req: &Request,
+    query_key: bool,
+) -> Result<Arc<Principal>> {
+    let mut principal = None;
+    let key = match req.header("x-api-key") {
+        Some(k) => Some(k.to_string()),
+        None if query_key => Query::parse(req.query()).get("apiKey").map(str::to_string),
+        None => None,
+    };
+    if let Some(k) = key {
+        let who = identity::authenticate_key(state, &k).await?;
+        if !query_key {
+            identity::note_key_use(state, &who);
+        }
+        principal = Some(who);
+    }
+    if let Some(token) = bearer(req) {
+        principal = Some(identity::authenticate_jwt(state, &token).await?);
+    }
+    principal.ok_or_else(|| Error::unauthorized(""))
+}

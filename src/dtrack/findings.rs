@@ -1,0 +1,196 @@
+//! Vulnerability, finding and analysis endpoints.
+//!
+//! Thin handlers over `domain::dtrack::findings`; validation texts are upstream's.
+//!
+//! Must not contain SQL or domain rules.
+
+use hyper::StatusCode;
+use serde_json::Value;
+
+use crate::app::AppState;
+use crate::domain::dtrack::findings::{self as domain, AnalysisChange};
+use crate::domain::dtrack::model::{Principal, Vulnerability};
+use crate::error::Error;
+use crate::http;
+
+use super::params::{Query, check_name, is_uuid, json_body, printable, trimmed, valid_uuids};
+use super::respond::{Fail, Out, Violation, json, json_list};
+use super::wire;
+
+/// # `PUT /api/v1/vulnerability`
+///
+/// An internal vulnerability (`source` is always `INTERNAL`); 201; 409
+/// `A vulnerability with the specified vulnId already exists.`
+pub async fn create_vulnerability(state: &AppState, body: &[u8]) -> Out {
+    let v: wire::VulnerabilityIn = json_body(body)?;
+    let vuln_id = check_name(v.vuln_id.as_deref(), "vulnId")?;
+    let created = domain::create_vulnerability(
+        state,
+        Vulnerability {
+            vuln_id,
+            severity: v.severity.map(|s| s.name().to_string()),
+            title: trimmed(v.title),
+            description: v.description,
+            recommendation: v.recommendation,
+            cvss_v3_vector: trimmed(v.cvss_v3_vector),
+            published_ms: v.published,
+            ..Vulnerability::default()
+        },
+    )
+    .await?;
+    Ok(json(StatusCode::CREATED, &wire::vulnerability(&created)))
+}
+
+/// # `GET /api/v1/vulnerability/{uuid}`
+pub async fn get_vulnerability(state: &AppState, uuid: &str) -> Out {
+    valid_uuids(&[(uuid, "getVulnerabilityByUuid.arg0")])?;
+    let v = domain::vulnerability(state, uuid).await?;
+    Ok(json(StatusCode::OK, &wire::vulnerability(&v)))
+}
+
+/// # `POST|DELETE /api/v1/vulnerability/{uuid}/component/{uuid}`
+///
+/// Attributes (or removes) a vulnerability to a component; 200 empty.
+pub async fn set_assignment(
+    state: &AppState,
+    who: &Principal,
+    vuln: &str,
+    component: &str,
+    assigned: bool,
+) -> Out {
+    let method = if assigned {
+        "assignVulnerability"
+    } else {
+        "unassignVulnerability"
+    };
+    valid_uuids(&[
+        (vuln, &format!("{method}.arg0")),
+        (component, &format!("{method}.arg1")),
+    ])?;
+    domain::set_assignment(state, who, vuln, component, assigned).await?;
+    Ok(http::empty(StatusCode::OK))
+}
+
+/// # `GET /api/v1/finding/project/{uuid}`
+///
+/// `suppressed` (bool) includes suppressed findings; `X-Total-Count`.
+pub async fn get_findings(state: &AppState, who: &Principal, uuid: &str, q: &Query) -> Out {
+    valid_uuids(&[(uuid, "getFindingsByProject.arg0")])?;
+    let fs = domain::findings(state, who, uuid, q.flag("suppressed")).await?;
+    let body: Vec<Value> = fs.iter().map(wire::finding).collect();
+    Ok(json_list(&body, fs.len() as i64))
+}
+
+/// # `GET /api/v1/analysis?project=&component=&vulnerability=`
+///
+/// 400 `[{"input","message"}]` for malformed UUIDs; 404 for an unknown project, component,
+/// vulnerability, or `No analysis exists.`
+pub async fn get_analysis(state: &AppState, q: &Query) -> Out {
+    let (Some(component), Some(vuln)) = (q.get("component"), q.get("vulnerability")) else {
+        return Err(Error::internal("GET /analysis without component or vulnerability").into());
+    };
+    let project = q.get("project");
+    let mut bad = Vec::new();
+    if let Some(p) = project
+        && !is_uuid(p)
+    {
+        bad.push((p.to_string(), "Project is not a valid UUID"));
+    }
+    if !is_uuid(component) {
+        bad.push((component.to_string(), "Component is not a valid UUID"));
+    }
+    if !is_uuid(vuln) {
+        bad.push((vuln.to_string(), "Vulnerability is not a valid UUID"));
+    }
+    if !bad.is_empty() {
+        return Err(Fail::Checks(bad));
+    }
+    let a = domain::analysis(state, project, component, vuln).await?;
+    Ok(json(StatusCode::OK, &wire::analysis(&a)))
+}
+
+fn pattern(field: &str, value: &Option<String>, ok: bool, msg: &str, out: &mut Vec<Violation>) {
+    if let Some(v) = value
+        && !ok
+    {
+        out.push(Violation {
+            message: msg.into(),
+            template: msg.into(),
+            path: field.into(),
+            invalid: Value::from(v.as_str()),
+        });
+    }
+}
+
+/// # `PUT /api/v1/analysis`
+///
+/// Creates or updates an analysis; absent enums reset to `NOT_SET`; appends the audit trail
+/// (`Analysis: OLD → NEW`, …) and the comment. 200 Analysis.
+pub async fn update_analysis(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+    let r: wire::AnalysisIn = json_body(body)?;
+    let comment = trimmed(r.comment);
+    let details = trimmed(r.analysis_details);
+    let mut bad = Vec::new();
+    let uuid_ok = |v: &Option<String>| v.as_deref().is_none_or(is_uuid);
+    pattern(
+        "project",
+        &r.project,
+        uuid_ok(&r.project),
+        "The project must be a valid 36 character UUID",
+        &mut bad,
+    );
+    for (field, v) in [
+        ("component", &r.component),
+        ("vulnerability", &r.vulnerability),
+    ] {
+        if v.is_none() {
+            bad.push(Violation {
+                message: "must not be null".into(),
+                template: "{jakarta.validation.constraints.NotNull.message}".into(),
+                path: field.into(),
+                invalid: Value::Null,
+            });
+        }
+        pattern(
+            field,
+            v,
+            uuid_ok(v),
+            &format!("The {field} must be a valid 36 character UUID"),
+            &mut bad,
+        );
+    }
+    let printable_ok = |v: &Option<String>| v.as_deref().is_none_or(printable);
+    pattern(
+        "analysisDetails",
+        &details,
+        printable_ok(&details),
+        "The comment may only contain printable characters",
+        &mut bad,
+    );
+    pattern(
+        "comment",
+        &comment,
+        printable_ok(&comment),
+        "The comment may only contain printable characters",
+        &mut bad,
+    );
+    if !bad.is_empty() {
+        return Err(Fail::Validation(bad));
+    }
+    let Some(project) = r.project else {
+        return Err(Error::internal("PUT /analysis without a project").into());
+    };
+    let change = AnalysisChange {
+        project: Some(project),
+        component: r.component.unwrap_or_default(),
+        vulnerability: r.vulnerability.unwrap_or_default(),
+        state: r.analysis_state.map(wire::enum_name),
+        justification: r.analysis_justification.map(wire::enum_name),
+        response: r.analysis_response.map(wire::enum_name),
+        details,
+        comment,
+        suppressed: r.is_suppressed,
+    };
+    let a = domain::update_analysis(state, who, change).await?;
+    Ok(json(StatusCode::OK, &wire::analysis(&a)))
+}

@@ -1,0 +1,543 @@
+//! The Dependency-Track API (part of OWASP Dependency-Track 4.14's REST API under `/api`) on
+//! its own listener: route table, authentication, dispatch.
+//!
+//! [`route`] is the one table of every endpoint with the permission it needs; handlers live in
+//! one file per area and stay thin (parse, call a domain function in
+//! `domain::dtrack`, render with [`wire`]). Shares nothing of its wire format or auth with the
+//! chat API. Must not contain SQL.
+
+pub mod acl;
+pub mod auth;
+pub mod badges;
+pub mod bom;
+pub mod findings;
+pub mod identity;
+pub mod params;
+pub mod policies;
+pub mod portfolio;
+pub mod respond;
+pub mod svg;
+pub mod wire;
+
+use std::sync::Arc;
+
+use hyper::header::HeaderValue;
+use hyper::{Method, StatusCode};
+
+use crate::app::AppState;
+use crate::domain::dtrack::model::Principal;
+use crate::domain::dtrack::permissions::Permission;
+use crate::error::{Error, ErrorKind};
+use crate::http::server::{Api, BoxFuture};
+use crate::http::{self, Request, Response};
+
+use params::Query;
+use respond::{Out, decorate, fail_response};
+
+/// Every Dependency-Track endpoint, with its raw path parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Endpoint {
+    Version,
+    Login,
+    ForceChangePassword,
+    GetTeams,
+    CreateTeam,
+    UpdateTeam,
+    DeleteTeam,
+    GetTeam(String),
+    TeamSelf,
+    CreateKey(String),
+    DeleteKey(String),
+    GetPermissions,
+    GrantTeamPermission(String, String),
+    RevokeTeamPermission(String, String),
+    GetProjects,
+    CreateProject,
+    UpdateProject,
+    LookupProject,
+    GetProject(String),
+    DeleteProject(String),
+    GetComponents(String),
+    CreateComponent(String),
+    UpdateComponent,
+    GetComponent(String),
+    DeleteComponent(String),
+    CreateVulnerability,
+    GetVulnerability(String),
+    AssignVulnerability(String, String),
+    UnassignVulnerability(String, String),
+    GetFindings(String),
+    AddMapping,
+    DeleteMapping(String, String),
+    GetTeamProjects(String),
+    GetAnalysis,
+    UpdateAnalysis,
+    BadgeByUuid(String),
+    BadgeByName(String, String),
+    RefreshMetrics(String),
+    CurrentMetrics(String),
+    GetPolicies,
+    CreatePolicy,
+    UpdatePolicy,
+    GetPolicy(String),
+    DeletePolicy(String),
+    AddCondition(String),
+    UpdateCondition,
+    DeleteCondition(String),
+    ProjectViolations(String),
+    AnalyzeViolation,
+    PutBom,
+    PostBom,
+    TokenStatus(String),
+    BomTokenStatus(String),
+}
+
+/// Who may call an endpoint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Access {
+    /// No credentials needed.
+    Public,
+    /// Any authenticated principal.
+    Authenticated,
+    /// A principal holding this permission.
+    Needs(Permission),
+    /// Badge rules: credentials checked inside (query keys allowed, or none when configured).
+    Badge,
+}
+
+impl Endpoint {
+    pub fn access(&self) -> Access {
+        use Endpoint as E;
+        use Permission as P;
+        match self {
+            E::Version | E::Login | E::ForceChangePassword => Access::Public,
+            E::TeamSelf => Access::Authenticated,
+            E::GetTeams
+            | E::CreateTeam
+            | E::UpdateTeam
+            | E::DeleteTeam
+            | E::GetTeam(_)
+            | E::CreateKey(_)
+            | E::DeleteKey(_)
+            | E::GetPermissions
+            | E::GrantTeamPermission(..)
+            | E::RevokeTeamPermission(..)
+            | E::AddMapping
+            | E::DeleteMapping(..)
+            | E::GetTeamProjects(_) => Access::Needs(P::AccessManagement),
+            E::GetProjects
+            | E::LookupProject
+            | E::GetProject(_)
+            | E::GetComponents(_)
+            | E::GetComponent(_)
+            | E::CurrentMetrics(_) => Access::Needs(P::ViewPortfolio),
+            E::CreateProject
+            | E::UpdateProject
+            | E::DeleteProject(_)
+            | E::CreateComponent(_)
+            | E::UpdateComponent
+            | E::DeleteComponent(_)
+            | E::AssignVulnerability(..)
+            | E::UnassignVulnerability(..)
+            | E::RefreshMetrics(_) => Access::Needs(P::PortfolioManagement),
+            E::CreateVulnerability => Access::Needs(P::VulnerabilityManagement),
+            E::GetVulnerability(_) | E::GetFindings(_) | E::GetAnalysis => {
+                Access::Needs(P::ViewVulnerability)
+            }
+            E::UpdateAnalysis => Access::Needs(P::VulnerabilityAnalysis),
+            E::BadgeByUuid(_) | E::BadgeByName(..) => Access::Badge,
+            E::GetPolicies
+            | E::CreatePolicy
+            | E::UpdatePolicy
+            | E::GetPolicy(_)
+            | E::DeletePolicy(_)
+            | E::AddCondition(_)
+            | E::UpdateCondition
+            | E::DeleteCondition(_) => Access::Needs(P::PolicyManagement),
+            E::ProjectViolations(_) => Access::Needs(P::ViewPolicyViolation),
+            E::AnalyzeViolation => Access::Needs(P::PolicyViolationAnalysis),
+            E::PutBom | E::PostBom | E::BomTokenStatus(_) => Access::Needs(P::BomUpload),
+            E::TokenStatus(_) => Access::Authenticated,
+        }
+    }
+
+    /// The request media type upstream declares (`@Consumes`), if any.
+    pub fn consumes(&self) -> Option<&'static str> {
+        use Endpoint as E;
+        match self {
+            E::Login | E::ForceChangePassword => Some("application/x-www-form-urlencoded"),
+            E::CreateTeam
+            | E::UpdateTeam
+            | E::DeleteTeam
+            | E::CreateProject
+            | E::UpdateProject
+            | E::CreateComponent(_)
+            | E::UpdateComponent
+            | E::CreateVulnerability
+            | E::UpdateAnalysis
+            | E::CreatePolicy
+            | E::UpdatePolicy
+            | E::AddCondition(_)
+            | E::UpdateCondition
+            | E::AnalyzeViolation
+            | E::PutBom => Some("application/json"),
+            E::PostBom => Some("multipart/form-data"),
+            _ => None,
+        }
+    }
+
+    /// The media type upstream declares (`@Produces`); plain-text errors are sent under it.
+    pub fn produces(&self) -> &'static str {
+        match self {
+            Endpoint::Login => "text/plain",
+            Endpoint::BadgeByUuid(_) | Endpoint::BadgeByName(..) => "image/svg+xml",
+            _ => "application/json",
+        }
+    }
+}
+
+/// Why a path did not resolve.
+#[derive(Debug, PartialEq)]
+pub enum NoRoute {
+    NotFound,
+    Method(Vec<&'static str>),
+}
+
+/// THE route table: (method, decoded segments after `/api/`) → endpoint.
+pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
+    use Endpoint as E;
+    let s: Vec<&str> = segs.iter().map(String::as_str).collect();
+    let o = |x: &str| x.to_string();
+    let table: Vec<(&'static str, Endpoint)> = match s.as_slice() {
+        ["version"] => vec![("GET", E::Version)],
+        ["v1", "user", "login"] => vec![("POST", E::Login)],
+        ["v1", "user", "forceChangePassword"] => vec![("POST", E::ForceChangePassword)],
+        ["v1", "team"] => vec![
+            ("GET", E::GetTeams),
+            ("PUT", E::CreateTeam),
+            ("POST", E::UpdateTeam),
+            ("DELETE", E::DeleteTeam),
+        ],
+        ["v1", "team", "self"] => vec![("GET", E::TeamSelf)],
+        ["v1", "team", "key", id] => vec![("DELETE", E::DeleteKey(o(id)))],
+        ["v1", "team", uuid] => vec![("GET", E::GetTeam(o(uuid)))],
+        ["v1", "team", uuid, "key"] => vec![("PUT", E::CreateKey(o(uuid)))],
+        ["v1", "permission"] => vec![("GET", E::GetPermissions)],
+        ["v1", "permission", p, "team", uuid] => vec![
+            ("POST", E::GrantTeamPermission(o(p), o(uuid))),
+            ("DELETE", E::RevokeTeamPermission(o(p), o(uuid))),
+        ],
+        ["v1", "project"] => vec![
+            ("GET", E::GetProjects),
+            ("PUT", E::CreateProject),
+            ("POST", E::UpdateProject),
+        ],
+        ["v1", "project", "lookup"] => vec![("GET", E::LookupProject)],
+        ["v1", "project", uuid] => vec![
+            ("GET", E::GetProject(o(uuid))),
+            ("DELETE", E::DeleteProject(o(uuid))),
+        ],
+        ["v1", "component"] => vec![("POST", E::UpdateComponent)],
+        ["v1", "component", "project", uuid] => vec![
+            ("GET", E::GetComponents(o(uuid))),
+            ("PUT", E::CreateComponent(o(uuid))),
+        ],
+        ["v1", "component", uuid] => vec![
+            ("GET", E::GetComponent(o(uuid))),
+            ("DELETE", E::DeleteComponent(o(uuid))),
+        ],
+        ["v1", "vulnerability"] => vec![("PUT", E::CreateVulnerability)],
+        ["v1", "vulnerability", uuid] => vec![("GET", E::GetVulnerability(o(uuid)))],
+        ["v1", "vulnerability", v, "component", c] => vec![
+            ("POST", E::AssignVulnerability(o(v), o(c))),
+            ("DELETE", E::UnassignVulnerability(o(v), o(c))),
+        ],
+        ["v1", "finding", "project", uuid] => vec![("GET", E::GetFindings(o(uuid)))],
+        ["v1", "acl", "mapping"] => vec![("PUT", E::AddMapping)],
+        ["v1", "acl", "mapping", "team", t, "project", p] => {
+            vec![("DELETE", E::DeleteMapping(o(t), o(p)))]
+        }
+        ["v1", "acl", "team", uuid] => vec![("GET", E::GetTeamProjects(o(uuid)))],
+        ["v1", "analysis"] => vec![("GET", E::GetAnalysis), ("PUT", E::UpdateAnalysis)],
+        ["v1", "badge", "violations", "project", uuid] => {
+            vec![("GET", E::BadgeByUuid(o(uuid)))]
+        }
+        ["v1", "badge", "violations", "project", name, version] => {
+            vec![("GET", E::BadgeByName(o(name), o(version)))]
+        }
+        ["v1", "metrics", "project", uuid, "refresh"] => {
+            vec![("GET", E::RefreshMetrics(o(uuid)))]
+        }
+        ["v1", "metrics", "project", uuid, "current"] => {
+            vec![("GET", E::CurrentMetrics(o(uuid)))]
+        }
+        ["v1", "policy"] => vec![
+            ("GET", E::GetPolicies),
+            ("PUT", E::CreatePolicy),
+            ("POST", E::UpdatePolicy),
+        ],
+        ["v1", "policy", "condition"] => vec![("POST", E::UpdateCondition)],
+        ["v1", "policy", "condition", uuid] => vec![("DELETE", E::DeleteCondition(o(uuid)))],
+        ["v1", "policy", uuid] => vec![
+            ("GET", E::GetPolicy(o(uuid))),
+            ("DELETE", E::DeletePolicy(o(uuid))),
+        ],
+        ["v1", "policy", uuid, "condition"] => vec![("PUT", E::AddCondition(o(uuid)))],
+        ["v1", "violation", "project", uuid] => {
+            vec![("GET", E::ProjectViolations(o(uuid)))]
+        }
+        ["v1", "violation", "analysis"] => vec![("PUT", E::AnalyzeViolation)],
+        ["v1", "bom"] => vec![("PUT", E::PutBom), ("POST", E::PostBom)],
+        ["v1", "bom", "token", uuid] => vec![("GET", E::BomTokenStatus(o(uuid)))],
+        ["v1", "event", "token", uuid] => vec![("GET", E::TokenStatus(o(uuid)))],
+        _ => return Err(NoRoute::NotFound),
+    };
+    let wanted = if *method == Method::HEAD {
+        "GET"
+    } else {
+        method.as_str()
+    };
+    let mut allowed: Vec<&'static str> = Vec::with_capacity(table.len() + 2);
+    for (m, endpoint) in table {
+        if m == wanted {
+            return Ok(endpoint);
+        }
+        allowed.push(m);
+    }
+    if allowed.contains(&"GET") {
+        allowed.push("HEAD");
+    }
+    allowed.push("OPTIONS");
+    allowed.sort_unstable();
+    Err(NoRoute::Method(allowed))
+}
+
+/// Splits `/api/a/b%20c` into decoded segments after `/api/`; `None` outside the API.
+fn api_segments(path: &str) -> Option<Vec<String>> {
+    let rest = path.strip_prefix("/api/")?;
+    rest.split('/')
+        .filter(|s| !s.is_empty())
+        .map(percent_decode)
+        .collect()
+}
+
+fn percent_decode(seg: &str) -> Option<String> {
+    let b = seg.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let h = (b[i + 1] as char).to_digit(16);
+            let l = (b[i + 2] as char).to_digit(16);
+            if let (Some(h), Some(l)) = (h, l) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+/// # `GET /api/version`
+///
+/// Unauthenticated: upstream's About (application, version, build and framework facts) with
+/// this installation's stable `systemUuid`.
+fn version(state: &AppState) -> Out {
+    Ok(respond::json(
+        StatusCode::OK,
+        &wire::about(state.dtrack.system_uuid()),
+    ))
+}
+
+/// The Dependency-Track API as served on its listener.
+pub struct DtrackApi {
+    state: Arc<AppState>,
+}
+
+impl DtrackApi {
+    pub fn new(state: Arc<AppState>) -> DtrackApi {
+        DtrackApi { state }
+    }
+
+    async fn dispatch(&self, req: Request) -> Response {
+        let Some(segs) = api_segments(req.path()) else {
+            return http::empty(StatusCode::NOT_FOUND);
+        };
+        let endpoint = match route(req.method(), &segs) {
+            Ok(e) => e,
+            Err(NoRoute::NotFound) => return http::empty(StatusCode::NOT_FOUND),
+            Err(NoRoute::Method(allowed)) => {
+                if *req.method() == Method::OPTIONS {
+                    let mut res = http::empty(StatusCode::OK);
+                    if let Ok(v) = HeaderValue::from_str(&allowed.join(",")) {
+                        res.headers_mut().insert("allow", v);
+                    }
+                    return res;
+                }
+                return respond::respond(
+                    &Error::new(ErrorKind::MethodNotAllowed(allowed), ""),
+                    "text/plain",
+                );
+            }
+        };
+        let produces = endpoint.produces();
+        let query = Query::parse(req.query());
+        let who = match endpoint.access() {
+            Access::Public | Access::Badge => None,
+            Access::Authenticated | Access::Needs(_) => {
+                match auth::authenticate(&self.state, &req, false).await {
+                    Ok(p) => Some(p),
+                    Err(e) => return respond::respond(&e, produces),
+                }
+            }
+        };
+        if let (Access::Needs(p), Some(who)) = (endpoint.access(), &who)
+            && !who.permissions.contains(p)
+        {
+            return http::empty(StatusCode::FORBIDDEN);
+        }
+        if let (Some(wanted), Some(given)) = (endpoint.consumes(), req.header("content-type")) {
+            let given = given.split(';').next().unwrap_or("").trim();
+            if !given.eq_ignore_ascii_case(wanted) {
+                return http::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+            }
+        }
+        match self.call(endpoint, who.as_deref(), &query, &req).await {
+            Ok(res) => res,
+            Err(f) => fail_response(&f, produces),
+        }
+    }
+
+    async fn call(
+        &self,
+        endpoint: Endpoint,
+        who: Option<&Principal>,
+        q: &Query,
+        req: &Request,
+    ) -> Out {
+        use Endpoint as E;
+        let state = &*self.state;
+        let me = || who.ok_or_else(|| Error::internal("no principal on an authenticated route"));
+        let body = &req.body[..];
+        match endpoint {
+            E::Version => version(state),
+            E::Login => identity::login(state, body).await,
+            E::ForceChangePassword => identity::force_change_password(state, body).await,
+            E::GetTeams => identity::get_teams(state).await,
+            E::CreateTeam => identity::create_team(state, body).await,
+            E::UpdateTeam => identity::update_team(state, body).await,
+            E::DeleteTeam => identity::delete_team(state, body).await,
+            E::GetTeam(u) => identity::get_team(state, &u).await,
+            E::TeamSelf => identity::team_self(state, me()?).await,
+            E::CreateKey(u) => identity::create_key(state, &u).await,
+            E::DeleteKey(k) => identity::delete_key(state, &k).await,
+            E::GetPermissions => identity::get_permissions(),
+            E::GrantTeamPermission(p, u) => identity::set_permission(state, &p, &u, true).await,
+            E::RevokeTeamPermission(p, u) => identity::set_permission(state, &p, &u, false).await,
+            E::GetProjects => portfolio::get_projects(state, me()?, q).await,
+            E::CreateProject => portfolio::create_project(state, me()?, body).await,
+            E::UpdateProject => portfolio::update_project(state, me()?, body).await,
+            E::LookupProject => portfolio::lookup_project(state, me()?, q).await,
+            E::GetProject(u) => portfolio::get_project(state, me()?, &u).await,
+            E::DeleteProject(u) => portfolio::delete_project(state, me()?, &u).await,
+            E::GetComponents(u) => portfolio::get_components(state, me()?, &u, q).await,
+            E::CreateComponent(u) => portfolio::create_component(state, me()?, &u, body).await,
+            E::UpdateComponent => portfolio::update_component(state, me()?, body).await,
+            E::GetComponent(u) => portfolio::get_component(state, me()?, &u).await,
+            E::DeleteComponent(u) => portfolio::delete_component(state, me()?, &u).await,
+            E::CreateVulnerability => findings::create_vulnerability(state, body).await,
+            E::GetVulnerability(u) => findings::get_vulnerability(state, &u).await,
+            E::AssignVulnerability(v, c) => {
+                findings::set_assignment(state, me()?, &v, &c, true).await
+            }
+            E::UnassignVulnerability(v, c) => {
+                findings::set_assignment(state, me()?, &v, &c, false).await
+            }
+            E::GetFindings(u) => findings::get_findings(state, me()?, &u, q).await,
+            E::AddMapping => acl::add_mapping(state, body).await,
+            E::DeleteMapping(t, p) => acl::delete_mapping(state, &t, &p).await,
+            E::GetTeamProjects(u) => acl::team_projects(state, &u, q).await,
+            E::GetAnalysis => findings::get_analysis(state, q).await,
+            E::UpdateAnalysis => findings::update_analysis(state, me()?, body).await,
+            E::BadgeByUuid(u) => badges::by_uuid(state, req, q, &u).await,
+            E::BadgeByName(n, v) => badges::by_name(state, req, q, &n, &v).await,
+            E::RefreshMetrics(u) => badges::refresh_metrics(state, me()?, &u).await,
+            E::CurrentMetrics(u) => badges::current_metrics(state, me()?, &u).await,
+            E::GetPolicies => policies::get_policies(state).await,
+            E::CreatePolicy => policies::create_policy(state, body).await,
+            E::UpdatePolicy => policies::update_policy(state, body).await,
+            E::GetPolicy(u) => policies::get_policy(state, &u).await,
+            E::DeletePolicy(u) => policies::delete_policy(state, &u).await,
+            E::AddCondition(u) => policies::add_condition(state, &u, body).await,
+            E::UpdateCondition => policies::update_condition(state, body).await,
+            E::DeleteCondition(u) => policies::delete_condition(state, &u).await,
+            E::ProjectViolations(u) => policies::project_violations(state, me()?, &u, q).await,
+            E::AnalyzeViolation => policies::analyze(state, me()?, body).await,
+            E::PutBom => bom::put_bom(state, me()?, body).await,
+            E::PostBom => bom::post_bom(state, me()?, req).await,
+            E::TokenStatus(u) | E::BomTokenStatus(u) => bom::token_status(state, &u).await,
+        }
+    }
+}
+
+impl Api for DtrackApi {
+    fn handle(self: Arc<Self>, req: Request) -> BoxFuture<Response> {
+        Box::pin(async move {
+            let mut res = self.dispatch(req).await;
+            decorate(&mut res);
+            res
+        })
+    }
+
+    fn payload_too_large(&self, _limit: usize) -> Response {
+        let mut res = http::empty(StatusCode::PAYLOAD_TOO_LARGE);
+        decorate(&mut res);
+        res
+    }
+
+    fn internal_error(&self) -> Response {
+        let mut res = respond::respond(&Error::internal("see the log for the panic"), "text/plain");
+        decorate(&mut res);
+        res
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segs(p: &str) -> Vec<String> {
+        api_segments(p).unwrap()
+    }
+
+    #[test]
+    fn routes_resolve() {
+        assert_eq!(
+            route(&Method::GET, &segs("/api/version")),
+            Ok(Endpoint::Version)
+        );
+        assert_eq!(
+            route(
+                &Method::GET,
+                &segs("/api/v1/badge/violations/project/a%2Fb/1.0")
+            ),
+            Ok(Endpoint::BadgeByName("a/b".into(), "1.0".into()))
+        );
+        assert_eq!(
+            route(&Method::DELETE, &segs("/api/v1/team/key/abc")),
+            Ok(Endpoint::DeleteKey("abc".into()))
+        );
+        assert_eq!(
+            route(&Method::POST, &segs("/api/v1/analysis")),
+            Err(NoRoute::Method(vec!["GET", "HEAD", "OPTIONS", "PUT"]))
+        );
+        assert_eq!(
+            route(&Method::GET, &segs("/api/v2/x")),
+            Err(NoRoute::NotFound)
+        );
+        assert!(api_segments("/v1/team").is_none());
+    }
+}

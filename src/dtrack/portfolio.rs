@@ -1,0 +1,317 @@
+//! Portfolio endpoints: projects and components.
+//!
+//! Thin handlers: parse, call `domain::dtrack::portfolio`, render with `wire`.
+//!
+//! Must not contain SQL or domain rules.
+
+use hyper::StatusCode;
+use serde_json::Value;
+
+use crate::app::AppState;
+use crate::db::dtrack_portfolio::ProjectQuery;
+use crate::domain::dtrack::model::{Component, Principal, ProjectFields, TeamRef};
+use crate::domain::dtrack::portfolio as domain;
+use crate::error::Error;
+use crate::http;
+
+use super::params::{Query, check_name, json_body, trimmed, valid_uuids, violation};
+use super::respond::{Fail, Out, json, json_list};
+use super::wire;
+
+/// Upstream's default project ordering.
+pub const DEFAULT_ORDER: &str = "p.name ASC, p.version DESC, p.id ASC";
+
+/// Upstream's ordering of `GET /project?name=`.
+pub const BY_VERSION_ORDER: &str = "p.version DESC, p.id ASC";
+
+/// The `ORDER BY` of a project listing from `sortName`/`sortOrder`, as Alpine: no name ⇒ the
+/// endpoint's default; a name without a valid direction ⇒ no ordering; unknown fields ⇒ 400.
+pub fn project_order(q: &Query, default: &str) -> Result<String, Fail> {
+    let Some((name, dir)) = q.sort() else {
+        return Ok(default.to_string());
+    };
+    let column = match name.as_str() {
+        "name" => "p.name",
+        "version" => "p.version",
+        "group" => "p.grp",
+        "description" => "p.description",
+        "publisher" => "p.publisher",
+        "classifier" => "p.classifier",
+        "cpe" => "p.cpe",
+        "purl" => "p.purl",
+        "swidTagId" => "p.swid_tag_id",
+        "uuid" => "p.uuid",
+        "active" => "p.active",
+        "isLatest" => "p.is_latest",
+        "collectionLogic" => "p.collection_logic",
+        "id" => "p.id",
+        "lastBomImport" => "p.last_bom_import_ms",
+        "lastBomImportFormat" => "p.last_bom_import_format",
+        // Persistent upstream, never set here: ordering by them is ordering by NULL.
+        "author"
+        | "directDependencies"
+        | "lastInheritedRiskScore"
+        | "lastVulnerabilityAnalysis"
+        | "collectionTag" => "NULL",
+        "bomRef" | "metrics" | "versions" => {
+            return Err(Fail::Problem {
+                title: "Field not sortable",
+                detail: format!(
+                    "Can not sort by Project#{name}: The field is computed and can not be queried or sorted by"
+                ),
+            });
+        }
+        _ => {
+            return Err(Fail::Problem {
+                title: "Field not sortable",
+                detail: format!("Can not sort by Project#{name}: The field does not exist"),
+            });
+        }
+    };
+    Ok(match dir {
+        Some(true) => format!("{column} DESC, p.id ASC"),
+        Some(false) => format!("{column} ASC, p.id ASC"),
+        None => String::new(),
+    })
+}
+
+fn fields(p: wire::ProjectIn, updating: bool) -> Result<ProjectFields, Fail> {
+    let name = if updating && trimmed(p.name.clone()).is_none() {
+        String::new()
+    } else {
+        check_name(p.name.as_deref(), "name")?.trim().to_string()
+    };
+    let parent_uuid = match p.parent {
+        Some(parent) => match parent.uuid {
+            Some(u) => Some(u),
+            None => {
+                return Err(
+                    Error::bad_request("parent.uuid must be provided when parent is set").into(),
+                );
+            }
+        },
+        None => None,
+    };
+    let mut access_teams = Vec::new();
+    for (i, t) in p.access_teams.unwrap_or_default().into_iter().enumerate() {
+        access_teams.push(match (t.uuid, t.name) {
+            (Some(u), _) => TeamRef::Uuid(u),
+            (None, Some(n)) => TeamRef::Name(n),
+            (None, None) => {
+                return Err(Error::bad_request(format!(
+                    "accessTeams must either specify a UUID or a name,but the team at index {i} has neither."
+                ))
+                .into());
+            }
+        });
+    }
+    if let Some(d) = &p.description
+        && d.chars().count() > 255
+    {
+        return Err(violation(
+            "size must be between 0 and 255",
+            "{jakarta.validation.constraints.Size.message}",
+            "description",
+            Value::from(d.as_str()),
+        ));
+    }
+    Ok(ProjectFields {
+        name,
+        version: trimmed(p.version),
+        group: trimmed(p.group),
+        description: p.description,
+        publisher: trimmed(p.publisher),
+        classifier: Some(p.classifier.unwrap_or(wire::Classifier::Application).name()),
+        cpe: trimmed(p.cpe),
+        purl: trimmed(p.purl),
+        swid_tag_id: trimmed(p.swid_tag_id),
+        active: p.active.unwrap_or(true),
+        is_latest: p.is_latest.unwrap_or(false),
+        tags: p
+            .tags
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|t| trimmed(Some(t.name)))
+            .collect(),
+        parent_uuid,
+        access_teams,
+    })
+}
+
+/// # `PUT /api/v1/project`
+///
+/// 201 Project; 409 `A project with the specified name already exists.`
+pub async fn create_project(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+    let p: wire::ProjectIn = json_body(body)?;
+    let f = fields(p, false)?;
+    let created = domain::create_project(state, who, f).await?;
+    Ok(json(StatusCode::CREATED, &wire::project(&created)))
+}
+
+/// # `POST /api/v1/project`
+///
+/// Updates the project named by `uuid`; 200 Project.
+pub async fn update_project(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+    let p: wire::ProjectIn = json_body(body)?;
+    let uuid = p.uuid.clone().unwrap_or_default();
+    let f = fields(p, true)?;
+    let updated = domain::update_project(state, who, &uuid, f).await?;
+    Ok(json(StatusCode::OK, &wire::project(&updated)))
+}
+
+/// # `GET /api/v1/project`
+///
+/// Paginated and sortable; `name` (exact, ordered by version; no metrics), `searchText`
+/// (name fragment or exact tag), `excludeInactive`, `onlyRoot`, `notAssignedToTeamWithUuid`;
+/// `X-Total-Count`. ACL-filtered. Without `name`, each project carries its latest metrics.
+pub async fn get_projects(state: &AppState, who: &Principal, q: &Query) -> Out {
+    let not_assigned = match q.get("notAssignedToTeamWithUuid").filter(|v| !v.is_empty()) {
+        Some(u) => {
+            valid_uuids(&[(u, "getProjects.arg3")])?;
+            Some(domain::team_for_listing(state, u).await?)
+        }
+        None => None,
+    };
+    let name = q.get("name").map(str::to_string);
+    let default = if name.is_some() {
+        BY_VERSION_ORDER
+    } else {
+        DEFAULT_ORDER
+    };
+    let page = q.page();
+    let query = ProjectQuery {
+        team: None,
+        visible_to: domain::visibility(state.config.deptrack.acl_enabled, who),
+        search: if name.is_none() {
+            q.search().map(str::to_string)
+        } else {
+            None
+        },
+        name,
+        not_assigned_to: not_assigned,
+        exclude_inactive: q.flag("excludeInactive"),
+        only_root: q.flag("onlyRoot"),
+        order: project_order(q, default)?,
+        offset: page.offset,
+        limit: page.limit,
+    };
+    let with_metrics = query.name.is_none();
+    let (projects, total) = domain::list(state, query, with_metrics).await?;
+    let body: Vec<Value> = projects.iter().map(wire::project).collect();
+    Ok(json_list(&body, total))
+}
+
+/// # `GET /api/v1/project/lookup?name=&version=`
+pub async fn lookup_project(state: &AppState, who: &Principal, q: &Query) -> Out {
+    let name = q.get("name").unwrap_or("");
+    let p = domain::lookup(state, who, name, q.get("version")).await?;
+    Ok(json(StatusCode::OK, &wire::project(&p)))
+}
+
+/// # `GET /api/v1/project/{uuid}`
+pub async fn get_project(state: &AppState, who: &Principal, uuid: &str) -> Out {
+    valid_uuids(&[(uuid, "getProject.arg0")])?;
+    let p = domain::project(state, who, uuid).await?;
+    Ok(json(StatusCode::OK, &wire::project(&p)))
+}
+
+/// # `DELETE /api/v1/project/{uuid}`
+///
+/// 204; 404 `The UUID of the project could not be found.`
+pub async fn delete_project(state: &AppState, who: &Principal, uuid: &str) -> Out {
+    valid_uuids(&[(uuid, "deleteProject.arg0")])?;
+    domain::delete_project(state, who, uuid).await?;
+    Ok(http::empty(StatusCode::NO_CONTENT))
+}
+
+fn component_fields(c: wire::ComponentIn) -> Result<Component, Fail> {
+    let name = check_name(c.name.as_deref(), "name")?.trim().to_string();
+    for (field, value, len) in [
+        ("md5", &c.md5, 32),
+        ("sha1", &c.sha1, 40),
+        ("sha256", &c.sha256, 64),
+        ("sha512", &c.sha512, 128),
+    ] {
+        if let Some(v) = value
+            && !(v.len() == len && v.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            return Err(violation(
+                &format!("must match \"^[0-9a-fA-F]{{{len}}}$\""),
+                "{jakarta.validation.constraints.Pattern.message}",
+                field,
+                Value::from(v.as_str()),
+            ));
+        }
+    }
+    Ok(Component {
+        uuid: c.uuid.unwrap_or_default(),
+        name,
+        version: trimmed(c.version),
+        group: trimmed(c.group),
+        purl: trimmed(c.purl),
+        cpe: trimmed(c.cpe),
+        swid_tag_id: trimmed(c.swid_tag_id),
+        classifier: c.classifier.map(|k| k.name()),
+        description: c.description,
+        license: trimmed(c.license),
+        md5: c.md5,
+        sha1: c.sha1,
+        sha256: c.sha256,
+        sha512: c.sha512,
+        is_internal: c.is_internal.unwrap_or(false),
+        ..Component::default()
+    })
+}
+
+/// # `PUT /api/v1/component/project/{uuid}`
+///
+/// 201 Component; 404 `The project could not be found.`
+pub async fn create_component(
+    state: &AppState,
+    who: &Principal,
+    project: &str,
+    body: &[u8],
+) -> Out {
+    valid_uuids(&[(project, "createComponent.arg0")])?;
+    let c: wire::ComponentIn = json_body(body)?;
+    let f = component_fields(c)?;
+    let created = domain::create_component(state, who, project, f).await?;
+    Ok(json(StatusCode::CREATED, &wire::component(&created)))
+}
+
+/// # `POST /api/v1/component`
+///
+/// Updates the component named by `uuid`; 200 Component.
+pub async fn update_component(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+    let c: wire::ComponentIn = json_body(body)?;
+    let f = component_fields(c)?;
+    let updated = domain::update_component(state, who, f).await?;
+    Ok(json(StatusCode::OK, &wire::component(&updated)))
+}
+
+/// # `GET /api/v1/component/{uuid}`
+pub async fn get_component(state: &AppState, who: &Principal, uuid: &str) -> Out {
+    valid_uuids(&[(uuid, "getComponentByUuid.arg0")])?;
+    let c = domain::component(state, who, uuid).await?;
+    Ok(json(StatusCode::OK, &wire::component(&c)))
+}
+
+/// # `DELETE /api/v1/component/{uuid}`
+///
+/// 204.
+pub async fn delete_component(state: &AppState, who: &Principal, uuid: &str) -> Out {
+    valid_uuids(&[(uuid, "deleteComponent.arg0")])?;
+    domain::delete_component(state, who, uuid).await?;
+    Ok(http::empty(StatusCode::NO_CONTENT))
+}
+
+/// # `GET /api/v1/component/project/{uuid}`
+///
+/// Paginated, `X-Total-Count`.
+pub async fn get_components(state: &AppState, who: &Principal, project: &str, q: &Query) -> Out {
+    valid_uuids(&[(project, "getAllComponents.arg0")])?;
+    let page = q.page();
+    let (cs, total) = domain::components(state, who, project, page.offset, page.limit).await?;
+    let body: Vec<Value> = cs.iter().map(wire::component).collect();
+    Ok(json_list(&body, total))
+}

@@ -1,0 +1,316 @@
+//! Dependency-Track's JSON shapes: the only place that knows them (responses here, request
+//! bodies in [`input`], policies and violations in [`policy`]).
+//!
+//! Jackson conventions of upstream: camelCase keys, dates as epoch milliseconds, `null` fields
+//! omitted. Request bodies are typed structs that refuse unknown fields.
+//!
+//! Must not touch the database or decide errors (that is `respond`).
+
+use serde_json::{Map, Value, json};
+
+pub mod input;
+pub mod policy;
+
+pub use input::*;
+
+use crate::domain::dtrack::keys;
+use crate::domain::dtrack::model::{
+    Analysis, ApiKey, Component, Finding, Project, ProjectMetrics, ProjectRef, Team, Vulnerability,
+};
+use crate::domain::dtrack::permissions::{PermSet, Permission};
+
+/// Inserts `key` only when the value is present (`@JsonInclude(NON_NULL)`).
+fn opt(m: &mut Map<String, Value>, key: &str, v: &Option<String>) {
+    if let Some(v) = v {
+        m.insert(key.into(), Value::from(v.as_str()));
+    }
+}
+
+pub fn about(system_uuid: &str) -> Value {
+    json!({
+        "application": "Dependency-Track",
+        "version": super::respond::DT_VERSION,
+        "timestamp": "2026-05-07T16:40:00Z",
+        "uuid": "5a8b6a3e-2b2f-4d4c-9a55-0b6f2c1d7e10",
+        "systemUuid": system_uuid,
+        "framework": {
+            "name": "Alpine",
+            "version": "3.7.0",
+            "timestamp": "2026-03-09T10:09:50Z",
+            "uuid": "7c4e1f0a-8d3b-4b2a-9e6f-3a1d5c7b9e20",
+        },
+    })
+}
+
+pub fn permission(p: Permission) -> Value {
+    json!({"name": p.name(), "description": p.description()})
+}
+
+pub fn permissions(s: PermSet) -> Value {
+    Value::from(s.iter().map(permission).collect::<Vec<_>>())
+}
+
+pub fn api_key(k: &ApiKey) -> Value {
+    let mut m = Map::new();
+    m.insert("created".into(), Value::from(k.created_ms));
+    m.insert("publicId".into(), Value::from(k.public_id.as_str()));
+    m.insert("legacy".into(), Value::from(k.legacy));
+    m.insert("maskedKey".into(), Value::from(keys::masked(&k.public_id)));
+    opt(&mut m, "key", &k.key);
+    opt(&mut m, "comment", &k.comment);
+    if let Some(t) = k.last_used_ms {
+        m.insert("lastUsed".into(), Value::from(t));
+    }
+    Value::Object(m)
+}
+
+pub fn team(t: &Team) -> Value {
+    json!({
+        "uuid": t.uuid,
+        "name": t.name,
+        "permissions": permissions(t.permissions),
+        "apiKeys": t.api_keys.iter().map(api_key).collect::<Vec<_>>(),
+        "managedUsers": t.users.iter().map(|u| json!({"username": u})).collect::<Vec<_>>(),
+        "ldapUsers": [],
+        "oidcUsers": [],
+        "mappedLdapGroups": [],
+        "mappedOidcGroups": [],
+    })
+}
+
+/// `GET /team/self`.
+pub fn team_self(t: &Team) -> Value {
+    json!({"uuid": t.uuid, "name": t.name, "permissions": permissions(t.permissions)})
+}
+
+pub(crate) fn project_ref(p: &ProjectRef) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), Value::from(p.name.as_str()));
+    opt(&mut m, "version", &p.version);
+    m.insert("uuid".into(), Value::from(p.uuid.as_str()));
+    Value::Object(m)
+}
+
+fn project_scalars(p: &Project) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("uuid".into(), Value::from(p.uuid.as_str()));
+    m.insert("name".into(), Value::from(p.name.as_str()));
+    opt(&mut m, "version", &p.version);
+    opt(&mut m, "group", &p.group);
+    opt(&mut m, "description", &p.description);
+    opt(&mut m, "publisher", &p.publisher);
+    opt(&mut m, "classifier", &p.classifier);
+    opt(&mut m, "cpe", &p.cpe);
+    opt(&mut m, "purl", &p.purl);
+    opt(&mut m, "swidTagId", &p.swid_tag_id);
+    m.insert("active".into(), Value::from(p.active));
+    m.insert("isLatest".into(), Value::from(p.is_latest));
+    m.insert(
+        "collectionLogic".into(),
+        Value::from(p.collection_logic.as_str()),
+    );
+    if let Some(t) = p.last_bom_import_ms {
+        m.insert("lastBomImport".into(), Value::from(t));
+    }
+    opt(&mut m, "lastBomImportFormat", &p.last_bom_import_format);
+    m
+}
+
+/// A project as upstream serializes it after loading (see notes §4.5).
+pub fn project(p: &Project) -> Value {
+    let mut m = project_scalars(p);
+    m.insert("properties".into(), json!([]));
+    m.insert(
+        "tags".into(),
+        Value::from(
+            p.tags
+                .iter()
+                .map(|t| json!({"name": t}))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    if let Some(parent) = &p.parent {
+        m.insert("parent".into(), project_ref(parent));
+    }
+    if let Some(snapshot) = &p.metrics {
+        m.insert("metrics".into(), metrics(snapshot));
+    }
+    if let Some(versions) = &p.versions {
+        let list: Vec<Value> = versions
+            .iter()
+            .map(|(uuid, version, active)| {
+                let mut o = Map::new();
+                o.insert("uuid".into(), Value::from(uuid.as_str()));
+                opt(&mut o, "version", version);
+                o.insert("active".into(), Value::from(*active));
+                Value::Object(o)
+            })
+            .collect();
+        m.insert("versions".into(), Value::from(list));
+    }
+    if let Some(children) = &p.children {
+        m.insert(
+            "children".into(),
+            Value::from(
+                children
+                    .iter()
+                    .map(|c| Value::Object(project_scalars(c)))
+                    .collect::<Vec<_>>(),
+            ),
+        );
+    }
+    Value::Object(m)
+}
+
+pub fn component(c: &Component) -> Value {
+    let mut m = Map::new();
+    m.insert("uuid".into(), Value::from(c.uuid.as_str()));
+    m.insert("name".into(), Value::from(c.name.as_str()));
+    opt(&mut m, "version", &c.version);
+    opt(&mut m, "group", &c.group);
+    opt(&mut m, "purl", &c.purl);
+    opt(&mut m, "cpe", &c.cpe);
+    opt(&mut m, "swidTagId", &c.swid_tag_id);
+    opt(&mut m, "classifier", &c.classifier);
+    opt(&mut m, "description", &c.description);
+    opt(&mut m, "license", &c.license);
+    opt(&mut m, "md5", &c.md5);
+    opt(&mut m, "sha1", &c.sha1);
+    opt(&mut m, "sha256", &c.sha256);
+    opt(&mut m, "sha512", &c.sha512);
+    m.insert("isInternal".into(), Value::from(c.is_internal));
+    if let Some(p) = &c.project {
+        m.insert("project".into(), project_ref(p));
+    }
+    Value::Object(m)
+}
+
+fn severity_rank(s: &str) -> i64 {
+    match s {
+        "CRITICAL" => 0,
+        "HIGH" => 1,
+        "MEDIUM" => 2,
+        "LOW" => 3,
+        "INFO" => 4,
+        _ => 5,
+    }
+}
+
+pub fn vulnerability(v: &Vulnerability) -> Value {
+    let mut m = Map::new();
+    m.insert("uuid".into(), Value::from(v.uuid.as_str()));
+    m.insert("vulnId".into(), Value::from(v.vuln_id.as_str()));
+    m.insert("source".into(), Value::from(v.source.as_str()));
+    m.insert("severity".into(), Value::from(v.effective_severity()));
+    opt(&mut m, "title", &v.title);
+    opt(&mut m, "description", &v.description);
+    opt(&mut m, "recommendation", &v.recommendation);
+    opt(&mut m, "cvssV3Vector", &v.cvss_v3_vector);
+    if let Some(t) = v.created_ms {
+        m.insert("created".into(), Value::from(t));
+    }
+    if let Some(t) = v.published_ms {
+        m.insert("published".into(), Value::from(t));
+    }
+    Value::Object(m)
+}
+
+pub fn analysis(a: &Analysis) -> Value {
+    let mut m = Map::new();
+    m.insert("analysisState".into(), Value::from(a.state.as_str()));
+    opt(&mut m, "analysisJustification", &a.justification);
+    opt(&mut m, "analysisResponse", &a.response);
+    opt(&mut m, "analysisDetails", &a.details);
+    m.insert(
+        "analysisComments".into(),
+        Value::from(
+            a.comments
+                .iter()
+                .map(|c| {
+                    let mut o = Map::new();
+                    o.insert("timestamp".into(), Value::from(c.timestamp_ms));
+                    o.insert("comment".into(), Value::from(c.comment.as_str()));
+                    opt(&mut o, "commenter", &c.commenter);
+                    Value::Object(o)
+                })
+                .collect::<Vec<_>>(),
+        ),
+    );
+    m.insert("isSuppressed".into(), Value::from(a.suppressed));
+    Value::Object(m)
+}
+
+/// A finding as upstream's `Finding` map.
+pub fn finding(f: &Finding) -> Value {
+    let c = &f.component;
+    let v = &f.vulnerability;
+    let p = c.project.as_ref();
+    let mut comp = Map::new();
+    comp.insert("uuid".into(), Value::from(c.uuid.as_str()));
+    comp.insert("name".into(), Value::from(c.name.as_str()));
+    opt(&mut comp, "version", &c.version);
+    opt(&mut comp, "group", &c.group);
+    opt(&mut comp, "purl", &c.purl);
+    opt(&mut comp, "cpe", &c.cpe);
+    if let Some(p) = p {
+        comp.insert("project".into(), Value::from(p.uuid.as_str()));
+        comp.insert("projectName".into(), Value::from(p.name.as_str()));
+        opt(&mut comp, "projectVersion", &p.version);
+    }
+    let mut vuln = Map::new();
+    vuln.insert("uuid".into(), Value::from(v.uuid.as_str()));
+    vuln.insert("vulnId".into(), Value::from(v.vuln_id.as_str()));
+    vuln.insert("source".into(), Value::from(v.source.as_str()));
+    vuln.insert("severity".into(), Value::from(v.effective_severity()));
+    vuln.insert(
+        "severityRank".into(),
+        Value::from(severity_rank(v.effective_severity())),
+    );
+    opt(&mut vuln, "title", &v.title);
+    opt(&mut vuln, "description", &v.description);
+    opt(&mut vuln, "recommendation", &v.recommendation);
+    if let Some(t) = v.published_ms {
+        vuln.insert("published".into(), Value::from(t));
+    }
+    let mut analysis = Map::new();
+    opt(&mut analysis, "state", &f.state);
+    analysis.insert("isSuppressed".into(), Value::from(f.suppressed));
+    let project_uuid = p.map(|p| p.uuid.as_str()).unwrap_or("");
+    json!({
+        "component": comp,
+        "vulnerability": vuln,
+        "analysis": analysis,
+        "attribution": {
+            "analyzerIdentity": "NONE",
+            "attributedOn": f.attributed_on_ms,
+        },
+        "matrix": format!("{project_uuid}:{}:{}", c.uuid, v.uuid),
+    })
+}
+
+pub fn metrics(m: &ProjectMetrics) -> Value {
+    let total = m.policy_violations_fail + m.policy_violations_warn + m.policy_violations_info;
+    json!({
+        "critical": m.critical,
+        "high": m.high,
+        "medium": m.medium,
+        "low": m.low,
+        "unassigned": m.unassigned,
+        "vulnerabilities": m.vulnerabilities,
+        "vulnerableComponents": m.vulnerable_components,
+        "components": m.components,
+        "suppressed": m.suppressed,
+        "findingsTotal": m.findings_total,
+        "findingsAudited": m.findings_audited,
+        "findingsUnaudited": m.findings_total - m.findings_audited,
+        "inheritedRiskScore": (10 * m.critical + 5 * m.high + 3 * m.medium + m.low + 5 * m.unassigned) as f64,
+        "policyViolationsFail": m.policy_violations_fail,
+        "policyViolationsWarn": m.policy_violations_warn,
+        "policyViolationsInfo": m.policy_violations_info,
+        "policyViolationsTotal": total,
+        "policyViolationsAudited": 0,
+        "policyViolationsUnaudited": total,
+        "firstOccurrence": m.first_occurrence_ms,
+        "lastOccurrence": m.last_occurrence_ms,
+    })
+}
