@@ -186,9 +186,37 @@ impl Drop for PollGuard<'_> {
     }
 }
 
+/// The queue table, indexed by id and by owner.
+#[derive(Default)]
+struct Table {
+    by_id: HashMap<String, Arc<Queue>>,
+    by_user: HashMap<UserId, Vec<Arc<Queue>>>,
+}
+
+impl Table {
+    fn insert(&mut self, q: Arc<Queue>) {
+        self.by_user
+            .entry(q.user_id)
+            .or_default()
+            .push(Arc::clone(&q));
+        self.by_id.insert(q.id.clone(), q);
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Arc<Queue>> {
+        let q = self.by_id.remove(id)?;
+        if let Some(list) = self.by_user.get_mut(&q.user_id) {
+            list.retain(|x| x.id != id);
+            if list.is_empty() {
+                self.by_user.remove(&q.user_id);
+            }
+        }
+        Some(q)
+    }
+}
+
 /// All queues of one server.
 pub struct Queues {
-    by_id: Mutex<HashMap<String, Arc<Queue>>>,
+    table: Mutex<Table>,
     max_events: usize,
     idle_timeout: Duration,
     counter: AtomicU64,
@@ -197,15 +225,15 @@ pub struct Queues {
 impl Queues {
     pub fn new(max_events: usize, idle_timeout: Duration) -> Queues {
         Queues {
-            by_id: Mutex::new(HashMap::new()),
+            table: Mutex::new(Table::default()),
             max_events,
             idle_timeout,
             counter: AtomicU64::new(0),
         }
     }
 
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Queue>>> {
-        self.by_id.lock().unwrap_or_else(|p| p.into_inner())
+    fn table(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Creates a queue for a user.
@@ -227,20 +255,24 @@ impl Queues {
             }),
             notify: Notify::new(),
         });
-        self.map().insert(id, Arc::clone(&q));
+        self.table().insert(Arc::clone(&q));
         q
     }
 
     /// The queue with this id if it belongs to `user`.
     pub fn get(&self, user: UserId, id: &str) -> Option<Arc<Queue>> {
-        self.map().get(id).filter(|q| q.user_id == user).cloned()
+        self.table()
+            .by_id
+            .get(id)
+            .filter(|q| q.user_id == user)
+            .cloned()
     }
 
     /// Deletes a user's queue; false if there was none.
     pub fn delete(&self, user: UserId, id: &str) -> bool {
-        let mut map = self.map();
-        if map.get(id).is_some_and(|q| q.user_id == user) {
-            if let Some(q) = map.remove(id) {
+        let mut table = self.table();
+        if table.by_id.get(id).is_some_and(|q| q.user_id == user) {
+            if let Some(q) = table.remove(id) {
                 q.notify.notify_waiters();
             }
             return true;
@@ -250,39 +282,59 @@ impl Queues {
 
     /// The queues of these users (all users when `None`) registered before event `seq`.
     pub fn of_users(&self, seq: u64, users: Option<&[UserId]>) -> Vec<Arc<Queue>> {
-        let map = self.map();
-        map.values()
-            .filter(|q| q.since_seq < seq)
-            .filter(|q| users.is_none_or(|list| list.contains(&q.user_id)))
-            .cloned()
-            .collect()
+        let table = self.table();
+        match users {
+            None => table
+                .by_id
+                .values()
+                .filter(|q| q.since_seq < seq)
+                .cloned()
+                .collect(),
+            Some(list) => list
+                .iter()
+                .filter_map(|u| table.by_user.get(u))
+                .flatten()
+                .filter(|q| q.since_seq < seq)
+                .cloned()
+                .collect(),
+        }
     }
 
     /// Appends an event to a queue, dropping the queue if it overflows.
     pub fn push(&self, q: &Queue, body: EventJson) {
         if !q.push(body, self.max_events) {
             tracing::info!(queue = %q.id, "event queue overflowed; dropping it");
-            self.map().remove(&q.id);
+            self.table().remove(&q.id);
             q.notify.notify_waiters();
         }
     }
 
     /// Whether a queue is still registered.
     pub fn contains(&self, id: &str) -> bool {
-        self.map().contains_key(id)
+        self.table().by_id.contains_key(id)
     }
 
     /// Removes queues nobody polled for the idle timeout; returns how many.
     pub fn sweep(&self) -> usize {
         let now = Instant::now();
-        let mut map = self.map();
-        let before = map.len();
-        map.retain(|_, q| q.idle_for(now).is_none_or(|idle| idle < self.idle_timeout));
-        before - map.len()
+        let mut table = self.table();
+        let expired: Vec<String> = table
+            .by_id
+            .values()
+            .filter(|q| {
+                q.idle_for(now)
+                    .is_some_and(|idle| idle >= self.idle_timeout)
+            })
+            .map(|q| q.id.clone())
+            .collect();
+        for id in &expired {
+            table.remove(id);
+        }
+        expired.len()
     }
 
     pub fn len(&self) -> usize {
-        self.map().len()
+        self.table().by_id.len()
     }
 
     pub fn is_empty(&self) -> bool {
