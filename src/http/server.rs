@@ -71,8 +71,10 @@ pub async fn serve<A: Api>(
                     let id = next_id.fetch_add(1, Ordering::Relaxed);
                     handle_one(Arc::clone(&api), req, id, peer, max_body)
                 });
+                // The smallest buffers hyper allows: long-polls park thousands of connections.
                 let conn = http1::Builder::new()
                     .keep_alive(true)
+                    .max_buf_size(8192)
                     .serve_connection(TokioIo::new(stream), service);
                 let conn = graceful.watch(conn);
                 tokio::spawn(async move {

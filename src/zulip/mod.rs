@@ -327,7 +327,9 @@ impl ChatApi {
         };
         let caller = caller.as_deref();
         if endpoint == Endpoint::GetEvents {
-            // The long-poll renders its own body (events are pre-serialized).
+            // The long-poll renders its own body (events are pre-serialized). The request is
+            // not needed while it waits; free it, since many polls wait at once.
+            drop(req);
             let me = caller.expect("authenticated route");
             return match realtime::get_events(&self.state, me, &mut params).await {
                 Ok(res) => res,
