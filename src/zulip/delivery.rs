@@ -615,23 +615,30 @@ async fn deliver_message(
             m.wildcard,
             participant,
         );
+        let flags_json = serde_json::to_string(&flags).expect("strings serialize");
+        // One shared text per rendering variant for all of this user's queues; only the queue
+        // that sent the message (local echo) gets its own.
+        let mut shared: HashMap<String, EventJson> = HashMap::new();
         for q in state.queues.of_users(seq, Some(&[user.id])) {
             if !q.options.wants("message") || !narrow_accepts(&q, &d.bundle, &flags) {
                 continue;
             }
             let message = render(user, &q);
-            let mut text = format!(
-                "{{\"type\":\"message\",\"flags\":{},\"message\":{message}",
-                serde_json::to_string(&flags).expect("strings serialize")
-            );
-            if let Some((queue_id, local_id)) = &local
-                && *queue_id == q.id
-                && user.id == m.sender_id
-            {
-                text.push_str(",\"local_message_id\":");
-                text.push_str(&serde_json::to_string(local_id).expect("strings serialize"));
-            }
-            state.queues.push(&q, Arc::from(text));
+            let local_echo = local
+                .as_ref()
+                .filter(|(queue_id, _)| *queue_id == q.id && user.id == m.sender_id);
+            let text: EventJson = match local_echo {
+                Some((_, local_id)) => Arc::from(format!(
+                    "{{\"type\":\"message\",\"flags\":{flags_json},\"message\":{message},\"local_message_id\":{}",
+                    serde_json::to_string(local_id).expect("strings serialize")
+                )),
+                None => Arc::clone(shared.entry(message).or_insert_with_key(|message| {
+                    Arc::from(format!(
+                        "{{\"type\":\"message\",\"flags\":{flags_json},\"message\":{message}"
+                    ))
+                })),
+            };
+            state.queues.push(&q, text);
         }
         delivered.push(user.id);
     }
