@@ -11,6 +11,12 @@
 //! group-commit batch, then its events go to the [`events`] hub in commit order, and only then is
 //! the request answered. The wire module renders the result in Zulip's envelope.
 //!
+//! Real-time: the hub numbers every event and passes it, in order, to one delivery task
+//! (`zulip::delivery`), which renders each event once per shape and appends it to the event
+//! queues ([`events::queues`], in memory) of the users who may see it. `GET /events`
+//! (`zulip::realtime`) waits on a queue without consuming it; the client's next
+//! `last_event_id` prunes what it has seen.
+//!
 //! The Dependency-Track API ([`dtrack`]) follows the same path on its own listener: its route
 //! table names each endpoint's permission, credentials are checked (API keys through a cache
 //! that is invalidated by every Dependency-Track write), and handlers call the rules in
@@ -31,17 +37,22 @@
 //!   logins, JWTs, `odt_` keys), portfolio and ACL, findings and analyses with their audit
 //!   trail, policies and their evaluation, metrics and badge facts, BOM acceptance and import,
 //!   and the per-process state (signing key, system UUID, generation-checked caches).
-//! - [`events`]: domain events and the hub they are published to after commit.
+//! - [`events`]: domain events, the hub they are published to after commit, and the client
+//!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop, HTTP types and a `multipart/form-data` reader shared by both
 //!   APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
-//!   (one file per area), and `wire`, the only place that knows Zulip's JSON shapes.
+//!   (one file per area: `users`, `channels`, `messages`, `topics`, `realtime`, `presence`,
+//!   `server`), the initial state of `POST /register` (`register_state`), event delivery
+//!   (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
 //!   that knows its JSON shapes) and `svg` (the badges, byte for byte).
 //! - [`model`], [`ids`]: plain domain records and newtype ids.
-//! - [`password`], [`emoji`], [`markdown`], [`time`]: small pure helpers.
+//! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
+//!   emoji) with realm lookups behind a trait; pure.
+//! - [`password`], [`emoji`], [`time`]: small pure helpers.
 //!
 //! # Cross-cutting
 //!

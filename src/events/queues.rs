@@ -300,6 +300,11 @@ impl Queues {
         }
     }
 
+    /// Whether this user has any queue.
+    pub fn has_user(&self, user: UserId) -> bool {
+        self.table().by_user.contains_key(&user)
+    }
+
     /// Appends an event to a queue, dropping the queue if it overflows.
     pub fn push(&self, q: &Queue, body: EventJson) {
         if !q.push(body, self.max_events) {

@@ -17,7 +17,7 @@ use crate::db::{channels as channels_db, messages as messages_db, users as users
 use crate::domain::channels as channels_domain;
 use crate::domain::messages::fetch::{self, Bundle, Viewed};
 use crate::error::Result;
-use crate::events::queues::{EventJson, Queue};
+use crate::events::queues::{EventJson, Queue, Queues};
 use crate::events::{Event, PersonChange, TypingTarget};
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::model::{User, flags as bits, wildcard};
@@ -68,6 +68,10 @@ fn push_to_users(
 }
 
 async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
+    // No queue, nobody to tell; queues registered later only get later events.
+    if state.queues.is_empty() {
+        return Ok(());
+    }
     match event {
         Event::MessageSent { message_id, local } => {
             deliver_message(state, seq, *message_id, local.clone()).await
@@ -454,7 +458,8 @@ struct MessageDelivery {
     topic_participants: Vec<UserId>,
 }
 
-fn load_message(c: &Connection, id: MessageId) -> Result<Option<MessageDelivery>> {
+/// Loads a new message for delivery to those of its recipients who have event queues.
+fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option<MessageDelivery>> {
     let Some(m) = messages_db::get(c, id)? else {
         return Ok(None);
     };
@@ -469,7 +474,7 @@ fn load_message(c: &Connection, id: MessageId) -> Result<Option<MessageDelivery>
     }
     let audience = message_audience(c, id)?;
     let mut recipients = Vec::with_capacity(audience.len());
-    for u in audience {
+    for u in audience.into_iter().filter(|u| queues.has_user(*u)) {
         if let Some(user) = users_db::get(c, u)?.filter(|u| u.is_active) {
             let f = stored.get(&u.0).copied().unwrap_or(0);
             recipients.push((user, f));
@@ -563,7 +568,8 @@ async fn deliver_message(
     id: MessageId,
     local: Option<(String, String)>,
 ) -> Result<()> {
-    let Some(d) = state.db.read(move |c| load_message(c, id)).await? else {
+    let queues = Arc::clone(&state.queues);
+    let Some(d) = state.db.read(move |c| load_message(c, id, &queues)).await? else {
         return Ok(());
     };
     let m = d.bundle.messages[0].message.clone();
