@@ -13,6 +13,33 @@ pub mod system_groups {
     pub const MEMBERS: GroupId = GroupId(6);
     pub const EVERYONE: GroupId = GroupId(7);
     pub const INTERNET: GroupId = GroupId(8);
+
+    /// The role whose holders are the direct members of a system group (the rest come in
+    /// through the nested subgroup, e.g. owners are administrators through `role:owners`).
+    pub fn direct_role(group: GroupId) -> Option<crate::model::Role> {
+        use crate::model::Role;
+        Some(match group {
+            OWNERS => Role::Owner,
+            ADMINISTRATORS => Role::Administrator,
+            MODERATORS => Role::Moderator,
+            FULL_MEMBERS => Role::Member,
+            EVERYONE => Role::Guest,
+            _ => return None,
+        })
+    }
+
+    /// The system group nested directly inside this one.
+    pub fn direct_subgroup(group: GroupId) -> Option<GroupId> {
+        Some(match group {
+            ADMINISTRATORS => OWNERS,
+            MODERATORS => ADMINISTRATORS,
+            FULL_MEMBERS => MODERATORS,
+            MEMBERS => FULL_MEMBERS,
+            EVERYONE => MEMBERS,
+            INTERNET => EVERYONE,
+            _ => return None,
+        })
+    }
 }
 
 /// Who holds a permission: one group, or a set of users and groups.

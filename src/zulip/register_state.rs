@@ -404,73 +404,30 @@ fn recent_conversations(c: &Connection, user: UserId) -> Result<Value> {
     Ok(json!(out))
 }
 
-/// The role-based system groups with their direct members.
+/// The role-based system groups (as seeded by `schema.sql`) with their direct members.
 fn system_groups(c: &Connection) -> Result<Value> {
     let users = users_db::all(c)?;
-    let with_role = |role: Role| -> Vec<i64> {
-        users
-            .iter()
-            .filter(|u| u.is_active && u.role == role)
-            .map(|u| u.id.0)
-            .collect()
-    };
-    let groups = [
-        (sys::NOBODY, "role:nobody", "Nobody", vec![], vec![]),
-        (
-            sys::OWNERS,
-            "role:owners",
-            "Owners of this organization",
-            with_role(Role::Owner),
-            vec![],
-        ),
-        (
-            sys::ADMINISTRATORS,
-            "role:administrators",
-            "Administrators of this organization, including owners",
-            with_role(Role::Administrator),
-            vec![sys::OWNERS.0],
-        ),
-        (
-            sys::MODERATORS,
-            "role:moderators",
-            "Moderators of this organization, including administrators",
-            with_role(Role::Moderator),
-            vec![sys::ADMINISTRATORS.0],
-        ),
-        (
-            sys::FULL_MEMBERS,
-            "role:fullmembers",
-            "Members of this organization, not including new accounts and guests",
-            with_role(Role::Member),
-            vec![sys::MODERATORS.0],
-        ),
-        (
-            sys::MEMBERS,
-            "role:members",
-            "Members of this organization, not including guests",
-            vec![],
-            vec![sys::FULL_MEMBERS.0],
-        ),
-        (
-            sys::EVERYONE,
-            "role:everyone",
-            "Everyone in this organization, including guests",
-            with_role(Role::Guest),
-            vec![sys::MEMBERS.0],
-        ),
-        (
-            sys::INTERNET,
-            "role:internet",
-            "Everyone on the internet",
-            vec![],
-            vec![sys::EVERYONE.0],
-        ),
-    ];
-    Ok(json!(
-        groups
-            .into_iter()
-            .map(|(id, name, description, members, subgroups)| json!({
-                "id": id.0,
+    let mut st = c.prepare_cached(
+        "SELECT id, name, description FROM user_groups WHERE is_system_group ORDER BY id",
+    )?;
+    let rows: Vec<(i64, String, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let groups: Vec<Value> = rows
+        .into_iter()
+        .map(|(id, name, description)| {
+            let gid = crate::ids::GroupId(id);
+            let members: Vec<i64> = match sys::direct_role(gid) {
+                Some(role) => users
+                    .iter()
+                    .filter(|u| u.is_active && u.role == role)
+                    .map(|u| u.id.0)
+                    .collect(),
+                None => Vec::new(),
+            };
+            let subgroups: Vec<i64> = sys::direct_subgroup(gid).map(|g| g.0).into_iter().collect();
+            json!({
+                "id": id,
                 "name": name,
                 "description": description,
                 "members": members,
@@ -485,9 +442,10 @@ fn system_groups(c: &Connection) -> Result<Value> {
                 "can_manage_group": sys::NOBODY.0,
                 "can_mention_group": sys::NOBODY.0,
                 "can_remove_members_group": sys::NOBODY.0,
-            }))
-            .collect::<Vec<_>>()
-    ))
+            })
+        })
+        .collect();
+    Ok(json!(groups))
 }
 
 fn profile_field_types() -> Value {
