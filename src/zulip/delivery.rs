@@ -402,17 +402,19 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
     }
 }
 
-/// Users who may see a channel's existence: everyone for public channels, else subscribers.
+/// Users who may see a channel's existence: for public channels every member plus subscribed
+/// guests, else its subscribers.
 fn channel_audience(c: &Connection, ch: &crate::model::Channel) -> Result<Vec<UserId>> {
+    let subscribers = channels_db::subscriber_ids(c, ch.id)?;
     if ch.invite_only {
-        channels_db::subscriber_ids(c, ch.id)
-    } else {
-        Ok(users_db::all(c)?
-            .into_iter()
-            .filter(|u| u.is_active)
-            .map(|u| u.id)
-            .collect())
+        return Ok(subscribers);
     }
+    Ok(users_db::all(c)?
+        .into_iter()
+        .filter(|u| u.is_active)
+        .filter(|u| u.role != crate::model::Role::Guest || subscribers.contains(&u.id))
+        .map(|u| u.id)
+        .collect())
 }
 
 /// Users who received a message: its channel's subscribers and its sender, or its

@@ -622,6 +622,25 @@ async fn state_changes_produce_their_events() {
 }
 
 #[tokio::test]
+async fn guests_do_not_hear_about_public_channels_they_are_not_in() {
+    let o = org().await;
+    let (qg, _) = o
+        .register(
+            &o.guest,
+            &[("event_types", "[\"stream\",\"subscription\"]")],
+        )
+        .await;
+    let (qb, _) = o
+        .register(&o.bob, &[("event_types", "[\"stream\",\"subscription\"]")])
+        .await;
+    o.channel(&o.alice, "open", &[&o.alice], &[]).await;
+    // Bob (a member) hears about it; by then the guest's queue has been offered the same.
+    wait_events(&o, &o.bob, &qb, 2).await;
+    let got = o.events(&o.guest, &qg, -1).await;
+    assert!(got.is_empty(), "{got:?}");
+}
+
+#[tokio::test]
 async fn subscription_and_channel_events() {
     let o = org().await;
     let (qa, _) = o
