@@ -43,6 +43,15 @@ CREATE TABLE user_status (
     updated_at    INTEGER NOT NULL
 );
 
+-- Personal settings a user changed from their default (see src/domain/settings.rs); the
+-- value is stored as text and read back with the setting's type.
+CREATE TABLE user_settings (
+    user_id INTEGER NOT NULL REFERENCES users (id),
+    name    TEXT NOT NULL,
+    value   TEXT NOT NULL,
+    PRIMARY KEY (user_id, name)
+) WITHOUT ROWID;
+
 -- Organization-defined profile fields and users' values for them.
 CREATE TABLE custom_profile_fields (
     id                         INTEGER PRIMARY KEY,
@@ -269,4 +278,4 @@ CREATE TABLE alert_words (
 
 -- The Dependency-Track tables live in src/db/dtrack.sql, applied right after this file.
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;

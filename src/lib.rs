@@ -37,6 +37,8 @@
 //!   logins, JWTs, `odt_` keys), portfolio and ACL, findings and analyses with their audit
 //!   trail, policies and their evaluation, metrics and badge facts, BOM acceptance and import,
 //!   and the per-process state (signing key, system UUID, generation-checked caches).
+//!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
+//!   values) behind `PATCH /settings` and the `user_settings` register state.
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop, HTTP types and a `multipart/form-data` reader shared by both

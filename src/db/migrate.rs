@@ -22,7 +22,7 @@ pub const SCHEMA_SQL: &str = include_str!("../../schema.sql");
 pub const DTRACK_SQL: &str = include_str!("dtrack.sql");
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`].
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -105,6 +105,14 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
 fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
     match from {
         1 => Ok(tx.execute_batch(DTRACK_SQL)?),
+        2 => Ok(tx.execute_batch(
+            "CREATE TABLE user_settings (
+                 user_id INTEGER NOT NULL REFERENCES users (id),
+                 name    TEXT NOT NULL,
+                 value   TEXT NOT NULL,
+                 PRIMARY KEY (user_id, name)
+             ) WITHOUT ROWID;",
+        )?),
         _ => Err(Error::internal(format!(
             "no upgrade is known from schema version {from}"
         ))),
@@ -133,12 +141,16 @@ mod tests {
     }
 
     #[test]
-    fn version_1_database_gains_the_dtrack_tables() {
+    fn version_1_database_gains_the_dtrack_and_settings_tables() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db.sqlite");
         {
             let c = Connection::open(&path).unwrap();
-            let v1 = SCHEMA_SQL.replace("PRAGMA user_version = 2;", "PRAGMA user_version = 1;");
+            // Version 1 had neither the dtrack tables nor `user_settings`.
+            let start = SCHEMA_SQL.find("CREATE TABLE user_settings").unwrap();
+            let end = start + SCHEMA_SQL[start..].find("WITHOUT ROWID;").unwrap() + 14;
+            let v1 = format!("{}{}", &SCHEMA_SQL[..start], &SCHEMA_SQL[end..])
+                .replace("PRAGMA user_version = 3;", "PRAGMA user_version = 1;");
             c.execute_batch(&v1).unwrap();
         }
         let conn = open_writer(&path, Synchronous::Normal).unwrap();
@@ -154,6 +166,14 @@ mod tests {
             )
             .unwrap();
         assert_eq!(n, 21);
+        let settings: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'user_settings'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(settings, 1);
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod groups;
 pub mod messages;
 pub mod migrate;
 pub mod profile_fields;
+pub mod settings;
 pub mod topics;
 pub mod users;
 

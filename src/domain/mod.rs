@@ -9,4 +9,5 @@ pub mod max_received;
 pub mod messages;
 pub mod presence;
 pub mod profile_fields;
+pub mod settings;
 pub mod users;

@@ -36,6 +36,12 @@ pub enum Event {
     UserStatusChanged {
         user_id: UserId,
     },
+    /// One of a user's personal settings changed (`name` is its API name).
+    SettingChanged {
+        user_id: UserId,
+        name: &'static str,
+        value: crate::domain::settings::SettingValue,
+    },
     /// The set of custom profile fields changed.
     ProfileFieldsChanged,
     ChannelCreated {
@@ -169,6 +175,8 @@ impl Event {
                 | Event::UserUpdated { .. }
                 | Event::UserDeactivated { .. }
                 | Event::UserReactivated { .. }
+                | Event::UserStatusChanged { .. }
+                | Event::SettingChanged { .. }
         )
     }
 }

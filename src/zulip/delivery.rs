@@ -16,6 +16,7 @@ use crate::app::AppState;
 use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
 use crate::domain::channels as channels_domain;
 use crate::domain::messages::fetch::{self, Bundle, Viewed};
+use crate::domain::settings::{self, Legacy, SettingValue};
 use crate::error::Result;
 use crate::events::queues::{EventJson, Queue, Queues};
 use crate::events::{Event, PersonChange, TypingTarget};
@@ -375,6 +376,11 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             push_to_users(state, seq, None, "user_status", &body);
             Ok(())
         }
+        Event::SettingChanged {
+            user_id,
+            name,
+            value,
+        } => deliver_setting(state, seq, *user_id, name, value).await,
         Event::ProfileFieldsChanged => {
             let fields = crate::domain::profile_fields::list(state).await?;
             let body = json!({
@@ -984,6 +990,70 @@ async fn deliver_typing(
             continue;
         }
         state.queues.push(&q, Arc::clone(&json));
+    }
+    Ok(())
+}
+
+/// A personal setting changed: `user_settings` to the user's own queues, plus the deprecated
+/// display/notification event to those registered without `user_settings_object`.
+async fn deliver_setting(
+    state: &AppState,
+    seq: u64,
+    uid: UserId,
+    name: &'static str,
+    value: &SettingValue,
+) -> Result<()> {
+    let Some(user) = state.db.read(move |c| users_db::get(c, uid)).await? else {
+        return Ok(());
+    };
+    let queues = state.queues.of_users(seq, Some(&[uid]));
+    if queues.is_empty() {
+        return Ok(());
+    }
+    let value = wire::setting_value(value);
+    let language = match (name, &value) {
+        ("default_language", Value::String(code)) => Some(settings::language_name(code)),
+        _ => None,
+    };
+    let mut current =
+        json!({"type": "user_settings", "op": "update", "property": name, "value": value});
+    let email = wire::api_email(&user, state.config.realm_host());
+    let mut legacy = match settings::legacy_class(name) {
+        Legacy::Display => Some(json!({
+            "type": "update_display_settings",
+            "user": email,
+            "setting_name": name,
+            "setting": value,
+        })),
+        Legacy::Notification => Some(json!({
+            "type": "update_global_notifications",
+            "user": email,
+            "notification_name": name,
+            "setting": value,
+        })),
+        Legacy::None => None,
+    };
+    if let Some(lang) = language {
+        current["language_name"] = json!(lang);
+        if let Some(l) = legacy.as_mut() {
+            l["language_name"] = json!(lang);
+        }
+    }
+    let current = event_json(&current);
+    let legacy = legacy.map(|l| {
+        let t = l["type"].as_str().unwrap_or_default().to_string();
+        (t, event_json(&l))
+    });
+    for q in queues {
+        if q.options.wants("user_settings") {
+            state.queues.push(&q, Arc::clone(&current));
+        }
+        if let Some((t, json)) = &legacy
+            && !q.options.user_settings_object
+            && q.options.wants(t)
+        {
+            state.queues.push(&q, Arc::clone(json));
+        }
     }
     Ok(())
 }

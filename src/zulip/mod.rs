@@ -42,6 +42,7 @@ pub enum Endpoint {
     GetOwnUser,
     RegenerateApiKey,
     UpdateOwnStatus,
+    UpdateSettings,
     GetUsers,
     CreateUser,
     GetUser(UserRef),
@@ -128,6 +129,10 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["users", "me"] => vec![("GET", E::GetOwnUser)],
         ["users", "me", "api_key", "regenerate"] => vec![("POST", E::RegenerateApiKey)],
         ["users", "me", "status"] => vec![("POST", E::UpdateOwnStatus)],
+        // `display` and `notifications` are deprecated aliases kept for old clients.
+        ["settings"] | ["settings", "display" | "notifications"] => {
+            vec![("PATCH", E::UpdateSettings)]
+        }
         ["users", "me", "presence"] => vec![("POST", E::UpdatePresence)],
         ["users", "me", "alert_words"] => vec![
             ("GET", E::GetAlertWords),
@@ -361,6 +366,7 @@ impl ChatApi {
             Endpoint::RegenerateApiKey => server::regenerate_api_key(state, me()?).await,
             Endpoint::GetOwnUser => users::get_own_user(state, me()?).await,
             Endpoint::UpdateOwnStatus => users::update_own_status(state, me()?, p).await,
+            Endpoint::UpdateSettings => users::update_settings(state, me()?, p).await,
             Endpoint::GetUsers => users::get_users(state, me()?, p).await,
             Endpoint::CreateUser => users::create_user(state, me()?, p).await,
             Endpoint::GetUser(r) => users::get_user(state, me()?, &r, p).await,

@@ -221,6 +221,15 @@ pub async fn set_typing(state: &AppState, caller: &User, p: &mut Params) -> Resu
         }
         _ => return Err(Error::bad_request("Invalid type")),
     };
+    let (setting, kind_name) = match target {
+        TypingTarget::Direct(_) => ("send_private_typing_notifications", "direct"),
+        TypingTarget::Channel { .. } => ("send_stream_typing_notifications", "channel"),
+    };
+    if !crate::domain::settings::flag(state, caller.id, setting).await? {
+        return Err(Error::bad_request(format!(
+            "User has disabled typing notifications for {kind_name} messages"
+        )));
+    }
     state.hub.publish(vec![Event::Typing {
         sender: caller.id,
         start,

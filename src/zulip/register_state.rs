@@ -17,6 +17,7 @@ use crate::domain::messages::narrow;
 use crate::domain::messages::send::{
     EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH,
 };
+use crate::domain::settings::SettingValue;
 use crate::error::Result;
 use crate::events::queues::QueueOptions;
 use crate::ids::UserId;
@@ -49,6 +50,7 @@ pub async fn initial_state(
     let host = state.config.realm_host().to_string();
     let client_gravatar = opts.client_gravatar;
     let empty_topic_name = opts.empty_topic_name;
+    let settings_as_object = opts.user_settings_object;
     let db_part = state
         .db
         .read(move |c| {
@@ -119,6 +121,10 @@ pub async fn initial_state(
                 }
                 m.insert("user_status".into(), Value::Object(statuses));
             }
+            if wants(types, "user_settings") {
+                let current = crate::domain::settings::all_of(c, &viewer_user)?;
+                user_settings(&viewer_user, &current, settings_as_object, &mut m);
+            }
             if wants(types, "realm_user_groups") {
                 m.insert("realm_user_groups".into(), system_groups(c)?);
             }
@@ -157,9 +163,6 @@ pub async fn initial_state(
     }
     if wants(types, "presence") {
         presences(state, opts.slim_presence, &mut out).await?;
-    }
-    if wants(types, "user_settings") {
-        user_settings(user, opts.user_settings_object, &mut out);
     }
     if wants(types, "realm") {
         realm(state, &mut out);
@@ -511,72 +514,28 @@ async fn presences(state: &AppState, slim: bool, out: &mut Map<String, Value>) -
     Ok(())
 }
 
-/// Zulip's default user settings (Outpost does not let users change them yet).
-fn user_settings(user: &User, as_object: bool, out: &mut Map<String, Value>) {
-    let settings = json!({
-        "twenty_four_hour_time": false,
-        "web_mark_read_on_scroll_policy": 1,
-        "web_channel_default_view": 1,
-        "starred_message_counts": true,
-        "receives_typing_notifications": true,
-        "web_navigate_to_sent_message": true,
-        "fluid_layout_width": false,
-        "high_contrast_mode": false,
-        "web_font_size_px": 16,
-        "web_line_height_percent": 140,
-        "color_scheme": 1,
-        "translate_emoticons": false,
-        "display_emoji_reaction_users": true,
-        "default_language": "en",
-        "web_home_view": "inbox",
-        "web_escape_navigates_to_home_view": true,
-        "left_side_userlist": false,
-        "emojiset": "google",
-        "demote_inactive_streams": 1,
-        "user_list_style": 2,
-        "web_animate_image_previews": "on_hover",
-        "web_stream_unreads_count_display_policy": 2,
-        "timezone": user.timezone,
-        "enter_sends": false,
-        "enable_drafts_synchronization": true,
-        "enable_stream_desktop_notifications": false,
-        "enable_stream_email_notifications": false,
-        "enable_stream_push_notifications": false,
-        "enable_stream_audible_notifications": false,
-        "notification_sound": "zulip",
-        "enable_desktop_notifications": true,
-        "enable_sounds": true,
-        "email_notifications_batching_period_seconds": 120,
-        "enable_offline_email_notifications": true,
-        "enable_offline_push_notifications": true,
-        "enable_online_push_notifications": true,
-        "enable_followed_topic_desktop_notifications": true,
-        "enable_followed_topic_email_notifications": true,
-        "enable_followed_topic_push_notifications": true,
-        "enable_followed_topic_audible_notifications": true,
-        "enable_followed_topic_wildcard_mentions_notify": true,
-        "enable_digest_emails": true,
-        "enable_marketing_emails": true,
-        "enable_login_emails": true,
-        "message_content_in_email_notifications": true,
-        "pm_content_in_desktop_notifications": true,
-        "wildcard_mentions_notify": true,
-        "automatically_follow_topics_policy": 3,
-        "automatically_unmute_topics_in_muted_streams_policy": 2,
-        "automatically_follow_topics_where_mentioned": true,
-        "desktop_icon_count_display": 1,
-        "realm_name_in_email_notifications_policy": 1,
-        "presence_enabled": user.presence_enabled,
-        "available_notification_sounds": ["zulip"],
-        "emojiset_choices": [{"key": "google", "text": "Google"}, {"key": "text", "text": "Plain text"}],
-        "send_private_typing_notifications": true,
-        "send_stream_typing_notifications": true,
-        "send_read_receipts": true,
-        "allow_private_data_export": false,
-        "email_address_visibility": user.email_visibility as i64,
-        "web_suggest_update_timezone": true,
-        "hide_ai_features": false,
-    });
+/// The user's settings, as an object and (for clients without `user_settings_object`) as
+/// top-level keys too.
+fn user_settings(
+    user: &User,
+    current: &[(&'static str, SettingValue)],
+    as_object: bool,
+    out: &mut Map<String, Value>,
+) {
+    let mut settings = Map::new();
+    for (name, value) in current {
+        settings.insert((*name).into(), wire::setting_value(value));
+    }
+    settings.insert("available_notification_sounds".into(), json!(["zulip"]));
+    settings.insert(
+        "emojiset_choices".into(),
+        json!([{"key": "google", "text": "Google"}, {"key": "text", "text": "Plain text"}]),
+    );
+    settings.insert(
+        "email_address_visibility".into(),
+        json!(user.email_visibility as i64),
+    );
+    let settings = Value::Object(settings);
     out.insert("user_settings".into(), settings.clone());
     // Clients without the `user_settings_object` capability read them at the top level too
     // (zulip-terminal 0.7 needs both forms).

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::db::users as users_db;
 use crate::domain::profile_fields::{self, NewField};
+use crate::domain::settings::{self, SettingsUpdate};
 use crate::domain::users::{self, NewUser, ProfileEdit, StatusUpdate, UserUpdate};
 use crate::error::{Error, Result};
 use crate::ids::UserId;
@@ -258,6 +259,24 @@ pub async fn update_own_status(state: &AppState, caller: &User, p: &mut Params) 
         reaction_type: p.str("reaction_type"),
     };
     users::update_status(state, caller, up).await?;
+    Ok(Success::new())
+}
+
+/// # `PATCH /api/v1/settings`
+///
+/// The caller changes their own name, password or personal settings; parameters that are not
+/// settings are reported in `ignored_parameters_unsupported`.
+pub async fn update_settings(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    let up = SettingsUpdate {
+        full_name: p.str("full_name"),
+        email: p.str("email"),
+        old_password: p.str("old_password"),
+        new_password: p.str("new_password"),
+        settings: settings::names()
+            .filter_map(|name| p.str(name).map(|v| (name, v)))
+            .collect(),
+    };
+    settings::update(state, caller, up).await?;
     Ok(Success::new())
 }
 

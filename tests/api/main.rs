@@ -23,4 +23,5 @@ mod message_edits;
 mod messages;
 mod realtime;
 mod server_info;
+mod settings;
 mod users;

@@ -438,7 +438,7 @@ async fn overflowing_queues_are_dropped() {
 }
 
 /// Waits until the queue holds at least `n` events and returns them (all schema-checked).
-async fn wait_events(o: &Org, who: &TestUser, q: &str, n: usize) -> Vec<Value> {
+pub(crate) async fn wait_events(o: &Org, who: &TestUser, q: &str, n: usize) -> Vec<Value> {
     for _ in 0..100 {
         let last = "-1";
         let r = o

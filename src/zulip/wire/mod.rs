@@ -133,6 +133,16 @@ pub fn own_user(u: &User, host: &str, max_message_id: i64) -> Map<String, Value>
 }
 
 /// A user status object: only the keys that are set; `away` only when true.
+/// A personal setting's value as JSON.
+pub fn setting_value(v: &crate::domain::settings::SettingValue) -> Value {
+    use crate::domain::settings::SettingValue as V;
+    match v {
+        V::Bool(b) => Value::Bool(*b),
+        V::Int(n) => Value::from(*n),
+        V::Str(s) => Value::String(s.clone()),
+    }
+}
+
 pub fn status(s: &UserStatus, presence_enabled: bool) -> Map<String, Value> {
     let mut m = Map::new();
     if !presence_enabled {
