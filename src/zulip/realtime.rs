@@ -28,11 +28,29 @@ fn bad_queue(id: &str) -> Error {
     )
 }
 
+/// How much of each channel's subscriber list the initial state carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubscriberDetail {
+    None,
+    All,
+    /// Channels with [`PARTIAL_SUBSCRIBERS_THRESHOLD`] or more subscribers list only bots and
+    /// recently active users, as `partial_subscribers`.
+    Partial,
+}
+
+/// Subscriber count from which `include_subscribers=partial` shortens a channel's list.
+pub const PARTIAL_SUBSCRIBERS_THRESHOLD: usize = 250;
+
+/// Days of activity that count as "recent" for partial subscriber lists and presence.
+pub const DEFAULT_PRESENCE_HISTORY_DAYS: i64 = 14;
+
 /// Registration options shared by `POST /register` and `GET /events` without a queue id.
 pub struct Registration {
     pub options: QueueOptions,
     pub fetch_event_types: Option<Vec<String>>,
-    pub include_subscribers: bool,
+    pub include_subscribers: SubscriberDetail,
+    /// Presence older than this many days is left out of the initial state.
+    pub presence_history_limit_days: i64,
 }
 
 fn string_list(p: &mut Params, name: &str) -> Result<Option<Vec<String>>> {
@@ -93,11 +111,12 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
         }
     };
     let include_subscribers = match p.str("include_subscribers") {
-        None => false,
+        None => SubscriberDetail::None,
         Some(v) => match v.trim_matches('"') {
-            "true" | "partial" => true,
-            "false" => false,
-            _ => return Err(Error::bad_request("include_subscribers is not a boolean")),
+            "true" => SubscriberDetail::All,
+            "partial" => SubscriberDetail::Partial,
+            "false" => SubscriberDetail::None,
+            _ => return Err(Error::bad_request("Invalid include_subscribers")),
         },
     };
     let options = QueueOptions {
@@ -122,12 +141,15 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
     ] {
         cap(known)?;
     }
-    let _ = p.int("presence_history_limit_days")?;
+    let presence_history_limit_days = p
+        .int("presence_history_limit_days")?
+        .map_or(DEFAULT_PRESENCE_HISTORY_DAYS, |d| d.max(0));
     let _ = p.int("queue_lifespan_secs")?;
     Ok(Registration {
         options,
         fetch_event_types,
         include_subscribers,
+        presence_history_limit_days,
     })
 }
 
@@ -151,6 +173,7 @@ pub async fn register(state: &AppState, caller: &User, p: &mut Params) -> Result
         fetch.as_deref(),
         &reg.options,
         reg.include_subscribers,
+        reg.presence_history_limit_days,
     )
     .await?;
     Ok(Success::new()

@@ -3,11 +3,14 @@
 //! Realm settings that Outpost does not let anyone change yet are reported with Zulip's
 //! defaults, so clients see a consistent organization.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 
+use super::realtime::{
+    DEFAULT_PRESENCE_HISTORY_DAYS, PARTIAL_SUBSCRIBERS_THRESHOLD, SubscriberDetail,
+};
 use crate::app::AppState;
 use crate::db::{
     channels as channels_db, messages as messages_db, topics as topics_db, users as users_db,
@@ -39,7 +42,8 @@ pub async fn initial_state(
     user: &User,
     types: Option<&[String]>,
     opts: &QueueOptions,
-    include_subscribers: bool,
+    include_subscribers: SubscriberDetail,
+    presence_days: i64,
 ) -> Result<Map<String, Value>> {
     let mut out = Map::new();
     out.insert("zulip_version".into(), json!(ZULIP_VERSION));
@@ -51,6 +55,18 @@ pub async fn initial_state(
     let client_gravatar = opts.client_gravatar;
     let empty_topic_name = opts.empty_topic_name;
     let settings_as_object = opts.user_settings_object;
+    let now = crate::time::now_secs();
+    // Partial subscriber lists keep users active within the default presence window.
+    let recently_active: HashSet<UserId> = match include_subscribers {
+        SubscriberDetail::Partial => state
+            .presence
+            .all()
+            .into_iter()
+            .filter(|(_, e)| e.active_timestamp >= now - DEFAULT_PRESENCE_HISTORY_DAYS * 86_400)
+            .map(|(u, _)| u)
+            .collect(),
+        _ => HashSet::new(),
+    };
     let db_part = state
         .db
         .read(move |c| {
@@ -68,7 +84,7 @@ pub async fn initial_state(
                 realm_users(c, &viewer, &mut m)?;
             }
             if wants(types, "subscription") {
-                subscriptions(c, &viewer_user, include_subscribers, &mut m)?;
+                subscriptions(c, &viewer_user, include_subscribers, &recently_active, &mut m)?;
             }
             if wants(types, "update_message_flags") && wants(types, "message") {
                 m.insert("unread_msgs".into(), unread_msgs(c, &viewer_user, empty_topic_name)?);
@@ -162,7 +178,7 @@ pub async fn initial_state(
         out.insert("realm_emoji".into(), json!({}));
     }
     if wants(types, "presence") {
-        presences(state, opts.slim_presence, &mut out).await?;
+        presences(state, opts.slim_presence, presence_days, &mut out).await?;
     }
     if wants(types, "realm") {
         realm(state, &mut out);
@@ -217,9 +233,44 @@ fn realm_users(c: &Connection, viewer: &Viewer<'_>, m: &mut Map<String, Value>) 
 fn subscriptions(
     c: &Connection,
     user: &User,
-    with_subscribers: bool,
+    detail: SubscriberDetail,
+    recently_active: &HashSet<UserId>,
     m: &mut Map<String, Value>,
 ) -> Result<()> {
+    let with_subscribers = detail != SubscriberDetail::None;
+    let bots: HashSet<UserId> = if detail == SubscriberDetail::Partial {
+        users_db::all(c)?
+            .into_iter()
+            .filter(|u| u.is_bot)
+            .map(|u| u.id)
+            .collect()
+    } else {
+        HashSet::new()
+    };
+    // Big channels under `partial` list only bots and recently active subscribers.
+    let shorten = |v: &mut Value| {
+        let Some(obj) = v.as_object_mut() else { return };
+        let big = obj
+            .get("subscribers")
+            .and_then(Value::as_array)
+            .is_some_and(|ids| ids.len() >= PARTIAL_SUBSCRIBERS_THRESHOLD);
+        if detail != SubscriberDetail::Partial || !big {
+            return;
+        }
+        let Some(Value::Array(ids)) = obj.remove("subscribers") else {
+            return;
+        };
+        let kept: Vec<Value> = ids
+            .into_iter()
+            .filter(|id| {
+                id.as_i64().is_some_and(|id| {
+                    let id = UserId(id);
+                    bots.contains(&id) || recently_active.contains(&id)
+                })
+            })
+            .collect();
+        obj.insert("partial_subscribers".into(), Value::Array(kept));
+    };
     let mut subscribed = Vec::new();
     let mut unsubscribed = Vec::new();
     let mut never = Vec::new();
@@ -246,8 +297,16 @@ fn subscriptions(
             stats,
         };
         match sub {
-            Some(s) if s.active => subscribed.push(wire::subscription(&listed, &s)),
-            Some(s) => unsubscribed.push(wire::subscription(&listed, &s)),
+            Some(s) if s.active => {
+                let mut v = wire::subscription(&listed, &s);
+                shorten(&mut v);
+                subscribed.push(v);
+            }
+            Some(s) => {
+                let mut v = wire::subscription(&listed, &s);
+                shorten(&mut v);
+                unsubscribed.push(v);
+            }
             None => {
                 let mut v = wire::basic_channel(&listed, false);
                 if let (Some(obj), Some(ids)) = (v.as_object_mut(), &listed.subscribers) {
@@ -256,6 +315,7 @@ fn subscriptions(
                         json!(ids.iter().map(|u| u.0).collect::<Vec<_>>()),
                     );
                 }
+                shorten(&mut v);
                 never.push(v);
             }
         }
@@ -469,8 +529,19 @@ fn profile_field_types() -> Value {
     Value::Object(m)
 }
 
-async fn presences(state: &AppState, slim: bool, out: &mut Map<String, Value>) -> Result<()> {
-    let entries = state.presence.all();
+async fn presences(
+    state: &AppState,
+    slim: bool,
+    days: i64,
+    out: &mut Map<String, Value>,
+) -> Result<()> {
+    let oldest = crate::time::now_secs().saturating_sub(days.saturating_mul(86_400));
+    let entries: Vec<_> = state
+        .presence
+        .all()
+        .into_iter()
+        .filter(|(_, e)| e.idle_timestamp >= oldest)
+        .collect();
     let ids: Vec<UserId> = entries.iter().map(|(u, _)| *u).collect();
     let users = state
         .db

@@ -874,3 +874,100 @@ async fn typing_and_alert_word_errors() {
         .await
         .assert_error(400, "BAD_REQUEST");
 }
+
+#[tokio::test]
+async fn partial_subscribers_shorten_only_big_channels() {
+    let o = org().await;
+    let mut crowd = Vec::new();
+    for i in 0..250 {
+        let email = format!("crowd{i}@example.com");
+        crowd.push(
+            o.srv
+                .user(&email, &format!("Crowd {i}"), Role::Member)
+                .await,
+        );
+    }
+    let mut members: Vec<&TestUser> = crowd.iter().collect();
+    members.extend([&o.alice, &o.bob]);
+    o.channel(&o.alice, "big", &members, &[]).await;
+    o.channel(&o.alice, "small", &[&o.alice, &o.bob, &crowd[0]], &[])
+        .await;
+    // Bob was active just now; nobody in the crowd ever was.
+    o.srv
+        .post("/api/v1/users/me/presence", &o.bob, &[("status", "active")])
+        .await
+        .assert_success("POST /users/me/presence");
+    let find = |b: &Value, name: &str| -> Value {
+        b["subscriptions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let (_, b) = o
+        .register(
+            &o.alice,
+            &[
+                ("include_subscribers", "partial"),
+                ("fetch_event_types", "[\"subscription\"]"),
+            ],
+        )
+        .await;
+    let big = find(&b, "big");
+    assert!(big.get("subscribers").is_none());
+    assert_eq!(big["partial_subscribers"], json!([o.bob.id]));
+    let small = find(&b, "small");
+    assert_eq!(small["subscribers"].as_array().unwrap().len(), 3);
+    assert!(small.get("partial_subscribers").is_none());
+    let (_, b) = o
+        .register(
+            &o.alice,
+            &[
+                ("include_subscribers", "true"),
+                ("fetch_event_types", "[\"subscription\"]"),
+            ],
+        )
+        .await;
+    let big = find(&b, "big");
+    assert_eq!(big["subscribers"].as_array().unwrap().len(), 252);
+    assert!(big.get("partial_subscribers").is_none());
+}
+
+#[tokio::test]
+async fn presence_history_limit_days_bounds_the_initial_presences() {
+    let o = org().await;
+    let now = outpost::time::now_secs();
+    // Bob was last seen 20 days ago, Alice just now.
+    o.srv
+        .state
+        .presence
+        .report(outpost::ids::UserId(o.bob.id), true, now - 20 * 86_400);
+    o.srv
+        .state
+        .presence
+        .report(outpost::ids::UserId(o.alice.id), true, now);
+    let ids = |b: &Value| -> Vec<String> {
+        let mut v: Vec<String> = b["presences"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    };
+    let fetch = [
+        ("fetch_event_types", "[\"presence\"]"),
+        ("slim_presence", "true"),
+    ];
+    let (_, b) = o.register(&o.owner, &fetch).await;
+    assert_eq!(ids(&b), [o.alice.id.to_string()]);
+    let mut longer = fetch.to_vec();
+    longer.push(("presence_history_limit_days", "30"));
+    let (_, b) = o.register(&o.owner, &longer).await;
+    let mut want = vec![o.alice.id.to_string(), o.bob.id.to_string()];
+    want.sort();
+    assert_eq!(ids(&b), want);
+}

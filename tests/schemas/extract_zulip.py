@@ -47,7 +47,8 @@ def apply_newer_upstream(responses, schemas):
     """Adds what upstream documented after feature level 382 for endpoints and fields Outpost
     implements (newest zerver/openapi/zulip.yaml, read file by file; see
     shared/reference/zulip-notes.md sections 5.6 and 10): channel fields such as
-    `topics_policy`, `folder_id`, `subscriber_count` and the newer channel permission groups,
+    `topics_policy`, `folder_id`, `subscriber_count`, `partial_subscribers` (feature level
+    412) and the newer channel permission groups,
     the `POST /channels/create` endpoint (feature level 417), the channel folder limits in
     `POST /register`, and `local_message_id` on message events."""
     group = {"$ref": "#/schemas/GroupSettingValue"}
@@ -58,6 +59,7 @@ def apply_newer_upstream(responses, schemas):
         },
         "folder_id": {"type": "integer", "nullable": True},
         "subscriber_count": {"type": "integer"},
+        "partial_subscribers": {"type": "array", "items": {"type": "integer"}},
         "can_create_topic_group": group,
         "can_delete_any_message_group": group,
         "can_delete_own_message_group": group,
