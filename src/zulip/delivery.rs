@@ -219,13 +219,37 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             let Some((channel, stats)) = listed else {
                 return Ok(());
             };
-            let object = serde_json::Value::Object(wire::channel(&channel, &stats));
-            let body = if created {
-                json!({"type": "stream", "op": "create", "streams": [object]})
-            } else {
-                json!({"type": "stream", "op": "delete", "streams": [object], "stream_ids": [ch.0]})
-            };
-            push_to_users(state, seq, Some(&audience), "stream", &body);
+            if created {
+                let object = serde_json::Value::Object(wire::channel(&channel, &stats));
+                let body = json!({"type": "stream", "op": "create", "streams": [object]});
+                push_to_users(state, seq, Some(&audience), "stream", &body);
+                return Ok(());
+            }
+            // Clients that know archived channels keep them, marked; others see a deletion.
+            let archived = event_json(&json!({
+                "type": "stream",
+                "op": "update",
+                "stream_id": ch.0,
+                "name": channel.name,
+                "property": "is_archived",
+                "value": true,
+            }));
+            let deleted = event_json(&json!({
+                "type": "stream",
+                "op": "delete",
+                "streams": [{"stream_id": ch.0}],
+                "stream_ids": [ch.0],
+            }));
+            for q in state.queues.of_users(seq, Some(&audience)) {
+                if q.options.wants("stream") {
+                    let body = if q.options.archived_channels {
+                        &archived
+                    } else {
+                        &deleted
+                    };
+                    state.queues.push(&q, Arc::clone(body));
+                }
+            }
             Ok(())
         }
         Event::ChannelUpdated {

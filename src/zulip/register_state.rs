@@ -156,7 +156,7 @@ pub async fn initial_state(
             include_public: true,
             include_subscribed: true,
             include_all: false,
-            exclude_archived: true,
+            exclude_archived: !opts.archived_channels,
             include_default: false,
         };
         let listed = channels::list(state, user, filter).await?;

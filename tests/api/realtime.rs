@@ -971,3 +971,51 @@ async fn presence_history_limit_days_bounds_the_initial_presences() {
     want.sort();
     assert_eq!(ids(&b), want);
 }
+
+#[tokio::test]
+async fn archiving_is_an_update_only_for_clients_that_know_archived_channels() {
+    let o = org().await;
+    let id = o.channel(&o.alice, "old", &[&o.alice, &o.bob], &[]).await;
+    let aware_caps = [(
+        "client_capabilities",
+        "{\"notification_settings_null\":false,\"archived_channels\":true}",
+    )];
+    let (aware, _) = o.register(&o.alice, &aware_caps).await;
+    let (plain, _) = o.register(&o.alice, &[]).await;
+    o.srv
+        .delete(&format!("/api/v1/streams/{id}"), &o.owner, &[])
+        .await
+        .assert_success("DELETE /streams/{stream_id}");
+
+    let ev = wait_events(&o, &o.alice, &aware, 1).await;
+    let stream: Vec<&Value> = ev.iter().filter(|e| e["type"] == "stream").collect();
+    assert_eq!(stream.len(), 1);
+    assert_eq!(stream[0]["op"], "update");
+    assert_eq!(stream[0]["property"], "is_archived");
+    assert_eq!(stream[0]["value"], true);
+    assert_eq!(stream[0]["stream_id"], id);
+    let ev = wait_events(&o, &o.alice, &plain, 1).await;
+    let stream: Vec<&Value> = ev.iter().filter(|e| e["type"] == "stream").collect();
+    assert_eq!(stream.len(), 1);
+    assert_eq!(stream[0]["op"], "delete");
+    assert_eq!(stream[0]["stream_ids"], json!([id]));
+
+    // The initial channel list keeps archived channels only for aware clients.
+    let names = |b: &Value| -> Vec<String> {
+        b["streams"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut fetch = aware_caps.to_vec();
+    fetch.push(("fetch_event_types", "[\"stream\"]"));
+    let (_, b) = o.register(&o.alice, &fetch).await;
+    assert_eq!(names(&b), ["old"]);
+    assert_eq!(b["streams"][0]["is_archived"], true);
+    let (_, b) = o
+        .register(&o.alice, &[("fetch_event_types", "[\"stream\"]")])
+        .await;
+    assert!(names(&b).is_empty());
+}
