@@ -37,7 +37,13 @@ pub struct QueueOptions {
     pub empty_topic_name: bool,
     pub user_avatar_url_field_optional: bool,
     pub archived_channels: bool,
+    /// `queue_lifespan_secs`: a longer idle lifetime the client asked for (never shorter than
+    /// the configured timeout, never longer than [`MAX_QUEUE_LIFESPAN`]).
+    pub lifespan: Option<Duration>,
 }
+
+/// The longest idle lifetime a client may ask for (upstream's cap: one week).
+pub const MAX_QUEUE_LIFESPAN: Duration = Duration::from_secs(7 * 24 * 3600);
 
 impl QueueOptions {
     /// Whether this queue wants events of this type (heartbeats always pass).
@@ -327,8 +333,12 @@ impl Queues {
             .by_id
             .values()
             .filter(|q| {
-                q.idle_for(now)
-                    .is_some_and(|idle| idle >= self.idle_timeout)
+                let timeout = q
+                    .options
+                    .lifespan
+                    .map_or(self.idle_timeout, |l| l.min(MAX_QUEUE_LIFESPAN))
+                    .max(self.idle_timeout);
+                q.idle_for(now).is_some_and(|idle| idle >= timeout)
             })
             .map(|q| q.id.clone())
             .collect();

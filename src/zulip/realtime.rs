@@ -132,6 +132,10 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
         empty_topic_name: cap("empty_topic_name")?,
         user_avatar_url_field_optional: cap("user_avatar_url_field_optional")?,
         archived_channels: cap("archived_channels")?,
+        lifespan: p
+            .int("queue_lifespan_secs")?
+            .filter(|s| *s > 0)
+            .map(|s| std::time::Duration::from_secs(s as u64)),
     };
     for known in [
         "notification_settings_null",
@@ -144,7 +148,7 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
     let presence_history_limit_days = p
         .int("presence_history_limit_days")?
         .map_or(DEFAULT_PRESENCE_HISTORY_DAYS, |d| d.max(0));
-    let _ = p.int("queue_lifespan_secs")?;
+
     Ok(Registration {
         options,
         fetch_event_types,

@@ -1019,3 +1019,46 @@ async fn archiving_is_an_update_only_for_clients_that_know_archived_channels() {
         .await;
     assert!(names(&b).is_empty());
 }
+
+#[tokio::test]
+async fn queue_lifespan_secs_keeps_an_idle_queue_longer() {
+    let (srv, a, _) = short_server(|c| {
+        c.events.queue_timeout = Duration::from_secs(1);
+        c.events.gc_interval = Duration::from_millis(200);
+    })
+    .await;
+    let plain = register_plain(&srv, &a).await;
+    let r = srv
+        .post(
+            "/api/v1/register",
+            &a,
+            &[
+                ("event_types", "[\"message\"]"),
+                ("queue_lifespan_secs", "30"),
+            ],
+        )
+        .await;
+    let long = r.assert_success("POST /register")["queue_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    tokio::time::sleep(Duration::from_millis(1600)).await;
+    let fetch = |q: String| {
+        let srv = &srv;
+        let a = &a;
+        async move {
+            srv.get(
+                "/api/v1/events",
+                a,
+                &[
+                    ("queue_id", q.as_str()),
+                    ("last_event_id", "-1"),
+                    ("dont_block", "true"),
+                ],
+            )
+            .await
+        }
+    };
+    fetch(plain).await.assert_error(400, "BAD_EVENT_QUEUE_ID");
+    fetch(long).await.assert_success("GET /events");
+}
