@@ -1,9 +1,10 @@
 //! SQL for users' personal settings: the sparse `user_settings` table (only values that differ
-//! from a default are stored) and the settings kept as columns of `users`.
+//! from a default are stored). Settings kept as columns of `users`
+//! (time zone, presence) are written by `db::users`.
 //!
 //! Values are opaque text here; `domain::settings` owns their types, defaults and validation.
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::Result;
 use crate::ids::UserId;
@@ -18,13 +19,11 @@ pub fn of_user(c: &Connection, id: UserId) -> Result<Vec<(String, String)>> {
 
 /// One stored value, if the user changed that setting.
 pub fn get(c: &Connection, id: UserId, name: &str) -> Result<Option<String>> {
-    let mut st =
-        c.prepare_cached("SELECT value FROM user_settings WHERE user_id = ?1 AND name = ?2")?;
-    let mut rows = st.query(params![id.0, name])?;
-    Ok(match rows.next()? {
-        Some(r) => Some(r.get(0)?),
-        None => None,
-    })
+    Ok(
+        c.prepare_cached("SELECT value FROM user_settings WHERE user_id = ?1 AND name = ?2")?
+            .query_row(params![id.0, name], |r| r.get(0))
+            .optional()?,
+    )
 }
 
 pub fn set(c: &Connection, id: UserId, name: &str, value: &str) -> Result<()> {
@@ -33,21 +32,5 @@ pub fn set(c: &Connection, id: UserId, name: &str, value: &str) -> Result<()> {
          ON CONFLICT (user_id, name) DO UPDATE SET value = excluded.value",
     )?
     .execute(params![id.0, name, value])?;
-    Ok(())
-}
-
-pub fn set_timezone(c: &Connection, id: UserId, tz: &str) -> Result<()> {
-    c.execute(
-        "UPDATE users SET timezone = ?2 WHERE id = ?1",
-        params![id.0, tz],
-    )?;
-    Ok(())
-}
-
-pub fn set_password_hash(c: &Connection, id: UserId, hash: &str) -> Result<()> {
-    c.execute(
-        "UPDATE users SET password_hash = ?2 WHERE id = ?1",
-        params![id.0, hash],
-    )?;
     Ok(())
 }

@@ -164,6 +164,22 @@ pub fn set_presence_enabled(c: &Connection, id: UserId, enabled: bool) -> Result
     Ok(())
 }
 
+pub fn set_timezone(c: &Connection, id: UserId, tz: &str) -> Result<()> {
+    c.execute(
+        "UPDATE users SET timezone = ?2 WHERE id = ?1",
+        params![id.0, tz],
+    )?;
+    Ok(())
+}
+
+pub fn set_password_hash(c: &Connection, id: UserId, hash: &str) -> Result<()> {
+    c.execute(
+        "UPDATE users SET password_hash = ?2 WHERE id = ?1",
+        params![id.0, hash],
+    )?;
+    Ok(())
+}
+
 pub fn status(c: &Connection, id: UserId) -> Result<UserStatus> {
     let mut st = c.prepare_cached(
         "SELECT status_text, emoji_name, emoji_code, reaction_type FROM user_status \

@@ -41,6 +41,8 @@ enum Kind {
     IntRange(i64, i64, i64),
     /// One of the listed strings; the first is the default.
     StrIn(&'static [&'static str]),
+    /// A code from [`LANGUAGES`]; the first is the default.
+    Language,
 }
 
 struct Spec {
@@ -53,7 +55,7 @@ const fn spec(name: &'static str, kind: Kind, legacy: Legacy) -> Spec {
     Spec { name, kind, legacy }
 }
 
-use Kind::{Bool, IntIn, IntRange, StrIn};
+use Kind::{Bool, IntIn, IntRange, Language, StrIn};
 use Legacy::{Display as D, None as N, Notification as Nt};
 
 /// Interface languages offered, with their names (`language_name` in events).
@@ -69,12 +71,10 @@ pub const LANGUAGES: &[(&str, &str)] = &[
     ("ru", "Русский"),
     ("zh-hans", "简体中文"),
 ];
-const LANGUAGE_CODES: &[&str] = &[
-    "en", "de", "es", "fr", "it", "ja", "pl", "pt", "ru", "zh-hans",
-];
 
-/// Every setting kept in the `user_settings` table, in register order. `timezone` and
-/// `presence_enabled` are columns of `users` and handled beside these.
+/// Every setting with a fixed set of values, in register order. All but `presence_enabled`
+/// (a column of `users`) live in the `user_settings` table; `timezone`, free text kept in
+/// `users`, is handled beside these.
 const CATALOGUE: &[Spec] = &[
     spec("twenty_four_hour_time", Bool(false), D),
     spec("web_mark_read_on_scroll_policy", IntIn(&[1, 2, 3]), N),
@@ -89,7 +89,7 @@ const CATALOGUE: &[Spec] = &[
     spec("color_scheme", IntIn(&[1, 2, 3]), D),
     spec("translate_emoticons", Bool(false), D),
     spec("display_emoji_reaction_users", Bool(true), N),
-    spec("default_language", StrIn(LANGUAGE_CODES), D),
+    spec("default_language", Language, D),
     spec(
         "web_home_view",
         StrIn(&["inbox", "recent_topics", "all_messages"]),
@@ -165,6 +165,8 @@ const CATALOGUE: &[Spec] = &[
     spec("allow_private_data_export", Bool(false), N),
     spec("web_suggest_update_timezone", Bool(true), N),
     spec("hide_ai_features", Bool(false), N),
+    // Kept in `users.presence_enabled` rather than in `user_settings`.
+    spec(PRESENCE_ENABLED, Bool(true), Nt),
 ];
 
 /// Settings stored as columns of `users` rather than in the catalogue.
@@ -178,6 +180,7 @@ impl Spec {
             IntIn(v) => SettingValue::Int(v[0]),
             IntRange(d, _, _) => SettingValue::Int(d),
             StrIn(v) => SettingValue::Str(v[0].to_string()),
+            Language => SettingValue::Str(LANGUAGES[0].0.to_string()),
         }
     }
 
@@ -209,6 +212,11 @@ impl Spec {
                 .contains(&raw)
                 .then(|| SettingValue::Str(raw.to_string()))
                 .ok_or_else(invalid),
+            Language => LANGUAGES
+                .iter()
+                .any(|(code, _)| *code == raw)
+                .then(|| SettingValue::Str(raw.to_string()))
+                .ok_or_else(invalid),
         }
     }
 
@@ -234,17 +242,13 @@ fn encode(v: &SettingValue) -> String {
 
 /// Names a request may carry to change a setting (besides name and password).
 pub fn names() -> impl Iterator<Item = &'static str> {
-    CATALOGUE
-        .iter()
-        .map(|s| s.name)
-        .chain([TIMEZONE, PRESENCE_ENABLED])
+    CATALOGUE.iter().map(|s| s.name).chain([TIMEZONE])
 }
 
 /// The deprecated event class of a setting.
 pub fn legacy_class(name: &str) -> Legacy {
     match name {
         TIMEZONE => Legacy::Display,
-        PRESENCE_ENABLED => Legacy::Notification,
         _ => CATALOGUE
             .iter()
             .find(|s| s.name == name)
@@ -260,26 +264,30 @@ pub fn language_name(code: &str) -> &'static str {
         .map_or("English", |(_, n)| n)
 }
 
-/// Every setting of `user` with its current value, in catalogue order, then `timezone` and
-/// `presence_enabled`.
+/// Every setting of `user` with its current value, in catalogue order, then `timezone`.
 pub fn all_of(c: &rusqlite::Connection, user: &User) -> Result<Vec<(&'static str, SettingValue)>> {
     let stored = settings_db::of_user(c, user.id)?;
     let mut out: Vec<(&'static str, SettingValue)> = CATALOGUE
         .iter()
         .map(|s| {
-            let v = stored
-                .iter()
-                .find(|(n, _)| n == s.name)
-                .map_or_else(|| s.default(), |(_, v)| s.decode(v));
+            let v = if s.name == PRESENCE_ENABLED {
+                SettingValue::Bool(user.presence_enabled)
+            } else {
+                stored
+                    .iter()
+                    .find(|(n, _)| n == s.name)
+                    .map_or_else(|| s.default(), |(_, v)| s.decode(v))
+            };
             (s.name, v)
         })
         .collect();
     out.push((TIMEZONE, SettingValue::Str(user.timezone.clone())));
-    out.push((PRESENCE_ENABLED, SettingValue::Bool(user.presence_enabled)));
+
     Ok(out)
 }
 
-/// One boolean catalogue setting of a user (for rules such as typing notifications).
+/// One boolean setting kept in the `user_settings` table (for rules such as typing
+/// notifications).
 pub async fn flag(state: &AppState, user: crate::ids::UserId, name: &'static str) -> Result<bool> {
     let spec = CATALOGUE
         .iter()
@@ -319,11 +327,7 @@ pub async fn update(state: &AppState, user: &User, up: SettingsUpdate) -> Result
     for (name, raw) in &up.settings {
         let value = match *name {
             TIMEZONE => SettingValue::Str(check_timezone(raw)?),
-            PRESENCE_ENABLED => match raw.as_str() {
-                "true" => SettingValue::Bool(true),
-                "false" => SettingValue::Bool(false),
-                _ => return Err(Error::bad_request(format!("{name} is not a boolean"))),
-            },
+
             _ => CATALOGUE
                 .iter()
                 .find(|s| s.name == *name)
@@ -344,7 +348,7 @@ pub async fn update(state: &AppState, user: &User, up: SettingsUpdate) -> Result
             let current =
                 users_db::get(tx, id)?.ok_or_else(|| Error::bad_request("No such user"))?;
             if let Some(hash) = new_hash {
-                settings_db::set_password_hash(tx, id, &hash)?;
+                users_db::set_password_hash(tx, id, &hash)?;
             }
             if let Some(name) = full_name.filter(|n| *n != current.full_name) {
                 users_db::set_full_name(tx, id, &name)?;
@@ -360,7 +364,7 @@ pub async fn update(state: &AppState, user: &User, up: SettingsUpdate) -> Result
                 }
                 match (name, &value) {
                     (TIMEZONE, SettingValue::Str(tz)) => {
-                        settings_db::set_timezone(tx, id, tz)?;
+                        users_db::set_timezone(tx, id, tz)?;
                         tx.emit(Event::UserUpdated {
                             user_id: id,
                             change: PersonChange::Timezone(tz.clone()),

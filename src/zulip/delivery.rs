@@ -202,9 +202,8 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             push_to_users(state, seq, Some(&[uid]), "subscription", &body);
             Ok(())
         }
-        Event::ChannelCreated { channel_id } | Event::ChannelArchived { channel_id } => {
+        Event::ChannelCreated { channel_id } => {
             let ch = *channel_id;
-            let created = matches!(event, Event::ChannelCreated { .. });
             let (listed, audience) = state
                 .db
                 .read(move |c| {
@@ -219,39 +218,12 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             let Some((channel, stats)) = listed else {
                 return Ok(());
             };
-            if created {
-                let object = serde_json::Value::Object(wire::channel(&channel, &stats));
-                let body = json!({"type": "stream", "op": "create", "streams": [object]});
-                push_to_users(state, seq, Some(&audience), "stream", &body);
-                return Ok(());
-            }
-            // Clients that know archived channels keep them, marked; others see a deletion.
-            let archived = event_json(&json!({
-                "type": "stream",
-                "op": "update",
-                "stream_id": ch.0,
-                "name": channel.name,
-                "property": "is_archived",
-                "value": true,
-            }));
-            let deleted = event_json(&json!({
-                "type": "stream",
-                "op": "delete",
-                "streams": [{"stream_id": ch.0}],
-                "stream_ids": [ch.0],
-            }));
-            for q in state.queues.of_users(seq, Some(&audience)) {
-                if q.options.wants("stream") {
-                    let body = if q.options.archived_channels {
-                        &archived
-                    } else {
-                        &deleted
-                    };
-                    state.queues.push(&q, Arc::clone(body));
-                }
-            }
+            let object = serde_json::Value::Object(wire::channel(&channel, &stats));
+            let body = json!({"type": "stream", "op": "create", "streams": [object]});
+            push_to_users(state, seq, Some(&audience), "stream", &body);
             Ok(())
         }
+        Event::ChannelArchived { channel_id } => deliver_archive(state, seq, *channel_id).await,
         Event::ChannelUpdated {
             channel_id,
             property,
@@ -1077,6 +1049,49 @@ async fn deliver_setting(
             && q.options.wants(t)
         {
             state.queues.push(&q, Arc::clone(json));
+        }
+    }
+    Ok(())
+}
+
+/// A channel was archived. Clients that know archived channels keep it, marked; the others
+/// see it deleted.
+async fn deliver_archive(state: &AppState, seq: u64, ch: ChannelId) -> Result<()> {
+    let found = state
+        .db
+        .read(move |c| {
+            let Some(channel) = channels_db::get(c, ch)? else {
+                return Ok(None);
+            };
+            let audience = channel_audience(c, &channel)?;
+            Ok(Some((channel.name, audience)))
+        })
+        .await?;
+    let Some((name, audience)) = found else {
+        return Ok(());
+    };
+    let archived = event_json(&json!({
+        "type": "stream",
+        "op": "update",
+        "stream_id": ch.0,
+        "name": name,
+        "property": "is_archived",
+        "value": true,
+    }));
+    let deleted = event_json(&json!({
+        "type": "stream",
+        "op": "delete",
+        "streams": [{"stream_id": ch.0}],
+        "stream_ids": [ch.0],
+    }));
+    for q in state.queues.of_users(seq, Some(&audience)) {
+        if q.options.wants("stream") {
+            let body = if q.options.archived_channels {
+                &archived
+            } else {
+                &deleted
+            };
+            state.queues.push(&q, Arc::clone(body));
         }
     }
     Ok(())

@@ -247,30 +247,7 @@ fn subscriptions(
     } else {
         HashSet::new()
     };
-    // Big channels under `partial` list only bots and recently active subscribers.
-    let shorten = |v: &mut Value| {
-        let Some(obj) = v.as_object_mut() else { return };
-        let big = obj
-            .get("subscribers")
-            .and_then(Value::as_array)
-            .is_some_and(|ids| ids.len() >= PARTIAL_SUBSCRIBERS_THRESHOLD);
-        if detail != SubscriberDetail::Partial || !big {
-            return;
-        }
-        let Some(Value::Array(ids)) = obj.remove("subscribers") else {
-            return;
-        };
-        let kept: Vec<Value> = ids
-            .into_iter()
-            .filter(|id| {
-                id.as_i64().is_some_and(|id| {
-                    let id = UserId(id);
-                    bots.contains(&id) || recently_active.contains(&id)
-                })
-            })
-            .collect();
-        obj.insert("partial_subscribers".into(), Value::Array(kept));
-    };
+    let recent_or_bot = |id: &UserId| bots.contains(id) || recently_active.contains(id);
     let mut subscribed = Vec::new();
     let mut unsubscribed = Vec::new();
     let mut never = Vec::new();
@@ -285,28 +262,27 @@ fn subscriptions(
             continue;
         }
         let stats = channels_db::stats(c, &access.channel, now)?;
-        let subscribers = if with_subscribers && access.content {
+        let mut subscribers = if with_subscribers && access.content {
             Some(channels_db::subscriber_ids(c, access.channel.id)?)
         } else {
             None
         };
+        // Big channels under `partial` list only bots and recently active subscribers.
+        let partial = detail == SubscriberDetail::Partial
+            && subscribers
+                .as_ref()
+                .is_some_and(|ids| ids.len() >= PARTIAL_SUBSCRIBERS_THRESHOLD);
+        if partial && let Some(ids) = subscribers.as_mut() {
+            ids.retain(recent_or_bot);
+        }
         let listed = Listed {
             access,
             subscription: sub.clone(),
             subscribers,
             stats,
         };
-        match sub {
-            Some(s) if s.active => {
-                let mut v = wire::subscription(&listed, &s);
-                shorten(&mut v);
-                subscribed.push(v);
-            }
-            Some(s) => {
-                let mut v = wire::subscription(&listed, &s);
-                shorten(&mut v);
-                unsubscribed.push(v);
-            }
+        let mut v = match &sub {
+            Some(s) => wire::subscription(&listed, s),
             None => {
                 let mut v = wire::basic_channel(&listed, false);
                 if let (Some(obj), Some(ids)) = (v.as_object_mut(), &listed.subscribers) {
@@ -315,9 +291,19 @@ fn subscriptions(
                         json!(ids.iter().map(|u| u.0).collect::<Vec<_>>()),
                     );
                 }
-                shorten(&mut v);
-                never.push(v);
+                v
             }
+        };
+        if partial
+            && let Some(obj) = v.as_object_mut()
+            && let Some(ids) = obj.remove("subscribers")
+        {
+            obj.insert("partial_subscribers".into(), ids);
+        }
+        match sub {
+            Some(s) if s.active => subscribed.push(v),
+            Some(_) => unsubscribed.push(v),
+            None => never.push(v),
         }
     }
     m.insert("subscriptions".into(), json!(subscribed));

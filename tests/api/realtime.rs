@@ -18,19 +18,7 @@ impl Org {
 
     /// Non-blocking fetch of everything after `last`.
     pub async fn events(&self, who: &TestUser, queue: &str, last: i64) -> Vec<Value> {
-        let last = last.to_string();
-        let r = self
-            .srv
-            .get(
-                "/api/v1/events",
-                who,
-                &[
-                    ("queue_id", queue),
-                    ("last_event_id", last.as_str()),
-                    ("dont_block", "true"),
-                ],
-            )
-            .await;
+        let r = poll_now(&self.srv, who, queue, last).await;
         r.assert_success("GET /events")["events"]
             .as_array()
             .unwrap()
@@ -230,29 +218,16 @@ async fn acknowledgement_and_bad_queues() {
             .collect::<Vec<_>>(),
         vec![2]
     );
-    let get = |last: &'static str| {
-        let srv = &o.srv;
-        let bob = o.bob.clone();
-        let q = q.clone();
-        async move {
-            srv.get(
-                "/api/v1/events",
-                &bob,
-                &[
-                    ("queue_id", q.as_str()),
-                    ("last_event_id", last),
-                    ("dont_block", "true"),
-                ],
-            )
-            .await
-        }
-    };
     assert_eq!(
-        get("0").await.assert_error(400, "BAD_REQUEST")["msg"],
+        poll_now(&o.srv, &o.bob, &q, 0)
+            .await
+            .assert_error(400, "BAD_REQUEST")["msg"],
         "An event newer than 0 has already been pruned!"
     );
     assert_eq!(
-        get("9").await.assert_error(400, "BAD_REQUEST")["msg"],
+        poll_now(&o.srv, &o.bob, &q, 9)
+            .await
+            .assert_error(400, "BAD_REQUEST")["msg"],
         "Event 9 was not in this queue"
     );
     let r = o
@@ -264,18 +239,7 @@ async fn acknowledgement_and_bad_queues() {
         "Missing 'last_event_id' argument"
     );
     // Another user's queue is unknown to you.
-    let r = o
-        .srv
-        .get(
-            "/api/v1/events",
-            &o.alice,
-            &[
-                ("queue_id", q.as_str()),
-                ("last_event_id", "-1"),
-                ("dont_block", "true"),
-            ],
-        )
-        .await;
+    let r = poll_now(&o.srv, &o.alice, &q, -1).await;
     let b = r.assert_error(400, "BAD_EVENT_QUEUE_ID");
     assert_eq!(
         (b["msg"].clone(), b["queue_id"].clone()),
@@ -290,7 +254,9 @@ async fn acknowledgement_and_bad_queues() {
         .delete("/api/v1/events", &o.bob, &[("queue_id", q.as_str())])
         .await
         .assert_success("DELETE /events");
-    get("2").await.assert_error(400, "BAD_EVENT_QUEUE_ID");
+    poll_now(&o.srv, &o.bob, &q, 2)
+        .await
+        .assert_error(400, "BAD_EVENT_QUEUE_ID");
     o.srv
         .delete("/api/v1/events", &o.bob, &[("queue_id", q.as_str())])
         .await
@@ -360,40 +326,16 @@ async fn idle_queues_are_collected() {
     let q = register_plain(&srv, &a).await;
     let keep = register_plain(&srv, &a).await;
     tokio::time::sleep(Duration::from_millis(600)).await;
-    srv.get(
-        "/api/v1/events",
-        &a,
-        &[
-            ("queue_id", keep.as_str()),
-            ("last_event_id", "-1"),
-            ("dont_block", "true"),
-        ],
-    )
-    .await
-    .assert_success("GET /events");
+    poll_now(&srv, &a, &keep, -1)
+        .await
+        .assert_success("GET /events");
     tokio::time::sleep(Duration::from_millis(900)).await;
-    srv.get(
-        "/api/v1/events",
-        &a,
-        &[
-            ("queue_id", q.as_str()),
-            ("last_event_id", "-1"),
-            ("dont_block", "true"),
-        ],
-    )
-    .await
-    .assert_error(400, "BAD_EVENT_QUEUE_ID");
-    srv.get(
-        "/api/v1/events",
-        &a,
-        &[
-            ("queue_id", keep.as_str()),
-            ("last_event_id", "-1"),
-            ("dont_block", "true"),
-        ],
-    )
-    .await
-    .assert_success("GET /events");
+    poll_now(&srv, &a, &q, -1)
+        .await
+        .assert_error(400, "BAD_EVENT_QUEUE_ID");
+    poll_now(&srv, &a, &keep, -1)
+        .await
+        .assert_success("GET /events");
 }
 
 #[tokio::test]
@@ -416,17 +358,7 @@ async fn overflowing_queues_are_dropped() {
     // Delivery is asynchronous; give it a moment.
     let mut gone = false;
     for _ in 0..50 {
-        let r = srv
-            .get(
-                "/api/v1/events",
-                &b,
-                &[
-                    ("queue_id", q.as_str()),
-                    ("last_event_id", "-1"),
-                    ("dont_block", "true"),
-                ],
-            )
-            .await;
+        let r = poll_now(&srv, &b, &q, -1).await;
         if r.status == 400 {
             r.assert_error(400, "BAD_EVENT_QUEUE_ID");
             gone = true;
@@ -437,22 +369,25 @@ async fn overflowing_queues_are_dropped() {
     assert!(gone, "the overflowing queue was dropped");
 }
 
+/// A non-blocking `GET /events` of everything after `last`, as the raw reply.
+pub(crate) async fn poll_now(srv: &TestServer, who: &TestUser, queue: &str, last: i64) -> Reply {
+    let last = last.to_string();
+    srv.get(
+        "/api/v1/events",
+        who,
+        &[
+            ("queue_id", queue),
+            ("last_event_id", last.as_str()),
+            ("dont_block", "true"),
+        ],
+    )
+    .await
+}
+
 /// Waits until the queue holds at least `n` events and returns them (all schema-checked).
 pub(crate) async fn wait_events(o: &Org, who: &TestUser, q: &str, n: usize) -> Vec<Value> {
     for _ in 0..100 {
-        let last = "-1";
-        let r = o
-            .srv
-            .get(
-                "/api/v1/events",
-                who,
-                &[
-                    ("queue_id", q),
-                    ("last_event_id", last),
-                    ("dont_block", "true"),
-                ],
-            )
-            .await;
+        let r = poll_now(&o.srv, who, q, -1).await;
         let b = r.assert_success("GET /events");
         let evs = b["events"].as_array().unwrap().clone();
         if evs.len() >= n {
@@ -1043,22 +978,10 @@ async fn queue_lifespan_secs_keeps_an_idle_queue_longer() {
         .unwrap()
         .to_string();
     tokio::time::sleep(Duration::from_millis(1600)).await;
-    let fetch = |q: String| {
-        let srv = &srv;
-        let a = &a;
-        async move {
-            srv.get(
-                "/api/v1/events",
-                a,
-                &[
-                    ("queue_id", q.as_str()),
-                    ("last_event_id", "-1"),
-                    ("dont_block", "true"),
-                ],
-            )
-            .await
-        }
-    };
-    fetch(plain).await.assert_error(400, "BAD_EVENT_QUEUE_ID");
-    fetch(long).await.assert_success("GET /events");
+    poll_now(&srv, &a, &plain, -1)
+        .await
+        .assert_error(400, "BAD_EVENT_QUEUE_ID");
+    poll_now(&srv, &a, &long, -1)
+        .await
+        .assert_success("GET /events");
 }

@@ -203,6 +203,27 @@ async fn name_and_password_changes() {
         .await;
     r.assert_error(400, "BAD_REQUEST");
 
+    // `presence_enabled` lives on the user row; it reads back like any other setting.
+    o.srv
+        .patch(
+            "/api/v1/settings",
+            &o.alice,
+            &[("presence_enabled", "false")],
+        )
+        .await
+        .assert_success("PATCH /settings");
+    let (_, b) = o.register(&o.alice, &[]).await;
+    assert_eq!(b["user_settings"]["presence_enabled"], false);
+    assert_eq!(b["presence_enabled"], false);
+    let r = o
+        .srv
+        .patch("/api/v1/settings", &o.alice, &[("presence_enabled", "no")])
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "presence_enabled is not a boolean"
+    );
+
     // The test users have no password yet: any old password is wrong.
     let r = o
         .srv
