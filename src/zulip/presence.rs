@@ -241,14 +241,7 @@ pub async fn set_typing(state: &AppState, caller: &User, p: &mut Params) -> Resu
 async fn alert_words_of(state: &AppState, user: UserId) -> Result<Vec<String>> {
     state
         .db
-        .read(move |c| {
-            let mut st =
-                c.prepare_cached("SELECT word FROM alert_words WHERE user_id = ?1 ORDER BY word")?;
-            let words = st
-                .query_map([user.0], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
-            Ok(words)
-        })
+        .read(move |c| crate::db::alert_words::of_user(c, user))
         .await
 }
 
@@ -293,23 +286,12 @@ pub async fn change_alert_words(
         .write(move |tx| {
             for w in &words {
                 if add {
-                    tx.execute(
-                        "INSERT OR IGNORE INTO alert_words (user_id, word) VALUES (?1, ?2)",
-                        rusqlite::params![user.0, w],
-                    )?;
+                    crate::db::alert_words::add(tx, user, w)?;
                 } else {
-                    tx.execute(
-                        "DELETE FROM alert_words WHERE user_id = ?1 AND word = ?2",
-                        rusqlite::params![user.0, w],
-                    )?;
+                    crate::db::alert_words::remove(tx, user, w)?;
                 }
             }
-            let mut st =
-                tx.prepare_cached("SELECT word FROM alert_words WHERE user_id = ?1 ORDER BY word")?;
-            let all: Vec<String> = st
-                .query_map([user.0], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
-            drop(st);
+            let all = crate::db::alert_words::of_user(tx, user)?;
             tx.emit(Event::AlertWordsChanged {
                 user_id: user,
                 words: all.clone(),

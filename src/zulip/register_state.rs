@@ -120,10 +120,7 @@ pub async fn initial_state(
                 m.insert("muted_topics".into(), json!(list));
             }
             if wants(types, "alert_words") {
-                let mut st = c.prepare_cached("SELECT word FROM alert_words WHERE user_id = ?1 ORDER BY word")?;
-                let words: Vec<String> = st
-                    .query_map([viewer_user.id.0], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?;
+                let words = crate::db::alert_words::of_user(c, viewer_user.id)?;
                 m.insert("alert_words".into(), json!(words));
             }
             if wants(types, "user_status") {
