@@ -147,6 +147,7 @@ pub async fn start(
         tokio::spawn(async move {
             shutdown.await;
             let _ = state.stopping.send(true);
+            state.queues.stop();
         });
     }
     let stop_rx = state.stopping.subscribe();
@@ -157,6 +158,7 @@ pub async fn start(
     let pipeline = state.hub.attach_pipeline();
     tokio::spawn(crate::zulip::delivery::run(Arc::clone(&state), pipeline));
     tokio::spawn(sweep_queues(Arc::clone(&state)));
+    tokio::spawn(heartbeats(Arc::clone(&state)));
     let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
     let task = tokio::spawn(crate::http::server::serve(
         listener,
@@ -192,6 +194,27 @@ pub async fn start(
         task,
         deptrack_task,
     })
+}
+
+/// Answers parked long-polls whose heartbeat time has come, until the server stops. Checking
+/// every quarter of the heartbeat interval (at most once a second, at least every 10 ms) keeps a
+/// heartbeat within that much of its time, without a timer per parked poll.
+async fn heartbeats(state: Arc<AppState>) {
+    let mut stopping = state.stopping.subscribe();
+    let period = (state.config.events.heartbeat / 4).clamp(
+        std::time::Duration::from_millis(10),
+        std::time::Duration::from_secs(1),
+    );
+    let mut tick = tokio::time::interval(period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {
+                state.queues.heartbeats();
+            }
+            _ = stopping.wait_for(|s| *s) => return,
+        }
+    }
 }
 
 /// Sweeps idle event queues every `gc_interval` until the server stops.

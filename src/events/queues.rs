@@ -5,10 +5,12 @@
 //! its next request, which prunes them (so a dropped connection loses nothing). Waiting is
 //! cancel-safe: a poller registers for wake-ups before it looks at the queue. A queue that
 //! grows past its bound is dropped, so its client re-registers instead of the server growing
-//! without limit; queues idle longer than the timeout are swept. Must not touch the database.
+//! without limit; queues idle longer than the timeout are swept. Heartbeats and shutdown reach
+//! parked polls through the table (one periodic pass, one stop call) rather than a timer and a
+//! watch per poll, which keeps a parked poll cheap. Must not touch the database.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -66,6 +68,21 @@ struct Inner {
     connected: usize,
     /// Bumped when a new poll starts, so an older one finishes early.
     poll_generation: u64,
+    /// When the newest waiting poll is owed a heartbeat (see [`Queues::heartbeats`]).
+    heartbeat_due: Option<Instant>,
+    /// Set once the queue leaves the table (deleted, overflowed or swept).
+    closed: bool,
+}
+
+/// What a waiting poll should do next, read under one lock.
+#[derive(Debug, PartialEq)]
+pub enum PollState {
+    /// Answer now: there are events, or a newer poll took over.
+    Ready,
+    /// Nothing yet: keep waiting.
+    Wait,
+    /// The queue is gone.
+    Closed,
 }
 
 /// One client's queue.
@@ -112,7 +129,8 @@ impl Queue {
     }
 
     /// The queued events, each rendered as a JSON object with its id.
-    pub fn snapshot(&self) -> Vec<String> {
+    #[cfg(test)]
+    fn snapshot(&self) -> Vec<String> {
         let q = self.lock();
         q.events
             .iter()
@@ -120,7 +138,21 @@ impl Queue {
             .collect()
     }
 
-    pub fn is_empty(&self) -> bool {
+    /// Appends the queued events to `out` as comma-separated JSON objects, each with its id.
+    pub fn write_events(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        let q = self.lock();
+        for (i, (id, body)) in q.events.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(body);
+            let _ = write!(out, ",\"id\":{id}}}");
+        }
+    }
+
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.lock().events.is_empty()
     }
 
@@ -138,38 +170,71 @@ impl Queue {
         true
     }
 
-    /// Adds a heartbeat (delivered like any event).
-    pub fn push_heartbeat(&self) {
+    /// Adds a heartbeat if a poll is waiting, its heartbeat is due and nothing else is queued;
+    /// wakes the poll. Returns whether it did.
+    fn heartbeat_if_due(&self, now: Instant) -> bool {
         let mut q = self.lock();
+        let due = q.connected > 0
+            && q.events.is_empty()
+            && !q.closed
+            && q.heartbeat_due.is_some_and(|at| at <= now);
+        if !due {
+            return false;
+        }
+        q.heartbeat_due = None;
         let id = q.next_id;
         q.next_id += 1;
         q.events
             .push_back((id, Arc::from("{\"type\":\"heartbeat\"")));
+        drop(q);
+        self.notify.notify_waiters();
+        true
     }
 
-    /// Starts a long-poll: marks the queue connected and returns this poll's generation.
-    pub fn begin_poll(&self) -> u64 {
+    /// Starts a long-poll that is owed a heartbeat at `heartbeat_at`: marks the queue connected
+    /// and returns this poll's generation.
+    pub fn begin_poll(&self, heartbeat_at: Instant) -> u64 {
         let mut q = self.lock();
         q.connected += 1;
         q.poll_generation += 1;
         q.last_access = Instant::now();
+        q.heartbeat_due = Some(heartbeat_at);
+        let older_polls = q.connected > 1;
         let generation = q.poll_generation;
         drop(q);
-        // Finish any older poll on this queue.
-        self.notify.notify_waiters();
+        if older_polls {
+            // Finish the older poll on this queue.
+            self.notify.notify_waiters();
+        }
         generation
     }
 
-    /// Whether a newer poll started since `generation`.
-    pub fn superseded(&self, generation: u64) -> bool {
-        self.lock().poll_generation != generation
+    /// What the poll of `generation` should do, checked under one lock.
+    pub fn poll_state(&self, generation: u64) -> PollState {
+        let q = self.lock();
+        if q.closed {
+            PollState::Closed
+        } else if !q.events.is_empty() || q.poll_generation != generation {
+            PollState::Ready
+        } else {
+            PollState::Wait
+        }
     }
 
     /// Ends a long-poll.
     pub fn end_poll(&self) {
         let mut q = self.lock();
         q.connected = q.connected.saturating_sub(1);
+        if q.connected == 0 {
+            q.heartbeat_due = None;
+        }
         q.last_access = Instant::now();
+    }
+
+    /// Marks the queue gone and wakes its polls.
+    fn close(&self) {
+        self.lock().closed = true;
+        self.notify.notify_waiters();
     }
 
     /// A future that resolves at the next push (create it before checking the queue).
@@ -192,30 +257,46 @@ impl Drop for PollGuard<'_> {
     }
 }
 
-/// The queue table, indexed by id and by owner.
+/// The queue table, indexed by id and by owner. Queue ids end in a unique counter
+/// (`<random>:<n>`); the index is keyed by that number and a lookup compares the whole id.
 #[derive(Default)]
 struct Table {
-    by_id: HashMap<String, Arc<Queue>>,
+    by_id: HashMap<u64, Arc<Queue>>,
     by_user: HashMap<UserId, Vec<Arc<Queue>>>,
 }
 
+/// The counter part of a queue id.
+fn id_key(id: &str) -> Option<u64> {
+    id.rsplit_once(':')?.1.parse().ok()
+}
+
 impl Table {
-    fn insert(&mut self, q: Arc<Queue>) {
+    fn insert(&mut self, key: u64, q: Arc<Queue>) {
         self.by_user
             .entry(q.user_id)
             .or_default()
             .push(Arc::clone(&q));
-        self.by_id.insert(q.id.clone(), q);
+        self.by_id.insert(key, q);
     }
 
+    fn get(&self, id: &str) -> Option<&Arc<Queue>> {
+        self.by_id.get(&id_key(id)?).filter(|q| q.id == id)
+    }
+
+    /// Takes a queue out of the table and closes it (its polls wake and answer an error).
     fn remove(&mut self, id: &str) -> Option<Arc<Queue>> {
-        let q = self.by_id.remove(id)?;
+        let key = id_key(id)?;
+        if self.by_id.get(&key).is_none_or(|q| q.id != id) {
+            return None;
+        }
+        let q = self.by_id.remove(&key)?;
         if let Some(list) = self.by_user.get_mut(&q.user_id) {
             list.retain(|x| x.id != id);
             if list.is_empty() {
                 self.by_user.remove(&q.user_id);
             }
         }
+        q.close();
         Some(q)
     }
 }
@@ -226,6 +307,7 @@ pub struct Queues {
     max_events: usize,
     idle_timeout: Duration,
     counter: AtomicU64,
+    stopping: AtomicBool,
 }
 
 impl Queues {
@@ -235,6 +317,7 @@ impl Queues {
             max_events,
             idle_timeout,
             counter: AtomicU64::new(0),
+            stopping: AtomicBool::new(false),
         }
     }
 
@@ -258,29 +341,25 @@ impl Queues {
                 last_access: Instant::now(),
                 connected: 0,
                 poll_generation: 0,
+                heartbeat_due: None,
+                closed: false,
             }),
             notify: Notify::new(),
         });
-        self.table().insert(Arc::clone(&q));
+        self.table().insert(n, Arc::clone(&q));
         q
     }
 
     /// The queue with this id if it belongs to `user`.
     pub fn get(&self, user: UserId, id: &str) -> Option<Arc<Queue>> {
-        self.table()
-            .by_id
-            .get(id)
-            .filter(|q| q.user_id == user)
-            .cloned()
+        self.table().get(id).filter(|q| q.user_id == user).cloned()
     }
 
     /// Deletes a user's queue; false if there was none.
     pub fn delete(&self, user: UserId, id: &str) -> bool {
         let mut table = self.table();
-        if table.by_id.get(id).is_some_and(|q| q.user_id == user) {
-            if let Some(q) = table.remove(id) {
-                q.notify.notify_waiters();
-            }
+        if table.get(id).is_some_and(|q| q.user_id == user) {
+            table.remove(id);
             return true;
         }
         false
@@ -316,13 +395,34 @@ impl Queues {
         if !q.push(body, self.max_events) {
             tracing::info!(queue = %q.id, "event queue overflowed; dropping it");
             self.table().remove(&q.id);
-            q.notify.notify_waiters();
         }
     }
 
     /// Whether a queue is still registered.
-    pub fn contains(&self, id: &str) -> bool {
-        self.table().by_id.contains_key(id)
+    #[cfg(test)]
+    fn contains(&self, id: &str) -> bool {
+        self.table().get(id).is_some()
+    }
+
+    /// Gives every waiting poll whose heartbeat is due a heartbeat; returns how many.
+    /// One periodic pass replaces a timer per parked poll.
+    pub fn heartbeats(&self) -> usize {
+        let now = Instant::now();
+        let all: Vec<Arc<Queue>> = self.table().by_id.values().cloned().collect();
+        all.iter().filter(|q| q.heartbeat_if_due(now)).count()
+    }
+
+    /// The server is stopping: every waiting poll answers now, and later polls do not wait.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let all: Vec<Arc<Queue>> = self.table().by_id.values().cloned().collect();
+        for q in all {
+            q.notify.notify_waiters();
+        }
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
     }
 
     /// Removes queues nobody polled for the idle timeout; returns how many.
@@ -412,10 +512,49 @@ mod tests {
         let qs = Queues::new(10, Duration::from_millis(0));
         let idle = qs.register(UserId(1), QueueOptions::default(), 0);
         let busy = qs.register(UserId(1), QueueOptions::default(), 0);
-        let _g = busy.begin_poll();
+        let _g = busy.begin_poll(Instant::now() + Duration::from_secs(60));
         assert_eq!(qs.sweep(), 1);
         assert!(!qs.contains(&idle.id));
         assert!(qs.contains(&busy.id));
+    }
+
+    #[test]
+    fn heartbeats_go_only_to_waiting_polls_that_are_due() {
+        let qs = Queues::new(10, Duration::from_secs(600));
+        let due = qs.register(UserId(1), QueueOptions::default(), 0);
+        let later = qs.register(UserId(1), QueueOptions::default(), 0);
+        let idle = qs.register(UserId(1), QueueOptions::default(), 0);
+        let g1 = due.begin_poll(Instant::now());
+        let g2 = later.begin_poll(Instant::now() + Duration::from_secs(60));
+        assert_eq!(due.poll_state(g1), PollState::Wait);
+        assert_eq!(qs.heartbeats(), 1);
+        assert_eq!(due.poll_state(g1), PollState::Ready);
+        assert_eq!(due.snapshot(), vec!["{\"type\":\"heartbeat\",\"id\":0}"]);
+        assert_eq!(later.poll_state(g2), PollState::Wait);
+        assert!(idle.is_empty());
+        // Already answered: no second heartbeat for the same poll.
+        assert_eq!(qs.heartbeats(), 0);
+    }
+
+    #[test]
+    fn removed_queues_close_and_newer_polls_supersede() {
+        let qs = Queues::new(10, Duration::from_secs(600));
+        let q = qs.register(UserId(1), QueueOptions::default(), 0);
+        let far = Instant::now() + Duration::from_secs(60);
+        let first = q.begin_poll(far);
+        let second = q.begin_poll(far);
+        assert_eq!(q.poll_state(first), PollState::Ready);
+        assert_eq!(q.poll_state(second), PollState::Wait);
+        assert!(!qs.delete(UserId(2), &q.id));
+        // The same counter with another random part is another (unknown) queue.
+        let (random, n) = q.id.rsplit_once(':').expect("id shape");
+        let other = if random.starts_with('0') { "1" } else { "0" };
+        let forged = format!("{other}{}:{n}", &random[1..]);
+        assert!(qs.get(UserId(1), &forged).is_none());
+        assert!(!qs.delete(UserId(1), &forged));
+        assert!(qs.delete(UserId(1), &q.id));
+        assert_eq!(q.poll_state(second), PollState::Closed);
+        assert!(qs.get(UserId(1), &q.id).is_none());
     }
 
     #[tokio::test]

@@ -95,6 +95,9 @@ pub async fn serve<A: Api>(
     }
 }
 
+const X_REQUEST_ID: hyper::header::HeaderName =
+    hyper::header::HeaderName::from_static("x-request-id");
+
 async fn handle_one<A: Api>(
     api: Arc<A>,
     req: hyper::Request<Incoming>,
@@ -111,9 +114,8 @@ async fn handle_one<A: Api>(
     let started = Instant::now();
     async move {
         let mut res = respond(api, req, id, peer, max_body).await;
-        if let Ok(v) = HeaderValue::from_str(&id.to_string()) {
-            res.headers_mut().insert("x-request-id", v);
-        }
+        res.headers_mut()
+            .insert(X_REQUEST_ID, HeaderValue::from(id));
         tracing::debug!(
             status = res.status().as_u16(),
             micros = started.elapsed().as_micros() as u64,

@@ -566,6 +566,11 @@ fn narrow_accepts(q: &Queue, b: &Bundle, flags: &[&str]) -> bool {
         })
 }
 
+/// The rendering choices that shape a message object: `apply_markdown`, whether the sender's
+/// avatar is left to the client (gravatar), `empty_topic_name`, and the viewer for direct
+/// messages (0 for channel messages, which look the same to everyone).
+type Variant = (bool, bool, bool, i64);
+
 async fn deliver_message(
     state: &AppState,
     seq: u64,
@@ -579,8 +584,8 @@ async fn deliver_message(
     let m = d.bundle.messages[0].message.clone();
     let host = state.config.realm_host();
     // Serialized message objects, shared by every queue with the same rendering choices.
-    let mut variants: HashMap<(bool, bool, bool, i64), String> = HashMap::new();
-    let mut render = |viewer: &User, q: &Queue| -> String {
+    let mut variants: HashMap<Variant, Arc<str>> = HashMap::new();
+    let mut render = |viewer: &User, q: &Queue| -> (Variant, Arc<str>) {
         let v = Viewer {
             user: viewer,
             host,
@@ -602,18 +607,16 @@ async fn deliver_message(
             q.options.empty_topic_name,
             per_viewer,
         );
-        variants
-            .entry(key)
-            .or_insert_with(|| {
-                let opts = MessageOptions {
-                    apply_markdown: q.options.apply_markdown,
-                    client_gravatar: q.options.client_gravatar,
-                    allow_empty_topic_name: q.options.empty_topic_name,
-                    with_flags: false,
-                };
-                wire::message(&v, &d.bundle.messages[0], &d.bundle, &opts).to_string()
-            })
-            .clone()
+        let text = variants.entry(key).or_insert_with(|| {
+            let opts = MessageOptions {
+                apply_markdown: q.options.apply_markdown,
+                client_gravatar: q.options.client_gravatar,
+                allow_empty_topic_name: q.options.empty_topic_name,
+                with_flags: false,
+            };
+            Arc::from(wire::message(&v, &d.bundle.messages[0], &d.bundle, &opts).to_string())
+        });
+        (key, Arc::clone(text))
     };
     let mut delivered: Vec<UserId> = Vec::new();
     for (user, stored) in &d.recipients {
@@ -626,14 +629,14 @@ async fn deliver_message(
             participant,
         );
         let flags_json = serde_json::to_string(&flags).expect("strings serialize");
-        // One shared text per rendering variant for all of this user's queues; only the queue
-        // that sent the message (local echo) gets its own.
-        let mut shared: HashMap<String, EventJson> = HashMap::new();
+        // One shared event text per rendering variant for all of this user's queues; only the
+        // queue that sent the message (local echo) gets its own.
+        let mut shared: HashMap<Variant, EventJson> = HashMap::new();
         for q in state.queues.of_users(seq, Some(&[user.id])) {
             if !q.options.wants("message") || !narrow_accepts(&q, &d.bundle, &flags) {
                 continue;
             }
-            let message = render(user, &q);
+            let (key, message) = render(user, &q);
             let local_echo = local
                 .as_ref()
                 .filter(|(queue_id, _)| *queue_id == q.id && user.id == m.sender_id);
@@ -642,7 +645,7 @@ async fn deliver_message(
                     "{{\"type\":\"message\",\"flags\":{flags_json},\"message\":{message},\"local_message_id\":{}",
                     serde_json::to_string(local_id).expect("strings serialize")
                 )),
-                None => Arc::clone(shared.entry(message).or_insert_with_key(|message| {
+                None => Arc::clone(shared.entry(key).or_insert_with(|| {
                     Arc::from(format!(
                         "{{\"type\":\"message\",\"flags\":{flags_json},\"message\":{message}"
                     ))
@@ -673,7 +676,7 @@ async fn deliver_message(
             let Some(viewer) = viewer.filter(|u| u.role != crate::model::Role::Guest) else {
                 continue;
             };
-            let message = render(&viewer, &q);
+            let (_, message) = render(&viewer, &q);
             let text = format!(
                 "{{\"type\":\"message\",\"flags\":[\"read\",\"historical\"],\"message\":{message}"
             );

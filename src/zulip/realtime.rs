@@ -5,14 +5,14 @@
 //! reads, so a dropped connection loses nothing; the client's next `last_event_id` prunes.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rand::RngExt as _;
 use serde_json::{Map, Value};
 
 use crate::app::AppState;
 use crate::error::{Error, Result};
-use crate::events::queues::{AckError, PollGuard, Queue, QueueOptions};
+use crate::events::queues::{AckError, PollGuard, PollState, Queue, QueueOptions};
 use crate::http::{self, Response};
 use crate::model::User;
 
@@ -187,14 +187,12 @@ pub async fn register(state: &AppState, caller: &User, p: &mut Params) -> Result
 }
 
 /// Renders a successful events response by hand: the events are pre-serialized text.
-fn events_response(events: Vec<String>, queue_id: Option<&str>, ignored: Vec<String>) -> Response {
-    let mut body = String::from("{\"result\":\"success\",\"msg\":\"\",\"events\":[");
-    body.push_str(&events.join(","));
-    body.push(']');
-    if let Some(q) = queue_id {
-        body.push_str(",\"queue_id\":");
-        body.push_str(&serde_json::to_string(q).expect("strings serialize"));
-    }
+fn events_response(queue: &Queue, ignored: Vec<String>) -> Response {
+    let mut body = String::with_capacity(1024);
+    body.push_str("{\"result\":\"success\",\"msg\":\"\",\"events\":[");
+    queue.write_events(&mut body);
+    body.push_str("],\"queue_id\":");
+    body.push_str(&serde_json::to_string(&queue.id).expect("strings serialize"));
     if !ignored.is_empty() {
         body.push_str(",\"ignored_parameters_unsupported\":");
         body.push_str(&serde_json::to_string(&ignored).expect("strings serialize"));
@@ -202,7 +200,7 @@ fn events_response(events: Vec<String>, queue_id: Option<&str>, ignored: Vec<Str
     body.push_str("}\n");
     let mut res = http::with_body(hyper::StatusCode::OK, "application/json", body);
     res.headers_mut().insert(
-        "cache-control",
+        hyper::header::CACHE_CONTROL,
         hyper::header::HeaderValue::from_static(
             "no-cache, no-store, must-revalidate, private, max-age=0",
         ),
@@ -247,34 +245,23 @@ pub async fn get_events(state: &AppState, caller: &User, p: &mut Params) -> Resu
         }
     };
     let ignored = p.unused();
-    let generation = queue.begin_poll();
-    let _guard = PollGuard(&queue);
-    let mut stopping = state.stopping.subscribe();
     let heartbeat = state.config.events.heartbeat + jitter(state.config.events.heartbeat_jitter);
-    let deadline = tokio::time::sleep(heartbeat);
-    tokio::pin!(deadline);
+    // The queue table's heartbeat pass answers this poll if nothing else does by then.
+    let generation = queue.begin_poll(Instant::now() + heartbeat);
+    let _guard = PollGuard(&queue);
     loop {
         // Register for the next push before looking, so nothing can slip between.
         let notified = queue.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        if !state.queues.contains(&queue.id) {
-            return Err(bad_queue(&queue.id));
-        }
-        if dont_block || !queue.is_empty() || queue.superseded(generation) || *stopping.borrow() {
-            break;
-        }
-        tokio::select! {
-            _ = &mut notified => continue,
-            _ = &mut deadline => {
-                queue.push_heartbeat();
-                break;
-            }
-            _ = stopping.changed() => break,
+        match queue.poll_state(generation) {
+            PollState::Closed => return Err(bad_queue(&queue.id)),
+            PollState::Ready => break,
+            PollState::Wait if dont_block || state.queues.is_stopping() => break,
+            PollState::Wait => notified.await,
         }
     }
-    let events = queue.snapshot();
-    Ok(events_response(events, Some(queue.id.as_str()), ignored))
+    Ok(events_response(&queue, ignored))
 }
 
 fn jitter(max: Duration) -> Duration {

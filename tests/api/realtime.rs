@@ -985,3 +985,37 @@ async fn queue_lifespan_secs_keeps_an_idle_queue_longer() {
         .await
         .assert_success("GET /events");
 }
+
+#[tokio::test]
+async fn parked_polls_answer_when_the_server_stops() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    // The default heartbeat (45 s or more) would outlast the test: only the stop can answer.
+    let (srv, a, _) = short_server(|_| {}).await;
+    let q = register_plain(&srv, &a).await;
+    let (addr, auth) = (srv.addr, crate::support::basic(&a.email, &a.api_key));
+    let poll = tokio::spawn(async move {
+        let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        let req = format!(
+            "GET /api/v1/events?queue_id={q}&last_event_id=-1 HTTP/1.1\r\nhost: localhost\r\nauthorization: {auth}\r\nconnection: close\r\n\r\n"
+        );
+        s.write_all(req.as_bytes()).await.expect("write");
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).await.expect("read");
+        String::from_utf8(out).expect("UTF-8")
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !poll.is_finished(),
+        "the poll must be parked before the stop"
+    );
+    srv.shutdown().await;
+    let text = tokio::time::timeout(Duration::from_secs(5), poll)
+        .await
+        .expect("the parked poll answers promptly")
+        .expect("poll task");
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    let body: Value =
+        serde_json::from_str(text.split("\r\n\r\n").nth(1).expect("body")).expect("JSON body");
+    assert_eq!(body["result"], "success");
+    assert_eq!(body["events"], json!([]));
+}
