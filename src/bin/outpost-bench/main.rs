@@ -24,7 +24,9 @@
 //!   permission (one project, component, vulnerability and analysis are created first);
 //! - `parked`, `delivery`: `--pollers` parked long-polls against an `outpost serve` child
 //!   process; the server's memory, and the latency from sending a message (at `--rate` per
-//!   second) to each poller receiving it (see `realtime.rs`).
+//!   second) to each poller receiving it (see `realtime.rs`). With `--floor`, the same against a
+//!   bare hyper server that does nothing but wake and answer (see `floor.rs`): the best this
+//!   machine and generator can do.
 //!
 //! Every request goes to loopback only; the run is bounded by `--seconds`.
 
@@ -41,6 +43,7 @@ use hyper::{Method, Request};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
+mod floor;
 mod realtime;
 
 use outpost::app::{AppState, Server};
@@ -82,6 +85,10 @@ struct Args {
     /// `synchronous = "normal"` instead of the durable default.
     #[arg(long)]
     normal_sync: bool,
+    /// Calibration for `parked` and `delivery`: run them against a bare hyper server that only
+    /// wakes polls and answers (see `floor.rs`) instead of `outpost serve`.
+    #[arg(long)]
+    floor: bool,
     /// Total requests per second to aim for (all connections together); unpaced if absent.
     #[arg(long)]
     rate: Option<f64>,
@@ -214,6 +221,14 @@ async fn seed_history(state: &AppState, sender: UserId, n: usize) {
 
 fn main() {
     let args = Args::parse();
+    if args.scenario == "floor-server" {
+        // Started by `--floor` runs; not a scenario of its own.
+        let addr = args
+            .addr
+            .filter(|a| a.ip().is_loopback())
+            .unwrap_or_else(|| fail("floor-server needs a loopback --addr"));
+        floor::serve(addr);
+    }
     if args.scenario == "parked" || args.scenario == "delivery" {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(args.client_threads)
@@ -226,6 +241,7 @@ fn main() {
             args.seconds,
             args.rate.unwrap_or(20.0),
             args.normal_sync,
+            args.floor,
         ));
         return;
     }

@@ -70,8 +70,7 @@ fn create_user(bin: &std::path::Path, cfg: &std::path::Path, email: &str) -> (St
     )
 }
 
-fn start_server(normal_sync: bool) -> (ServerProcess, (String, i64), (String, i64)) {
-    let bin = outpost_binary();
+fn start_server(normal_sync: bool, floor: bool) -> (ServerProcess, (String, i64), (String, i64)) {
     let dir = std::env::temp_dir().join(format!("outpost-bench-rt-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| fail(&format!("temp dir: {e}")));
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -88,11 +87,21 @@ fn start_server(normal_sync: bool) -> (ServerProcess, (String, i64), (String, i6
         ),
     )
     .unwrap_or_else(|e| fail(&format!("config: {e}")));
-    let sender = create_user(&bin, &cfg, "sender@example.com");
-    let watcher = create_user(&bin, &cfg, "watcher@example.com");
-    let child = Command::new(&bin)
-        .args(["serve", "--config"])
-        .arg(&cfg)
+    let (sender, watcher, mut command) = if floor {
+        // The floor server ignores credentials.
+        let me = std::env::current_exe().unwrap_or_else(|_| fail("cannot find this executable"));
+        let mut c = Command::new(me);
+        c.args(["floor-server", "--addr", &format!("127.0.0.1:{port}")]);
+        (("x".repeat(32), 1), ("x".repeat(32), 2), c)
+    } else {
+        let bin = outpost_binary();
+        let sender = create_user(&bin, &cfg, "sender@example.com");
+        let watcher = create_user(&bin, &cfg, "watcher@example.com");
+        let mut c = Command::new(&bin);
+        c.args(["serve", "--config"]).arg(&cfg);
+        (sender, watcher, c)
+    };
+    let child = command
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -171,8 +180,15 @@ fn rss_kib(pid: u32) -> u64 {
 }
 
 /// Runs `parked` (no sends) or `delivery` (`rate` messages per second).
-pub async fn run(scenario: &str, pollers: usize, seconds: u64, rate: f64, normal_sync: bool) {
-    let (server, sender, watcher) = start_server(normal_sync);
+pub async fn run(
+    scenario: &str,
+    pollers: usize,
+    seconds: u64,
+    rate: f64,
+    normal_sync: bool,
+    floor: bool,
+) {
+    let (server, sender, watcher) = start_server(normal_sync, floor);
     let res = drive(&server, sender, watcher, scenario, pollers, seconds, rate).await;
     // Stop the server before reporting a failure, so it never outlives the run.
     drop(server);
