@@ -13,7 +13,7 @@ use crate::events::{Event, PersonChange};
 use crate::model::User;
 use crate::password;
 
-use super::users::{check_full_name, check_password_strength};
+use super::users::{check_full_name, check_password_strength, rename};
 
 /// A setting's value.
 #[derive(Clone, Debug, PartialEq)]
@@ -350,12 +350,8 @@ pub async fn update(state: &AppState, user: &User, up: SettingsUpdate) -> Result
             if let Some(hash) = new_hash {
                 users_db::set_password_hash(tx, id, &hash)?;
             }
-            if let Some(name) = full_name.filter(|n| *n != current.full_name) {
-                users_db::set_full_name(tx, id, &name)?;
-                tx.emit(Event::UserUpdated {
-                    user_id: id,
-                    change: PersonChange::FullName(name),
-                });
+            if let Some(name) = full_name {
+                rename(tx, &current, name)?;
             }
             let before = all_of(tx, &current)?;
             for (name, value) in parsed {

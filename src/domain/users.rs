@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::db::{profile_fields as fields_db, users as users_db};
+use crate::db::{WriteTx, profile_fields as fields_db, users as users_db};
 use crate::error::{Error, ErrorKind, LoginFailure, Result};
 use crate::events::{Event, PersonChange};
 use crate::ids::{ProfileFieldId, UserId};
@@ -40,6 +40,19 @@ pub fn check_full_name(raw: &str) -> Result<String> {
         return Err(Error::bad_request("Invalid characters in name!"));
     }
     Ok(name.to_string())
+}
+
+/// Inside a write: gives `user` a new (already checked) full name and announces it; a name
+/// equal to the current one changes nothing.
+pub fn rename(tx: &mut WriteTx<'_>, user: &User, name: String) -> Result<()> {
+    if name != user.full_name {
+        users_db::set_full_name(tx, user.id, &name)?;
+        tx.emit(Event::UserUpdated {
+            user_id: user.id,
+            change: PersonChange::FullName(name),
+        });
+    }
+    Ok(())
 }
 
 /// A plausible email address: one `@`, a non-empty local part, a dotted domain, no spaces.
@@ -331,12 +344,8 @@ pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpda
                     change: PersonChange::Role(role.code()),
                 });
             }
-            if let Some(name) = full_name.filter(|n| *n != user.full_name) {
-                users_db::set_full_name(tx, target, &name)?;
-                tx.emit(Event::UserUpdated {
-                    user_id: target,
-                    change: PersonChange::FullName(name),
-                });
+            if let Some(name) = full_name {
+                rename(tx, &user, name)?;
             }
             if let Some(edits) = profile_data {
                 apply_profile_edits(tx, target, edits)?;
