@@ -1,5 +1,5 @@
 //! SQL for messages: storage and search index, direct-message conversations, per-user flags and
-//! read floors, reactions and edit history.
+//! read floors, receipt through subscription periods, reactions and edit history.
 //!
 //! Per-user state is sparse: a `message_flags` row exists only where a user's state differs
 //! from the default, so sending to a large channel writes one message row, not one per
@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::error::Result;
 use crate::ids::{ChannelId, MessageId, UserId};
-use crate::model::{Message, MessageEdit, Reaction};
+use crate::model::{Message, MessageEdit, Reaction, flags as bits};
 
 const COLUMNS: &str = "id, sender_id, channel_id, conversation_id, topic, content, \
      rendered_content, client, sent_at, is_me_message, wildcard, last_edit_at, last_moved_at";
@@ -438,6 +438,33 @@ pub fn topic_participant(
         .is_some())
 }
 
+/// The stored flags of every user with a row for this message, by user id.
+pub fn stored_flags(c: &Connection, id: MessageId) -> Result<HashMap<i64, i64>> {
+    let mut st =
+        c.prepare_cached("SELECT user_id, flags FROM message_flags WHERE message_id = ?1")?;
+    let rows = st
+        .query_map([id.0], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// The distinct senders in a topic up to and including message `upto`.
+pub fn topic_senders_upto(
+    c: &Connection,
+    ch: ChannelId,
+    topic: &str,
+    upto: MessageId,
+) -> Result<Vec<UserId>> {
+    let mut st = c.prepare_cached(
+        "SELECT DISTINCT sender_id FROM messages WHERE channel_id = ?1 AND topic = ?2 \
+         COLLATE NOCASE AND id <= ?3",
+    )?;
+    let rows = st
+        .query_map(params![ch.0, topic, upto.0], |r| Ok(UserId(r.get(0)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
 /// Number of distinct senders in a topic.
 pub fn topic_participant_count(c: &Connection, ch: ChannelId, topic: &str) -> Result<i64> {
     Ok(c.prepare_cached(
@@ -477,4 +504,104 @@ pub fn max_received_id(c: &Connection, user: UserId) -> Result<i64> {
         )?
         .query_row([user.0], |r| r.get(0))?;
     Ok(best.max(dm.unwrap_or(-1)).max(own.unwrap_or(-1)))
+}
+
+/// Whether a subscription period of `user` to `ch` covers message `id`.
+pub fn received_in_period(
+    c: &Connection,
+    user: UserId,
+    ch: ChannelId,
+    id: MessageId,
+) -> Result<bool> {
+    let mut st = c.prepare_cached(
+        "SELECT 1 FROM subscription_periods WHERE user_id = ?1 AND channel_id = ?2 \
+         AND first_message_id <= ?3 AND (last_message_id IS NULL OR last_message_id >= ?3)",
+    )?;
+    Ok(st
+        .query_row(params![user.0, ch.0, id.0], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// Every channel `user` has ever had a subscription period in.
+pub fn period_channels(c: &Connection, user: UserId) -> Result<Vec<i64>> {
+    let mut st =
+        c.prepare("SELECT DISTINCT channel_id FROM subscription_periods WHERE user_id = ?1")?;
+    let rows = st.query_map([user.0], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Raises a user's read floor for a scope (a channel id, or 0 for direct messages) to the
+/// scope's newest message and drops the per-message rows this makes redundant.
+pub fn read_whole_scope(c: &Connection, user: UserId, scope: i64) -> Result<()> {
+    let (max, members) = if scope == 0 {
+        (
+            c.query_row(
+                "SELECT coalesce(max(m.id), 0) FROM messages m JOIN dm_members d \
+                 ON d.conversation_id = m.conversation_id WHERE d.user_id = ?1",
+                [user.0],
+                |r| r.get::<_, i64>(0),
+            )?,
+            format!(
+                "SELECT m.id FROM messages m JOIN dm_members d ON d.conversation_id = \
+                 m.conversation_id WHERE d.user_id = {}",
+                user.0
+            ),
+        )
+    } else {
+        (
+            c.query_row(
+                "SELECT coalesce(max(id), 0) FROM messages WHERE channel_id = ?1",
+                [scope],
+                |r| r.get::<_, i64>(0),
+            )?,
+            format!("SELECT id FROM messages WHERE channel_id = {scope}"),
+        )
+    };
+    if max == 0 {
+        return Ok(());
+    }
+    raise_read_floor(c, user, scope, max)?;
+    prune_flags_below(c, user, &members, max)
+}
+
+/// Marks read every message `user` received outside a subscription (their own copies).
+pub fn read_own_copies(c: &Connection, user: UserId) -> Result<()> {
+    c.execute(
+        "UPDATE message_flags SET flags = (flags | ?2) & ~?3 WHERE user_id = ?1 \
+         AND flags & ?4 != 0",
+        params![user.0, bits::READ, bits::UNREAD_OVERRIDE, bits::RECEIVED],
+    )?;
+    Ok(())
+}
+
+/// Messages of a topic (case-insensitive) from message id `from` on, in id order.
+pub fn topic_messages_from(
+    c: &Connection,
+    ch: ChannelId,
+    topic: &str,
+    from: i64,
+) -> Result<Vec<Message>> {
+    let mut st = c.prepare(&format!(
+        "SELECT {} FROM messages m WHERE m.channel_id = ?1 AND \
+         m.topic = ?2 COLLATE NOCASE AND m.id >= ?3 ORDER BY m.id",
+        columns("m")
+    ))?;
+    let rows = st.query_map(params![ch.0, topic, from], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The ids of a topic's (case-insensitive) newest `limit` messages, newest first.
+pub fn newest_topic_ids(
+    c: &Connection,
+    ch: ChannelId,
+    topic: &str,
+    limit: i64,
+) -> Result<Vec<MessageId>> {
+    let mut st = c.prepare_cached(
+        "SELECT id FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE \
+         ORDER BY id DESC LIMIT ?3",
+    )?;
+    let rows = st.query_map(params![ch.0, topic, limit], |r| Ok(MessageId(r.get(0)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

@@ -17,11 +17,14 @@ pub mod dtrack_identity;
 pub mod dtrack_policies;
 pub mod dtrack_portfolio;
 pub mod groups;
+pub mod message_mentions;
+pub mod message_narrows;
 pub mod messages;
 pub mod migrate;
 pub mod profile_fields;
 pub mod settings;
 pub mod topics;
+pub mod unreads;
 pub mod users;
 
 use std::ops::Deref;

@@ -68,3 +68,16 @@ pub fn has_message_before(
     .optional()?
     .is_some())
 }
+
+/// A channel's topics as (name, newest message id), newest first, counting only messages `m`
+/// matching `access`; each name is as in the newest message of its case-insensitive group.
+pub fn list_for_channel(c: &Connection, ch: ChannelId, access: &str) -> Result<Vec<(String, i64)>> {
+    let sql = format!(
+        "SELECT t.topic, t.id FROM messages t WHERE t.id IN (SELECT max(m.id) FROM \
+         messages m WHERE m.channel_id = ?1 AND {access} GROUP BY m.topic COLLATE NOCASE) \
+         ORDER BY t.id DESC"
+    );
+    let mut st = c.prepare(&sql)?;
+    let rows = st.query_map([ch.0], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

@@ -3,6 +3,8 @@
 //! Synchronous functions over a connection; callers run them through `Db::read` / `Db::write`.
 //! Lookups by email are case-insensitive, as Zulip's are.
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::config::EmailVisibility;
@@ -196,6 +198,27 @@ pub fn status(c: &Connection, id: UserId) -> Result<UserStatus> {
         })
         .optional()?
         .unwrap_or_default())
+}
+
+/// Every stored status, by user id (users without one are absent).
+pub fn all_statuses(c: &Connection) -> Result<HashMap<UserId, UserStatus>> {
+    let mut st = c.prepare_cached(
+        "SELECT user_id, status_text, emoji_name, emoji_code, reaction_type FROM user_status",
+    )?;
+    let rows = st
+        .query_map([], |r| {
+            Ok((
+                UserId(r.get(0)?),
+                UserStatus {
+                    status_text: r.get(1)?,
+                    emoji_name: r.get(2)?,
+                    emoji_code: r.get(3)?,
+                    reaction_type: r.get(4)?,
+                },
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
 }
 
 pub fn set_status(c: &Connection, id: UserId, s: &UserStatus, now: i64) -> Result<()> {

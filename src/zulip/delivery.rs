@@ -467,15 +467,7 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
     let Some(m) = messages_db::get(c, id)? else {
         return Ok(None);
     };
-    let mut stored: HashMap<i64, i64> = HashMap::new();
-    {
-        let mut st =
-            c.prepare_cached("SELECT user_id, flags FROM message_flags WHERE message_id = ?1")?;
-        for row in st.query_map([id.0], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))? {
-            let (u, f) = row?;
-            stored.insert(u, f);
-        }
-    }
+    let stored = messages_db::stored_flags(c, id)?;
     let audience = message_audience(c, id)?;
     let mut recipients = Vec::with_capacity(audience.len());
     for u in audience.into_iter().filter(|u| queues.has_user(*u)) {
@@ -490,14 +482,7 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
     };
     let topic_participants = match m.channel_id {
         Some(ch) if m.wildcard & wildcard::TOPIC != 0 => {
-            let mut st = c.prepare_cached(
-                "SELECT DISTINCT sender_id FROM messages WHERE channel_id = ?1 AND topic = ?2 \
-                 COLLATE NOCASE AND id <= ?3",
-            )?;
-            st.query_map(rusqlite::params![ch.0, m.topic, m.id.0], |r| {
-                Ok(UserId(r.get(0)?))
-            })?
-            .collect::<rusqlite::Result<_>>()?
+            messages_db::topic_senders_upto(c, ch, &m.topic, m.id)?
         }
         _ => Vec::new(),
     };

@@ -13,7 +13,8 @@ use super::realtime::{
 };
 use crate::app::AppState;
 use crate::db::{
-    channels as channels_db, messages as messages_db, topics as topics_db, users as users_db,
+    channels as channels_db, messages as messages_db, topics as topics_db, unreads as unreads_db,
+    users as users_db,
 };
 use crate::domain::channels::{self, ListFilter, Listed};
 use crate::domain::messages::narrow;
@@ -24,7 +25,7 @@ use crate::domain::settings::SettingValue;
 use crate::error::Result;
 use crate::events::queues::QueueOptions;
 use crate::ids::UserId;
-use crate::model::{Role, User, flags as bits, system_groups as sys};
+use crate::model::{Role, User, system_groups as sys};
 
 use super::server::{FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION};
 use super::wire::{self, Viewer};
@@ -90,12 +91,7 @@ pub async fn initial_state(
                 m.insert("unread_msgs".into(), unread_msgs(c, &viewer_user, empty_topic_name)?);
             }
             if wants(types, "starred_messages") {
-                let mut st = c.prepare_cached(
-                    "SELECT message_id FROM message_flags WHERE user_id = ?1 AND flags & ?2 != 0 ORDER BY message_id",
-                )?;
-                let ids: Vec<i64> = st
-                    .query_map(rusqlite::params![viewer_user.id.0, bits::STARRED], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?;
+                let ids = unreads_db::starred(c, viewer_user.id)?;
                 m.insert("starred_messages".into(), json!(ids));
             }
             let policies = topics_db::policies_of(c, viewer_user.id)?;
@@ -125,8 +121,9 @@ pub async fn initial_state(
             }
             if wants(types, "user_status") {
                 let mut statuses = Map::new();
+                let stored = users_db::all_statuses(c)?;
                 for u in users_db::all(c)?.into_iter().filter(|u| u.is_active) {
-                    let s = users_db::status(c, u.id)?;
+                    let s = stored.get(&u.id).cloned().unwrap_or_default();
                     let w = wire::status(&s, u.presence_enabled);
                     if !w.is_empty() {
                         statuses.insert(u.id.0.to_string(), Value::Object(w));
@@ -309,78 +306,11 @@ fn subscriptions(
     Ok(())
 }
 
-/// (id, channel, topic, conversation, sender, mentioned) of an unread message.
-type UnreadRow = (i64, Option<i64>, String, Option<i64>, i64, bool);
-
 /// Unread messages grouped as Zulip reports them.
 fn unread_msgs(c: &Connection, user: &User, empty_topic_name: bool) -> Result<Value> {
     let read = narrow::read_sql(user.id);
     let received = narrow::received_sql(user.id);
-    let mentioned = format!(
-        "EXISTS (SELECT 1 FROM message_flags mf WHERE mf.user_id = {} AND mf.message_id = m.id \
-         AND mf.flags & {} != 0) OR m.wildcard != 0",
-        user.id.0,
-        bits::MENTIONED | bits::GROUP_MENTIONED
-    );
-    let mut rows: Vec<UnreadRow> = Vec::new();
-    // Channels, starting above the read floor and the first subscription.
-    let mut st = c.prepare_cached(
-        "SELECT channel_id, min(first_message_id) FROM subscription_periods WHERE user_id = ?1 GROUP BY channel_id",
-    )?;
-    let scopes: Vec<(i64, i64)> = st
-        .query_map([user.id.0], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    let sql = format!(
-        "SELECT m.id, m.channel_id, m.topic, m.conversation_id, m.sender_id, ({mentioned}) \
-         FROM messages m WHERE m.channel_id = ?1 AND m.id >= ?2 AND {received} AND NOT {read} \
-         ORDER BY m.id LIMIT {MAX_UNREAD}"
-    );
-    let mut q = c.prepare(&sql)?;
-    for (ch, first) in scopes {
-        let floor = messages_db::read_floor(c, user.id, ch)?;
-        let from = first.max(floor + 1);
-        let found = q.query_map(rusqlite::params![ch, from], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
-        })?;
-        for f in found {
-            rows.push(f?);
-        }
-    }
-    let dm_floor = messages_db::read_floor(c, user.id, 0)?;
-    let convs = messages_db::conversations_of(c, user.id)?;
-    if !convs.is_empty() {
-        let list = convs
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
-        let sql = format!(
-            "SELECT m.id, m.channel_id, m.topic, m.conversation_id, m.sender_id, ({mentioned}) \
-             FROM messages m WHERE m.conversation_id IN ({list}) AND m.id > ?1 AND NOT {read} \
-             ORDER BY m.id LIMIT {MAX_UNREAD}"
-        );
-        let mut st = c.prepare(&sql)?;
-        let found = st.query_map([dm_floor], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
-        })?;
-        for f in found {
-            rows.push(f?);
-        }
-    }
+    let mut rows = unreads_db::unread(c, user.id, &read, &received, MAX_UNREAD)?;
     rows.sort_by_key(|r| r.0);
     let old_unreads_missing = rows.len() > MAX_UNREAD;
     rows.truncate(MAX_UNREAD);
@@ -435,10 +365,9 @@ fn unread_msgs(c: &Connection, user: &User, empty_topic_name: bool) -> Result<Va
 fn recent_conversations(c: &Connection, user: UserId) -> Result<Value> {
     let mut out = Vec::new();
     for conv in messages_db::conversations_of(c, user)? {
-        let max: Option<i64> = c
-            .prepare_cached("SELECT max(id) FROM messages WHERE conversation_id = ?1")?
-            .query_row([conv], |r| r.get(0))?;
-        let Some(max) = max else { continue };
+        let Some(max) = unreads_db::newest_in_conversation(c, conv)? else {
+            continue;
+        };
         let others: Vec<i64> = messages_db::conversation_members(c, conv)?
             .into_iter()
             .filter(|u| *u != user)
@@ -453,16 +382,11 @@ fn recent_conversations(c: &Connection, user: UserId) -> Result<Value> {
 /// The role-based system groups (as seeded by `schema.sql`) with their direct members.
 fn system_groups(c: &Connection) -> Result<Value> {
     let users = users_db::all(c)?;
-    let mut st = c.prepare_cached(
-        "SELECT id, name, description FROM user_groups WHERE is_system_group ORDER BY id",
-    )?;
-    let rows: Vec<(i64, String, String)> = st
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<rusqlite::Result<_>>()?;
+    let rows = crate::db::groups::system_groups(c)?;
     let groups: Vec<Value> = rows
         .into_iter()
-        .map(|(id, name, description)| {
-            let gid = crate::ids::GroupId(id);
+        .map(|(gid, name, description)| {
+            let id = gid.0;
             let members: Vec<i64> = match sys::direct_role(gid) {
                 Some(role) => users
                     .iter()

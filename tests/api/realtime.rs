@@ -1019,3 +1019,61 @@ async fn parked_polls_answer_when_the_server_stops() {
     assert_eq!(body["result"], "success");
     assert_eq!(body["events"], json!([]));
 }
+
+#[tokio::test]
+async fn register_reports_statuses_stars_direct_unreads_and_system_groups() {
+    let o = org().await;
+    o.srv
+        .post(
+            "/api/v1/users/me/status",
+            &o.bob,
+            &[("status_text", "on a train"), ("emoji_name", "train")],
+        )
+        .await
+        .assert_success("POST /users/me/status");
+    let dm = o.send_dm(&o.bob, &[&o.alice], "just us").await;
+    let group_dm = o.send_dm(&o.bob, &[&o.alice, &o.owner], "all three").await;
+    o.srv
+        .post(
+            "/api/v1/messages/flags",
+            &o.alice,
+            &[
+                ("messages", &format!("[{dm}]")),
+                ("op", "add"),
+                ("flag", "starred"),
+            ],
+        )
+        .await
+        .assert_success("POST /messages/flags");
+    let (_, b) = o.register(&o.alice, &[]).await;
+    let statuses = b["user_status"].as_object().expect("user_status");
+    assert_eq!(statuses[&o.bob.id.to_string()]["status_text"], "on a train");
+    assert_eq!(statuses[&o.bob.id.to_string()]["emoji_name"], "train");
+    assert!(!statuses.contains_key(&o.alice.id.to_string()));
+    assert_eq!(b["starred_messages"], json!([dm]));
+    let unread = &b["unread_msgs"];
+    assert_eq!(unread["count"], 2);
+    assert_eq!(unread["pms"][0]["other_user_id"], o.bob.id);
+    assert_eq!(unread["pms"][0]["unread_message_ids"], json!([dm]));
+    let mut trio = [o.owner.id, o.alice.id, o.bob.id];
+    trio.sort_unstable();
+    let trio = trio.map(|i| i.to_string()).join(",");
+    assert_eq!(unread["huddles"][0]["user_ids_string"], trio);
+    assert_eq!(
+        unread["huddles"][0]["unread_message_ids"],
+        json!([group_dm])
+    );
+    // Newest conversation first, each listing the other participants.
+    let recent = b["recent_private_conversations"].as_array().expect("list");
+    assert_eq!(recent.len(), 2);
+    assert_eq!(recent[0]["max_message_id"], group_dm);
+    assert_eq!(recent[1]["max_message_id"], dm);
+    assert_eq!(recent[1]["user_ids"], json!([o.bob.id]));
+    let groups = b["realm_user_groups"].as_array().expect("groups");
+    let admins = groups
+        .iter()
+        .find(|g| g["name"] == "role:administrators")
+        .expect("administrators group");
+    assert_eq!(admins["members"], json!([o.admin.id]));
+    assert_eq!(admins["is_system_group"], true);
+}

@@ -210,16 +210,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                         } else {
                             0
                         };
-                        let mut st = tx.prepare(&format!(
-                            "SELECT {} FROM messages m WHERE m.channel_id = ?1 AND \
-                             m.topic = ?2 COLLATE NOCASE AND m.id >= ?3 ORDER BY m.id",
-                            db::columns("m")
-                        ))?;
-                        let rows = st.query_map(
-                            rusqlite::params![source.id.0, m.topic, floor],
-                            db::from_row,
-                        )?;
-                        rows.collect::<rusqlite::Result<_>>()?
+                        db::topic_messages_from(tx, source.id, &m.topic, floor)?
                     }
                 };
                 changed_ids.clear();
@@ -327,17 +318,7 @@ pub async fn delete_topic(
             .db
             .write(move |tx| {
                 crate::domain::channels::visible_by_id(tx, &viewer, channel)?;
-                let mut st = tx.prepare_cached(
-                    "SELECT id FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE \
-                     ORDER BY id DESC LIMIT ?3",
-                )?;
-                let ids: Vec<MessageId> = st
-                    .query_map(
-                        rusqlite::params![channel.0, topic, DELETE_BATCH as i64],
-                        |r| Ok(MessageId(r.get(0)?)),
-                    )?
-                    .collect::<rusqlite::Result<_>>()?;
-                drop(st);
+                let ids = db::newest_topic_ids(tx, channel, &topic, DELETE_BATCH as i64)?;
                 for id in &ids {
                     db::delete(tx, *id)?;
                 }

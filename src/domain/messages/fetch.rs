@@ -8,6 +8,7 @@ use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
 
 use crate::app::AppState;
+use crate::db::message_narrows::{self as narrows_db, ViewedRow};
 use crate::db::{channels as channels_db, messages as db, users as users_db};
 use crate::error::{Error, Result};
 use crate::ids::{ChannelId, MessageId, UserId};
@@ -126,43 +127,31 @@ pub fn flag_names(
     out
 }
 
-struct Row {
-    message: Message,
-    received: bool,
-    read: bool,
-    stored: i64,
-}
-
 fn select_rows(
     c: &Connection,
     viewer: &User,
     cond: &str,
     params: &[SqlValue],
     tail: &str,
-) -> Result<Vec<Row>> {
-    let sql = format!(
-        "SELECT {cols}, {received} AS rcv, {read} AS rd, coalesce((SELECT flags FROM \
-         message_flags fx WHERE fx.user_id = {u} AND fx.message_id = m.id), 0) AS fl \
-         FROM messages m WHERE {cond} {tail}",
-        cols = db::columns("m"),
-        received = narrow::received_sql(viewer.id),
-        read = narrow::read_sql(viewer.id),
-        u = viewer.id.0,
-    );
-    let mut st = c.prepare(&sql)?;
-    let rows = st.query_map(rusqlite::params_from_iter(params.iter()), |r| {
-        Ok(Row {
-            message: db::from_row(r)?,
-            received: r.get(13)?,
-            read: r.get(14)?,
-            stored: r.get(15)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+) -> Result<Vec<ViewedRow>> {
+    narrows_db::select_with_state(
+        c,
+        viewer.id,
+        &narrow::received_sql(viewer.id),
+        &narrow::read_sql(viewer.id),
+        cond,
+        params,
+        tail,
+    )
 }
 
 /// Loads everything needed to render `rows` for `viewer`.
-fn bundle(c: &Connection, viewer: &User, rows: Vec<Row>, search: &[String]) -> Result<Bundle> {
+fn bundle(
+    c: &Connection,
+    viewer: &User,
+    rows: Vec<ViewedRow>,
+    search: &[String],
+) -> Result<Bundle> {
     let ids: Vec<MessageId> = rows.iter().map(|r| r.message.id).collect();
     let mut reactions: HashMap<i64, Vec<Reaction>> = HashMap::new();
     for r in db::reactions_for(c, &ids)? {
@@ -262,15 +251,12 @@ fn fetch_sync(c: &Connection, viewer: &User, range: &Range, terms: &[Term]) -> R
         Anchor::Oldest => 0,
         Anchor::Id(id) => id,
         Anchor::FirstUnread => {
-            let sql = format!(
-                "SELECT min(m.id) FROM messages m WHERE {cond} AND {rcv} AND NOT {read}",
-                rcv = narrow::received_sql(viewer.id),
-                read = narrow::read_sql(viewer.id)
-            );
-            let first: Option<i64> = c.query_row(
-                &sql,
-                rusqlite::params_from_iter(narrowed.params.iter()),
-                |r| r.get(0),
+            let first = narrows_db::first_unread(
+                c,
+                &cond,
+                &narrow::received_sql(viewer.id),
+                &narrow::read_sql(viewer.id),
+                &narrowed.params,
             )?;
             first.unwrap_or(LARGER_THAN_MAX_MESSAGE_ID)
         }

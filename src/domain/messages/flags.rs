@@ -5,13 +5,13 @@
 
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use crate::app::AppState;
-use crate::db::messages as db;
+use crate::db::{message_narrows as narrows_db, messages as db};
 use crate::error::{Error, Result};
 use crate::events::Event;
-use crate::ids::{ChannelId, MessageId, UserId};
+use crate::ids::{ChannelId, MessageId};
 use crate::model::{User, flags as bits};
 
 use super::narrow;
@@ -118,49 +118,13 @@ fn unread_ids(
     cond: &str,
     params: &[rusqlite::types::Value],
 ) -> Result<Vec<MessageId>> {
-    let sql = format!(
-        "SELECT m.id FROM messages m WHERE {cond} AND {rcv} AND NOT {read} ORDER BY m.id",
-        rcv = narrow::received_sql(user.id),
-        read = narrow::read_sql(user.id)
-    );
-    let mut st = c.prepare(&sql)?;
-    let rows = st.query_map(rusqlite::params_from_iter(params.iter()), |r| {
-        Ok(MessageId(r.get(0)?))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// Raises the read floor of one scope to its newest message and drops redundant rows.
-fn read_scope(c: &Connection, user: UserId, scope: i64) -> Result<()> {
-    let (max, members) = if scope == 0 {
-        (
-            c.query_row(
-                "SELECT coalesce(max(m.id), 0) FROM messages m JOIN dm_members d \
-                 ON d.conversation_id = m.conversation_id WHERE d.user_id = ?1",
-                [user.0],
-                |r| r.get::<_, i64>(0),
-            )?,
-            format!(
-                "SELECT m.id FROM messages m JOIN dm_members d ON d.conversation_id = \
-                 m.conversation_id WHERE d.user_id = {}",
-                user.0
-            ),
-        )
-    } else {
-        (
-            c.query_row(
-                "SELECT coalesce(max(id), 0) FROM messages WHERE channel_id = ?1",
-                [scope],
-                |r| r.get::<_, i64>(0),
-            )?,
-            format!("SELECT id FROM messages WHERE channel_id = {scope}"),
-        )
-    };
-    if max == 0 {
-        return Ok(());
-    }
-    db::raise_read_floor(c, user, scope, max)?;
-    db::prune_flags_below(c, user, &members, max)
+    narrows_db::unread_ids(
+        c,
+        cond,
+        &narrow::received_sql(user.id),
+        &narrow::read_sql(user.id),
+        params,
+    )
 }
 
 /// `POST /mark_all_as_read`: returns whether everything was marked within the time budget.
@@ -170,12 +134,7 @@ pub async fn mark_all(state: &AppState, user: &User) -> Result<bool> {
     let scopes: Vec<i64> = state
         .db
         .read(move |c| {
-            let mut st = c.prepare(
-                "SELECT DISTINCT channel_id FROM subscription_periods WHERE user_id = ?1",
-            )?;
-            let mut scopes: Vec<i64> = st
-                .query_map([uid.0], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
+            let mut scopes = db::period_channels(c, uid)?;
             scopes.push(0);
             Ok(scopes)
         })
@@ -189,15 +148,10 @@ pub async fn mark_all(state: &AppState, user: &User) -> Result<bool> {
             .db
             .write(move |tx| {
                 for scope in batch {
-                    read_scope(tx, uid, scope)?;
+                    db::read_whole_scope(tx, uid, scope)?;
                 }
                 // Messages the user received without a subscription (their own copies).
-                tx.execute(
-                    "UPDATE message_flags SET flags = (flags | ?2) & ~?3 WHERE user_id = ?1 \
-                     AND flags & ?4 != 0",
-                    params![uid.0, bits::READ, bits::UNREAD_OVERRIDE, bits::RECEIVED],
-                )?;
-                Ok(())
+                db::read_own_copies(tx, uid)
             })
             .await?;
     }
@@ -225,7 +179,7 @@ pub async fn mark_channel(state: &AppState, user: &User, channel: ChannelId) -> 
         .write(move |tx| {
             crate::domain::channels::visible_by_id(tx, &user, channel)?;
             let ids = unread_ids(tx, &user, &format!("m.channel_id = {}", channel.0), &[])?;
-            read_scope(tx, user.id, channel.0)?;
+            db::read_whole_scope(tx, user.id, channel.0)?;
             if !ids.is_empty() {
                 tx.emit(Event::FlagsChanged {
                     user_id: user.id,

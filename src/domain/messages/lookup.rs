@@ -1,8 +1,9 @@
 //! The realm as the Markdown renderer sees it: mention and link targets read from the database.
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
-use crate::db::channels as channels_db;
+use crate::db::{channels as channels_db, message_mentions as mentions_db};
+use crate::ids::ChannelId;
 use crate::markdown::{Lookup, MentionChannel, MentionGroup, MentionUser};
 use crate::model::User;
 
@@ -16,51 +17,23 @@ pub struct DbLookup<'a> {
 
 impl Lookup for DbLookup<'_> {
     fn users_by_name(&self, name: &str) -> Vec<MentionUser> {
-        let Ok(mut st) = self.conn.prepare_cached(
-            "SELECT id, full_name FROM users WHERE full_name = ?1 COLLATE NOCASE AND is_active \
-             ORDER BY id",
-        ) else {
-            return Vec::new();
-        };
-        st.query_map([name], |r| {
-            Ok(MentionUser {
-                id: r.get(0)?,
-                full_name: r.get(1)?,
+        mentions_db::active_users_named(self.conn, name)
+            .map(|rows| {
+                rows.into_iter()
+                    .map(|(id, full_name)| MentionUser { id, full_name })
+                    .collect()
             })
-        })
-        .map(|rows| rows.filter_map(|r| r.ok()).collect())
-        .unwrap_or_default()
+            .unwrap_or_default()
     }
 
     fn user_by_id(&self, id: i64) -> Option<MentionUser> {
-        self.conn
-            .prepare_cached("SELECT id, full_name FROM users WHERE id = ?1 AND is_active")
-            .ok()?
-            .query_row([id], |r| {
-                Ok(MentionUser {
-                    id: r.get(0)?,
-                    full_name: r.get(1)?,
-                })
-            })
-            .optional()
-            .ok()?
+        let (id, full_name) = mentions_db::active_user(self.conn, id).ok()??;
+        Some(MentionUser { id, full_name })
     }
 
     fn group_by_name(&self, name: &str) -> Option<MentionGroup> {
-        self.conn
-            .prepare_cached(
-                "SELECT id, name FROM user_groups WHERE name = ?1 COLLATE NOCASE \
-                 AND NOT deactivated AND NOT is_system_group",
-            )
-            .ok()?
-            .query_row([name], |r| {
-                Ok(MentionGroup {
-                    id: r.get(0)?,
-                    name: r.get(1)?,
-                })
-            })
-            .optional()
-            .ok()?
+        let (id, name) = mentions_db::mentionable_group(self.conn, name).ok()??;
+        Some(MentionGroup { id, name })
     }
 
     fn realm_url(&self) -> Option<String> {
@@ -68,13 +41,7 @@ impl Lookup for DbLookup<'_> {
     }
 
     fn latest_message_in_topic(&self, channel_id: i64, topic: &str) -> Option<i64> {
-        self.conn
-            .prepare_cached(
-                "SELECT max(id) FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE",
-            )
-            .ok()?
-            .query_row(rusqlite::params![channel_id, topic], |r| r.get(0))
-            .ok()?
+        mentions_db::latest_in_topic(self.conn, ChannelId(channel_id), topic).ok()?
     }
 
     fn channel_by_name(&self, name: &str) -> Option<MentionChannel> {

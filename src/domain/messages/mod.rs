@@ -43,14 +43,7 @@ pub fn received_channel_message(
     let Some(ch) = m.channel_id else {
         return Ok(false);
     };
-    let mut st = c.prepare_cached(
-        "SELECT 1 FROM subscription_periods WHERE user_id = ?1 AND channel_id = ?2 \
-         AND first_message_id <= ?3 AND (last_message_id IS NULL OR last_message_id >= ?3)",
-    )?;
-    Ok(rusqlite::OptionalExtension::optional(
-        st.query_row(rusqlite::params![user.0, ch.0, m.id.0], |_| Ok(())),
-    )?
-    .is_some())
+    db::received_in_period(c, user, ch, m.id)
 }
 
 /// The message if `user` may read it, else "Invalid message(s)".

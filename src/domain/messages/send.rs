@@ -13,7 +13,7 @@ use crate::db::{channels as channels_db, groups, messages as db, users as users_
 use crate::domain::channels::{self, UserRefArg};
 use crate::error::{Error, Result};
 use crate::events::Event;
-use crate::ids::{ChannelId, MessageId, UserId};
+use crate::ids::{ChannelId, GroupId, MessageId, UserId};
 use crate::markdown::Rendered;
 use crate::model::{
     Channel, ChannelSetting, Message, Role, TopicsPolicy, User, flags as bits, system_groups,
@@ -316,13 +316,7 @@ fn prepare(
         }
     }
     for gid in &rendered.mentioned_groups {
-        let mut st =
-            c.prepare_cached("SELECT user_id FROM user_group_members WHERE group_id = ?1")?;
-        let members: Vec<i64> = st
-            .query_map([gid], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        for m in members {
-            let u = UserId(m);
+        for u in groups::direct_members(c, GroupId(*gid))? {
             if receives(c, u, ch_id, dm_members.as_deref())? {
                 add(&mut rows, u, bits::GROUP_MENTIONED);
             }

@@ -19,14 +19,7 @@ pub async fn list(state: &AppState, user: &User, channel: ChannelId) -> Result<V
         .read(move |c| {
             crate::domain::channels::visible_by_id(c, &user, channel)?;
             let access = narrow::access_sql(c, &user)?;
-            let sql = format!(
-                "SELECT t.topic, t.id FROM messages t WHERE t.id IN (SELECT max(m.id) FROM \
-                 messages m WHERE m.channel_id = ?1 AND {access} GROUP BY m.topic COLLATE NOCASE) \
-                 ORDER BY t.id DESC"
-            );
-            let mut st = c.prepare(&sql)?;
-            let rows = st.query_map([channel.0], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            Ok(rows.collect::<rusqlite::Result<_>>()?)
+            db::list_for_channel(c, channel, &access)
         })
         .await
 }
