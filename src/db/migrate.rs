@@ -1,7 +1,7 @@
 //! Opening a database file: pragmas, schema creation and upgrades.
 //!
 //! `schema.sql` (embedded at build time) is the whole current schema and is applied to an empty
-//! database. An existing database is upgraded one version at a time by [`upgrade_from`] inside
+//! database. An existing database is upgraded one version at a time by `upgrade_from` inside
 //! one transaction, so a failed upgrade leaves the file as it was. A database whose
 //! `user_version` is newer than this binary is refused, never touched.
 //!

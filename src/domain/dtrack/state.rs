@@ -1,7 +1,7 @@
 //! Process-wide Dependency-Track state: the JWT signing key, the system UUID, and the caches
 //! that keep hot paths (API-key checks, badges) free of hashing and SQL.
 //!
-//! Every Dependency-Track write goes through [`write`], which bumps a generation counter after
+//! Every Dependency-Track write goes through [`write()`], which bumps a generation counter after
 //! the commit; a cache entry is only used while the generation it was read under is current, so
 //! no cached answer outlives a change. Must not touch HTTP types.
 
