@@ -147,7 +147,8 @@ pub async fn start(
         tokio::spawn(async move {
             shutdown.await;
             let _ = state.stopping.send(true);
-            state.queues.stop();
+            // After the signal is set, so every poll that wakes sees it.
+            state.queues.wake_all();
         });
     }
     let stop_rx = state.stopping.subscribe();
@@ -196,9 +197,9 @@ pub async fn start(
     })
 }
 
-/// Answers parked long-polls whose heartbeat time has come, until the server stops. Checking
-/// every quarter of the heartbeat interval (at most once a second, at least every 10 ms) keeps a
-/// heartbeat within that much of its time, without a timer per parked poll.
+/// Answers parked long-polls whose heartbeat time has come, until the server stops. The pass
+/// runs every quarter of the heartbeat interval (but at least once a second and at most every
+/// 10 ms), so a heartbeat comes at most that much late, without a timer per parked poll.
 async fn heartbeats(state: Arc<AppState>) {
     let mut stopping = state.stopping.subscribe();
     let period = (state.config.events.heartbeat / 4).clamp(

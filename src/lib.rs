@@ -17,7 +17,7 @@
 //! (`zulip::realtime`) waits on a queue without consuming it; the client's next
 //! `last_event_id` prunes what it has seen. A parked poll holds no timer of its own: one periodic
 //! pass over the queue table (started in [`app`]) gives due polls their heartbeat, and shutdown
-//! wakes every poll through the table.
+//! sets the stop signal, then wakes every poll through the table.
 //!
 //! The Dependency-Track API ([`dtrack`]) follows the same path on its own listener: its route
 //! table names each endpoint's permission, credentials are checked (API keys through a cache

@@ -1,7 +1,8 @@
 //! SQL for what one user has left to read, for the initial state of `POST /register`: unread
 //! messages (up to a cap), starred message ids and the newest message of each direct-message
-//! conversation. Read-only. The "read" and "received" conditions come in as SQL fragments from
-//! the narrow builder, so this module does not duplicate those rules; it knows nothing of JSON.
+//! conversation. Read-only. The "read", "received" and "mentioned" conditions come in as SQL
+//! fragments from the narrow builder, so this module does not restate those rules; it knows
+//! nothing of JSON.
 
 use rusqlite::{Connection, params};
 
@@ -13,21 +14,26 @@ use crate::model::flags as bits;
 /// mentions the user (personally, through a group, or with a wildcard).
 pub type UnreadRow = (i64, Option<i64>, String, Option<i64>, i64, bool);
 
+/// The conditions on `m` that [`unread`] takes, all built by the narrow module.
+pub struct UnreadSql<'a> {
+    pub read: &'a str,
+    pub received: &'a str,
+    pub mentioned: &'a str,
+}
+
 /// The user's unread messages, at most `limit` per channel and `limit` among direct messages
-/// (the caller sorts and caps the union). `read` and `received` are SQL conditions on `m`.
+/// (the caller sorts and caps the union).
 pub fn unread(
     c: &Connection,
     user: UserId,
-    read: &str,
-    received: &str,
+    sql: &UnreadSql<'_>,
     limit: usize,
 ) -> Result<Vec<UnreadRow>> {
-    let mentioned = format!(
-        "EXISTS (SELECT 1 FROM message_flags mf WHERE mf.user_id = {} AND mf.message_id = m.id \
-         AND mf.flags & {} != 0) OR m.wildcard != 0",
-        user.0,
-        bits::MENTIONED | bits::GROUP_MENTIONED
-    );
+    let UnreadSql {
+        read,
+        received,
+        mentioned,
+    } = sql;
     let mut rows: Vec<UnreadRow> = Vec::new();
     // Channels, starting above the read floor and the first subscription.
     let mut st = c.prepare_cached(

@@ -188,16 +188,19 @@ pub fn status(c: &Connection, id: UserId) -> Result<UserStatus> {
          WHERE user_id = ?1",
     )?;
     Ok(st
-        .query_row([id.0], |r| {
-            Ok(UserStatus {
-                status_text: r.get(0)?,
-                emoji_name: r.get(1)?,
-                emoji_code: r.get(2)?,
-                reaction_type: r.get(3)?,
-            })
-        })
+        .query_row([id.0], |r| status_from(r, 0))
         .optional()?
         .unwrap_or_default())
+}
+
+/// A status from four columns starting at `at`: text, emoji name, emoji code, reaction type.
+fn status_from(r: &Row<'_>, at: usize) -> rusqlite::Result<UserStatus> {
+    Ok(UserStatus {
+        status_text: r.get(at)?,
+        emoji_name: r.get(at + 1)?,
+        emoji_code: r.get(at + 2)?,
+        reaction_type: r.get(at + 3)?,
+    })
 }
 
 /// Every stored status, by user id (users without one are absent).
@@ -206,17 +209,7 @@ pub fn all_statuses(c: &Connection) -> Result<HashMap<UserId, UserStatus>> {
         "SELECT user_id, status_text, emoji_name, emoji_code, reaction_type FROM user_status",
     )?;
     let rows = st
-        .query_map([], |r| {
-            Ok((
-                UserId(r.get(0)?),
-                UserStatus {
-                    status_text: r.get(1)?,
-                    emoji_name: r.get(2)?,
-                    emoji_code: r.get(3)?,
-                    reaction_type: r.get(4)?,
-                },
-            ))
-        })?
+        .query_map([], |r| Ok((UserId(r.get(0)?), status_from(r, 1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     Ok(rows)
 }

@@ -6,11 +6,11 @@
 //! cancel-safe: a poller registers for wake-ups before it looks at the queue. A queue that
 //! grows past its bound is dropped, so its client re-registers instead of the server growing
 //! without limit; queues idle longer than the timeout are swept. Heartbeats and shutdown reach
-//! parked polls through the table (one periodic pass, one stop call) rather than a timer and a
-//! watch per poll, which keeps a parked poll cheap. Must not touch the database.
+//! parked polls through the table (one periodic pass, one wake-up of all) rather than a timer
+//! and a watch per poll, which keeps a parked poll cheap. Must not touch the database.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -285,11 +285,8 @@ impl Table {
 
     /// Takes a queue out of the table and closes it (its polls wake and answer an error).
     fn remove(&mut self, id: &str) -> Option<Arc<Queue>> {
-        let key = id_key(id)?;
-        if self.by_id.get(&key).is_none_or(|q| q.id != id) {
-            return None;
-        }
-        let q = self.by_id.remove(&key)?;
+        self.get(id)?;
+        let q = self.by_id.remove(&id_key(id)?)?;
         if let Some(list) = self.by_user.get_mut(&q.user_id) {
             list.retain(|x| x.id != id);
             if list.is_empty() {
@@ -307,7 +304,6 @@ pub struct Queues {
     max_events: usize,
     idle_timeout: Duration,
     counter: AtomicU64,
-    stopping: AtomicBool,
 }
 
 impl Queues {
@@ -317,7 +313,6 @@ impl Queues {
             max_events,
             idle_timeout,
             counter: AtomicU64::new(0),
-            stopping: AtomicBool::new(false),
         }
     }
 
@@ -404,25 +399,27 @@ impl Queues {
         self.table().get(id).is_some()
     }
 
+    /// Every queue, copied out so the table lock is not held while each is visited.
+    fn all(&self) -> Vec<Arc<Queue>> {
+        self.table().by_id.values().cloned().collect()
+    }
+
     /// Gives every waiting poll whose heartbeat is due a heartbeat; returns how many.
     /// One periodic pass replaces a timer per parked poll.
     pub fn heartbeats(&self) -> usize {
         let now = Instant::now();
-        let all: Vec<Arc<Queue>> = self.table().by_id.values().cloned().collect();
-        all.iter().filter(|q| q.heartbeat_if_due(now)).count()
+        self.all()
+            .iter()
+            .filter(|q| q.heartbeat_if_due(now))
+            .count()
     }
 
-    /// The server is stopping: every waiting poll answers now, and later polls do not wait.
-    pub fn stop(&self) {
-        self.stopping.store(true, Ordering::SeqCst);
-        let all: Vec<Arc<Queue>> = self.table().by_id.values().cloned().collect();
-        for q in all {
+    /// Wakes every waiting poll so it looks again (used once the server's stop signal is set:
+    /// polls check that signal after they register for wake-ups, so none can miss it).
+    pub fn wake_all(&self) {
+        for q in self.all() {
             q.notify.notify_waiters();
         }
-    }
-
-    pub fn is_stopping(&self) -> bool {
-        self.stopping.load(Ordering::SeqCst)
     }
 
     /// Removes queues nobody polled for the idle timeout; returns how many.

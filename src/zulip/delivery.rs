@@ -5,7 +5,7 @@
 //! Each wire event is serialized once per distinct shape (for messages: per rendering variant)
 //! and the same text is shared by every queue it goes to.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rusqlite::Connection;
@@ -603,7 +603,7 @@ async fn deliver_message(
         });
         (key, Arc::clone(text))
     };
-    let mut delivered: Vec<UserId> = Vec::new();
+    let mut delivered: HashSet<UserId> = HashSet::new();
     for (user, stored) in &d.recipients {
         let participant = d.topic_participants.contains(&user.id);
         let flags = fetch::flag_names(
@@ -638,30 +638,47 @@ async fn deliver_message(
             };
             state.queues.push(&q, text);
         }
-        delivered.push(user.id);
+        delivered.insert(user.id);
     }
     // Queues that follow all public channels (or have a narrow) also see public messages.
     if d.channel_public {
         let flags = vec!["read", "historical"];
-        for q in state.queues.of_users(seq, None) {
-            if delivered.contains(&q.user_id)
-                || (!q.options.all_public_streams && q.options.narrow.is_empty())
-                || !q.options.wants("message")
-                || !narrow_accepts(&q, &d.bundle, &flags)
-            {
-                continue;
-            }
-            let viewer = state
-                .db
-                .read({
-                    let uid = q.user_id;
-                    move |c| users_db::get(c, uid)
-                })
-                .await?;
-            let Some(viewer) = viewer.filter(|u| u.role != crate::model::Role::Guest) else {
+        let followers: Vec<Arc<Queue>> = state
+            .queues
+            .of_users(seq, None)
+            .into_iter()
+            .filter(|q| {
+                !delivered.contains(&q.user_id)
+                    && (q.options.all_public_streams || !q.options.narrow.is_empty())
+                    && q.options.wants("message")
+                    && narrow_accepts(q, &d.bundle, &flags)
+            })
+            .collect();
+        if followers.is_empty() {
+            return Ok(());
+        }
+        // Their owners, in one read.
+        let owners: HashSet<UserId> = followers.iter().map(|q| q.user_id).collect();
+        let viewers: HashMap<UserId, User> = state
+            .db
+            .read(move |c| {
+                let mut found = HashMap::new();
+                for id in owners {
+                    if let Some(u) = users_db::get(c, id)? {
+                        found.insert(id, u);
+                    }
+                }
+                Ok(found)
+            })
+            .await?;
+        for q in followers {
+            let Some(viewer) = viewers
+                .get(&q.user_id)
+                .filter(|u| u.role != crate::model::Role::Guest)
+            else {
                 continue;
             };
-            let (_, message) = render(&viewer, &q);
+            let (_, message) = render(viewer, &q);
             let text = format!(
                 "{{\"type\":\"message\",\"flags\":[\"read\",\"historical\"],\"message\":{message}"
             );

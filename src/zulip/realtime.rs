@@ -257,7 +257,7 @@ pub async fn get_events(state: &AppState, caller: &User, p: &mut Params) -> Resu
         match queue.poll_state(generation) {
             PollState::Closed => return Err(bad_queue(&queue.id)),
             PollState::Ready => break,
-            PollState::Wait if dont_block || state.queues.is_stopping() => break,
+            PollState::Wait if dont_block || *state.stopping.borrow() => break,
             PollState::Wait => notified.await,
         }
     }

@@ -25,7 +25,7 @@ use crate::domain::settings::SettingValue;
 use crate::error::Result;
 use crate::events::queues::QueueOptions;
 use crate::ids::UserId;
-use crate::model::{Role, User, system_groups as sys};
+use crate::model::{Role, User, flags as bits, system_groups as sys};
 
 use super::server::{FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION};
 use super::wire::{self, Viewer};
@@ -308,9 +308,17 @@ fn subscriptions(
 
 /// Unread messages grouped as Zulip reports them.
 fn unread_msgs(c: &Connection, user: &User, empty_topic_name: bool) -> Result<Value> {
-    let read = narrow::read_sql(user.id);
-    let received = narrow::received_sql(user.id);
-    let mut rows = unreads_db::unread(c, user.id, &read, &received, MAX_UNREAD)?;
+    // Zulip counts wildcard mentions among a user's unread mentions.
+    let mentioned = format!(
+        "{} OR m.wildcard != 0",
+        narrow::flag_sql(user.id.0, bits::MENTIONED | bits::GROUP_MENTIONED)
+    );
+    let sql = unreads_db::UnreadSql {
+        read: &narrow::read_sql(user.id),
+        received: &narrow::received_sql(user.id),
+        mentioned: &mentioned,
+    };
+    let mut rows = unreads_db::unread(c, user.id, &sql, MAX_UNREAD)?;
     rows.sort_by_key(|r| r.0);
     let old_unreads_missing = rows.len() > MAX_UNREAD;
     rows.truncate(MAX_UNREAD);

@@ -98,8 +98,7 @@ async fn answer(
         let k = form
             .split("delivery+")
             .nth(1)
-            .map(|s| s.bytes().take_while(u8::is_ascii_digit).count())
-            .and_then(|n| form.split("delivery+").nth(1)?[..n].parse().ok())
+            .and_then(|rest| super::realtime::leading_number(rest).parse().ok())
             .unwrap_or(0);
         let id = floor.next_id.fetch_add(1, Ordering::SeqCst);
         *floor.newest.lock().unwrap_or_else(|p| p.into_inner()) = (id, k);

@@ -410,7 +410,8 @@ impl Poller {
     }
 }
 
-fn leading_number(s: &str) -> &str {
+/// The run of ASCII digits at the start of `s`.
+pub fn leading_number(s: &str) -> &str {
     let n = s.bytes().take_while(u8::is_ascii_digit).count();
     &s[..n]
 }

@@ -382,7 +382,8 @@ pub fn terms_sql(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Sql> {
     Ok(sql)
 }
 
-fn flag_sql(user: i64, mask: i64) -> String {
+/// SQL: the user's stored flags on message `m` include a bit of `mask`.
+pub fn flag_sql(user: i64, mask: i64) -> String {
     format!(
         "EXISTS (SELECT 1 FROM message_flags f WHERE f.user_id = {user} AND f.message_id = m.id \
          AND f.flags & {mask} != 0)"
