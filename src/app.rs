@@ -44,7 +44,7 @@ pub struct AppState {
 impl AppState {
     /// Opens the data directory and database; starts no listener.
     pub fn open(config: Config) -> Result<AppState> {
-        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+        crate::private_files::private_dir(&config.data_dir).map_err(|e| {
             Error::internal(format!(
                 "cannot create data directory {}: {e}",
                 config.data_dir.display()
@@ -131,6 +131,7 @@ pub async fn start(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<Server> {
     let listen = config.chat.listen;
+    check_development(&config)?;
     let state = Arc::new(AppState::open(config)?);
     let (listener, chat_addr) = bind(listen).await?;
     let dt_listener = if state.config.deptrack.enabled {
@@ -139,7 +140,7 @@ pub async fn start(
     } else {
         None
     };
-    let max_body = state.config.limits.max_body_bytes;
+    let limits = serve_limits(&state.config);
     // One shutdown signal, `state.stopping`, fanned out to every listener, every background
     // task and every waiting long-poll.
     {
@@ -164,7 +165,7 @@ pub async fn start(
     let task = tokio::spawn(crate::http::server::serve(
         listener,
         api,
-        max_body,
+        limits.clone(),
         stopped(stop_rx.clone()),
     ));
     let (deptrack_addr, deptrack_task) = match dt_listener {
@@ -181,7 +182,7 @@ pub async fn start(
             let t = tokio::spawn(crate::http::server::serve(
                 listener,
                 api,
-                max_body,
+                limits,
                 stopped(stop_rx),
             ));
             (Some(addr), Some(t))
@@ -195,6 +196,54 @@ pub async fn start(
         task,
         deptrack_task,
     })
+}
+
+/// Development mode hands anyone any user's API key: it is announced loudly, and refused on
+/// a non-loopback address unless `allow_remote_development` says so.
+fn check_development(config: &Config) -> Result<()> {
+    if !config.chat.development {
+        return Ok(());
+    }
+    let listen = config.chat.listen;
+    if !listen.ip().is_loopback() && !config.chat.allow_remote_development {
+        return Err(Error::bad_request(format!(
+            "development mode lets anyone log in as any user; refusing to serve it on \
+             {listen}, which is not a loopback address (set [chat] allow_remote_development \
+             = true to do so anyway)"
+        )));
+    }
+    tracing::warn!(
+        %listen,
+        "development mode is on: POST /api/v1/dev_fetch_api_key hands any caller any user's API key"
+    );
+    Ok(())
+}
+
+/// File descriptors kept free for the database, logs and backups when capping connections.
+const FD_HEADROOM: u64 = 128;
+
+/// The listeners' limits; the connection cap stays below the process's descriptor limit.
+fn serve_limits(config: &Config) -> crate::http::server::ServeLimits {
+    let l = &config.limits;
+    let mut max_connections = l.max_connections;
+    if let Some(fds) = crate::http::limits::open_files_limit() {
+        let room = fds.saturating_sub(FD_HEADROOM).max(fds / 2) as usize;
+        if room < max_connections {
+            tracing::warn!(
+                configured = max_connections,
+                open_files_limit = fds,
+                effective = room,
+                "limits.max_connections lowered to stay below the open-files limit"
+            );
+            max_connections = room;
+        }
+    }
+    crate::http::server::ServeLimits {
+        max_connections,
+        header_timeout: l.header_timeout,
+        body_timeout: l.body_timeout,
+        active: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+    }
 }
 
 /// Answers parked long-polls whose heartbeat time has come, until the server stops. The pass

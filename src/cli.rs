@@ -268,6 +268,11 @@ fn init_logging(cfg: &Config) {
 
 async fn serve(cfg: Config) -> Result<(), String> {
     let data_dir = cfg.data_dir.clone();
+    crate::http::server::install_panic_hook();
+    // Every parked long-poll holds a descriptor: take all the process may have.
+    if let Some(n) = crate::http::limits::raise_open_files_limit() {
+        tracing::debug!(open_files_limit = n, "open-files limit");
+    }
     let server = app::start(cfg, shutdown_signal())
         .await
         .map_err(|e| describe(&e))?;

@@ -51,6 +51,8 @@ pub struct ChatConfig {
     pub realm_name: String,
     /// Enables development-only endpoints such as `POST /api/v1/dev_fetch_api_key`.
     pub development: bool,
+    /// Allows `development` on a non-loopback listen address (it hands anyone any user's key).
+    pub allow_remote_development: bool,
     /// Who may see a new user's real email address (Zulip's user setting, 1..=5).
     pub email_address_visibility: EmailVisibility,
 }
@@ -129,8 +131,20 @@ pub struct DatabaseConfig {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LimitsConfig {
-    /// Largest accepted request body; larger ones get 413.
+    /// Largest accepted body of an ordinary request; larger ones get 413.
     pub max_body_bytes: usize,
+    /// Largest accepted body of an upload (Dependency-Track BOMs); larger ones get 413.
+    pub max_upload_bytes: usize,
+    /// Most parameters (query string plus form body) one chat request may carry.
+    pub max_params: usize,
+    /// A request head must arrive within this long of the connection becoming ready for it;
+    /// this also closes keep-alive connections idle for this long.
+    pub header_timeout: std::time::Duration,
+    /// A request body must arrive completely within this long.
+    pub body_timeout: std::time::Duration,
+    /// Most open connections over all listeners (further ones are refused with 503); lowered
+    /// at start to stay below the process's file-descriptor limit.
+    pub max_connections: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +173,7 @@ impl Default for Config {
                 external_url: format!("http://{listen}"),
                 realm_name: "Outpost".to_string(),
                 development: false,
+                allow_remote_development: false,
                 email_address_visibility: EmailVisibility::Everyone,
             },
             deptrack: DeptrackConfig {
@@ -174,7 +189,12 @@ impl Default for Config {
                 read_threads: 2,
             },
             limits: LimitsConfig {
-                max_body_bytes: 25 * 1024 * 1024,
+                max_body_bytes: 1024 * 1024,
+                max_upload_bytes: 25 * 1024 * 1024,
+                max_params: 1000,
+                header_timeout: std::time::Duration::from_secs(15),
+                body_timeout: std::time::Duration::from_secs(60),
+                max_connections: 16_384,
             },
             events: EventsConfig {
                 queue_timeout: std::time::Duration::from_secs(600),
@@ -265,6 +285,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
                 "external_url",
                 "realm_name",
                 "development",
+                "allow_remote_development",
                 "email_address_visibility",
             ],
         );
@@ -295,6 +316,9 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         }
         if let Some(b) = w.boolean(chat, "chat", "development") {
             cfg.chat.development = b;
+        }
+        if let Some(b) = w.boolean(chat, "chat", "allow_remote_development") {
+            cfg.chat.allow_remote_development = b;
         }
         if let Some(v) = w.string(chat, "chat", "email_address_visibility") {
             match EmailVisibility::from_name(&v) {
@@ -353,17 +377,46 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         }
     }
     if let Some(limits) = w.table(root, "limits") {
-        w.check_keys(limits, "limits", &["max_body_bytes"]);
-        if let Some(n) = w.integer(limits, "limits", "max_body_bytes") {
-            if (1024..=1 << 32).contains(&n) {
-                cfg.limits.max_body_bytes = n as usize;
+        let keys = [
+            "max_body_bytes",
+            "max_upload_bytes",
+            "max_params",
+            "header_timeout_secs",
+            "body_timeout_secs",
+            "max_connections",
+        ];
+        w.check_keys(limits, "limits", &keys);
+        let mut bounded = |key: &str, min: i64, max: i64| -> Option<i64> {
+            let n = w.integer(limits, "limits", key)?;
+            if (min..=max).contains(&n) {
+                Some(n)
             } else {
                 w.problem(
                     limits,
-                    "max_body_bytes",
-                    "limits.max_body_bytes must be between 1024 and 4294967296",
+                    key,
+                    &format!("limits.{key} must be between {min} and {max}"),
                 );
+                None
             }
+        };
+        let l = &mut cfg.limits;
+        if let Some(n) = bounded("max_body_bytes", 1024, 1 << 32) {
+            l.max_body_bytes = n as usize;
+        }
+        if let Some(n) = bounded("max_upload_bytes", 1024, 1 << 36) {
+            l.max_upload_bytes = n as usize;
+        }
+        if let Some(n) = bounded("max_params", 1, 100_000) {
+            l.max_params = n as usize;
+        }
+        if let Some(n) = bounded("header_timeout_secs", 1, 3600) {
+            l.header_timeout = std::time::Duration::from_secs(n as u64);
+        }
+        if let Some(n) = bounded("body_timeout_secs", 1, 86_400) {
+            l.body_timeout = std::time::Duration::from_secs(n as u64);
+        }
+        if let Some(n) = bounded("max_connections", 16, 10_000_000) {
+            l.max_connections = n as usize;
         }
     }
     if let Some(ev) = w.table(root, "events") {
@@ -460,6 +513,11 @@ impl Config {
         let _ = writeln!(s, "development = {}", self.chat.development);
         let _ = writeln!(
             s,
+            "allow_remote_development = {}",
+            self.chat.allow_remote_development
+        );
+        let _ = writeln!(
+            s,
             "email_address_visibility = {}",
             quote(self.chat.email_address_visibility.name())
         );
@@ -480,7 +538,13 @@ impl Config {
         let _ = writeln!(s, "synchronous = {}", quote(sync));
         let _ = writeln!(s, "read_threads = {}", self.database.read_threads);
         let _ = writeln!(s, "\n[limits]");
-        let _ = writeln!(s, "max_body_bytes = {}", self.limits.max_body_bytes);
+        let l = &self.limits;
+        let _ = writeln!(s, "max_body_bytes = {}", l.max_body_bytes);
+        let _ = writeln!(s, "max_upload_bytes = {}", l.max_upload_bytes);
+        let _ = writeln!(s, "max_params = {}", l.max_params);
+        let _ = writeln!(s, "header_timeout_secs = {}", l.header_timeout.as_secs());
+        let _ = writeln!(s, "body_timeout_secs = {}", l.body_timeout.as_secs());
+        let _ = writeln!(s, "max_connections = {}", l.max_connections);
         let _ = writeln!(s, "\n[events]");
         let _ = writeln!(
             s,
@@ -666,7 +730,7 @@ mod tests {
             err.problems,
             vec![
                 "line 1: data_dir must be a string",
-                "line 4: unknown key `chat.bogus` (known here: listen, external_url, realm_name, development, email_address_visibility)",
+                "line 4: unknown key `chat.bogus` (known here: listen, external_url, realm_name, development, allow_remote_development, email_address_visibility)",
                 "line 3: chat.listen must be an IP address and port such as \"127.0.0.1:9991\"",
                 "line 6: database.synchronous must be \"full\" or \"normal\"",
                 "line 8: log.format must be \"text\" or \"json\"",

@@ -52,6 +52,10 @@ pub enum ErrorKind {
     MethodNotAllowed(Vec<&'static str>),
     /// Too many attempts; try again after the given time.
     RateLimited { retry_after: Duration },
+    /// The request did not arrive in time (its body stalled).
+    Timeout,
+    /// The server is at a capacity limit (connections); try again later.
+    Unavailable,
     /// A bug or an environment failure; the user sees a generic message.
     Internal,
 }

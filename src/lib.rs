@@ -56,7 +56,8 @@
 //! - [`model`], [`ids`]: plain domain records and newtype ids.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
 //!   emoji) with realm lookups behind a trait; pure.
-//! - [`password`], [`emoji`], [`time`]: small pure helpers.
+//! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only
+//!   creation of the data directory, database and backup files.
 //!
 //! # Cross-cutting
 //!
@@ -85,5 +86,6 @@ pub mod ids;
 pub mod markdown;
 pub mod model;
 pub mod password;
+pub mod private_files;
 pub mod time;
 pub mod zulip;

@@ -91,6 +91,18 @@ struct Completion {
 impl Db {
     /// Opens the database at `path` (creating and migrating it) and starts the threads.
     pub fn open(path: &Path, cfg: &DatabaseConfig, on_commit: CommitHook) -> Result<Db> {
+        // Owner-only before SQLite opens it: SQLite gives the WAL and shared-memory files the
+        // database file's permissions; older ones left wider are tightened too.
+        let private = |p: &Path, made: std::io::Result<()>| {
+            made.map_err(|e| Error::internal(format!("cannot secure {}: {e}", p.display())))
+        };
+        private(path, crate::private_files::private_file(path))?;
+        for suffix in ["-wal", "-shm"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            let side = std::path::PathBuf::from(side);
+            private(&side, crate::private_files::tighten_if_present(&side))?;
+        }
         let conn = migrate::open_writer(path, cfg.synchronous)?;
         let sync = cfg.synchronous;
         let manager = SqliteConnectionManager::file(path)
@@ -190,6 +202,8 @@ pub fn backup(conn: &Connection, dest: &Path) -> Result<()> {
             dest.display()
         )));
     }
+    crate::private_files::new_private_file(dest)
+        .map_err(|e| Error::internal(format!("cannot create {}: {e}", dest.display())))?;
     let mut out = Connection::open(dest)
         .map_err(|e| Error::internal(format!("cannot create {}: {e}", dest.display())))?;
     {

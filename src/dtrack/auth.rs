@@ -10,36 +10,42 @@ use crate::app::AppState;
 use crate::domain::dtrack::identity;
 use crate::domain::dtrack::model::Principal;
 use crate::error::{Error, Result};
-use crate::http::Request;
+use hyper::http::request::Parts;
 
 use super::params::Query;
 
-fn bearer(req: &Request) -> Option<String> {
-    if let Some(cookies) = req.header("cookie") {
+fn header<'a>(head: &'a Parts, name: &str) -> Option<&'a str> {
+    head.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn bearer(head: &Parts) -> Option<String> {
+    if let Some(cookies) = header(head, "cookie") {
         for c in cookies.split(';') {
             if let Some(v) = c.trim().strip_prefix("Authorization-Token=") {
                 return Some(v.to_string());
             }
         }
     }
-    let h = req.header("authorization")?;
+    let h = header(head, "authorization")?;
     let (scheme, token) = h.split_once(' ')?;
     scheme
         .eq_ignore_ascii_case("bearer")
         .then(|| token.trim().to_string())
 }
 
-/// Authenticates a request; 401 (empty) when there are no or bad credentials.
+/// Authenticates a request from its head; 401 (empty) when there are no or bad credentials.
 /// `query_key` allows `?apiKey=` (badge routes, whose key use is not tracked, as upstream).
 pub async fn authenticate(
     state: &AppState,
-    req: &Request,
+    head: &Parts,
     query_key: bool,
 ) -> Result<Arc<Principal>> {
     let mut principal = None;
-    let key = match req.header("x-api-key") {
+    let key = match header(head, "x-api-key") {
         Some(k) => Some(k.to_string()),
-        None if query_key => Query::parse(req.query()).get("apiKey").map(str::to_string),
+        None if query_key => Query::parse(head.uri.query().unwrap_or(""))
+            .get("apiKey")
+            .map(str::to_string),
         None => None,
     };
     if let Some(k) = key {
@@ -49,7 +55,7 @@ pub async fn authenticate(
         }
         principal = Some(who);
     }
-    if let Some(token) = bearer(req) {
+    if let Some(token) = bearer(head) {
         principal = Some(identity::authenticate_jwt(state, &token).await?);
     }
     principal.ok_or_else(|| Error::unauthorized(""))

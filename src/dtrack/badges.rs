@@ -26,7 +26,7 @@ async fn badge(state: &AppState, req: &Request, target: BadgeTarget) -> Out {
     let who = if cfg.badges_unauthenticated {
         None
     } else {
-        let who = auth::authenticate(state, req, true).await?;
+        let who = auth::authenticate(state, &req.parts, true).await?;
         if !who.permissions.contains(Permission::ViewBadges) {
             return Ok(http::empty(StatusCode::FORBIDDEN));
         }

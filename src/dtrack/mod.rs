@@ -19,16 +19,18 @@ pub mod respond;
 pub mod svg;
 pub mod wire;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use hyper::header::HeaderValue;
+use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
 use crate::app::AppState;
 use crate::domain::dtrack::model::Principal;
 use crate::domain::dtrack::permissions::Permission;
 use crate::error::{Error, ErrorKind};
-use crate::http::server::{Api, BoxFuture};
+use crate::http::server::{Admission, Api, BoxFuture};
 use crate::http::{self, Request, Response};
 
 use params::Query;
@@ -357,54 +359,84 @@ pub struct DtrackApi {
     state: Arc<AppState>,
 }
 
+/// What admission decided for a Dependency-Track request: its endpoint and principal.
+pub struct DtTicket {
+    endpoint: Endpoint,
+    who: Option<Arc<Principal>>,
+}
+
+/// Largest body of an unauthenticated request (the login forms).
+const UNAUTHENTICATED_BODY: usize = 16 * 1024;
+
 impl DtrackApi {
     pub fn new(state: Arc<AppState>) -> DtrackApi {
         DtrackApi { state }
     }
 
-    async fn dispatch(&self, req: Request) -> Response {
-        let Some(segs) = api_segments(req.path()) else {
-            return http::empty(StatusCode::NOT_FOUND);
+    /// Route, credentials, permission and media type, from the head alone.
+    async fn admit_head(&self, head: &Parts) -> Result<Admission<DtTicket>, Response> {
+        let Some(segs) = api_segments(head.uri.path()) else {
+            return Err(http::empty(StatusCode::NOT_FOUND));
         };
-        let endpoint = match route(req.method(), &segs) {
+        let endpoint = match route(&head.method, &segs) {
             Ok(e) => e,
-            Err(NoRoute::NotFound) => return http::empty(StatusCode::NOT_FOUND),
+            Err(NoRoute::NotFound) => return Err(http::empty(StatusCode::NOT_FOUND)),
             Err(NoRoute::Method(allowed)) => {
-                if *req.method() == Method::OPTIONS {
+                if head.method == Method::OPTIONS {
                     let mut res = http::empty(StatusCode::OK);
                     if let Ok(v) = HeaderValue::from_str(&allowed.join(",")) {
                         res.headers_mut().insert("allow", v);
                     }
-                    return res;
+                    return Err(res);
                 }
-                return respond::respond(
+                return Err(respond::respond(
                     &Error::new(ErrorKind::MethodNotAllowed(allowed), ""),
                     "text/plain",
-                );
+                ));
             }
         };
         let produces = endpoint.produces();
-        let query = Query::parse(req.query());
         let who = match endpoint.access() {
             Access::Public | Access::Badge => None,
             Access::Authenticated | Access::Needs(_) => {
-                match auth::authenticate(&self.state, &req, false).await {
+                match auth::authenticate(&self.state, head, false).await {
                     Ok(p) => Some(p),
-                    Err(e) => return respond::respond(&e, produces),
+                    Err(e) => return Err(respond::respond(&e, produces)),
                 }
             }
         };
         if let (Access::Needs(p), Some(who)) = (endpoint.access(), &who)
             && !who.permissions.contains(p)
         {
-            return http::empty(StatusCode::FORBIDDEN);
+            return Err(http::empty(StatusCode::FORBIDDEN));
         }
-        if let (Some(wanted), Some(given)) = (endpoint.consumes(), req.header("content-type")) {
-            let given = given.split(';').next().unwrap_or("").trim();
-            if !given.eq_ignore_ascii_case(wanted) {
-                return http::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        if let Some(wanted) = endpoint.consumes() {
+            // The declared media type is required: a body without one is not read.
+            let given = head
+                .headers
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .map(|v| v.split(';').next().unwrap_or("").trim());
+            if !given.is_some_and(|g| g.eq_ignore_ascii_case(wanted)) {
+                return Err(http::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE));
             }
         }
+        let limits = &self.state.config.limits;
+        let body_limit = match (&endpoint, endpoint.access()) {
+            (Endpoint::PutBom | Endpoint::PostBom, _) => limits.max_upload_bytes,
+            (_, Access::Public | Access::Badge) => limits.max_body_bytes.min(UNAUTHENTICATED_BODY),
+            _ => limits.max_body_bytes,
+        };
+        Ok(Admission {
+            ticket: DtTicket { endpoint, who },
+            body_limit,
+        })
+    }
+
+    async fn dispatch(&self, ticket: DtTicket, req: Request) -> Response {
+        let DtTicket { endpoint, who } = ticket;
+        let produces = endpoint.produces();
+        let query = Query::parse(req.query());
         match self.call(endpoint, who.as_deref(), &query, &req).await {
             Ok(res) => res,
             Err(f) => fail_response(&f, produces),
@@ -484,9 +516,22 @@ impl DtrackApi {
 }
 
 impl Api for DtrackApi {
-    fn handle(self: Arc<Self>, req: Request) -> BoxFuture<Response> {
+    type Ticket = DtTicket;
+
+    async fn admit(
+        &self,
+        head: &Parts,
+        _peer: std::net::SocketAddr,
+    ) -> Result<Admission<DtTicket>, Response> {
+        self.admit_head(head).await.map_err(|mut res| {
+            decorate(&mut res);
+            res
+        })
+    }
+
+    fn handle(self: Arc<Self>, ticket: DtTicket, req: Request) -> BoxFuture<Response> {
         Box::pin(async move {
-            let mut res = self.dispatch(req).await;
+            let mut res = self.dispatch(ticket, req).await;
             decorate(&mut res);
             res
         })
@@ -498,10 +543,44 @@ impl Api for DtrackApi {
         res
     }
 
-    fn internal_error(&self) -> Response {
-        let mut res = respond::respond(&Error::internal("see the log for the panic"), "text/plain");
+    fn body_failed(&self, timed_out: bool) -> Response {
+        let err = if timed_out {
+            Error::new(
+                ErrorKind::Timeout,
+                "The request body did not arrive in time",
+            )
+        } else {
+            Error::bad_request("The request body could not be read")
+        };
+        let mut res = respond::respond(&err, "text/plain");
         decorate(&mut res);
         res
+    }
+
+    fn overloaded(&self) -> Response {
+        let mut res = respond::respond(
+            &Error::new(
+                ErrorKind::Unavailable,
+                "The server is handling too many connections; try again shortly",
+            ),
+            "text/plain",
+        );
+        decorate(&mut res);
+        res
+    }
+
+    fn internal_error(&self) -> Response {
+        let mut res = respond::internal_error_response();
+        decorate(&mut res);
+        res
+    }
+
+    /// API keys travel in `DELETE /api/v1/team/key/{key}`: never log them.
+    fn loggable_path<'a>(&self, path: &'a str) -> Cow<'a, str> {
+        match path.find("/v1/team/key/") {
+            Some(i) => Cow::Owned(format!("{}/v1/team/key/***", &path[..i])),
+            None => Cow::Borrowed(path),
+        }
     }
 }
 

@@ -89,18 +89,30 @@ pub fn respond(err: &Error, produces: &'static str) -> Response {
             }
             res
         }
+        ErrorKind::Timeout => text(StatusCode::REQUEST_TIMEOUT, produces, msg),
+        ErrorKind::Unavailable => {
+            let mut res = text(StatusCode::SERVICE_UNAVAILABLE, produces, msg);
+            res.headers_mut()
+                .insert("retry-after", HeaderValue::from_static("5"));
+            res
+        }
         ErrorKind::Internal => {
             tracing::error!(
                 detail = err.detail.as_deref().unwrap_or(""),
                 "internal error"
             );
-            http::with_body(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "text/plain",
-                "Uncaught internal server error",
-            )
+            internal_error_response()
         }
     }
+}
+
+/// Upstream's 500, without logging (callers log what happened).
+pub fn internal_error_response() -> Response {
+    http::with_body(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "text/plain",
+        "Uncaught internal server error",
+    )
 }
 
 /// The wire form of any handler failure.

@@ -1,6 +1,7 @@
 //! HTTP plumbing shared by both APIs: the request and response types, body builders and the
 //! server loop ([`server`]). Knows nothing about Zulip or Dependency-Track semantics.
 
+pub mod limits;
 pub mod multipart;
 pub mod server;
 

@@ -1,27 +1,33 @@
 //! The accept loop and the per-request pipeline shared by every listener.
 //!
 //! Owns connections, keep-alive, graceful shutdown, request ids and tracing spans, the
-//! request-body limit and panic containment. What a request means is the business of the
-//! [`Api`] the listener serves; this module never looks at paths or parameters.
+//! connection cap, the header and body timeouts, the body limits and panic containment. A
+//! request is handled in two steps: the listener's [`Api`] first *admits* it from its head alone
+//! (route, method, credentials), which also sets how large its body may be; only then is the
+//! body read, within that limit and the body timeout, and the request handled. So nobody who
+//! cannot authenticate can make the server hold a large body. What a request means is the
+//! business of the [`Api`]; this module never looks at paths or parameters.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
 use http_body_util::{BodyExt as _, Limited};
-use hyper::body::Incoming;
+use hyper::body::{Body as _, Incoming};
 use hyper::header::{CONTENT_LENGTH, HeaderValue};
+use hyper::http::request::Parts;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tracing::Instrument as _;
 
 use super::{Request, Response};
@@ -29,16 +35,67 @@ use super::{Request, Response};
 /// How long in-flight requests may take to finish after shutdown begins.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Bodies larger than this are parsed off the async workers by the APIs that parse them.
+pub const LARGE_BODY: usize = 64 * 1024;
+
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// What an [`Api`] decided from a request's head: its own ticket for [`Api::handle`], and the
+/// largest body this request may carry.
+pub struct Admission<T> {
+    pub ticket: T,
+    pub body_limit: usize,
+}
 
 /// One API served on a listener: the chat API or the dependency-tracking API.
 pub trait Api: Send + Sync + 'static {
-    /// Handles a request whose body has been read (within the size limit).
-    fn handle(self: Arc<Self>, req: Request) -> BoxFuture<Response>;
+    /// What admission hands to `handle` (the resolved endpoint, the authenticated caller).
+    type Ticket: Send + 'static;
+
+    /// Resolves and authenticates a request from its head, before any body byte is read. An
+    /// `Err` is the answer (unknown route, wrong method, bad credentials) and the body is never
+    /// read.
+    fn admit(
+        &self,
+        head: &Parts,
+        peer: SocketAddr,
+    ) -> impl Future<Output = Result<Admission<Self::Ticket>, Response>> + Send;
+
+    /// Handles an admitted request whose body has been read within its limit.
+    fn handle(self: Arc<Self>, ticket: Self::Ticket, req: Request) -> BoxFuture<Response>;
+
     /// The answer to a body over the limit, in this API's error format.
     fn payload_too_large(&self, limit: usize) -> Response;
-    /// The answer when a handler panicked, in this API's error format.
+    /// The answer to a body that did not arrive in time or broke off, in this API's format.
+    fn body_failed(&self, timed_out: bool) -> Response;
+    /// The answer to a connection over the cap, in this API's format.
+    fn overloaded(&self) -> Response;
+    /// The answer when a handler panicked, in this API's error format. It must not log: the
+    /// panic itself was reported once by the panic hook.
     fn internal_error(&self) -> Response;
+    /// The request path as it may be logged: secrets in it replaced.
+    fn loggable_path<'a>(&self, path: &'a str) -> Cow<'a, str> {
+        Cow::Borrowed(path)
+    }
+}
+
+/// Connection and request limits of a listener; `active` is shared by all listeners of a
+/// process so the cap counts every connection.
+#[derive(Clone)]
+pub struct ServeLimits {
+    pub max_connections: usize,
+    pub header_timeout: Duration,
+    pub body_timeout: Duration,
+    pub active: Arc<AtomicUsize>,
+}
+
+/// Decrements the open-connection count when a connection ends.
+struct ConnSlot(Arc<AtomicUsize>);
+
+impl Drop for ConnSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// Serves `api` on `listener` until `shutdown` resolves, then lets in-flight requests finish
@@ -46,11 +103,12 @@ pub trait Api: Send + Sync + 'static {
 pub async fn serve<A: Api>(
     listener: TcpListener,
     api: Arc<A>,
-    max_body: usize,
+    limits: ServeLimits,
     shutdown: impl Future<Output = ()>,
 ) {
     let graceful = GracefulShutdown::new();
     let next_id = Arc::new(AtomicU64::new(1));
+    let mut last_refusal_log: Option<Instant> = None;
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -64,20 +122,38 @@ pub async fn serve<A: Api>(
                         continue;
                     }
                 };
+                if limits.active.fetch_add(1, Ordering::Relaxed) >= limits.max_connections {
+                    limits.active.fetch_sub(1, Ordering::Relaxed);
+                    refuse(&stream, &*api);
+                    if last_refusal_log.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
+                        last_refusal_log = Some(Instant::now());
+                        tracing::warn!(
+                            max = limits.max_connections,
+                            "connection limit reached; refusing new connections"
+                        );
+                    }
+                    continue;
+                }
+                let slot = ConnSlot(Arc::clone(&limits.active));
                 let _ = stream.set_nodelay(true);
                 let api = Arc::clone(&api);
                 let next_id = Arc::clone(&next_id);
+                let body_timeout = limits.body_timeout;
                 let service = service_fn(move |req| {
                     let id = next_id.fetch_add(1, Ordering::Relaxed);
-                    handle_one(Arc::clone(&api), req, id, peer, max_body)
+                    handle_one(Arc::clone(&api), req, id, peer, body_timeout)
                 });
                 // The smallest buffers hyper allows: long-polls park thousands of connections.
+                // The header timeout also bounds how long a keep-alive connection may idle.
                 let conn = http1::Builder::new()
                     .keep_alive(true)
                     .max_buf_size(8192)
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(limits.header_timeout)
                     .serve_connection(TokioIo::new(stream), service);
                 let conn = graceful.watch(conn);
                 tokio::spawn(async move {
+                    let _slot = slot;
                     if let Err(e) = conn.await {
                         tracing::debug!(error = %e, %peer, "connection ended with an error");
                     }
@@ -95,6 +171,38 @@ pub async fn serve<A: Api>(
     }
 }
 
+/// Answers a connection over the cap with the API's 503 and closes it, without waiting: the
+/// answer is small enough for the socket buffer, and a refused peer must not hold a task.
+fn refuse<A: Api>(stream: &TcpStream, api: &A) {
+    let res = api.overloaded();
+    let (parts, body) = res.into_parts();
+    let body = body
+        .collect()
+        .now_or_never()
+        .and_then(Result::ok)
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    let mut out = format!(
+        "HTTP/1.1 {} {}\r\nconnection: close\r\ncontent-length: {}\r\n",
+        parts.status.as_u16(),
+        parts.status.canonical_reason().unwrap_or(""),
+        body.len()
+    )
+    .into_bytes();
+    for (name, value) in &parts.headers {
+        if name == CONTENT_LENGTH {
+            continue;
+        }
+        out.extend_from_slice(name.as_str().as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(&body);
+    let _ = stream.try_write(&out);
+}
+
 const X_REQUEST_ID: hyper::header::HeaderName =
     hyper::header::HeaderName::from_static("x-request-id");
 
@@ -103,17 +211,17 @@ async fn handle_one<A: Api>(
     req: hyper::Request<Incoming>,
     id: u64,
     peer: SocketAddr,
-    max_body: usize,
+    body_timeout: Duration,
 ) -> Result<Response, std::convert::Infallible> {
     let span = tracing::info_span!(
         "request",
         id,
         method = %req.method(),
-        path = %req.uri().path(),
+        path = %api.loggable_path(req.uri().path()),
     );
     let started = Instant::now();
     async move {
-        let mut res = respond(api, req, id, peer, max_body).await;
+        let mut res = respond(api, req, id, peer, body_timeout).await;
         res.headers_mut()
             .insert(X_REQUEST_ID, HeaderValue::from(id));
         tracing::debug!(
@@ -132,28 +240,46 @@ async fn respond<A: Api>(
     req: hyper::Request<Incoming>,
     id: u64,
     peer: SocketAddr,
-    max_body: usize,
+    body_timeout: Duration,
 ) -> Response {
-    let declared = req
-        .headers()
+    let (parts, body) = req.into_parts();
+    let admitted = match AssertUnwindSafe(api.admit(&parts, peer))
+        .catch_unwind()
+        .await
+    {
+        Ok(Ok(a)) => a,
+        Ok(Err(answer)) => return answer,
+        Err(panic) => return panicked(&*api, panic),
+    };
+    let limit = admitted.body_limit;
+    let declared = parts
+        .headers
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > max_body as u64) {
-        return api.payload_too_large(max_body);
+    if declared.is_some_and(|n| n > limit as u64) {
+        return api.payload_too_large(limit);
     }
-    let (parts, body) = req.into_parts();
-    let body: Bytes = match Limited::new(body, max_body).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) => {
-            if e.downcast_ref::<http_body_util::LengthLimitError>()
-                .is_some()
-            {
-                return api.payload_too_large(max_body);
+    let body: Bytes = if body.is_end_stream() {
+        // No body (a GET, a long-poll): no timer, no buffer.
+        Bytes::new()
+    } else {
+        match tokio::time::timeout(body_timeout, Limited::new(body, limit).collect()).await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(e)) => {
+                if e.downcast_ref::<http_body_util::LengthLimitError>()
+                    .is_some()
+                {
+                    return api.payload_too_large(limit);
+                }
+                // The client went away or sent a broken body: nothing of ours failed.
+                tracing::debug!(error = %e, "request body broke off");
+                return api.body_failed(false);
             }
-            tracing::debug!(error = %e, "request body could not be read");
-            // The client went away or sent a broken body; nobody will read this answer.
-            return api.internal_error();
+            Err(_) => {
+                tracing::debug!(secs = body_timeout.as_secs(), "request body timed out");
+                return api.body_failed(true);
+            }
         }
     };
     let request = Request {
@@ -162,19 +288,35 @@ async fn respond<A: Api>(
         id,
         peer,
     };
-    match AssertUnwindSafe(Arc::clone(&api).handle(request))
+    match AssertUnwindSafe(Arc::clone(&api).handle(admitted.ticket, request))
         .catch_unwind()
         .await
     {
         Ok(res) => res,
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            tracing::error!(panic = %what, "handler panicked");
-            api.internal_error()
-        }
+        Err(panic) => panicked(&*api, panic),
     }
+}
+
+/// A contained panic: the API's internal error. The panic hook already reported it (with its
+/// location), so it is not logged again here.
+fn panicked<A: Api>(api: &A, _panic: Box<dyn std::any::Any + Send>) -> Response {
+    api.internal_error()
+}
+
+/// Reports every panic once, through the log, with its location; installed by `serve`. The
+/// request or job that panicked is contained by its own `catch_unwind` and logs nothing more.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        tracing::error!(panic = %what, at = %at, "a task panicked; it was contained");
+    }));
 }

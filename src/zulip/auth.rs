@@ -11,16 +11,16 @@ use base64::Engine as _;
 use crate::app::AppState;
 use crate::domain::users::by_login_email;
 use crate::error::{Error, Result};
-use crate::http::Request;
 use crate::model::User;
 use crate::password::constant_time_eq;
+use hyper::HeaderMap;
 
 /// Zulip's incoming-webhook bot type; such bots may only use webhook endpoints.
 const INCOMING_WEBHOOK_BOT: i64 = 2;
 
 /// The authenticated caller of a request.
-pub async fn authenticate(state: &AppState, req: &Request) -> Result<Arc<User>> {
-    let Some(raw) = req.parts.headers.get("authorization") else {
+pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Arc<User>> {
+    let Some(raw) = headers.get("authorization") else {
         return Err(Error::unauthorized(
             "Not logged in: API authentication or user session required",
         ));

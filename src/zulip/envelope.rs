@@ -84,6 +84,12 @@ fn error_body(msg: &str, code: &str) -> Map<String, Value> {
 }
 
 /// The Zulip wire form of an error.
+/// The 500 answer, without logging (callers log what happened).
+pub fn internal_error_response() -> Response {
+    let body = json!({"result": "error", "msg": "Internal server error"});
+    json_response(StatusCode::INTERNAL_SERVER_ERROR, &body)
+}
+
 pub fn error_response(err: &Error) -> Response {
     let msg: &str = &err.msg;
     let (status, body) = match &err.kind {
@@ -159,13 +165,22 @@ pub fn error_response(err: &Error) -> Response {
             }
             return res;
         }
+        ErrorKind::Timeout => (StatusCode::REQUEST_TIMEOUT, error_body(msg, "BAD_REQUEST")),
+        ErrorKind::Unavailable => {
+            let mut res = json_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &Value::Object(error_body(msg, "BAD_REQUEST")),
+            );
+            res.headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from_static("5"));
+            return res;
+        }
         ErrorKind::Internal => {
             tracing::error!(
                 detail = err.detail.as_deref().unwrap_or(""),
                 "internal error"
             );
-            let body = json!({"result": "error", "msg": "Internal server error"});
-            return json_response(StatusCode::INTERNAL_SERVER_ERROR, &body);
+            return internal_error_response();
         }
     };
     json_response(status, &Value::Object(body))

@@ -21,16 +21,17 @@ pub mod wire;
 use std::sync::Arc;
 
 use hyper::header::{ALLOW, HeaderValue};
+use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
 use crate::app::AppState;
 use crate::error::{Error, ErrorKind, Result};
-use crate::http::server::{Api, BoxFuture};
+use crate::http::server::{Admission, Api, BoxFuture, LARGE_BODY};
 use crate::http::{self, Request, Response};
 use crate::model::User;
 
 use envelope::{Success, error_response};
-use params::Params;
+use params::{Params, RawParams};
 use users::UserRef;
 
 /// Every chat endpoint, with its path parameters parsed.
@@ -286,47 +287,80 @@ pub struct ChatApi {
     state: Arc<AppState>,
 }
 
+/// What admission decided for a chat request: its endpoint and its authenticated caller.
+pub struct ChatTicket {
+    endpoint: Endpoint,
+    caller: Option<Arc<User>>,
+}
+
+/// Largest body of an unauthenticated request (`fetch_api_key` and friends): a login form.
+const UNAUTHENTICATED_BODY: usize = 16 * 1024;
+
 impl ChatApi {
     pub fn new(state: Arc<AppState>) -> ChatApi {
         ChatApi { state }
     }
 
-    async fn dispatch(&self, req: Request) -> Response {
-        let Some(segs) = api_segments(req.path()) else {
-            return error_response(&Error::not_found(format!("Not found: {}", req.path())));
+    /// Route and credentials, from the head alone.
+    async fn admit_head(&self, head: &Parts) -> Result<Admission<ChatTicket>, Response> {
+        let path = head.uri.path();
+        let Some(segs) = api_segments(path) else {
+            return Err(error_response(&Error::not_found(format!(
+                "Not found: {path}"
+            ))));
         };
-        let endpoint = match route(req.method(), &segs) {
+        let endpoint = match route(&head.method, &segs) {
             Ok(e) => e,
             Err(NoRoute::NotFound) => {
-                return error_response(&Error::not_found(format!(
-                    "Endpoint not found: {} {}",
-                    req.method(),
-                    req.path()
-                )));
+                return Err(error_response(&Error::not_found(format!(
+                    "Endpoint not found: {} {path}",
+                    head.method
+                ))));
             }
             Err(NoRoute::Method(allowed)) => {
-                if *req.method() == Method::OPTIONS {
+                if head.method == Method::OPTIONS {
                     let mut res = http::empty(StatusCode::NO_CONTENT);
                     if let Ok(v) = HeaderValue::from_str(&allowed.join(", ")) {
                         res.headers_mut().insert(ALLOW, v);
                     }
-                    return res;
+                    return Err(res);
                 }
-                return error_response(&Error::new(
+                return Err(error_response(&Error::new(
                     ErrorKind::MethodNotAllowed(allowed),
                     "Method Not Allowed",
-                ));
+                )));
             }
         };
-        let caller = if endpoint.needs_auth() {
-            match auth::authenticate(&self.state, &req).await {
-                Ok(u) => Some(u),
-                Err(e) => return error_response(&e),
+        let limits = &self.state.config.limits;
+        let (caller, body_limit) = if endpoint.needs_auth() {
+            match auth::authenticate(&self.state, &head.headers).await {
+                Ok(u) => (Some(u), limits.max_body_bytes),
+                Err(e) => return Err(error_response(&e)),
             }
         } else {
-            None
+            (None, limits.max_body_bytes.min(UNAUTHENTICATED_BODY))
         };
-        let mut params = match Params::from_request(&req) {
+        Ok(Admission {
+            ticket: ChatTicket { endpoint, caller },
+            body_limit,
+        })
+    }
+
+    async fn dispatch(&self, ticket: ChatTicket, req: Request) -> Response {
+        let ChatTicket { endpoint, caller } = ticket;
+        let max_params = self.state.config.limits.max_params;
+        let parsed = if req.body.len() > LARGE_BODY {
+            // Large form bodies are decoded on the CPU threads, not on an async worker.
+            let raw = RawParams::of(&req);
+            self.state
+                .db
+                .cpu(move || raw.parse(max_params))
+                .await
+                .and_then(|r| r)
+        } else {
+            Params::from_request(&req, max_params)
+        };
+        let mut params = match parsed {
             Ok(p) => p,
             Err(e) => return error_response(&e),
         };
@@ -335,7 +369,9 @@ impl ChatApi {
             // The long-poll renders its own body (events are pre-serialized). The request is
             // not needed while it waits; free it, since many polls wait at once.
             drop(req);
-            let me = caller.expect("authenticated route");
+            let Some(me) = caller else {
+                return error_response(&Error::internal("no caller on an authenticated route"));
+            };
             return match realtime::get_events(&self.state, me, &mut params).await {
                 Ok(res) => res,
                 Err(e) => error_response(&e),
@@ -422,8 +458,18 @@ impl ChatApi {
 }
 
 impl Api for ChatApi {
-    fn handle(self: Arc<Self>, req: Request) -> BoxFuture<Response> {
-        Box::pin(async move { self.dispatch(req).await })
+    type Ticket = ChatTicket;
+
+    async fn admit(
+        &self,
+        head: &Parts,
+        _peer: std::net::SocketAddr,
+    ) -> Result<Admission<ChatTicket>, Response> {
+        self.admit_head(head).await
+    }
+
+    fn handle(self: Arc<Self>, ticket: ChatTicket, req: Request) -> BoxFuture<Response> {
+        Box::pin(async move { self.dispatch(ticket, req).await })
     }
 
     fn payload_too_large(&self, limit: usize) -> Response {
@@ -433,8 +479,26 @@ impl Api for ChatApi {
         ))
     }
 
+    fn body_failed(&self, timed_out: bool) -> Response {
+        if timed_out {
+            error_response(&Error::new(
+                ErrorKind::Timeout,
+                "The request body did not arrive in time",
+            ))
+        } else {
+            error_response(&Error::bad_request("The request body could not be read"))
+        }
+    }
+
+    fn overloaded(&self) -> Response {
+        error_response(&Error::new(
+            ErrorKind::Unavailable,
+            "The server is handling too many connections; try again shortly",
+        ))
+    }
+
     fn internal_error(&self) -> Response {
-        error_response(&Error::internal("see the log for the panic"))
+        envelope::internal_error_response()
     }
 }
 

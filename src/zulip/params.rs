@@ -6,6 +6,8 @@
 //! error messages. Every name a handler reads is marked used, so the envelope can report the
 //! rest in `ignored_parameters_unsupported`. Must not know about any endpoint.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -17,22 +19,15 @@ pub struct Params {
     entries: Vec<(String, String, bool)>,
 }
 
-impl Params {
-    /// Collects query and body parameters. Repeated names and undecodable text are errors.
-    pub fn from_request(req: &Request) -> Result<Params> {
-        let mut entries: Vec<(String, String, bool)> = Vec::new();
-        let mut add = |pairs: Vec<(String, String)>| -> Result<()> {
-            for (k, v) in pairs {
-                if entries.iter().any(|(n, _, _)| *n == k) {
-                    return Err(Error::bad_request(format!(
-                        "Parameter '{k}' was given more than once"
-                    )));
-                }
-                entries.push((k, v, false));
-            }
-            Ok(())
-        };
-        add(decode_form(req.query().as_bytes())?)?;
+/// The raw parameter sources of a request, owned, so decoding can move to another thread.
+pub struct RawParams {
+    query: String,
+    /// The form body, when the request carries one that Zulip reads.
+    form: Option<bytes::Bytes>,
+}
+
+impl RawParams {
+    pub fn of(req: &Request) -> RawParams {
         let is_form = req
             .header("content-type")
             .map(|ct| {
@@ -44,10 +39,43 @@ impl Params {
             })
             .unwrap_or(false);
         let reads_body = !matches!(*req.method(), hyper::Method::GET | hyper::Method::HEAD);
-        if reads_body && is_form && !req.body.is_empty() {
-            add(decode_form(&req.body)?)?;
+        RawParams {
+            query: req.query().to_string(),
+            form: (reads_body && is_form && !req.body.is_empty()).then(|| req.body.clone()),
+        }
+    }
+
+    /// Decodes every parameter in one pass: linear in the input, at most `max` of them.
+    pub fn parse(&self, max: usize) -> Result<Params> {
+        let mut entries: Vec<(String, String, bool)> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut add = |k: String, v: String| -> Result<()> {
+            if entries.len() >= max {
+                return Err(Error::bad_request(format!(
+                    "Too many parameters (at most {max} are accepted)"
+                )));
+            }
+            if !seen.insert(k.clone()) {
+                return Err(Error::bad_request(format!(
+                    "Parameter '{k}' was given more than once"
+                )));
+            }
+            entries.push((k, v, false));
+            Ok(())
+        };
+        decode_form(self.query.as_bytes(), &mut add)?;
+        if let Some(form) = &self.form {
+            decode_form(form, &mut add)?;
         }
         Ok(Params { entries })
+    }
+}
+
+impl Params {
+    /// Collects query and body parameters. Repeated names, more than `max` parameters and
+    /// undecodable text are errors.
+    pub fn from_request(req: &Request, max: usize) -> Result<Params> {
+        RawParams::of(req).parse(max)
     }
 
     #[cfg(test)]
@@ -140,9 +168,8 @@ pub fn as_int(v: &Value) -> Option<i64> {
     }
 }
 
-/// Decodes `a=1&b=%20x` into pairs; invalid UTF-8 after decoding is an error.
-fn decode_form(raw: &[u8]) -> Result<Vec<(String, String)>> {
-    let mut out = Vec::new();
+/// Decodes `a=1&b=%20x` into pairs handed to `add`; invalid UTF-8 after decoding is an error.
+fn decode_form(raw: &[u8], add: &mut impl FnMut(String, String) -> Result<()>) -> Result<()> {
     for piece in raw.split(|b| *b == b'&') {
         if piece.is_empty() {
             continue;
@@ -151,11 +178,9 @@ fn decode_form(raw: &[u8]) -> Result<Vec<(String, String)>> {
             Some(i) => (&piece[..i], &piece[i + 1..]),
             None => (piece, &b""[..]),
         };
-        let k = percent_decode(k)?;
-        let v = percent_decode(v)?;
-        out.push((k, v));
+        add(percent_decode(k)?, percent_decode(v)?)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn percent_decode(s: &[u8]) -> Result<String> {
@@ -187,10 +212,46 @@ fn hex(b: Option<&u8>) -> Option<u8> {
 mod tests {
     use super::*;
 
+    fn pairs(raw: &[u8]) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        decode_form(raw, &mut |k, v| {
+            out.push((k, v));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    fn raw(query: &str, form: &str) -> RawParams {
+        RawParams {
+            query: query.to_string(),
+            form: Some(bytes::Bytes::from(form.to_string())),
+        }
+    }
+
+    #[test]
+    fn duplicates_and_too_many_parameters_are_refused() {
+        let e = raw("a=1", "b=2&a=3").parse(10).unwrap_err();
+        assert_eq!(e.msg, "Parameter 'a' was given more than once");
+        assert_eq!(
+            raw("a=1", "b=2&c=3").parse(3).unwrap().unused(),
+            ["a", "b", "c"]
+        );
+        let e = raw("a=1", "b=2&c=3&d=4").parse(3).unwrap_err();
+        assert_eq!(e.msg, "Too many parameters (at most 3 are accepted)");
+        // Empty pieces (`&&&`) are no parameters at all.
+        assert!(
+            raw("", &"&".repeat(100_000))
+                .parse(3)
+                .unwrap()
+                .unused()
+                .is_empty()
+        );
+    }
+
     #[test]
     fn decodes_percent_and_plus() {
         assert_eq!(
-            decode_form(b"a=1+2&b=%C3%A9t%C3%A9&c&d=%zz").unwrap(),
+            pairs(b"a=1+2&b=%C3%A9t%C3%A9&c&d=%zz").unwrap(),
             vec![
                 ("a".into(), "1 2".into()),
                 ("b".into(), "été".into()),
@@ -198,7 +259,7 @@ mod tests {
                 ("d".into(), "%zz".into()),
             ]
         );
-        assert!(decode_form(b"a=%FF").is_err());
+        assert!(pairs(b"a=%FF").is_err());
     }
 
     #[test]

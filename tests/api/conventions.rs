@@ -4,14 +4,15 @@
 use std::sync::Arc;
 
 use hyper::Method;
+use hyper::http::request::Parts;
 use serde_json::json;
 
-use outpost::http::server::{Api, BoxFuture, serve};
+use outpost::http::server::{Admission, Api, BoxFuture, serve};
 use outpost::http::{Request, Response};
 use outpost::model::Role;
 use outpost::zulip::ChatApi;
 
-use crate::support::{TestServer, basic, body, raw};
+use crate::support::{TestServer, basic, body, raw, test_limits};
 
 #[tokio::test]
 async fn unknown_api_path_is_a_json_404() {
@@ -200,15 +201,39 @@ async fn responses_are_json_with_request_ids() {
 struct Panicky(Arc<ChatApi>);
 
 impl Api for Panicky {
-    fn handle(self: Arc<Self>, req: Request) -> BoxFuture<Response> {
-        if req.path() == "/api/v1/panic" {
-            Box::pin(async { panic!("deliberate test panic") })
-        } else {
-            Arc::clone(&self.0).handle(req)
+    type Ticket = Option<<ChatApi as Api>::Ticket>;
+
+    async fn admit(
+        &self,
+        head: &Parts,
+        peer: std::net::SocketAddr,
+    ) -> Result<Admission<Self::Ticket>, Response> {
+        if head.uri.path() == "/api/v1/panic" {
+            return Ok(Admission {
+                ticket: None,
+                body_limit: 0,
+            });
+        }
+        let a = self.0.admit(head, peer).await?;
+        Ok(Admission {
+            ticket: Some(a.ticket),
+            body_limit: a.body_limit,
+        })
+    }
+    fn handle(self: Arc<Self>, ticket: Self::Ticket, req: Request) -> BoxFuture<Response> {
+        match ticket {
+            None => Box::pin(async { panic!("deliberate test panic") }),
+            Some(t) => Arc::clone(&self.0).handle(t, req),
         }
     }
     fn payload_too_large(&self, limit: usize) -> Response {
         self.0.payload_too_large(limit)
+    }
+    fn body_failed(&self, timed_out: bool) -> Response {
+        self.0.body_failed(timed_out)
+    }
+    fn overloaded(&self) -> Response {
+        self.0.overloaded()
     }
     fn internal_error(&self) -> Response {
         self.0.internal_error()
@@ -222,7 +247,7 @@ async fn a_panicking_handler_gets_a_500_and_the_server_keeps_serving() {
     let addr = listener.local_addr().unwrap();
     let api = Arc::new(Panicky(Arc::new(ChatApi::new(Arc::clone(&srv.state)))));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(serve(listener, api, 1 << 20, async {
+    let task = tokio::spawn(serve(listener, api, test_limits(), async {
         let _ = stopped.await;
     }));
     let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())

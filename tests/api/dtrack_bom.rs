@@ -339,7 +339,7 @@ async fn xml_boms_are_imported_too() {
 
 #[tokio::test]
 async fn oversized_boms_are_refused() {
-    let dt = Dt::start_with(|c| c.limits.max_body_bytes = 64 * 1024).await;
+    let dt = Dt::start_with(|c| c.limits.max_upload_bytes = 64 * 1024).await;
     let admin = dt.key("Admins", &all()).await;
     let big = "a".repeat(70 * 1024);
     let r = dt

@@ -70,6 +70,16 @@ impl Reply {
     }
 }
 
+/// Listener limits for tests that run `serve` themselves.
+pub fn test_limits() -> outpost::http::server::ServeLimits {
+    outpost::http::server::ServeLimits {
+        max_connections: 1000,
+        header_timeout: std::time::Duration::from_secs(15),
+        body_timeout: std::time::Duration::from_secs(60),
+        active: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+    }
+}
+
 pub fn basic(email: &str, key: &str) -> String {
     format!(
         "Basic {}",
