@@ -21,6 +21,45 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::sync::Notify;
 
+/// Serves every request on a new loopback port with `body` (as JSON) after reading the
+/// request's body, until the runtime stops; returns the port's address. The calibration for
+/// request scenarios: the same bytes on the wire as Outpost's answer, and no work at all.
+pub async fn serve_static(body: Bytes) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap_or_else(|e| super::fail(&format!("floor server: {e}")));
+    let addr = listener
+        .local_addr()
+        .unwrap_or_else(|e| super::fail(&format!("floor server: {e}")));
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let _ = stream.set_nodelay(true);
+            let body = body.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |req: Request<hyper::body::Incoming>| {
+                    let body = body.clone();
+                    async move {
+                        let _ = req.into_body().collect().await;
+                        let mut res = Response::new(Full::new(body));
+                        res.headers_mut().insert(
+                            hyper::header::CONTENT_TYPE,
+                            hyper::header::HeaderValue::from_static("application/json"),
+                        );
+                        Ok::<_, Infallible>(res)
+                    }
+                });
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
 struct Floor {
     notify: Notify,
     /// The newest message: (event id, its number in the generator's sequence).

@@ -85,8 +85,9 @@ struct Args {
     /// `synchronous = "normal"` instead of the durable default.
     #[arg(long)]
     normal_sync: bool,
-    /// Calibration for `parked` and `delivery`: run them against a bare hyper server that only
-    /// wakes polls and answers (see `floor.rs`) instead of `outpost serve`.
+    /// Calibration: run the scenario against a bare hyper server (see `floor.rs`) instead of
+    /// Outpost: for `parked` and `delivery` one that only wakes polls and answers; for the
+    /// request scenarios one that answers every request with the body Outpost gave the first.
     #[arg(long)]
     floor: bool,
     /// Total requests per second to aim for (all connections together); unpaced if absent.
@@ -323,6 +324,18 @@ fn main() {
         .enable_all()
         .build()
         .expect("client runtime");
+    let addr = if args.floor {
+        // Calibration: the same requests against a bare server on the same runtime that answers
+        // each with the body Outpost gave the first one (same size), doing nothing else.
+        let Some(first) = specs.first() else {
+            fail("no requests to calibrate with");
+        };
+        let answer = client_rt.block_on(probe(addr, first));
+        eprintln!("floor: answering every request with {} bytes", answer.len());
+        server_rt.block_on(floor::serve_static(answer))
+    } else {
+        addr
+    };
     let report = client_rt.block_on(run_load(
         addr,
         specs,
@@ -437,6 +450,44 @@ impl Report {
         let i = ((self.latencies.len() - 1) as f64 * q).round() as usize;
         self.latencies[i]
     }
+}
+
+/// Sends one request as `spec` describes and returns the answer's body.
+async fn probe(addr: SocketAddr, spec: &Spec) -> Bytes {
+    let stream = TcpStream::connect(addr)
+        .await
+        .unwrap_or_else(|e| fail(&format!("probe: {e}")));
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(TokioIo::new(stream))
+            .await
+            .unwrap_or_else(|e| fail(&format!("probe: {e}")));
+    tokio::spawn(conn);
+    let mut req = Request::builder()
+        .method(spec.method.clone())
+        .uri(spec.path.as_str())
+        .header("host", "localhost");
+    if let Some((name, value)) = &spec.credential {
+        req = req.header(*name, value.as_str());
+    }
+    let body = match &spec.body {
+        Some(b) => {
+            req = req.header("content-type", "application/x-www-form-urlencoded");
+            Bytes::from(b.replace("{n}", "probe"))
+        }
+        None => Bytes::new(),
+    };
+    let res = sender
+        .send_request(req.body(Full::new(body)).expect("request"))
+        .await
+        .unwrap_or_else(|e| fail(&format!("probe: {e}")));
+    if !res.status().is_success() {
+        fail(&format!("probe answered {}", res.status()));
+    }
+    res.into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_else(|e| fail(&format!("probe: {e}")))
 }
 
 async fn run_load(
