@@ -382,3 +382,39 @@ async fn fetch_api_key_returns_the_login_email_that_works_for_basic_auth() {
     let r = o.srv.get("/api/v1/users/me", &as_placeholder, &[]).await;
     r.assert_error(401, "UNAUTHORIZED");
 }
+
+#[tokio::test]
+async fn principals_and_deactivated_recipients_do_not_confirm_hidden_emails() {
+    let o = org().await;
+    let subscribe = |principal: &str| {
+        let principals = json!([principal]).to_string();
+        let srv = &o.srv;
+        let alice = &o.alice;
+        async move {
+            srv.post(
+                "/api/v1/users/me/subscriptions",
+                alice,
+                &[
+                    ("subscriptions", "[{\"name\":\"general\"}]"),
+                    ("principals", principals.as_str()),
+                ],
+            )
+            .await
+        }
+    };
+    let hidden = subscribe("bob@example.com").await;
+    let none = subscribe("nobody@example.com").await;
+    same_error(&hidden, "bob@example.com", &none, "nobody@example.com");
+
+    // Addressed by id, a deactivated user is named by the address the sender may see.
+    let r = o
+        .srv
+        .delete(&format!("/api/v1/users/{}", o.bob.id), &o.admin, &[])
+        .await;
+    r.assert_success("DELETE /users/{user_id}");
+    let r = send_direct(&o.srv, &o.alice, &json!([o.bob.id]).to_string()).await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        format!("'{}' is no longer using Zulip.", placeholder(&o.bob))
+    );
+}
