@@ -365,10 +365,11 @@ pub async fn subscribe(
         }
     }
     let actor = actor.clone();
+    let host = state.config.realm_host().to_string();
     state
         .db
         .write(move |tx| {
-            let targets = resolve_principals(tx, &actor, principals)?;
+            let targets = resolve_principals(tx, &actor, &host, principals)?;
             let acting_for_others = targets.iter().any(|u| *u != actor.id);
             let mut out = SubscribeOutcome::default();
             for (req, name) in requests.iter().zip(names) {
@@ -447,9 +448,12 @@ pub enum UserRefArg {
     Email(String),
 }
 
+/// The users `principals` name (the actor when absent); emails as `emails::resolve` allows
+/// the actor.
 fn resolve_principals(
     c: &rusqlite::Connection,
     actor: &User,
+    host: &str,
     principals: Option<Vec<UserRefArg>>,
 ) -> Result<Vec<UserId>> {
     let Some(list) = principals else {
@@ -459,7 +463,7 @@ fn resolve_principals(
     for p in list {
         let user = match &p {
             UserRefArg::Id(id) => users_db::get(c, UserId(*id))?,
-            UserRefArg::Email(e) => users_db::by_email(c, e)?,
+            UserRefArg::Email(e) => super::emails::resolve(c, actor, host, e)?,
         };
         let Some(user) = user.filter(|u| u.is_active) else {
             return Err(Error::bad_request("No such user"));
@@ -479,10 +483,11 @@ pub async fn unsubscribe(
     principals: Option<Vec<UserRefArg>>,
 ) -> Result<(Vec<String>, Vec<String>)> {
     let actor = actor.clone();
+    let host = state.config.realm_host().to_string();
     state
         .db
         .write(move |tx| {
-            let targets = resolve_principals(tx, &actor, principals)?;
+            let targets = resolve_principals(tx, &actor, &host, principals)?;
             let mut removed = Vec::new();
             let mut not_removed = Vec::new();
             for name in names {

@@ -5,6 +5,7 @@
 pub mod channels;
 pub mod credentials;
 pub mod dtrack;
+pub mod emails;
 pub mod max_received;
 pub mod messages;
 pub mod presence;

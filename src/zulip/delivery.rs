@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use crate::app::AppState;
 use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
 use crate::domain::channels as channels_domain;
+use crate::domain::emails;
 use crate::domain::messages::fetch::{self, Bundle, Viewed};
 use crate::domain::settings::{self, Legacy, SettingValue};
 use crate::error::Result;
@@ -289,22 +290,14 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             let uid = *user_id;
             let user = state.db.read(move |c| users_db::get(c, uid)).await?;
             let Some(user) = user else { return Ok(()) };
-            let body = match event {
-                Event::UserCreated { .. } => {
-                    // Each viewer may see a different email; the common case is one shape.
-                    let viewer = Viewer {
-                        user: &user,
-                        host: state.config.realm_host(),
-                        client_gravatar: false,
-                    };
-                    json!({"type": "realm_user", "op": "add", "person": Value::Object(wire::user(&viewer, &user, None))})
-                }
-                _ => json!({
-                    "type": "realm_user",
-                    "op": "update",
-                    "person": {"user_id": uid.0, "is_active": user.is_active},
-                }),
-            };
+            if let Event::UserCreated { .. } = event {
+                return deliver_new_user(state, seq, &user).await;
+            }
+            let body = json!({
+                "type": "realm_user",
+                "op": "update",
+                "person": {"user_id": uid.0, "is_active": user.is_active},
+            });
             push_to_users(state, seq, None, "realm_user", &body);
             Ok(())
         }
@@ -521,8 +514,9 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
     }))
 }
 
-/// Whether a message passes a queue's narrow.
-fn narrow_accepts(q: &Queue, b: &Bundle, flags: &[&str]) -> bool {
+/// Whether a message passes a queue's narrow, for the queue's owner `viewer`: a sender named
+/// by email matches only by an address the viewer may use for them.
+fn narrow_accepts(q: &Queue, viewer: &User, host: &str, b: &Bundle, flags: &[&str]) -> bool {
     let m = &b.messages[0].message;
     q.options
         .narrow
@@ -534,7 +528,10 @@ fn narrow_accepts(q: &Queue, b: &Bundle, flags: &[&str]) -> bool {
                 .is_some_and(|n| n.eq_ignore_ascii_case(operand)),
             "topic" => m.channel_id.is_some() && m.topic.eq_ignore_ascii_case(operand),
             "sender" => b.users.get(&m.sender_id).is_some_and(|u| {
-                u.email.eq_ignore_ascii_case(operand) || u.id.0.to_string() == *operand
+                u.id.0.to_string() == *operand
+                    || emails::api_email(u, host).eq_ignore_ascii_case(operand.trim())
+                    || (emails::sees_real_email(viewer, u)
+                        && u.email.eq_ignore_ascii_case(operand.trim()))
             }),
             "is" => match operand.as_str() {
                 "dm" | "private" => m.conversation_id.is_some(),
@@ -576,10 +573,11 @@ async fn deliver_message(
             host,
             client_gravatar: q.options.client_gravatar,
         };
-        let sender_hidden_avatar =
-            d.bundle.users.get(&m.sender_id).is_some_and(|s| {
-                v.client_gravatar && v.sees_real_email(s) && s.avatar_source == "G"
-            });
+        let sender_hidden_avatar = d
+            .bundle
+            .users
+            .get(&m.sender_id)
+            .is_some_and(|s| v.leaves_avatar_to_client(s));
         // Direct messages carry a per-viewer recipient id.
         let per_viewer = if m.conversation_id.is_some() {
             viewer.id.0
@@ -618,7 +616,7 @@ async fn deliver_message(
         // queue that sent the message (local echo) gets its own.
         let mut shared: HashMap<Variant, EventJson> = HashMap::new();
         for q in state.queues.of_users(seq, Some(&[user.id])) {
-            if !q.options.wants("message") || !narrow_accepts(&q, &d.bundle, &flags) {
+            if !q.options.wants("message") || !narrow_accepts(&q, user, host, &d.bundle, &flags) {
                 continue;
             }
             let (key, message) = render(user, &q);
@@ -651,7 +649,6 @@ async fn deliver_message(
                 !delivered.contains(&q.user_id)
                     && (q.options.all_public_streams || !q.options.narrow.is_empty())
                     && q.options.wants("message")
-                    && narrow_accepts(q, &d.bundle, &flags)
             })
             .collect();
         if followers.is_empty() {
@@ -659,18 +656,7 @@ async fn deliver_message(
         }
         // Their owners, in one read.
         let owners: HashSet<UserId> = followers.iter().map(|q| q.user_id).collect();
-        let viewers: HashMap<UserId, User> = state
-            .db
-            .read(move |c| {
-                let mut found = HashMap::new();
-                for id in owners {
-                    if let Some(u) = users_db::get(c, id)? {
-                        found.insert(id, u);
-                    }
-                }
-                Ok(found)
-            })
-            .await?;
+        let viewers = state.db.read(move |c| users_by_id(c, owners)).await?;
         for q in followers {
             let Some(viewer) = viewers
                 .get(&q.user_id)
@@ -678,6 +664,9 @@ async fn deliver_message(
             else {
                 continue;
             };
+            if !narrow_accepts(&q, viewer, host, &d.bundle, &flags) {
+                continue;
+            }
             let (_, message) = render(viewer, &q);
             let text = format!(
                 "{{\"type\":\"message\",\"flags\":[\"read\",\"historical\"],\"message\":{message}"
@@ -993,6 +982,54 @@ async fn deliver_typing(
         state.queues.push(&q, Arc::clone(&json));
     }
     Ok(())
+}
+
+/// A new user: each queue's owner gets the person as they may see it, with the real email
+/// only where they may see it (two shapes at most, each serialized once).
+async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()> {
+    let queues: Vec<Arc<Queue>> = state
+        .queues
+        .of_users(seq, None)
+        .into_iter()
+        .filter(|q| q.options.wants("realm_user"))
+        .collect();
+    if queues.is_empty() {
+        return Ok(());
+    }
+    let owners: HashSet<UserId> = queues.iter().map(|q| q.user_id).collect();
+    let viewers = state.db.read(move |c| users_by_id(c, owners)).await?;
+    let host = state.config.realm_host();
+    let mut shapes: HashMap<bool, EventJson> = HashMap::new();
+    for q in queues {
+        let Some(owner) = viewers.get(&q.user_id) else {
+            continue;
+        };
+        let v = Viewer {
+            user: owner,
+            host,
+            client_gravatar: false,
+        };
+        let text = shapes.entry(v.sees_real_email(user)).or_insert_with(|| {
+            event_json(&json!({
+                "type": "realm_user",
+                "op": "add",
+                "person": Value::Object(wire::user(&v, user, None)),
+            }))
+        });
+        state.queues.push(&q, Arc::clone(text));
+    }
+    Ok(())
+}
+
+/// The users with these ids, by id (ids without a user are left out).
+fn users_by_id(c: &Connection, ids: HashSet<UserId>) -> Result<HashMap<UserId, User>> {
+    let mut found = HashMap::new();
+    for id in ids {
+        if let Some(u) = users_db::get(c, id)? {
+            found.insert(id, u);
+        }
+    }
+    Ok(found)
 }
 
 /// A personal setting changed: `user_settings` to the user's own queues, plus the deprecated

@@ -204,7 +204,7 @@ fn realm_users(c: &Connection, viewer: &Viewer<'_>, m: &mut Map<String, Value>) 
     m.insert("is_moderator".into(), json!(me.role == Role::Moderator));
     m.insert("is_guest".into(), json!(me.role == Role::Guest));
     m.insert("avatar_source".into(), json!(me.avatar_source));
-    let url = wire::gravatar_url(&me.email, me.avatar_version);
+    let url = wire::user_avatar_url(me, viewer.host);
     m.insert("avatar_url".into(), json!(url));
     m.insert("avatar_url_medium".into(), json!(format!("{url}&s=500")));
     let member = me.role <= Role::Member;

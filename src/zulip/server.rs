@@ -10,7 +10,6 @@ use crate::model::User;
 
 use super::envelope::Success;
 use super::params::Params;
-use super::wire::api_email;
 
 /// The Zulip version and API feature level Outpost implements.
 pub const ZULIP_VERSION: &str = "11.0-outpost";
@@ -65,10 +64,12 @@ pub fn get_server_settings(state: &AppState, user_agent: Option<&str>) -> Result
         .field("realm_web_public_access_enabled", false))
 }
 
-fn api_key_reply(state: &AppState, user: &User) -> Success {
+/// The key and the login (delivery) email that goes with it in Basic auth, as upstream
+/// answers; the API email may be a placeholder that is no login.
+fn api_key_reply(user: &User) -> Success {
     Success::new()
         .field("api_key", user.api_key.0.as_str())
-        .field("email", api_email(user, state.config.realm_host()))
+        .field("email", user.email.as_str())
         .field("user_id", user.id.0)
 }
 
@@ -84,7 +85,7 @@ pub async fn fetch_api_key(state: &AppState, p: &mut Params) -> Result<Success> 
         return Err(Error::bad_request("Enter a valid email address."));
     }
     let user = users::login_with_password(state, &username, password).await?;
-    Ok(api_key_reply(state, &user))
+    Ok(api_key_reply(&user))
 }
 
 /// # `POST /api/v1/dev_fetch_api_key`
@@ -97,7 +98,7 @@ pub async fn dev_fetch_api_key(state: &AppState, p: &mut Params) -> Result<Succe
     }
     let username = p.required_str("username")?;
     let user = users::login_for_development(state, &username).await?;
-    Ok(api_key_reply(state, &user))
+    Ok(api_key_reply(&user))
 }
 
 /// # `POST /api/v1/users/me/api_key/regenerate`

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::db::users as users_db;
+use crate::domain::emails;
 use crate::domain::profile_fields::{self, NewField};
 use crate::domain::settings::{self, SettingsUpdate};
 use crate::domain::users::{self, NewUser, ProfileEdit, StatusUpdate, UserUpdate};
@@ -42,31 +42,16 @@ pub async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<Use
             .await?
             .ok_or_else(no_such_user),
         UserRef::Email(email) => {
-            let v = viewer(state, caller, false);
-            let lookup = email.clone();
-            if let Some(u) = state
+            let (caller, host, email) = (
+                caller.clone(),
+                state.config.realm_host().to_string(),
+                email.clone(),
+            );
+            state
                 .db
-                .read(move |c| users_db::by_email(c, &lookup))
+                .read(move |c| emails::resolve(c, &caller, &host, &email))
                 .await?
-                .filter(|u| v.sees_real_email(u))
-            {
-                return Ok(u);
-            }
-            // A placeholder API email `user{id}@{host}`.
-            let host = state.config.realm_host();
-            let id = email
-                .strip_prefix("user")
-                .and_then(|rest| rest.strip_suffix(&format!("@{host}")))
-                .and_then(|n| n.parse::<i64>().ok())
-                .ok_or_else(no_such_user)?;
-            let u = users::get(state, UserId(id))
-                .await?
-                .ok_or_else(no_such_user)?;
-            if wire::api_email(&u, host).eq_ignore_ascii_case(email) {
-                Ok(u)
-            } else {
-                Err(no_such_user())
-            }
+                .ok_or_else(no_such_user)
         }
     }
 }

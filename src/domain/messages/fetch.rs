@@ -236,15 +236,22 @@ pub async fn fetch(
         ));
     }
     let viewer = viewer.clone();
+    let host = state.config.realm_host().to_string();
     state
         .db
-        .read(move |c| fetch_sync(c, &viewer, &range, &terms))
+        .read(move |c| fetch_sync(c, &viewer, &host, &range, &terms))
         .await
 }
 
-fn fetch_sync(c: &Connection, viewer: &User, range: &Range, terms: &[Term]) -> Result<Page> {
+fn fetch_sync(
+    c: &Connection,
+    viewer: &User,
+    host: &str,
+    range: &Range,
+    terms: &[Term],
+) -> Result<Page> {
     let access = narrow::access_sql(c, viewer)?;
-    let narrowed = narrow::terms_sql(c, viewer, terms)?;
+    let narrowed = narrow::terms_sql(c, viewer, host, terms)?;
     let cond = format!("{access} AND ({})", narrowed.cond);
     let anchor = match range.anchor {
         Anchor::Newest => LARGER_THAN_MAX_MESSAGE_ID,
@@ -327,11 +334,12 @@ pub async fn fetch_ids(
     terms: Vec<Term>,
 ) -> Result<Page> {
     let viewer = viewer.clone();
+    let host = state.config.realm_host().to_string();
     state
         .db
         .read(move |c| {
             let access = narrow::access_sql(c, &viewer)?;
-            let narrowed = narrow::terms_sql(c, &viewer, &terms)?;
+            let narrowed = narrow::terms_sql(c, &viewer, &host, &terms)?;
             let list = if ids.is_empty() {
                 "NULL".to_string()
             } else {

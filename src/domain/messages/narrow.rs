@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
 use crate::domain::channels::access;
+use crate::domain::emails;
 use crate::error::{Error, Result};
 use crate::ids::UserId;
 use crate::model::{Role, User, flags as bits};
@@ -179,18 +180,19 @@ pub fn access_sql(c: &Connection, viewer: &User) -> Result<String> {
     ))
 }
 
-fn user_ref(c: &Connection, v: &Value) -> Result<Option<UserId>> {
+/// A user named by id, or by an email `viewer` may use for them (`emails::resolve`).
+fn user_ref(c: &Connection, viewer: &User, host: &str, v: &Value) -> Result<Option<UserId>> {
     Ok(match v {
         Value::Number(n) => n
             .as_i64()
             .and_then(|id| users_db::get(c, UserId(id)).ok().flatten())
             .map(|u| u.id),
-        Value::String(s) => users_db::by_email(c, s.trim())?.map(|u| u.id),
+        Value::String(s) => emails::resolve(c, viewer, host, s)?.map(|u| u.id),
         _ => None,
     })
 }
 
-fn user_list(c: &Connection, v: &Value) -> Result<Vec<UserId>> {
+fn user_list(c: &Connection, viewer: &User, host: &str, v: &Value) -> Result<Vec<UserId>> {
     let items: Vec<Value> = match v {
         Value::Array(a) => a.clone(),
         Value::String(s) => s.split(',').map(|e| Value::from(e.trim())).collect(),
@@ -199,7 +201,10 @@ fn user_list(c: &Connection, v: &Value) -> Result<Vec<UserId>> {
     };
     items
         .iter()
-        .map(|i| user_ref(c, i)?.ok_or_else(|| bad_narrow(format!("unknown user {}", display(i)))))
+        .map(|i| {
+            user_ref(c, viewer, host, i)?
+                .ok_or_else(|| bad_narrow(format!("unknown user {}", display(i))))
+        })
         .collect()
 }
 
@@ -210,8 +215,9 @@ fn display(v: &Value) -> String {
     }
 }
 
-/// Translates terms into a condition (without the access condition).
-pub fn terms_sql(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Sql> {
+/// Translates terms into a condition (without the access condition). `host` is the realm's,
+/// for placeholder emails.
+pub fn terms_sql(c: &Connection, viewer: &User, host: &str, terms: &[Term]) -> Result<Sql> {
     let mut sql = Sql::default();
     let mut parts: Vec<String> = Vec::new();
     let u = viewer.id.0;
@@ -247,7 +253,7 @@ pub fn terms_sql(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Sql> {
                 format!("(m.channel_id IS NOT NULL AND m.topic = {p} COLLATE NOCASE)")
             }
             "dm" | "pm-with" | "pm_with" | "group-pm-with" | "group_pm_with" => {
-                let mut members = user_list(c, &t.operand)?;
+                let mut members = user_list(c, viewer, host, &t.operand)?;
                 members.push(viewer.id);
                 members.sort_unstable();
                 members.dedup();
@@ -255,7 +261,7 @@ pub fn terms_sql(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Sql> {
                 format!("m.conversation_id = {conv}")
             }
             "dm-including" => {
-                let who = user_ref(c, &t.operand)?
+                let who = user_ref(c, viewer, host, &t.operand)?
                     .ok_or_else(|| bad_narrow(format!("unknown user {}", display(&t.operand))))?;
                 format!(
                     "m.conversation_id IN (SELECT conversation_id FROM dm_members WHERE user_id = {})",
@@ -263,7 +269,7 @@ pub fn terms_sql(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Sql> {
                 )
             }
             "sender" => {
-                let who = user_ref(c, &t.operand)?
+                let who = user_ref(c, viewer, host, &t.operand)?
                     .ok_or_else(|| bad_narrow(format!("unknown user {}", display(&t.operand))))?;
                 format!("m.sender_id = {}", who.0)
             }

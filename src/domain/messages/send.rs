@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::db::{channels as channels_db, groups, messages as db, users as users_db};
 use crate::domain::channels::{self, UserRefArg};
+use crate::domain::emails;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::{ChannelId, GroupId, MessageId, UserId};
@@ -195,7 +196,13 @@ fn resolve_channel(c: &Connection, sender: &User, r: &Recipient) -> Result<Chann
 }
 
 /// Resolves direct-message recipients; returns all participants, sorted, sender included.
-fn resolve_users(c: &Connection, sender: &User, refs: &[UserRefArg]) -> Result<Vec<UserId>> {
+/// Emails name users as `emails::resolve` allows the sender (`host` is the realm's).
+fn resolve_users(
+    c: &Connection,
+    sender: &User,
+    host: &str,
+    refs: &[UserRefArg],
+) -> Result<Vec<UserId>> {
     if refs.is_empty() {
         return Err(Error::bad_request("Message must have recipients"));
     }
@@ -204,13 +211,13 @@ fn resolve_users(c: &Connection, sender: &User, refs: &[UserRefArg]) -> Result<V
         let user = match r {
             UserRefArg::Id(id) => users_db::get(c, UserId(*id))?
                 .ok_or_else(|| Error::bad_request(format!("Invalid user ID {id}")))?,
-            UserRefArg::Email(e) => users_db::by_email(c, e.trim())?
+            UserRefArg::Email(e) => emails::resolve(c, sender, host, e)?
                 .ok_or_else(|| Error::bad_request(format!("Invalid email '{}'", e.trim())))?,
         };
         if !user.is_active {
             return Err(Error::bad_request(format!(
                 "'{}' is no longer using Zulip.",
-                user.email
+                emails::api_email(&user, host)
             )));
         }
         ids.push(user.id);
@@ -248,9 +255,14 @@ fn prepare(
     new: &NewMessage,
     content: String,
     realm_url: &str,
+    host: &str,
 ) -> Result<Prepared> {
     let (channel, topic, dm_members) = match &new.recipient {
-        Recipient::Users(refs) => (None, String::new(), Some(resolve_users(c, sender, refs)?)),
+        Recipient::Users(refs) => (
+            None,
+            String::new(),
+            Some(resolve_users(c, sender, host, refs)?),
+        ),
         r => {
             let ch = resolve_channel(c, sender, r)?;
             let raw = new
@@ -358,9 +370,12 @@ pub async fn send(state: &AppState, sender: &User, new: NewMessage) -> Result<Se
     let content = normalize_content(&new.content)?;
     let reader = sender.clone();
     let realm_url = state.config.chat.external_url.clone();
+    let host = state.config.realm_host().to_string();
     let prepared = state
         .db
-        .read(move |c| prepare(c, &reader, &new, content, &realm_url).map(|p| (p, new.local)))
+        .read(move |c| {
+            prepare(c, &reader, &new, content, &realm_url, &host).map(|p| (p, new.local))
+        })
         .await?;
     let (mut prepared, local) = prepared;
     let sender_id = sender.id;

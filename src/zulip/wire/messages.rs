@@ -6,7 +6,7 @@ use crate::domain::messages::fetch::{Bundle, Viewed};
 use crate::domain::messages::send::EMPTY_TOPIC_DISPLAY_NAME;
 use crate::model::User;
 
-use super::{Viewer, api_email, gravatar_url};
+use super::{Viewer, api_email, user_avatar_url};
 
 /// How the viewer asked for messages.
 pub struct MessageOptions {
@@ -51,12 +51,8 @@ pub fn message(viewer: &Viewer<'_>, v: &Viewed, b: &Bundle, opts: &MessageOption
     );
     out.insert("sender_realm_str".into(), json!(""));
     let avatar = match sender {
-        Some(u)
-            if viewer.client_gravatar && viewer.sees_real_email(u) && u.avatar_source == "G" =>
-        {
-            Value::Null
-        }
-        Some(u) => json!(gravatar_url(&u.email, u.avatar_version)),
+        Some(u) if viewer.leaves_avatar_to_client(u) => Value::Null,
+        Some(u) => json!(user_avatar_url(u, viewer.host)),
         None => Value::Null,
     };
     out.insert("avatar_url".into(), avatar);

@@ -1,7 +1,8 @@
 //! The chat API's JSON shapes for users, statuses and profile fields.
 //!
 //! The only place that knows how domain records look on the wire. Visibility rules that change
-//! a record's shape per viewer (real email, gravatar URLs) are applied here.
+//! a record's shape per viewer (real email, gravatar URLs) are applied here, following
+//! `domain::emails`.
 
 mod channels;
 mod messages;
@@ -12,7 +13,7 @@ pub use messages::*;
 use md5::{Digest, Md5};
 use serde_json::{Map, Value, json};
 
-use crate::config::EmailVisibility;
+use crate::domain::emails;
 use crate::model::{ProfileField, ProfileValue, Role, User, UserStatus};
 
 /// Who is looking, and how they asked: decides emails and avatar URLs.
@@ -27,41 +28,39 @@ pub struct Viewer<'a> {
 impl Viewer<'_> {
     /// Whether this viewer may see `target`'s real email address.
     pub fn sees_real_email(&self, target: &User) -> bool {
-        if target.id == self.user.id || target.is_bot {
-            return true;
-        }
-        let role = self.user.role;
-        match target.email_visibility {
-            EmailVisibility::Everyone => true,
-            EmailVisibility::Members => role <= Role::Member,
-            EmailVisibility::Moderators => role <= Role::Moderator,
-            EmailVisibility::Admins => role.is_admin(),
-            EmailVisibility::Nobody => false,
-        }
+        emails::sees_real_email(self.user, target)
+    }
+
+    /// Whether the client is left to compute `user`'s avatar (a Gravatar user, and a viewer
+    /// who may see the address). Clients hash the API email, as `user_avatar_url` does.
+    pub fn leaves_avatar_to_client(&self, user: &User) -> bool {
+        self.client_gravatar && self.sees_real_email(user) && user.avatar_source == "G"
     }
 }
 
 /// The address other users and the API know `user` by.
 pub fn api_email(user: &User, host: &str) -> String {
-    if user.is_bot || user.email_visibility == EmailVisibility::Everyone {
-        user.email.clone()
-    } else {
-        format!("user{}@{host}", user.id)
-    }
+    emails::api_email(user, host)
 }
 
 /// Zulip's gravatar URL for an email.
-pub fn gravatar_url(email: &str, version: i64) -> String {
+fn gravatar_url(email: &str, version: i64) -> String {
     let digest = Md5::digest(email.to_lowercase().as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!("https://secure.gravatar.com/avatar/{hex}?d=identicon&version={version}")
 }
 
+/// `user`'s avatar URL, the same for every viewer: the Gravatar of their API email, so a
+/// hidden real address never reaches a URL (an identicon stands in for the real picture).
+pub fn user_avatar_url(user: &User, host: &str) -> String {
+    gravatar_url(&api_email(user, host), user.avatar_version)
+}
+
 fn avatar_url(viewer: &Viewer<'_>, user: &User) -> Value {
-    if viewer.client_gravatar && viewer.sees_real_email(user) && user.avatar_source == "G" {
+    if viewer.leaves_avatar_to_client(user) {
         Value::Null
     } else {
-        Value::from(gravatar_url(&user.email, user.avatar_version))
+        Value::from(user_avatar_url(user, viewer.host))
     }
 }
 
