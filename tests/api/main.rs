@@ -22,6 +22,7 @@ mod dtrack_portfolio;
 mod message_edits;
 mod messages;
 mod realtime;
+mod security_dtrack;
 mod server_info;
 mod settings;
 mod users;

@@ -1,0 +1,148 @@
+//! Issue 9 (security), Dependency-Track: each test performs an attack over HTTP the way a
+//! client would and checks what the client sees afterwards.
+
+use base64::Engine as _;
+use hyper::Method;
+use serde_json::json;
+
+use outpost::model::Role;
+
+use crate::dtrack_support::{Dt, Key, all};
+
+fn b64(s: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+async fn wait_done(dt: &Dt, k: &Key, token: &str) {
+    for _ in 0..2000 {
+        let r = dt.get(&format!("/api/v1/event/token/{token}"), k).await;
+        assert_eq!(r.status, 200, "{:?}", r.raw);
+        if r.body == json!({"processing": false}) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("the upload was not processed");
+}
+
+/// An XML BOM whose components nest `depth` levels deep, one component per level.
+fn nested_xml(depth: usize) -> String {
+    let mut s = String::from(
+        r#"<?xml version="1.0" encoding="UTF-8"?><bom xmlns="http://cyclonedx.org/schema/bom/1.5" version="1"><components>"#,
+    );
+    for i in 0..depth {
+        s.push_str(&format!(
+            r#"<component type="library"><name>c{i}</name><components>"#
+        ));
+    }
+    for _ in 0..depth {
+        s.push_str("</components></component>");
+    }
+    s.push_str("</components></bom>");
+    s
+}
+
+/// Both listeners still answer: the process survived.
+async fn still_alive(dt: &Dt) {
+    let r = dt.req(Method::GET, "/api/version", &[], "").await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    let me = dt
+        .server
+        .user("alive@example.com", "Alive", Role::Member)
+        .await;
+    dt.server
+        .get("/api/v1/users/me", &me, &[])
+        .await
+        .assert_success("GET /users/me");
+}
+
+async fn component_count(dt: &Dt, k: &Key, project: &str) -> usize {
+    let r = dt
+        .get(
+            &format!("/api/v1/component/project/{project}?pageSize=5000&pageNumber=1"),
+            k,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    r.body.as_array().unwrap().len()
+}
+
+#[tokio::test]
+async fn deeply_nested_boms_do_not_abort_the_process() {
+    let dt = Dt::start().await;
+    let up = dt.key("Uploader", &all()).await;
+    let p = dt
+        .project(&up, json!({"name": "deep", "version": "1"}))
+        .await;
+    let pu = p["uuid"].as_str().unwrap().to_string();
+    let doc = nested_xml(2500);
+
+    // PUT with Base64: accepted (every component is valid) and imported by the worker.
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/bom",
+            &up,
+            &json!({"project": pu, "bom": b64(&doc)}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    wait_done(&dt, &up, r.body["token"].as_str().unwrap()).await;
+    assert_eq!(component_count(&dt, &up, &pu).await, 2500);
+
+    // POST multipart, with one invalid component at the bottom: a clear schema failure.
+    let bad = doc.replacen(
+        r#"<component type="library"><name>c2499</name>"#,
+        r#"<component type="library">"#,
+        1,
+    );
+    let boundary = "----outpost-deep";
+    let body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"project\"\r\n\r\n{pu}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"bom\"; filename=\"bom.xml\"\r\nContent-Type: application/xml\r\n\r\n{bad}\r\n--{boundary}--\r\n"
+    );
+    let ct = format!("multipart/form-data; boundary={boundary}");
+    let r = dt
+        .req(
+            Method::POST,
+            "/api/v1/bom",
+            &[("X-Api-Key", &up.key), ("content-type", &ct)],
+            body,
+        )
+        .await;
+    assert_eq!(r.status, 400, "{:?}", r.raw);
+    assert_eq!(r.body["detail"], "Schema validation failed");
+    assert_eq!(r.body["errors"].as_array().unwrap().len(), 1);
+
+    // A JSON BOM nested as deep as the JSON parser allows, and one far deeper.
+    for levels in [60, 5000] {
+        let head = r#"{"bomFormat":"CycloneDX","specVersion":"1.5","version":1,"components":["#;
+        let mut inner = String::new();
+        for i in 0..levels {
+            inner.push_str(&format!(
+                r#"{{"type":"library","name":"c{i}","components":["#
+            ));
+        }
+        inner.push_str(r#"{"type":"library","name":"leaf"}"#);
+        for _ in 0..levels {
+            inner.push_str("]}");
+        }
+        let doc = format!("{head}{inner}]}}");
+        let r = dt
+            .json(
+                Method::PUT,
+                "/api/v1/bom",
+                &up,
+                &json!({"project": pu, "bom": b64(&doc)}),
+            )
+            .await;
+        if levels > 100 {
+            assert_eq!(r.status, 400, "{:?}", r.raw);
+            assert_eq!(r.body["title"], "The uploaded BOM is invalid");
+        } else {
+            assert_eq!(r.status, 200, "{:?}", r.raw);
+            wait_done(&dt, &up, r.body["token"].as_str().unwrap()).await;
+            assert_eq!(component_count(&dt, &up, &pu).await, levels + 1);
+        }
+    }
+    still_alive(&dt).await;
+}
