@@ -5,9 +5,10 @@ use base64::Engine as _;
 use hyper::Method;
 use serde_json::json;
 
+use outpost::domain::dtrack::permissions::Permission as P;
 use outpost::model::Role;
 
-use crate::dtrack_support::{Dt, Key, all};
+use crate::dtrack_support::{Dt, Key, all, text};
 
 fn b64(s: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(s)
@@ -145,4 +146,100 @@ async fn deeply_nested_boms_do_not_abort_the_process() {
         }
     }
     still_alive(&dt).await;
+}
+
+fn analysis_url(project: Option<&str>, component: &str, vuln: &str) -> String {
+    match project {
+        Some(p) => {
+            format!("/api/v1/analysis?project={p}&component={component}&vulnerability={vuln}")
+        }
+        None => format!("/api/v1/analysis?component={component}&vulnerability={vuln}"),
+    }
+}
+
+#[tokio::test]
+async fn analyses_respect_the_project_acl() {
+    let dt = Dt::start_with(|c| c.deptrack.acl_enabled = true).await;
+    let admin = dt.key("Admins", &all()).await;
+    let team = dt
+        .key(
+            "Devs",
+            &[
+                P::ViewPortfolio,
+                P::PortfolioManagement,
+                P::ViewVulnerability,
+                P::VulnerabilityAnalysis,
+            ],
+        )
+        .await;
+    // P1 is created by the team's key, so mapped to it; P2 is not.
+    let p1 = dt
+        .project(&team, json!({"name": "p1", "version": "1"}))
+        .await;
+    let p1 = p1["uuid"].as_str().unwrap().to_string();
+    let p2 = dt
+        .project(&admin, json!({"name": "p2", "version": "1"}))
+        .await;
+    let p2 = p2["uuid"].as_str().unwrap().to_string();
+    let c1 = dt.component(&team, &p1, "c1").await;
+    let c2 = dt.component(&admin, &p2, "c2").await;
+    let v = dt.vulnerability(&admin, "INT-1", "HIGH").await;
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/analysis",
+            &admin,
+            &json!({"project": p2, "component": c2, "vulnerability": v,
+                    "analysisState": "EXPLOITABLE", "comment": "private note"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    let before = dt.get(&analysis_url(Some(&p2), &c2, &v), &admin).await;
+    assert_eq!(before.status, 200);
+
+    // Reading P2's audit trail: by component alone, naming P2, or naming P1.
+    let forbidden = (403, "Access to the specified project is forbidden");
+    let r = dt.get(&analysis_url(None, &c2, &v), &team).await;
+    assert_eq!((r.status, text(&r)), forbidden);
+    let r = dt.get(&analysis_url(Some(&p2), &c2, &v), &team).await;
+    assert_eq!((r.status, text(&r)), forbidden);
+    let r = dt.get(&analysis_url(Some(&p1), &c2, &v), &team).await;
+    assert_eq!(
+        (r.status, text(&r)),
+        (404, "The component could not be found.")
+    );
+
+    // Suppressing P2's finding while naming P1, or naming P2.
+    for (project, status) in [(&p1, 404), (&p2, 403)] {
+        let r = dt
+            .json(
+                Method::PUT,
+                "/api/v1/analysis",
+                &team,
+                &json!({"project": project, "component": c2, "vulnerability": v,
+                        "analysisState": "FALSE_POSITIVE", "isSuppressed": true}),
+            )
+            .await;
+        assert_eq!(r.status, status, "{:?}", r.raw);
+    }
+    let after = dt.get(&analysis_url(Some(&p2), &c2, &v), &admin).await;
+    assert_eq!(after.body, before.body, "nothing changed");
+
+    // The team's own project still works.
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/analysis",
+            &team,
+            &json!({"project": p1, "component": c1, "vulnerability": v,
+                    "analysisState": "NOT_AFFECTED", "isSuppressed": true}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    let r = dt.get(&analysis_url(Some(&p1), &c1, &v), &team).await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    assert_eq!(r.body["analysisState"], "NOT_AFFECTED");
+    assert_eq!(r.body["isSuppressed"], true);
+    let r = dt.get(&analysis_url(None, &c1, &v), &team).await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
 }
