@@ -83,7 +83,7 @@ pub fn respond(err: &Error, produces: &'static str) -> Response {
             res
         }
         ErrorKind::RateLimited { retry_after } => {
-            let mut res = http::empty(StatusCode::TOO_MANY_REQUESTS);
+            let mut res = text(StatusCode::TOO_MANY_REQUESTS, produces, msg);
             if let Ok(v) = HeaderValue::from_str(&retry_after.as_secs().max(1).to_string()) {
                 res.headers_mut().insert("retry-after", v);
             }

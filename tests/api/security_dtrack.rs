@@ -243,3 +243,123 @@ async fn analyses_respect_the_project_acl() {
     let r = dt.get(&analysis_url(None, &c1, &v), &team).await;
     assert_eq!(r.status, 200, "{:?}", r.raw);
 }
+
+const FORM: [(&str, &str); 1] = [("content-type", "application/x-www-form-urlencoded")];
+
+async fn post_form(dt: &Dt, path: &str, body: &str) -> crate::support::Reply {
+    dt.req(Method::POST, path, &FORM, body.to_string()).await
+}
+
+/// The bootstrap admin with its forced change done: password `s3cret`.
+async fn admin_with_password(dt: &Dt) {
+    let r = post_form(
+        dt,
+        "/api/v1/user/forceChangePassword",
+        "username=admin&password=admin&newPassword=s3cret&confirmPassword=s3cret",
+    )
+    .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+}
+
+#[tokio::test]
+async fn login_guessing_is_limited() {
+    let dt = Dt::start().await;
+    admin_with_password(&dt).await;
+    // 30 wrong passwords in a burst, through both endpoints that check one.
+    let mut statuses = Vec::new();
+    for i in 0..30 {
+        let r = if i % 2 == 0 {
+            post_form(
+                &dt,
+                "/api/v1/user/login",
+                &format!("username=admin&password=guess{i}"),
+            )
+            .await
+        } else {
+            post_form(
+                &dt,
+                "/api/v1/user/forceChangePassword",
+                &format!("username=admin&password=guess{i}&newPassword=x1&confirmPassword=x1"),
+            )
+            .await
+        };
+        statuses.push(r.status);
+    }
+    assert_eq!(statuses[..5], [401; 5]);
+    assert!(statuses[5..].iter().all(|s| *s == 429), "{statuses:?}");
+    // The right password is refused too while the name is blocked.
+    let r = post_form(&dt, "/api/v1/user/login", "username=admin&password=s3cret").await;
+    assert_eq!(r.status, 429, "{:?}", r.raw);
+    let wait: u64 = r.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!(wait > 60, "{wait}");
+    assert_eq!(r.headers["content-type"], "text/plain");
+    assert!(text(&r).contains("Too many failed login attempts"));
+    let r = post_form(
+        &dt,
+        "/api/v1/user/forceChangePassword",
+        "username=admin&password=s3cret&newPassword=n3w&confirmPassword=n3w",
+    )
+    .await;
+    assert_eq!(r.status, 429, "{:?}", r.raw);
+    // Other names are not affected.
+    let r = post_form(&dt, "/api/v1/user/login", "username=bob&password=x").await;
+    assert_eq!((r.status, text(&r)), (401, "INVALID_CREDENTIALS"));
+}
+
+#[tokio::test]
+async fn a_password_change_revokes_earlier_tokens() {
+    let dt = Dt::start().await;
+    admin_with_password(&dt).await;
+    let login = |pw: &'static str| {
+        let dt = &dt;
+        async move {
+            let r = post_form(
+                dt,
+                "/api/v1/user/login",
+                &format!("username=admin&password={pw}"),
+            )
+            .await;
+            assert_eq!(r.status, 200, "{:?}", r.raw);
+            format!("Bearer {}", text(&r))
+        }
+    };
+    let teams = |bearer: String| {
+        let dt = &dt;
+        async move {
+            dt.req(
+                Method::GET,
+                "/api/v1/team",
+                &[("Authorization", &bearer)],
+                "",
+            )
+            .await
+            .status
+        }
+    };
+    let old = login("s3cret").await;
+    let other = login("s3cret").await;
+    assert_eq!(teams(old.clone()).await, 200);
+    // Changed within the same second as the tokens were issued.
+    let r = post_form(
+        &dt,
+        "/api/v1/user/forceChangePassword",
+        "username=admin&password=s3cret&newPassword=n3w&confirmPassword=n3w",
+    )
+    .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    assert_eq!(teams(old.clone()).await, 401);
+    assert_eq!(teams(other).await, 401);
+    let new = login("n3w").await;
+    assert_eq!(teams(new.clone()).await, 200);
+    // Changing back to the earlier password does not revive the earliest token.
+    let r = post_form(
+        &dt,
+        "/api/v1/user/forceChangePassword",
+        "username=admin&password=n3w&newPassword=s3cret&confirmPassword=s3cret",
+    )
+    .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    assert_eq!(teams(old).await, 401);
+    assert_eq!(teams(new).await, 401);
+    assert_eq!(teams(login("s3cret").await).await, 200);
+}
