@@ -363,3 +363,55 @@ async fn a_password_change_revokes_earlier_tokens() {
     assert_eq!(teams(new).await, 401);
     assert_eq!(teams(login("s3cret").await).await, 200);
 }
+
+/// No answer may pair a wildcard origin with credentials.
+fn assert_no_credentialed_wildcard(r: &crate::support::Reply) {
+    let origin = r.headers.get("access-control-allow-origin");
+    let creds = r.headers.get("access-control-allow-credentials");
+    assert!(
+        !(origin.is_some_and(|o| o == "*") && creds.is_some_and(|c| c == "true")),
+        "{:?}",
+        r.headers
+    );
+}
+
+#[tokio::test]
+async fn cors_never_allows_credentials_with_a_wildcard_origin() {
+    let dt = Dt::start().await;
+    let admin = dt.key("Admins", &all()).await;
+    let site = [("Origin", "https://evil.example")];
+    let r = dt.req(Method::GET, "/api/version", &site, "").await;
+    assert_eq!(r.status, 200);
+    assert_no_credentialed_wildcard(&r);
+    let r = dt
+        .req(
+            Method::GET,
+            "/api/v1/team",
+            &[
+                ("Origin", "https://evil.example"),
+                ("X-Api-Key", &admin.key),
+            ],
+            "",
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert_no_credentialed_wildcard(&r);
+    let r = dt.req(Method::GET, "/api/v1/team", &site, "").await;
+    assert_eq!(r.status, 401);
+    assert_no_credentialed_wildcard(&r);
+    let r = dt
+        .req(
+            Method::OPTIONS,
+            "/api/v1/team",
+            &[
+                ("Origin", "https://evil.example"),
+                ("Access-Control-Request-Method", "GET"),
+                ("Access-Control-Request-Headers", "x-api-key"),
+            ],
+            "",
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    assert_eq!(r.headers["access-control-allow-origin"], "*");
+    assert_no_credentialed_wildcard(&r);
+}
