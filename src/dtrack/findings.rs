@@ -83,9 +83,10 @@ pub async fn get_findings(state: &AppState, who: &Principal, uuid: &str, q: &Que
 
 /// # `GET /api/v1/analysis?project=&component=&vulnerability=`
 ///
-/// 400 `[{"input","message"}]` for malformed UUIDs; 404 for an unknown project, component,
-/// vulnerability, or `No analysis exists.`
-pub async fn get_analysis(state: &AppState, q: &Query) -> Out {
+/// 400 `[{"input","message"}]` for malformed UUIDs; 404 for an unknown project, component
+/// (also one outside the named project), vulnerability, or `No analysis exists.`; 403 when
+/// the ACL denies the component's project.
+pub async fn get_analysis(state: &AppState, who: &Principal, q: &Query) -> Out {
     let (Some(component), Some(vuln)) = (q.get("component"), q.get("vulnerability")) else {
         return Err(Error::internal("GET /analysis without component or vulnerability").into());
     };
@@ -105,7 +106,7 @@ pub async fn get_analysis(state: &AppState, q: &Query) -> Out {
     if !bad.is_empty() {
         return Err(Fail::Checks(bad));
     }
-    let a = domain::analysis(state, project, component, vuln).await?;
+    let a = domain::analysis(state, who, project, component, vuln).await?;
     Ok(json(StatusCode::OK, &wire::analysis(&a)))
 }
 
@@ -125,7 +126,8 @@ fn pattern(field: &str, value: &Option<String>, ok: bool, msg: &str, out: &mut V
 /// # `PUT /api/v1/analysis`
 ///
 /// Creates or updates an analysis; absent enums reset to `NOT_SET`; appends the audit trail
-/// (`Analysis: OLD → NEW`, …) and the comment. 200 Analysis.
+/// (`Analysis: OLD → NEW`, …) and the comment. 200 Analysis. 404 for a component outside
+/// the named project, 403 when the ACL denies the component's project.
 pub async fn update_analysis(state: &AppState, who: &Principal, body: &[u8]) -> Out {
     let r: wire::AnalysisIn = json_body(body)?;
     let comment = trimmed(r.comment);

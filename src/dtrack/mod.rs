@@ -492,7 +492,7 @@ impl DtrackApi {
             E::AddMapping => acl::add_mapping(state, body).await,
             E::DeleteMapping(t, p) => acl::delete_mapping(state, &t, &p).await,
             E::GetTeamProjects(u) => acl::team_projects(state, &u, q).await,
-            E::GetAnalysis => findings::get_analysis(state, q).await,
+            E::GetAnalysis => findings::get_analysis(state, me()?, q).await,
             E::UpdateAnalysis => findings::update_analysis(state, me()?, body).await,
             E::BadgeByUuid(u) => badges::by_uuid(state, req, q, &u).await,
             E::BadgeByName(n, v) => badges::by_name(state, req, q, &n, &v).await,

@@ -83,7 +83,7 @@ pub fn respond(err: &Error, produces: &'static str) -> Response {
             res
         }
         ErrorKind::RateLimited { retry_after } => {
-            let mut res = http::empty(StatusCode::TOO_MANY_REQUESTS);
+            let mut res = text(StatusCode::TOO_MANY_REQUESTS, produces, msg);
             if let Ok(v) = HeaderValue::from_str(&retry_after.as_secs().max(1).to_string()) {
                 res.headers_mut().insert("retry-after", v);
             }
@@ -169,7 +169,9 @@ pub fn json_list<T: serde::Serialize + ?Sized>(body: &T, total: i64) -> Response
     res
 }
 
-/// Adds the headers upstream's filters put on every response.
+/// Adds the headers upstream's filters put on every response, except
+/// `Access-Control-Allow-Credentials: true`: next to `Allow-Origin: *` it would invite
+/// credentialed cross-site requests, so it is never sent.
 pub fn decorate(res: &mut Response) {
     let h = res.headers_mut();
     h.insert(
@@ -197,10 +199,6 @@ pub fn decorate(res: &mut Response) {
             "Origin, Content-Type, Authorization, X-Requested-With, Content-Length, Accept, Origin, X-Api-Key, X-Total-Count",
         ),
     );
-    h.insert(
-        "access-control-allow-credentials",
-        HeaderValue::from_static("true"),
-    );
     h.insert("access-control-max-age", HeaderValue::from_static("3600"));
 }
 
@@ -215,6 +213,17 @@ mod tests {
         assert_eq!(
             res.headers()["x-powered-by"],
             format!("Dependency-Track v{DT_VERSION}").as_str()
+        );
+    }
+
+    #[test]
+    fn a_wildcard_origin_never_allows_credentials() {
+        let mut res = http::empty(StatusCode::OK);
+        decorate(&mut res);
+        assert_eq!(res.headers()["access-control-allow-origin"], "*");
+        assert!(
+            !res.headers()
+                .contains_key("access-control-allow-credentials")
         );
     }
 }

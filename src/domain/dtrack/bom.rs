@@ -8,6 +8,9 @@
 //! HTTP types or SQL.
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt as _;
 
 use crate::app::AppState;
 use crate::db::dtrack_bom as db;
@@ -209,33 +212,57 @@ fn import(tx: &rusqlite::Connection, project: ProjectId, bom: &cyclonedx::Bom) -
     super::policies::evaluate_project(tx, project)
 }
 
-/// Processes the oldest pending upload; false when there was none.
-pub async fn process_next(state: &AppState) -> Result<bool> {
-    let Some((token, project, content)) = state.db.read(db::next_pending).await? else {
-        return Ok(false);
-    };
+/// Parses and imports one stored upload, recording a refused document as the upload's error.
+async fn import_upload(
+    state: &AppState,
+    token: String,
+    project: ProjectId,
+    content: Vec<u8>,
+) -> Result<()> {
     let parsed = state.db.cpu(move || cyclonedx::parse(&content)).await?;
-    let tok = token.clone();
-    let imported = write(state, move |tx| {
+    write(state, move |tx| {
         let now = crate::time::now_millis();
         match &parsed {
             Ok(bom) => {
                 import(tx, project, bom)?;
-                db::finish_upload(tx, &tok, now, None)
+                db::finish_upload(tx, &token, now, None)
             }
-            Err(e) => db::finish_upload(tx, &tok, now, Some(&e.detail)),
+            Err(e) => db::finish_upload(tx, &token, now, Some(&e.detail)),
         }
     })
-    .await;
-    if let Err(e) = imported {
-        // Record the failure so that one bad upload does not block the queue forever.
-        tracing::error!(error = %e, "BOM import failed");
-        let msg = e.to_string();
-        write(state, move |tx| {
-            db::finish_upload(tx, &token, crate::time::now_millis(), Some(&msg))
-        })
-        .await?;
-    }
+    .await
+}
+
+/// Processes the oldest pending upload; false when there was none. Whatever happens to the
+/// import (an error, or a panic in parsing or writing), the upload is marked processed with
+/// its failure, logged once, so one bad upload never blocks the queue or stops the worker.
+pub async fn process_next(state: &AppState) -> Result<bool> {
+    let Some((token, project, content)) = state.db.read(db::next_pending).await? else {
+        return Ok(false);
+    };
+    let outcome = AssertUnwindSafe(import_upload(state, token.clone(), project, content))
+        .catch_unwind()
+        .await;
+    let failure = match outcome {
+        Ok(Ok(())) => return Ok(true),
+        Ok(Err(e)) => {
+            tracing::error!(error = %e, "BOM import failed");
+            e.to_string()
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(panic = %what, "BOM import panicked");
+            "internal error during import".to_string()
+        }
+    };
+    write(state, move |tx| {
+        db::finish_upload(tx, &token, crate::time::now_millis(), Some(&failure))
+    })
+    .await?;
     Ok(true)
 }
 

@@ -61,14 +61,32 @@ fn enumeration(values: &[&str]) -> String {
     format!("[{}]", quoted.join(", "))
 }
 
+/// Checks a `components` array and everything nested in it, reporting in document order.
+/// Iterative: nesting depth is the uploader's choice, so it must not cost stack.
 fn check_components(v: &Value, path: &str, spec: &str, errors: &mut Vec<String>) {
-    let Some(list) = v.as_array() else {
-        errors.push(format!("{path}: {} found, array expected", kind(v)));
-        return;
-    };
+    enum Todo<'a> {
+        List(&'a Value, String),
+        One(&'a Value, String),
+    }
     let allowed = component_types(spec);
-    for (i, c) in list.iter().enumerate() {
-        let here = format!("{path}[{i}]");
+    let mut todo = vec![Todo::List(v, path.to_string())];
+    while let Some(next) = todo.pop() {
+        let (c, here) = match next {
+            Todo::List(v, path) => {
+                let Some(list) = v.as_array() else {
+                    errors.push(format!("{path}: {} found, array expected", kind(v)));
+                    continue;
+                };
+                todo.extend(
+                    list.iter()
+                        .enumerate()
+                        .rev()
+                        .map(|(i, c)| Todo::One(c, format!("{path}[{i}]"))),
+                );
+                continue;
+            }
+            Todo::One(c, here) => (c, here),
+        };
         let Some(obj) = c.as_object() else {
             errors.push(format!("{here}: {} found, object expected", kind(c)));
             continue;
@@ -101,7 +119,7 @@ fn check_components(v: &Value, path: &str, spec: &str, errors: &mut Vec<String>)
             }
         }
         if let Some(nested) = obj.get("components") {
-            check_components(nested, &format!("{here}.components"), spec, errors);
+            todo.push(Todo::List(nested, format!("{here}.components")));
         }
     }
 }
@@ -156,11 +174,20 @@ fn component(v: &Value, out: &mut Vec<Component>) {
         sha512: hash("SHA-512"),
         ..Component::default()
     });
-    if let Some(children) = v.get("components").and_then(Value::as_array) {
-        for c in children {
-            component(c, out);
+}
+
+/// Every component of a `components` array, nested ones included, in document order.
+/// Iterative, as `check_components`.
+fn all_components(list: &[Value]) -> Vec<&Value> {
+    let mut out = Vec::new();
+    let mut todo: Vec<&Value> = list.iter().rev().collect();
+    while let Some(c) = todo.pop() {
+        out.push(c);
+        if let Some(children) = c.get("components").and_then(Value::as_array) {
+            todo.extend(children.iter().rev());
         }
     }
+    out
 }
 
 /// Parses and checks a document.
@@ -220,7 +247,7 @@ pub fn parse(bytes: &[u8]) -> Result<Bom, InvalidBom> {
     }
     let mut components = Vec::new();
     if let Some(list) = doc.get("components").and_then(Value::as_array) {
-        for c in list {
+        for c in all_components(list) {
             component(c, &mut components);
         }
     }
@@ -282,5 +309,30 @@ mod tests {
         assert_eq!(a.license.as_deref(), Some("MIT"));
         assert_eq!(a.classifier.as_deref(), Some("LIBRARY"));
         assert_eq!(bom.components[1].name, "b");
+    }
+
+    #[test]
+    fn nested_errors_and_components_keep_document_order() {
+        let doc = br#"{"bomFormat":"CycloneDX","specVersion":"1.5","components":[
+            {"type":"library","name":"a","components":[{"name":"a1"},{"type":"library"}]},
+            {"type":"library"}]}"#;
+        assert_eq!(
+            parse(doc).unwrap_err().errors,
+            [
+                "$.components[0].components[0].type: is missing but it is required",
+                "$.components[0].components[1].name: is missing but it is required",
+                "$.components[1].name: is missing but it is required",
+            ]
+        );
+        let doc = br#"{"bomFormat":"CycloneDX","specVersion":"1.5","components":[
+            {"type":"library","name":"a","components":[{"type":"library","name":"a1"},
+             {"type":"library","name":"a2"}]},{"type":"library","name":"b"}]}"#;
+        let names: Vec<String> = parse(doc)
+            .unwrap()
+            .components
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, ["a", "a1", "a2", "b"]);
     }
 }

@@ -37,9 +37,26 @@ fn elements<'a, 'i>(n: Node<'a, 'i>, name: &'a str) -> impl Iterator<Item = Node
         .filter(move |c| c.is_element() && c.tag_name().name() == name)
 }
 
+/// Every `component` under a `components` element, nested ones included, in document order.
+/// Iterative: nesting depth is the uploader's choice, so it must not cost stack.
+fn all_components<'a, 'i>(list: Node<'a, 'i>) -> Vec<Node<'a, 'i>> {
+    let mut out = Vec::new();
+    let mut todo: Vec<Node<'a, 'i>> = elements(list, "component").collect();
+    todo.reverse();
+    while let Some(c) = todo.pop() {
+        out.push(c);
+        if let Some(nested) = child(c, "components") {
+            let at = todo.len();
+            todo.extend(elements(nested, "component"));
+            todo[at..].reverse();
+        }
+    }
+    out
+}
+
 fn check(list: Node<'_, '_>, spec: &str, errors: &mut Vec<String>) {
     let allowed = component_types(spec);
-    for c in elements(list, "component") {
+    for c in all_components(list) {
         match c.attribute("type") {
             None => errors.push(
                 "cvc-complex-type.4: Attribute 'type' must appear on element 'component'.".into(),
@@ -54,9 +71,6 @@ fn check(list: Node<'_, '_>, spec: &str, errors: &mut Vec<String>) {
             errors.push(format!(
                 "cvc-complex-type.2.4.b: The content of element 'component' is not complete. One of '{{\"{NS_PREFIX}{spec}\":name}}' is expected."
             ));
-        }
-        if let Some(nested) = child(c, "components") {
-            check(nested, spec, errors);
         }
     }
 }
@@ -95,11 +109,6 @@ fn component(c: Node<'_, '_>, out: &mut Vec<Component>) {
         sha512: hash("SHA-512"),
         ..Component::default()
     });
-    if let Some(nested) = child(c, "components") {
-        for n in elements(nested, "component") {
-            component(n, out);
-        }
-    }
 }
 
 /// Parses and checks an XML document; `None` if the text is not XML at all.
@@ -132,7 +141,7 @@ pub fn parse(text: &str) -> Option<Result<Bom, InvalidBom>> {
     }
     let mut components = Vec::new();
     if let Some(list) = child(root, "components") {
-        for c in elements(list, "component") {
+        for c in all_components(list) {
             component(c, &mut components);
         }
     }
@@ -166,6 +175,32 @@ mod tests {
         assert_eq!(bom.components[0].sha1.as_deref(), Some("abc"));
         assert_eq!(bom.components[0].license.as_deref(), Some("Apache-2.0"));
         assert_eq!(bom.components[1].classifier.as_deref(), Some("FILE"));
+    }
+
+    #[test]
+    fn nesting_keeps_document_order_at_any_depth() {
+        let doc = r#"<bom xmlns="http://cyclonedx.org/schema/bom/1.5"><components>
+            <component type="library"><name>a</name><components>
+              <component type="library"><name>a1</name></component>
+              <component type="library"><name>a2</name></component>
+            </components></component>
+            <component type="library"><name>b</name></component>
+          </components></bom>"#;
+        let names: Vec<String> = parse(doc)
+            .unwrap()
+            .unwrap()
+            .components
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, ["a", "a1", "a2", "b"]);
+        let depth = 100_000;
+        let mut deep =
+            String::from(r#"<bom xmlns="http://cyclonedx.org/schema/bom/1.5"><components>"#);
+        deep.push_str(&r#"<component type="library"><name>x</name><components>"#.repeat(depth));
+        deep.push_str(&"</components></component>".repeat(depth));
+        deep.push_str("</components></bom>");
+        assert_eq!(parse(&deep).unwrap().unwrap().components.len(), depth);
     }
 
     #[test]

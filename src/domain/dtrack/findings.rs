@@ -7,6 +7,7 @@ use crate::app::AppState;
 use crate::db::dtrack_findings as db;
 use crate::db::dtrack_portfolio as pdb;
 use crate::error::{Error, ErrorKind, Result};
+use crate::ids::ProjectId;
 
 use super::model::{Analysis, Finding, Principal, Vulnerability};
 use super::portfolio::{COMPONENT_NOT_FOUND, PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, has_access};
@@ -98,14 +99,45 @@ pub async fn findings(
         .await
 }
 
-/// `GET /analysis`: existence checks in upstream's order, then the analysis.
+/// The component an analysis request names, checked in upstream's order (the named project
+/// exists, the component exists), then what upstream leaves out: a named project must be the
+/// component's own (otherwise the component is not found in it), and the caller must have
+/// access to that project under the portfolio ACL.
+fn analysed_component(
+    c: &rusqlite::Connection,
+    acl: bool,
+    who: &Principal,
+    project: Option<&str>,
+    component: &str,
+) -> Result<(crate::domain::dtrack::model::Component, ProjectId)> {
+    let named = match project {
+        Some(p) => Some(
+            pdb::project_id_by_uuid(c, p)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?,
+        ),
+        None => None,
+    };
+    let (comp, owner) = pdb::component_by_uuid(c, component)?
+        .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
+    if named.is_some_and(|p| p != owner) {
+        return Err(Error::not_found(COMPONENT_NOT_FOUND));
+    }
+    if !has_access(c, acl, who, owner)? {
+        return Err(Error::forbidden(PROJECT_FORBIDDEN));
+    }
+    Ok((comp, owner))
+}
+
+/// `GET /analysis`: existence and access checks (see `analysed_component`), then the analysis.
 pub async fn analysis(
     state: &AppState,
+    who: &Principal,
     project: Option<&str>,
     component: &str,
     vuln: &str,
 ) -> Result<Analysis> {
-    let (project, component, vuln) = (
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, project, component, vuln) = (
+        who.clone(),
         project.map(str::to_string),
         component.to_string(),
         vuln.to_string(),
@@ -113,13 +145,7 @@ pub async fn analysis(
     state
         .db
         .read(move |c| {
-            if let Some(p) = &project
-                && pdb::project_id_by_uuid(c, p)?.is_none()
-            {
-                return Err(Error::not_found(PROJECT_NOT_FOUND));
-            }
-            let (comp, _) = pdb::component_by_uuid(c, &component)?
-                .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
+            let (comp, _) = analysed_component(c, acl, &who, project.as_deref(), &component)?;
             let v = db::vulnerability_by_uuid(c, &vuln)?
                 .ok_or_else(|| Error::not_found(VULN_NOT_FOUND))?;
             let id = db::analysis_id(c, comp.component_id(), v.vulnerability_id())?
@@ -182,14 +208,11 @@ pub async fn update_analysis(
     change: AnalysisChange,
 ) -> Result<Analysis> {
     let commenter = who.commenter();
+    let acl = state.config.deptrack.acl_enabled;
+    let who = who.clone();
     write(state, move |tx| {
-        if let Some(p) = &change.project
-            && pdb::project_id_by_uuid(tx, p)?.is_none()
-        {
-            return Err(Error::not_found(PROJECT_NOT_FOUND));
-        }
-        let (comp, project) = pdb::component_by_uuid(tx, &change.component)?
-            .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
+        let (comp, project) =
+            analysed_component(tx, acl, &who, change.project.as_deref(), &change.component)?;
         let v = db::vulnerability_by_uuid(tx, &change.vulnerability)?
             .ok_or_else(|| Error::not_found(VULN_NOT_FOUND))?;
         let id = match db::analysis_id(tx, comp.component_id(), v.vulnerability_id())? {

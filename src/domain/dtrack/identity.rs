@@ -116,13 +116,22 @@ fn login_error(cause: &'static str) -> Error {
 }
 
 /// Checks username and password as upstream: password first, then suspension, then a pending
-/// forced change (unless `allow_forced`). Unknown users still cost a hash.
+/// forced change (unless `allow_forced`). Unknown users still cost a hash. Beyond upstream, a
+/// username with too many recent wrong passwords is refused (429) before any check, even with
+/// the right password, as the chat login does.
 async fn check_password(
     state: &AppState,
     username: &str,
     password: &str,
     allow_forced: bool,
 ) -> Result<super::model::User> {
+    let limiter_key = username.to_lowercase();
+    if let Some(wait) = state.dtrack.logins.blocked_for(&limiter_key) {
+        return Err(Error::new(
+            ErrorKind::RateLimited { retry_after: wait },
+            "Too many failed login attempts. Try again later.",
+        ));
+    }
     let name = username.to_string();
     let user = state.db.read(move |c| db::user_by_name(c, &name)).await?;
     let stored = match &user {
@@ -135,8 +144,10 @@ async fn check_password(
         .cpu(move || crate::password::verify(&pw, &stored))
         .await?;
     let Some(user) = user.filter(|_| ok) else {
+        state.dtrack.logins.record_failure(&limiter_key);
         return Err(login_error("INVALID_CREDENTIALS"));
     };
+    state.dtrack.logins.clear(&limiter_key);
     if user.suspended {
         return Err(login_error("SUSPENDED"));
     }
@@ -146,16 +157,19 @@ async fn check_password(
     Ok(user)
 }
 
-/// `POST /user/login`: a JWT for valid credentials.
+/// `POST /user/login`: a JWT for valid credentials, bound to the current password (see
+/// [`jwt::password_stamp`]) so that a password change revokes it.
 pub async fn login(state: &AppState, username: &str, password: &str) -> Result<String> {
     let user = check_password(state, username, password, false).await?;
     let id = user.id;
     let perms = state.db.read(move |c| db::user_permissions(c, id)).await?;
     let names: Vec<&str> = perms.iter().map(Permission::name).collect();
+    let key = state.dtrack.secret_key();
     Ok(jwt::issue(
-        state.dtrack.secret_key(),
+        key,
         &user.username,
         &names,
+        &jwt::password_stamp(key, &user.password_hash),
         crate::time::now_secs(),
     ))
 }
@@ -286,18 +300,24 @@ async fn verify_key(state: &AppState, key: &str, read_at: u64) -> Result<Arc<Pri
     Ok(principal)
 }
 
-/// Authenticates a bearer token; the user must still exist and not be suspended. Permissions
-/// come from the database, not the token.
+/// Authenticates a bearer token; the user must still exist, not be suspended, and have the
+/// password the token was issued under (any password change revokes earlier tokens).
+/// Permissions come from the database, not the token.
 pub async fn authenticate_jwt(state: &AppState, token: &str) -> Result<Arc<Principal>> {
-    let claims = jwt::verify(state.dtrack.secret_key(), token, crate::time::now_secs())
-        .ok_or_else(unauthorized)?;
+    let key = state.dtrack.secret_key();
+    let claims = jwt::verify(key, token, crate::time::now_secs()).ok_or_else(unauthorized)?;
+    let stamp = claims.pwd.clone().ok_or_else(unauthorized)?;
+    let key = key.to_vec();
     let principal = state
         .db
         .read(move |c| {
             let Some(user) = db::user_by_name(c, &claims.sub)? else {
                 return Ok(None);
             };
-            if user.suspended {
+            let current = jwt::password_stamp(&key, &user.password_hash);
+            if user.suspended
+                || !crate::password::constant_time_eq(current.as_bytes(), stamp.as_bytes())
+            {
                 return Ok(None);
             }
             Ok(Some(Principal {

@@ -33,6 +33,9 @@ pub struct DtState {
     pub dummy_hash: OnceLock<String>,
     /// API keys used since the last flush: key id → epoch ms of the latest use.
     pub key_usage: std::sync::Mutex<HashMap<i64, i64>>,
+    /// Failed password checks per username (`/user/login`, `/user/forceChangePassword`), with
+    /// the chat login's limits.
+    pub logins: crate::domain::credentials::LoginLimiter,
 }
 
 impl DtState {
@@ -78,6 +81,7 @@ impl DtState {
             bom_ready: tokio::sync::Notify::new(),
             dummy_hash: OnceLock::new(),
             key_usage: std::sync::Mutex::new(HashMap::new()),
+            logins: crate::domain::credentials::LoginLimiter::default(),
         })
     }
 
