@@ -249,13 +249,9 @@ pub async fn process_next(state: &AppState) -> Result<bool> {
             tracing::error!(error = %e, "BOM import failed");
             e.to_string()
         }
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            tracing::error!(panic = %what, "BOM import panicked");
+        Err(_) => {
+            // The panic itself was reported once by the panic hook.
+            tracing::warn!("a BOM import panicked; the upload is marked failed");
             "internal error during import".to_string()
         }
     };
