@@ -3,10 +3,12 @@
 //!
 //! # Bird's-eye view
 //!
-//! A request arrives on a listener ([`http::server`]), which reads the body within the size
-//! limit, gives it a request id and a tracing span, and hands it to that listener's API. The
-//! chat API ([`zulip`]) resolves the path in its one route table, authenticates the caller,
-//! parses parameters, and calls a domain function ([`domain`]). Domain functions read through
+//! A request arrives on a listener ([`http::server`]), which gives it a request id and a
+//! tracing span and asks that listener's API to admit it from the head alone: the chat API
+//! ([`zulip`]) resolves the path in its one route table and authenticates the caller, which
+//! also sets the request's body limit. Only then does the listener read the body (within that
+//! limit and the body timeout) and hand the request back to the API, which parses parameters
+//! and calls a domain function ([`domain`]). Domain functions read through
 //! the read pool and write through the single writer thread ([`db`]); each write commits in a
 //! group-commit batch, then its events go to the [`events`] hub in commit order, and only then is
 //! the request answered. The wire module renders the result in Zulip's envelope.
@@ -43,8 +45,9 @@
 //!   values) behind `PATCH /settings` and the `user_settings` register state.
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
-//! - [`http`]: listener loop, HTTP types and a `multipart/form-data` reader shared by both
-//!   APIs; knows no API semantics.
+//! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
+//!   containment), the open-files limit, HTTP types and a `multipart/form-data` reader shared
+//!   by both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
 //!   (one file per area: `users`, `channels`, `messages`, `topics`, `realtime`, `presence`,
 //!   `server`), the initial state of `POST /register` (`register_state`), event delivery
