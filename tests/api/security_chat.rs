@@ -1,0 +1,132 @@
+//! Attacks on the chat API from issue 9 (security), each performed the way a client would:
+//! stored XSS through search highlighting, unbounded event queues and parked polls per user,
+//! huge flag updates, backslash links, Basic-auth lookups of unknown emails, and narrows that
+//! tell a hidden private channel from a missing one.
+
+use std::time::Duration;
+
+use outpost::ids::UserId;
+use outpost::model::Role;
+
+use crate::support::{TestServer, TestUser};
+
+async fn events_register(srv: &TestServer, who: &TestUser) -> String {
+    let r = srv
+        .get(
+            "/api/v1/events",
+            who,
+            &[
+                ("dont_block", "true"),
+                ("queue_lifespan_secs", "604800"),
+                ("event_types", "[\"message\"]"),
+            ],
+        )
+        .await;
+    r.assert_success("GET /events")["queue_id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+async fn poll_now(srv: &TestServer, who: &TestUser, queue: &str) -> crate::support::Reply {
+    srv.get(
+        "/api/v1/events",
+        who,
+        &[
+            ("queue_id", queue),
+            ("last_event_id", "-1"),
+            ("dont_block", "true"),
+        ],
+    )
+    .await
+}
+
+#[tokio::test]
+async fn registering_queues_without_end_evicts_the_users_oldest() {
+    let srv = TestServer::start_with(|c| c.limits.max_queues_per_user = 3).await;
+    let mallory = srv
+        .user("mallory@example.com", "Mallory", Role::Member)
+        .await;
+    let alice = srv.user("alice@example.com", "Alice", Role::Member).await;
+    let alices = events_register(&srv, &alice).await;
+    let mut ids = Vec::new();
+    for _ in 0..8 {
+        ids.push(events_register(&srv, &mallory).await);
+    }
+    // The table holds the cap for the attacker, plus the other user's queue.
+    assert_eq!(srv.state.queues.count_of_user(UserId(mallory.id)), 3);
+    assert_eq!(srv.state.queues.len(), 4);
+    // The oldest queues are gone as if collected; the newest still work.
+    let r = poll_now(&srv, &mallory, &ids[0]).await;
+    let b = r.assert_error(400, "BAD_EVENT_QUEUE_ID");
+    assert_eq!(b["queue_id"], ids[0].as_str());
+    poll_now(&srv, &mallory, &ids[4])
+        .await
+        .assert_error(400, "BAD_EVENT_QUEUE_ID");
+    for id in &ids[5..] {
+        poll_now(&srv, &mallory, id)
+            .await
+            .assert_success("GET /events");
+    }
+    // Another user's queue is untouched.
+    poll_now(&srv, &alice, &alices)
+        .await
+        .assert_success("GET /events");
+}
+
+#[tokio::test]
+async fn parked_polls_are_capped_per_user() {
+    let srv = TestServer::start_with(|c| {
+        c.limits.max_parked_polls_per_user = 2;
+        c.events.heartbeat = Duration::from_secs(600);
+        c.events.heartbeat_jitter = Duration::ZERO;
+    })
+    .await;
+    let mallory = srv
+        .user("mallory@example.com", "Mallory", Role::Member)
+        .await;
+    let queues = [
+        events_register(&srv, &mallory).await,
+        events_register(&srv, &mallory).await,
+        events_register(&srv, &mallory).await,
+    ];
+    let srv = std::sync::Arc::new(srv);
+    let mut parked = Vec::new();
+    for q in &queues[..2] {
+        let (srv, who, q) = (srv.clone(), mallory.clone(), q.clone());
+        parked.push(tokio::spawn(async move {
+            srv.get(
+                "/api/v1/events",
+                &who,
+                &[("queue_id", q.as_str()), ("last_event_id", "-1")],
+            )
+            .await
+        }));
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while srv.state.queues.parked_of_user(UserId(mallory.id)) < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "polls never parked");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // A third waiting poll is refused at once with a clear error; non-blocking polls still work.
+    let form = [("queue_id", queues[2].as_str()), ("last_event_id", "-1")];
+    let third = srv.get("/api/v1/events", &mallory, &form);
+    let r = tokio::time::timeout(Duration::from_secs(10), third)
+        .await
+        .expect("the poll over the cap is answered at once, not parked");
+    let b = r.assert_error(429, "RATE_LIMIT_HIT");
+    assert!(b["msg"].as_str().unwrap().contains("limit 2"), "{b}");
+    poll_now(&srv, &mallory, &queues[2])
+        .await
+        .assert_success("GET /events");
+    // The parked polls were really waiting: deleting their queues answers them.
+    for q in &queues[..2] {
+        srv.delete("/api/v1/events", &mallory, &[("queue_id", q.as_str())])
+            .await
+            .assert_success("DELETE /events");
+    }
+    for p in parked {
+        p.await.unwrap().assert_error(400, "BAD_EVENT_QUEUE_ID");
+    }
+    assert_eq!(srv.state.queues.parked_of_user(UserId(mallory.id)), 0);
+}
