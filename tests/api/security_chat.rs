@@ -5,10 +5,39 @@
 
 use std::time::Duration;
 
+use serde_json::{Value, json};
+
 use outpost::ids::UserId;
 use outpost::model::Role;
 
+use crate::channels::Org;
 use crate::support::{TestServer, TestUser};
+
+/// The usual test organization on a server with an adjusted config.
+async fn org_with(adjust: impl FnOnce(&mut outpost::config::Config)) -> Org {
+    let srv = TestServer::start_with(adjust).await;
+    let owner = srv
+        .user("owner@example.com", "Olive Owner", Role::Owner)
+        .await;
+    let admin = srv
+        .user("admin@example.com", "Ada Admin", Role::Administrator)
+        .await;
+    let alice = srv
+        .user("alice@example.com", "Alice Ant", Role::Member)
+        .await;
+    let bob = srv.user("bob@example.com", "Bob Bee", Role::Member).await;
+    let guest = srv
+        .user("guest@example.com", "Gus Guest", Role::Guest)
+        .await;
+    Org {
+        srv,
+        owner,
+        admin,
+        alice,
+        bob,
+        guest,
+    }
+}
 
 async fn events_register(srv: &TestServer, who: &TestUser) -> String {
     let r = srv
@@ -129,4 +158,63 @@ async fn parked_polls_are_capped_per_user() {
         p.await.unwrap().assert_error(400, "BAD_EVENT_QUEUE_ID");
     }
     assert_eq!(srv.state.queues.parked_of_user(UserId(mallory.id)), 0);
+}
+
+async fn star(o: &Org, list: Value) -> crate::support::Reply {
+    let list = list.to_string();
+    o.srv
+        .post(
+            "/api/v1/messages/flags",
+            &o.bob,
+            &[
+                ("messages", list.as_str()),
+                ("op", "add"),
+                ("flag", "starred"),
+            ],
+        )
+        .await
+}
+
+#[tokio::test]
+async fn huge_flag_lists_are_refused_and_duplicates_count_once() {
+    let o = org_with(|c| c.limits.max_flag_message_ids = 3).await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let mut ids = Vec::new();
+    for i in 0..4 {
+        ids.push(
+            o.send_channel(&o.alice, "general", "t", &format!("m{i}"))
+                .await,
+        );
+    }
+    // Over the cap: refused, nothing starred.
+    let r = star(&o, json!(ids)).await;
+    let b = r.assert_error(400, "BAD_REQUEST");
+    assert_eq!(
+        b["msg"],
+        "Too many messages: at most 3 message IDs per request"
+    );
+    assert!(o.ids(&o.bob, json!([["is", "starred"]])).await.is_empty());
+    // A flood of one id (the attack's shape at small scale) is one id.
+    let flood: Vec<i64> = std::iter::repeat_n(ids[0], 100_000).collect();
+    let r = star(&o, json!(flood)).await;
+    assert_eq!(
+        r.assert_success("POST /messages/flags")["messages"],
+        json!([ids[0]])
+    );
+    // Duplicates count once in the answer, and an unknown id among valid ones changes nothing.
+    let r = star(&o, json!([ids[1], ids[1], ids[2], ids[1]])).await;
+    assert_eq!(
+        r.assert_success("POST /messages/flags")["messages"],
+        json!([ids[1], ids[2]])
+    );
+    let r = star(&o, json!([ids[3], 999_999])).await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Invalid message(s)"
+    );
+    assert_eq!(
+        o.ids(&o.bob, json!([["is", "starred"]])).await,
+        vec![ids[0], ids[1], ids[2]]
+    );
 }
