@@ -218,3 +218,64 @@ async fn huge_flag_lists_are_refused_and_duplicates_count_once() {
         vec![ids[0], ids[1], ids[2]]
     );
 }
+
+async fn search(o: &Org, who: &TestUser, q: &str) -> Vec<Value> {
+    let narrow = json!([["search", q]]).to_string();
+    let r = o
+        .fetch(
+            who,
+            &[
+                ("anchor", "newest"),
+                ("num_before", "50"),
+                ("narrow", narrow.as_str()),
+            ],
+        )
+        .await;
+    r.body["messages"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn search_highlighting_escapes_topics_and_keeps_entities_whole() {
+    let o = org_with(|_| {}).await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let evil = "deploy <img src=x onerror=alert(1)>";
+    o.send_channel(&o.alice, "general", evil, "release notes")
+        .await;
+    let found = search(&o, &o.bob, "deploy").await;
+    assert_eq!(found.len(), 1);
+    let subject = found[0]["match_subject"].as_str().unwrap();
+    assert!(!subject.contains("<img"), "{subject}");
+    assert_eq!(
+        subject,
+        "<span class=\"highlight\">deploy</span> &lt;img src=x onerror=alert(1)&gt;"
+    );
+    // The topic itself is still the raw text.
+    assert_eq!(found[0]["subject"], evil);
+
+    // Content: a search for an entity's name must not cut into the entity.
+    o.send_channel(&o.alice, "general", "t", "R&D amp 1 < 2 lt")
+        .await;
+    for word in ["amp", "lt"] {
+        let found = search(&o, &o.bob, word).await;
+        assert_eq!(found.len(), 1, "{word}");
+        let content = found[0]["match_content"].as_str().unwrap();
+        assert_eq!(
+            content,
+            format!(
+                "<p>R&amp;D {} 1 &lt; 2 {}</p>",
+                if word == "amp" {
+                    "<span class=\"highlight\">amp</span>"
+                } else {
+                    "amp"
+                },
+                if word == "lt" {
+                    "<span class=\"highlight\">lt</span>"
+                } else {
+                    "lt"
+                },
+            ),
+            "{word}"
+        );
+    }
+}
