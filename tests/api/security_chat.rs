@@ -279,3 +279,31 @@ async fn search_highlighting_escapes_topics_and_keeps_entities_whole() {
         );
     }
 }
+
+#[tokio::test]
+async fn backslash_links_stay_on_this_server() {
+    let o = org_with(|_| {}).await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let id = o
+        .send_channel(
+            &o.alice,
+            "general",
+            "t",
+            "[a](/\\evil.com) [b](/\\\\evil.com/x)",
+        )
+        .await;
+    let r = o
+        .srv
+        .get(&format!("/api/v1/messages/{id}"), &o.bob, &[])
+        .await;
+    let content = r.assert_success("GET /messages/{message_id}")["message"]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!content.contains("href=\"/\\"), "{content}");
+    assert_eq!(
+        content,
+        "<p><a href=\"/%5Cevil.com\">a</a> <a href=\"/%5Cevil.com/x\">b</a></p>"
+    );
+}
