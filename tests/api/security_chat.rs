@@ -307,3 +307,97 @@ async fn backslash_links_stay_on_this_server() {
         "<p><a href=\"/%5Cevil.com\">a</a> <a href=\"/%5Cevil.com/x\">b</a></p>"
     );
 }
+
+async fn narrow_reply(o: &Org, who: &TestUser, narrow: Value) -> crate::support::Reply {
+    let n = narrow.to_string();
+    o.srv
+        .get(
+            "/api/v1/messages",
+            who,
+            &[
+                ("anchor", "newest"),
+                ("num_before", "10"),
+                ("narrow", n.as_str()),
+            ],
+        )
+        .await
+}
+
+#[tokio::test]
+async fn a_hidden_private_channel_narrows_like_a_missing_one() {
+    let o = org_with(|_| {}).await;
+    let secret = o
+        .channel(&o.alice, "secret", &[&o.alice], &[("invite_only", "true")])
+        .await;
+    o.send_channel(&o.alice, "secret", "plans", "hush").await;
+    let unknown = |operand: Value| {
+        let desc = format!(
+            "unknown channel {}",
+            operand.as_str().map_or(operand.to_string(), str::to_string)
+        );
+        json!({
+            "result": "error",
+            "msg": format!("Invalid narrow operator: {desc}"),
+            "code": "BAD_NARROW",
+            "desc": desc,
+        })
+    };
+    // By name and by id, hidden and missing answer alike (the operand aside).
+    let cases = [
+        (json!("secret"), json!("no-such-channel")),
+        (json!(secret), json!(secret + 1000)),
+        (
+            json!(secret.to_string()),
+            json!((secret + 1000).to_string()),
+        ),
+    ];
+    for (hidden, missing) in cases {
+        for op in ["channel", "stream"] {
+            let h = narrow_reply(&o, &o.bob, json!([[op, hidden.clone()]])).await;
+            let m = narrow_reply(&o, &o.bob, json!([[op, missing.clone()]])).await;
+            assert_eq!(h.status, 400, "{}", h.body);
+            assert_eq!(m.status, 400, "{}", m.body);
+            assert_eq!(h.body, unknown(hidden.clone()));
+            assert_eq!(m.body, unknown(missing.clone()));
+        }
+    }
+    // Members and admins who may know the channel still narrow to it.
+    let r = narrow_reply(&o, &o.alice, json!([["channel", "secret"]])).await;
+    assert_eq!(
+        r.assert_success("GET /messages")["messages"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let r = narrow_reply(&o, &o.admin, json!([["channel", "secret"]])).await;
+    r.assert_success("GET /messages");
+    // A former subscriber keeps their own history there.
+    let shared = o
+        .channel(
+            &o.alice,
+            "shared",
+            &[&o.alice, &o.bob],
+            &[("invite_only", "true")],
+        )
+        .await;
+    let id = o
+        .send_channel(&o.alice, "shared", "t", "you saw this")
+        .await;
+    o.srv
+        .delete(
+            "/api/v1/users/me/subscriptions",
+            &o.bob,
+            &[("subscriptions", "[\"shared\"]")],
+        )
+        .await
+        .assert_success("DELETE /users/me/subscriptions");
+    let r = narrow_reply(&o, &o.bob, json!([["channel", shared]])).await;
+    let ids: Vec<i64> = r.assert_success("GET /messages")["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![id]);
+}
