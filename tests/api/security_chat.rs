@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use hyper::Method;
 use serde_json::{Value, json};
 
 use outpost::ids::UserId;
@@ -400,4 +401,68 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
         .map(|m| m["id"].as_i64().unwrap())
         .collect();
     assert_eq!(ids, vec![id]);
+}
+
+#[tokio::test]
+async fn unknown_emails_are_answered_from_the_cache_like_known_ones() {
+    use outpost::domain::credentials::Cached;
+    let srv = TestServer::start().await;
+    let known = srv
+        .user("known@example.com", "Known One", Role::Member)
+        .await;
+    let wrong_key = "A".repeat(32);
+    let probe = |email: &str| TestUser {
+        id: 0,
+        email: email.to_string(),
+        api_key: wrong_key.clone(),
+    };
+    // A known email with a wrong key and an unknown email answer alike...
+    for who in [probe(&known.email), probe("ghost@example.com")] {
+        let r = srv.get("/api/v1/users/me", &who, &[]).await;
+        assert_eq!(r.status, 401);
+        assert_eq!(r.body["msg"], "Invalid API key");
+    }
+    // ...and after one lookup both are served from the cache, not the database.
+    assert!(matches!(
+        srv.state.users.get("known@example.com"),
+        Some(Cached::User(_))
+    ));
+    assert!(matches!(
+        srv.state.users.get("ghost@example.com"),
+        Some(Cached::NoSuchUser)
+    ));
+    // The remembered absence ends when the account is created.
+    let ghost = srv.user("ghost@example.com", "Ghost", Role::Member).await;
+    srv.get("/api/v1/users/me", &ghost, &[])
+        .await
+        .assert_success("GET /users/me");
+    srv.get("/api/v1/users/me", &known, &[])
+        .await
+        .assert_success("GET /users/me");
+}
+
+#[tokio::test]
+async fn password_login_for_an_unknown_user_fails_like_a_wrong_password() {
+    let srv = TestServer::start().await;
+    srv.user_with("pw@example.com", "Pat Word", Role::Member, |n| {
+        n.password = Some("correct horse".into())
+    })
+    .await;
+    let mut answers = Vec::new();
+    for (user, pw) in [
+        ("pw@example.com", "wrong horse"),
+        ("nobody@example.com", "x"),
+    ] {
+        let r = srv
+            .call(
+                Method::POST,
+                "/api/v1/fetch_api_key",
+                None,
+                &[("username", user), ("password", pw)],
+            )
+            .await;
+        answers.push((r.status, r.body));
+    }
+    assert_eq!(answers[0].0, 401);
+    assert_eq!(answers[0], answers[1]);
 }
