@@ -68,10 +68,13 @@ impl AppState {
             })
         };
         let db = Db::open(&database_path(&config), &config.database, on_commit)?;
-        let queues = Arc::new(Queues::new(
-            config.events.max_queue_events,
-            config.events.queue_timeout,
-        ));
+        let queues = Arc::new(
+            Queues::new(config.events.max_queue_events, config.events.queue_timeout)
+                .with_user_limits(
+                    config.limits.max_queues_per_user,
+                    config.limits.max_parked_polls_per_user,
+                ),
+        );
         let dtrack = crate::domain::dtrack::state::DtState::open(&config.data_dir)?;
         Ok(AppState {
             queues,

@@ -145,6 +145,12 @@ pub struct LimitsConfig {
     /// Most open connections over all listeners (further ones are refused with 503); lowered
     /// at start to stay below the process's file-descriptor limit.
     pub max_connections: usize,
+    /// Event queues one user may hold; registering one more evicts that user's stalest queue.
+    pub max_queues_per_user: usize,
+    /// Long-polls one user may have waiting at once; one more is refused.
+    pub max_parked_polls_per_user: usize,
+    /// Message ids one `POST /messages/flags` request may name (after removing duplicates).
+    pub max_flag_message_ids: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,6 +201,9 @@ impl Default for Config {
                 header_timeout: std::time::Duration::from_secs(15),
                 body_timeout: std::time::Duration::from_secs(60),
                 max_connections: 16_384,
+                max_queues_per_user: 50,
+                max_parked_polls_per_user: 20,
+                max_flag_message_ids: 5000,
             },
             events: EventsConfig {
                 queue_timeout: std::time::Duration::from_secs(600),
@@ -384,6 +393,9 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
             "header_timeout_secs",
             "body_timeout_secs",
             "max_connections",
+            "max_queues_per_user",
+            "max_parked_polls_per_user",
+            "max_flag_message_ids",
         ];
         w.check_keys(limits, "limits", &keys);
         let mut bounded = |key: &str, min: i64, max: i64| -> Option<i64> {
@@ -417,6 +429,15 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         }
         if let Some(n) = bounded("max_connections", 16, 10_000_000) {
             l.max_connections = n as usize;
+        }
+        if let Some(n) = bounded("max_queues_per_user", 1, 10_000) {
+            l.max_queues_per_user = n as usize;
+        }
+        if let Some(n) = bounded("max_parked_polls_per_user", 1, 10_000) {
+            l.max_parked_polls_per_user = n as usize;
+        }
+        if let Some(n) = bounded("max_flag_message_ids", 1, 100_000) {
+            l.max_flag_message_ids = n as usize;
         }
     }
     if let Some(ev) = w.table(root, "events") {
@@ -545,6 +566,13 @@ impl Config {
         let _ = writeln!(s, "header_timeout_secs = {}", l.header_timeout.as_secs());
         let _ = writeln!(s, "body_timeout_secs = {}", l.body_timeout.as_secs());
         let _ = writeln!(s, "max_connections = {}", l.max_connections);
+        let _ = writeln!(s, "max_queues_per_user = {}", l.max_queues_per_user);
+        let _ = writeln!(
+            s,
+            "max_parked_polls_per_user = {}",
+            l.max_parked_polls_per_user
+        );
+        let _ = writeln!(s, "max_flag_message_ids = {}", l.max_flag_message_ids);
         let _ = writeln!(s, "\n[events]");
         let _ = writeln!(
             s,

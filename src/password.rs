@@ -22,6 +22,26 @@ pub fn verify(password: &str, phc: &str) -> bool {
         .is_ok()
 }
 
+/// A hash of a random password, made once per process with the same parameters as [`hash`]:
+/// what a login for an unknown user (or one without a password) is verified against, so it
+/// costs what a real verification costs.
+fn dummy_hash() -> &'static str {
+    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DUMMY.get_or_init(|| hash(&new_api_key()).expect("argon2 hashes a random password"))
+}
+
+/// Checks a password against a stored hash, or, when there is none, runs the same
+/// verification against [`dummy_hash`] and fails: both take the same time.
+pub fn verify_or_dummy(password: &str, stored: Option<&str>) -> bool {
+    match stored {
+        Some(phc) => verify(password, phc),
+        None => {
+            let _ = verify(password, dummy_hash());
+            false
+        }
+    }
+}
+
 const ALPHANUMERIC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 /// A fresh Zulip-style API key: 32 random alphanumeric characters.
@@ -55,6 +75,19 @@ mod tests {
         assert!(verify("correct horse", &h));
         assert!(!verify("wrong horse", &h));
         assert!(!verify("correct horse", "not a hash"));
+    }
+
+    #[test]
+    fn the_dummy_hash_costs_what_a_real_one_costs_and_never_verifies() {
+        // Same algorithm, version and cost parameters as a stored hash: the PHC string up to
+        // the salt.
+        let params = |phc: &str| phc.rsplitn(3, '$').nth(2).unwrap().to_string();
+        let real = hash("correct horse").unwrap();
+        assert_eq!(params(dummy_hash()), params(&real));
+        assert!(params(&real).starts_with("$argon2id$v=19$m="));
+        assert!(verify_or_dummy("correct horse", Some(&real)));
+        assert!(!verify_or_dummy("correct horse", None));
+        assert!(!verify_or_dummy("", None));
     }
 
     #[test]

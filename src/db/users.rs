@@ -110,12 +110,14 @@ pub fn email_taken(c: &Connection, email: &str) -> Result<bool> {
     .is_some())
 }
 
+/// The stored password hash of a user; `None` when they have none or there is no such user.
 pub fn password_hash(c: &Connection, id: UserId) -> Result<Option<String>> {
-    Ok(c.query_row(
-        "SELECT password_hash FROM users WHERE id = ?1",
-        [id.0],
-        |r| r.get(0),
-    )?)
+    Ok(
+        c.prepare_cached("SELECT password_hash FROM users WHERE id = ?1")?
+            .query_row([id.0], |r| r.get::<_, Option<String>>(0))
+            .optional()?
+            .flatten(),
+    )
 }
 
 pub fn set_full_name(c: &Connection, id: UserId, name: &str) -> Result<()> {

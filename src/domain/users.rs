@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::db::{WriteTx, profile_fields as fields_db, users as users_db};
+use crate::domain::credentials::Cached;
 use crate::error::{Error, ErrorKind, LoginFailure, Result};
 use crate::events::{Event, PersonChange};
 use crate::ids::{ProfileFieldId, UserId};
@@ -22,6 +23,8 @@ pub const MIN_NAME_LENGTH: usize = 2;
 pub const MIN_PASSWORD_LENGTH: usize = 6;
 pub const MAX_PASSWORD_LENGTH: usize = 100;
 pub const MAX_STATUS_TEXT_LENGTH: usize = 60;
+/// An id no user has (ids start at 1), for lookups that must cost what a real one costs.
+const NO_ONE: UserId = UserId(0);
 const NAME_INVALID_CHARS: &[char] = &['*', '`', '\\', '>', '"', '@'];
 
 /// Validates and normalizes a full name as Zulip does.
@@ -143,23 +146,24 @@ pub fn check_password_strength(pw: &str) -> Result<()> {
     Ok(())
 }
 
-/// Looks up a user by email for authentication, through the cache.
+/// Looks up a user by email for authentication, through the cache. Unknown emails are cached
+/// too, so probing emails costs the same whether they have accounts or not.
 pub async fn by_login_email(state: &AppState, email: &str) -> Result<Option<Arc<User>>> {
     let key = email.to_lowercase();
-    if let Some(u) = state.users.get(&key) {
-        return Ok(Some(u));
+    match state.users.get(&key) {
+        Some(Cached::User(u)) => return Ok(Some(u)),
+        Some(Cached::NoSuchUser) => return Ok(None),
+        None => {}
     }
     let generation = state.users.generation();
     let lookup = email.to_string();
     let found = state
         .db
         .read(move |c| users_db::by_email(c, &lookup))
-        .await?;
-    Ok(found.map(|u| {
-        let u = Arc::new(u);
-        state.users.put(key, generation, Arc::clone(&u));
-        u
-    }))
+        .await?
+        .map(Arc::new);
+    state.users.put(key, generation, found.clone());
+    Ok(found)
 }
 
 /// Password login (`POST /fetch_api_key`): the user and their API key.
@@ -182,27 +186,17 @@ pub async fn login_with_password(
         )
     };
     let user = by_login_email(state, username.trim()).await?;
-    let stored = match &user {
-        Some(u) => {
-            let id = u.id;
-            state
-                .db
-                .read(move |c| users_db::password_hash(c, id))
-                .await?
-        }
-        None => None,
-    };
-    // Hash even when there is nothing to compare against, so timing does not reveal which
-    // usernames exist.
+    // The same work whether the username exists or not, so timing does not reveal accounts:
+    // one read of a stored hash (of no one, for an unknown name) and one argon2 verification
+    // (against a dummy hash when there is no stored one).
+    let id = user.as_ref().map_or(NO_ONE, |u| u.id);
+    let stored = state
+        .db
+        .read(move |c| users_db::password_hash(c, id))
+        .await?;
     let verified = state
         .db
-        .cpu(move || match stored {
-            Some(h) => password::verify(&pw, &h),
-            None => {
-                let _ = password::hash(&pw);
-                false
-            }
-        })
+        .cpu(move || password::verify_or_dummy(&pw, stored.as_deref()))
         .await?;
     let Some(user) = user.filter(|_| verified) else {
         state.logins.record_failure(&limiter_key);

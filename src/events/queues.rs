@@ -5,7 +5,9 @@
 //! its next request, which prunes them (so a dropped connection loses nothing). Waiting is
 //! cancel-safe: a poller registers for wake-ups before it looks at the queue. A queue that
 //! grows past its bound is dropped, so its client re-registers instead of the server growing
-//! without limit; queues idle longer than the timeout are swept. Heartbeats and shutdown reach
+//! without limit; queues idle longer than the timeout are swept. Each user may hold a bounded
+//! number of queues (one more evicts their stalest) and have a bounded number of blocking polls
+//! waiting (one more is refused), so one account cannot grow the table or the parked tasks. Heartbeats and shutdown reach
 //! parked polls through the table (one periodic pass, one wake-up of all) rather than a timer
 //! and a watch per poll, which keeps a parked poll cheap. Must not touch the database.
 
@@ -66,6 +68,8 @@ struct Inner {
     last_access: Instant,
     /// Long-polls currently waiting on this queue.
     connected: usize,
+    /// Of those, the blocking ones (admitted by [`Queues::admit_poll`]).
+    parked: usize,
     /// Bumped when a new poll starts, so an older one finishes early.
     poll_generation: u64,
     /// When the newest waiting poll is owed a heartbeat (see [`Queues::heartbeats`]).
@@ -246,6 +250,13 @@ impl Queue {
         let q = self.lock();
         (q.connected == 0).then(|| now.duration_since(q.last_access))
     }
+
+    /// Eviction order among one user's queues: idle ones before polled ones, then the one
+    /// used longest ago first.
+    fn eviction_rank(&self) -> (bool, Instant) {
+        let q = self.lock();
+        (q.connected > 0, q.last_access)
+    }
 }
 
 /// Ends a poll when dropped, so a cancelled request still releases the queue.
@@ -255,6 +266,22 @@ impl Drop for PollGuard<'_> {
     fn drop(&mut self) {
         self.0.end_poll();
     }
+}
+
+/// A blocking long-poll admitted under the per-user cap; releases its place when dropped.
+pub struct ParkGuard<'a>(&'a Queue);
+
+impl Drop for ParkGuard<'_> {
+    fn drop(&mut self) {
+        let mut q = self.0.lock();
+        q.parked = q.parked.saturating_sub(1);
+    }
+}
+
+/// Why a blocking long-poll was not admitted.
+#[derive(Debug, PartialEq)]
+pub struct TooManyPolls {
+    pub limit: usize,
 }
 
 /// The queue table, indexed by id and by owner. Queue ids end in a unique counter
@@ -303,6 +330,10 @@ pub struct Queues {
     table: Mutex<Table>,
     max_events: usize,
     idle_timeout: Duration,
+    /// Queues one user may hold; registering one more evicts one of theirs.
+    max_per_user: usize,
+    /// Blocking long-polls one user may have waiting at once.
+    max_parked_per_user: usize,
     counter: AtomicU64,
 }
 
@@ -312,8 +343,17 @@ impl Queues {
             table: Mutex::new(Table::default()),
             max_events,
             idle_timeout,
+            max_per_user: usize::MAX,
+            max_parked_per_user: usize::MAX,
             counter: AtomicU64::new(0),
         }
+    }
+
+    /// Caps the queues and the waiting long-polls of each user (see `[limits]`).
+    pub fn with_user_limits(mut self, max_queues: usize, max_parked_polls: usize) -> Queues {
+        self.max_per_user = max_queues.max(1);
+        self.max_parked_per_user = max_parked_polls.max(1);
+        self
     }
 
     fn table(&self) -> std::sync::MutexGuard<'_, Table> {
@@ -335,14 +375,76 @@ impl Queues {
                 newest_pruned: -1,
                 last_access: Instant::now(),
                 connected: 0,
+                parked: 0,
                 poll_generation: 0,
                 heartbeat_due: None,
                 closed: false,
             }),
             notify: Notify::new(),
         });
-        self.table().insert(n, Arc::clone(&q));
+        let mut table = self.table();
+        table.insert(n, Arc::clone(&q));
+        // Over the per-user cap: drop the user's stalest other queue (idle before polled, then
+        // least recently used); its client's next poll gets BAD_EVENT_QUEUE_ID and re-registers,
+        // as after a garbage-collected queue.
+        let evict: Vec<String> = match table.by_user.get(&user) {
+            Some(list) if list.len() > self.max_per_user => {
+                let mut others: Vec<&Arc<Queue>> = list.iter().filter(|x| x.id != q.id).collect();
+                others.sort_by_cached_key(|x| x.eviction_rank());
+                let excess = list.len() - self.max_per_user;
+                others.iter().take(excess).map(|x| x.id.clone()).collect()
+            }
+            _ => Vec::new(),
+        };
+        for id in &evict {
+            tracing::info!(queue = %id, "user is over the event queue limit; dropping their stalest queue");
+            table.remove(id);
+        }
+        drop(table);
         q
+    }
+
+    /// Admits a blocking long-poll on `q` under the per-user cap of waiting polls. A poll on a
+    /// queue that already has one waiting is always admitted: it supersedes that one.
+    pub fn admit_poll<'a>(&self, q: &'a Queue) -> Result<ParkGuard<'a>, TooManyPolls> {
+        let table = self.table();
+        let mut own = q.lock();
+        if own.parked == 0 {
+            let waiting: usize = table
+                .by_user
+                .get(&q.user_id)
+                .into_iter()
+                .flatten()
+                .filter(|x| x.id != q.id)
+                .map(|x| x.lock().parked)
+                .sum();
+            if waiting >= self.max_parked_per_user {
+                return Err(TooManyPolls {
+                    limit: self.max_parked_per_user,
+                });
+            }
+        }
+        own.parked += 1;
+        drop(own);
+        drop(table);
+        Ok(ParkGuard(q))
+    }
+
+    /// How many queues this user holds.
+    pub fn count_of_user(&self, user: UserId) -> usize {
+        self.table().by_user.get(&user).map_or(0, Vec::len)
+    }
+
+    /// How many blocking long-polls this user has waiting.
+    pub fn parked_of_user(&self, user: UserId) -> usize {
+        let table = self.table();
+        table
+            .by_user
+            .get(&user)
+            .into_iter()
+            .flatten()
+            .map(|q| q.lock().parked)
+            .sum()
     }
 
     /// The queue with this id if it belongs to `user`.
@@ -552,6 +654,42 @@ mod tests {
         assert!(qs.delete(UserId(1), &q.id));
         assert_eq!(q.poll_state(second), PollState::Closed);
         assert!(qs.get(UserId(1), &q.id).is_none());
+    }
+
+    #[test]
+    fn a_user_over_the_queue_cap_loses_the_stalest_queue() {
+        let qs = Queues::new(10, Duration::from_secs(600)).with_user_limits(2, 10);
+        let polled = qs.register(UserId(1), QueueOptions::default(), 0);
+        let _g = polled.begin_poll(Instant::now() + Duration::from_secs(60));
+        let idle = qs.register(UserId(1), QueueOptions::default(), 0);
+        let other_user = qs.register(UserId(2), QueueOptions::default(), 0);
+        let newest = qs.register(UserId(1), QueueOptions::default(), 0);
+        // The idle queue goes before the older one a client is waiting on.
+        assert!(!qs.contains(&idle.id));
+        assert_eq!(idle.poll_state(0), PollState::Closed);
+        assert!(qs.contains(&polled.id) && qs.contains(&newest.id));
+        assert!(qs.contains(&other_user.id));
+        assert_eq!(qs.count_of_user(UserId(1)), 2);
+        assert_eq!(qs.len(), 3);
+    }
+
+    #[test]
+    fn waiting_polls_are_capped_per_user_but_a_queue_may_replace_its_own() {
+        let qs = Queues::new(10, Duration::from_secs(600)).with_user_limits(10, 2);
+        let a = qs.register(UserId(1), QueueOptions::default(), 0);
+        let b = qs.register(UserId(1), QueueOptions::default(), 0);
+        let c = qs.register(UserId(1), QueueOptions::default(), 0);
+        let d = qs.register(UserId(2), QueueOptions::default(), 0);
+        let pa = qs.admit_poll(&a).expect("first");
+        let _pb = qs.admit_poll(&b).expect("second");
+        assert_eq!(qs.admit_poll(&c).err(), Some(TooManyPolls { limit: 2 }));
+        // Another user is unaffected; a new poll on a busy queue supersedes the old one.
+        let _pd = qs.admit_poll(&d).expect("other user");
+        let _again = qs.admit_poll(&a).expect("same queue");
+        drop(pa);
+        assert!(qs.admit_poll(&c).is_err());
+        drop(_again);
+        let _pc = qs.admit_poll(&c).expect("a place freed up");
     }
 
     #[tokio::test]

@@ -68,8 +68,10 @@ pub(super) fn sanitize_url(url: &str) -> Option<String> {
             } else if (!has_netloc && url.starts_with('/'))
                 || (url.starts_with('#') && url.len() > 1)
             {
-                // A path on this server, or a fragment.
-                Some(url)
+                // A path on this server, or a fragment. Browsers read `\` as `/` (so `/\x`
+                // would be `//x`, another host) and drop tabs and newlines: encode those, so
+                // the target stays on this server.
+                Some(encode_relative(&url))
             } else if url.is_empty() {
                 None
             } else {
@@ -77,6 +79,21 @@ pub(super) fn sanitize_url(url: &str) -> Option<String> {
             }
         }
     }
+}
+
+/// A same-server target with backslashes, tabs and line breaks percent-encoded.
+fn encode_relative(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    for ch in url.chars() {
+        match ch {
+            '\\' => out.push_str("%5C"),
+            '\t' => out.push_str("%09"),
+            '\n' => out.push_str("%0A"),
+            '\r' => out.push_str("%0D"),
+            _ => out.push(ch),
+        }
+    }
+    out
 }
 
 /// A link found in text: byte range in the text and the target.
@@ -352,6 +369,31 @@ mod tests {
         assert_eq!(sanitize_url("#narrow/x").as_deref(), Some("#narrow/x"));
         assert_eq!(sanitize_url("a@b.com").as_deref(), Some("mailto:a@b.com"));
         assert_eq!(sanitize_url("foo/bar").as_deref(), Some("http://foo/bar"));
+    }
+
+    #[test]
+    fn relative_targets_cannot_reach_another_host() {
+        // Browsers read `/\\evil.com` as `//evil.com`.
+        assert_eq!(sanitize_url("/\\evil.com").as_deref(), Some("/%5Cevil.com"));
+        assert_eq!(
+            sanitize_url("/\\\\evil.com/x?a=\\#b\\").as_deref(),
+            Some("/%5C%5Cevil.com/x?a=%5C#b%5C")
+        );
+        assert_eq!(
+            sanitize_url("/\t/evil.com").as_deref(),
+            Some("/%09/evil.com")
+        );
+        assert_eq!(sanitize_url("#\\x").as_deref(), Some("#%5Cx"));
+        // Already encoded stays as it is.
+        assert_eq!(
+            sanitize_url("/%5Cevil.com").as_deref(),
+            Some("/%5Cevil.com")
+        );
+        // Not a same-server path: an explicit http link, visible as such.
+        assert_eq!(
+            sanitize_url("\\\\evil.com").as_deref(),
+            Some("http://\\\\evil.com")
+        );
     }
 
     #[test]

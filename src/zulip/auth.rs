@@ -2,7 +2,8 @@
 //!
 //! Reproduces Zulip's answers for every way a header can be wrong: no header, a non-Basic
 //! scheme (400), an undecodable or malformed credential, a wrong or malformed key, a deactivated
-//! account (all 401 `UNAUTHORIZED`). Keys are compared in constant time. Never logs credentials.
+//! account (all 401 `UNAUTHORIZED`). Keys are compared in constant time, and an unknown email
+//! costs what a known one does (a cached lookup, one comparison). Never logs credentials.
 
 use std::sync::Arc;
 
@@ -30,8 +31,8 @@ pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Arc<U
         return Err(Error::unauthorized("Malformed API key"));
     }
     let user = by_login_email(state, &email).await?;
-    let Some(user) = user.filter(|u| constant_time_eq(u.api_key.0.as_bytes(), key.as_bytes()))
-    else {
+    let matched = key_matches(user.as_deref(), &key);
+    let Some(user) = user.filter(|_| matched) else {
         return Err(Error::unauthorized("Invalid API key"));
     };
     if !user.is_active {
@@ -43,6 +44,19 @@ pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Arc<U
         ));
     }
     Ok(user)
+}
+
+/// What an unknown email's key is compared with: well-formed, so the comparison costs what a
+/// real one does, and never accepted.
+const DUMMY_API_KEY: &str = "0utp0stN0SuchUserDummyApiKey0000";
+
+/// Whether `key` is the user's API key. Runs exactly one constant-time comparison of a
+/// 32-byte key whether or not there is a user (against [`DUMMY_API_KEY`] when there is none),
+/// so timing does not tell known emails from unknown ones.
+fn key_matches(user: Option<&User>, key: &str) -> bool {
+    let expected = user.map_or(DUMMY_API_KEY, |u| u.api_key.0.as_str());
+    let same = constant_time_eq(expected.as_bytes(), key.as_bytes());
+    same && user.is_some()
 }
 
 /// Splits an `Authorization: Basic ...` header into (email, api_key), both trimmed.
@@ -77,6 +91,14 @@ mod tests {
 
     fn b64(s: &str) -> String {
         base64::engine::general_purpose::STANDARD.encode(s)
+    }
+
+    #[test]
+    fn unknown_users_compare_against_a_key_that_never_matches() {
+        assert_eq!(DUMMY_API_KEY.len(), 32);
+        assert!(DUMMY_API_KEY.bytes().all(|b| b.is_ascii_alphanumeric()));
+        assert!(!key_matches(None, DUMMY_API_KEY));
+        assert!(!key_matches(None, "x"));
     }
 
     #[test]

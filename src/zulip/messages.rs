@@ -299,8 +299,8 @@ pub async fn update_flags(state: &AppState, caller: &User, p: &mut Params) -> Re
     let ids = required_int_list(p, "messages")?;
     let op = p.required_str("op")?;
     let flag = p.required_str("flag")?;
-    let out = flags::update(state, caller, ids.clone(), &op, &flag).await?;
-    Ok(Success::new().field("messages", ids).field(
+    let out = flags::update(state, caller, &ids, &op, &flag).await?;
+    Ok(Success::new().field("messages", out.messages).field(
         "ignored_because_not_subscribed_channels",
         out.ignored_channels,
     ))

@@ -11,7 +11,7 @@ use rand::RngExt as _;
 use serde_json::{Map, Value};
 
 use crate::app::AppState;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::events::queues::{AckError, PollGuard, PollState, Queue, QueueOptions};
 use crate::http::{self, Response};
 use crate::model::User;
@@ -27,6 +27,9 @@ fn bad_queue(id: &str) -> Error {
         vec![("queue_id", Value::from(id))],
     )
 }
+
+/// When a client refused for having too many waiting polls should try again.
+const TOO_MANY_POLLS_RETRY: Duration = Duration::from_secs(1);
 
 /// How much of each channel's subscriber list the initial state carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,6 +248,22 @@ pub async fn get_events(state: &AppState, caller: &User, p: &mut Params) -> Resu
         }
     };
     let ignored = p.unused();
+    // A blocking poll holds a place among the user's waiting polls until it answers.
+    let _parked = if dont_block {
+        None
+    } else {
+        Some(state.queues.admit_poll(&queue).map_err(|e| {
+            Error::new(
+                ErrorKind::RateLimited {
+                    retry_after: TOO_MANY_POLLS_RETRY,
+                },
+                format!(
+                    "Too many event queue polls waiting for this user (limit {}); try again later.",
+                    e.limit
+                ),
+            )
+        })?)
+    };
     let heartbeat = state.config.events.heartbeat + jitter(state.config.events.heartbeat_jitter);
     // The queue table's heartbeat pass answers this poll if nothing else does by then.
     let generation = queue.begin_poll(Instant::now() + heartbeat);

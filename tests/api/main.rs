@@ -22,6 +22,7 @@ mod dtrack_portfolio;
 mod message_edits;
 mod messages;
 mod realtime;
+mod security_chat;
 mod security_dtrack;
 mod security_emails;
 mod security_http;

@@ -371,12 +371,14 @@ pub async fn fetch_one(state: &AppState, viewer: &User, id: MessageId) -> Result
         .await
 }
 
-/// Wraps case-insensitive occurrences of the search words in text (not inside HTML tags).
+/// Wraps case-insensitive occurrences of the search words in the text of rendered HTML: never
+/// inside a tag, and never through part of a character reference such as `&amp;` (a word is
+/// matched against the decoded text, and a reference is wrapped whole or not at all).
 pub fn highlight_html(html: &str, words: &[String]) -> String {
     let mut out = String::with_capacity(html.len());
     let mut rest = html;
     while let Some(lt) = rest.find('<') {
-        out.push_str(&highlight_text(&rest[..lt], words));
+        highlight_run(&mut out, &rest[..lt], words);
         let gt = rest[lt..]
             .find('>')
             .map(|i| lt + i + 1)
@@ -384,47 +386,118 @@ pub fn highlight_html(html: &str, words: &[String]) -> String {
         out.push_str(&rest[lt..gt]);
         rest = &rest[gt..];
     }
-    out.push_str(&highlight_text(rest, words));
+    highlight_run(&mut out, rest, words);
     out
 }
 
-/// Wraps case-insensitive occurrences of the search words in plain text.
+/// A plain-text field (the topic) as HTML: escaped first, then highlighted, so whatever the
+/// text holds reaches the client as text.
 pub fn highlight_text(text: &str, words: &[String]) -> String {
-    let lower = text.to_lowercase();
-    if lower.len() != text.len() {
-        return text.to_string();
+    highlight_html(&escape_html(text), words)
+}
+
+/// Escapes `&`, `<`, `>`, `"` and `'` for HTML text or attributes.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            _ => out.push(ch),
+        }
     }
-    let mut marks = vec![false; text.len()];
+    out
+}
+
+/// The character reference at the start of `s` (`&name;`, `&#NN;`, `&#xHH;`): its length and
+/// the text it stands for (empty for names this server never writes).
+fn char_ref(s: &str) -> Option<(usize, String)> {
+    let body_end = s[1..].char_indices().take(33).find(|(_, c)| *c == ';')?.0 + 1;
+    let body = &s[1..body_end];
+    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'#') {
+        return None;
+    }
+    let decoded = if let Some(num) = body.strip_prefix('#') {
+        let code = match num.strip_prefix(['x', 'X']) {
+            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+            None => num.parse().ok()?,
+        };
+        char::from_u32(code).map(String::from).unwrap_or_default()
+    } else {
+        match body {
+            "amp" => "&",
+            "lt" => "<",
+            "gt" => ">",
+            "quot" => "\"",
+            "apos" => "'",
+            "nbsp" => "\u{a0}",
+            _ => "",
+        }
+        .to_string()
+    };
+    Some((body_end + 1, decoded))
+}
+
+/// Highlights one run of HTML text (no tags) into `out`.
+fn highlight_run(out: &mut String, run: &str, words: &[String]) {
+    if run.is_empty() {
+        return;
+    }
+    // The run as units (a character or a whole character reference), and its decoded,
+    // lower-cased text with the unit each byte came from.
+    let mut units: Vec<&str> = Vec::new();
+    let mut lower = String::with_capacity(run.len());
+    let mut owner: Vec<usize> = Vec::with_capacity(run.len());
+    let mut i = 0;
+    while i < run.len() {
+        let (len, decoded) = match run[i..].starts_with('&').then(|| char_ref(&run[i..])) {
+            Some(Some((len, decoded))) => (len, decoded),
+            _ => {
+                let ch = run[i..].chars().next().expect("inside the run");
+                (ch.len_utf8(), ch.to_string())
+            }
+        };
+        for lc in decoded.chars().flat_map(char::to_lowercase) {
+            let before = lower.len();
+            lower.push(lc);
+            owner.extend(std::iter::repeat_n(units.len(), lower.len() - before));
+        }
+        units.push(&run[i..i + len]);
+        i += len;
+    }
+    let mut marked = vec![false; units.len()];
     for w in words {
         let w = w.to_lowercase();
         if w.is_empty() {
             continue;
         }
         let mut from = 0;
-        while let Some(i) = lower[from..].find(&w) {
-            let start = from + i;
-            for m in &mut marks[start..start + w.len()] {
-                *m = true;
+        while let Some(at) = lower[from..].find(&w) {
+            let start = from + at;
+            for &u in &owner[start..start + w.len()] {
+                marked[u] = true;
             }
             from = start + w.len();
         }
     }
-    let mut out = String::with_capacity(text.len() + 32);
     let mut inside = false;
-    for (i, ch) in text.char_indices() {
-        if marks[i] && !inside {
-            out.push_str("<span class=\"highlight\">");
-            inside = true;
-        } else if !marks[i] && inside {
-            out.push_str("</span>");
-            inside = false;
+    for (unit, mark) in units.iter().zip(marked) {
+        if mark != inside {
+            out.push_str(if mark {
+                "<span class=\"highlight\">"
+            } else {
+                "</span>"
+            });
+            inside = mark;
         }
-        out.push(ch);
+        out.push_str(unit);
     }
     if inside {
         out.push_str("</span>");
     }
-    out
 }
 
 #[cfg(test)]
@@ -465,6 +538,47 @@ mod tests {
                 "stream_wildcard_mentioned",
                 "wildcard_mentioned"
             ]
+        );
+    }
+
+    #[test]
+    fn highlighting_never_splits_a_character_reference_or_passes_markup() {
+        let w = |s: &str| vec![s.to_string()];
+        // Searching for a reference's name finds nothing inside it.
+        assert_eq!(
+            highlight_html("<p>a &amp; b &lt;c&gt;</p>", &w("amp")),
+            "<p>a &amp; b &lt;c&gt;</p>"
+        );
+        assert_eq!(
+            highlight_html("<p>1 &lt; 2</p>", &w("lt")),
+            "<p>1 &lt; 2</p>"
+        );
+        // Searching for what a reference stands for wraps it whole.
+        assert_eq!(
+            highlight_html("<p>R&amp;D</p>", &w("r&d")),
+            "<p><span class=\"highlight\">R&amp;D</span></p>"
+        );
+        assert_eq!(
+            highlight_html("<p>it&#39;s</p>", &w("it's")),
+            "<p><span class=\"highlight\">it&#39;s</span></p>"
+        );
+        // Topics are plain text: escaped before highlighting.
+        assert_eq!(
+            highlight_text("deploy <img src=x onerror=alert(1)>", &w("deploy")),
+            "<span class=\"highlight\">deploy</span> &lt;img src=x onerror=alert(1)&gt;"
+        );
+        assert_eq!(
+            highlight_text("<b>img</b>", &w("img")),
+            "&lt;b&gt;<span class=\"highlight\">img</span>&lt;/b&gt;"
+        );
+        // Case changes that alter byte lengths do not disturb the marks.
+        assert_eq!(
+            highlight_text("İstanbul x", &w("x")),
+            "İstanbul <span class=\"highlight\">x</span>"
+        );
+        assert_eq!(
+            highlight_text("a & b", &w("&")),
+            "a <span class=\"highlight\">&amp;</span> b"
         );
     }
 

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 
 use crate::app::AppState;
 use crate::db::{message_narrows as narrows_db, messages as db};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::events::Event;
 use crate::ids::{ChannelId, MessageId};
 use crate::model::{User, flags as bits};
@@ -20,6 +20,8 @@ use super::narrow;
 const MARK_READ_BUDGET: Duration = Duration::from_secs(50);
 /// Scopes handled per write transaction when marking everything read.
 const SCOPES_PER_BATCH: usize = 100;
+/// Messages changed per write transaction by `POST /messages/flags`.
+const FLAG_IDS_PER_BATCH: usize = 500;
 
 fn flag_bit(flag: &str) -> Result<i64> {
     match flag {
@@ -39,15 +41,38 @@ fn flag_bit(flag: &str) -> Result<i64> {
 
 /// The outcome of a flags request.
 pub struct FlagsOutcome {
+    /// The message ids of the request, each once, in the order first given.
+    pub messages: Vec<i64>,
     /// Channels whose messages were skipped because the user is not subscribed (read flag).
     pub ignored_channels: Vec<i64>,
 }
 
-/// `POST /messages/flags`.
+/// The request's ids without repeats, in first-given order; refused with a clear error once
+/// more than `max` distinct ids are seen (so a huge list costs no more than the cap to check).
+pub fn distinct_ids(ids: &[i64], max: usize) -> Result<Vec<i64>> {
+    let mut seen = std::collections::HashSet::with_capacity(ids.len().min(max + 1));
+    let mut out = Vec::new();
+    for &id in ids {
+        if seen.insert(id) {
+            if out.len() == max {
+                return Err(Error::bad_request(format!(
+                    "Too many messages: at most {max} message IDs per request"
+                )));
+            }
+            out.push(id);
+        }
+    }
+    Ok(out)
+}
+
+/// `POST /messages/flags`. The ids are deduplicated and capped (`[limits]
+/// max_flag_message_ids`); all are checked in one read first, so an invalid id changes
+/// nothing, then the changes are written in bounded batches, each its own short write, so one
+/// request never holds the writer for long.
 pub async fn update(
     state: &AppState,
     user: &User,
-    ids: Vec<i64>,
+    ids: &[i64],
     op: &str,
     flag: &str,
 ) -> Result<FlagsOutcome> {
@@ -66,49 +91,77 @@ pub async fn update(
         bits::STARRED => "starred",
         _ => "collapsed",
     };
-    let user = user.clone();
+    let messages = distinct_ids(ids, state.config.limits.max_flag_message_ids)?;
+    let check = messages.clone();
+    let reader = user.clone();
     state
         .db
-        .write(move |tx| {
-            let mut changed = Vec::new();
-            let mut ignored: Vec<i64> = Vec::new();
-            for id in ids {
-                let r = super::readable(tx, &user, MessageId(id))?;
-                if bit == bits::READ && !r.received {
-                    if let Some(ch) = r.message.channel_id
-                        && !ignored.contains(&ch.0)
-                    {
-                        ignored.push(ch.0);
-                    }
-                    continue;
-                }
-                let scope = r.message.channel_id.map(|c| c.0).unwrap_or(0);
-                let (set, clear) = match (bit, add) {
-                    (bits::READ, true) => (bits::READ, bits::UNREAD_OVERRIDE),
-                    (bits::READ, false) => {
-                        let below = id <= db::read_floor(tx, user.id, scope)?;
-                        (if below { bits::UNREAD_OVERRIDE } else { 0 }, bits::READ)
-                    }
-                    (b, true) => (b, 0),
-                    (b, false) => (0, b),
-                };
-                db::change_flags(tx, user.id, MessageId(id), set, clear)?;
-                changed.push(MessageId(id));
+        .read(move |c| {
+            for id in check {
+                super::readable(c, &reader, MessageId(id))?;
             }
-            if !changed.is_empty() {
-                tx.emit(Event::FlagsChanged {
-                    user_id: user.id,
-                    flag: flag_name,
-                    add,
-                    message_ids: changed,
-                    all: false,
-                });
-            }
-            Ok(FlagsOutcome {
-                ignored_channels: ignored,
-            })
+            Ok(())
         })
-        .await
+        .await?;
+    let mut ignored: Vec<i64> = Vec::new();
+    for batch in messages.chunks(FLAG_IDS_PER_BATCH) {
+        let batch = batch.to_vec();
+        let user = user.clone();
+        let skipped = state
+            .db
+            .write(move |tx| {
+                let mut changed = Vec::new();
+                let mut ignored: Vec<i64> = Vec::new();
+                for id in batch {
+                    // Checked above; one deleted since then is skipped like a missing one.
+                    let r = match super::readable(tx, &user, MessageId(id)) {
+                        Ok(r) => r,
+                        Err(e) if e.kind == ErrorKind::BadRequest => continue,
+                        Err(e) => return Err(e),
+                    };
+                    if bit == bits::READ && !r.received {
+                        if let Some(ch) = r.message.channel_id
+                            && !ignored.contains(&ch.0)
+                        {
+                            ignored.push(ch.0);
+                        }
+                        continue;
+                    }
+                    let scope = r.message.channel_id.map(|c| c.0).unwrap_or(0);
+                    let (set, clear) = match (bit, add) {
+                        (bits::READ, true) => (bits::READ, bits::UNREAD_OVERRIDE),
+                        (bits::READ, false) => {
+                            let below = id <= db::read_floor(tx, user.id, scope)?;
+                            (if below { bits::UNREAD_OVERRIDE } else { 0 }, bits::READ)
+                        }
+                        (b, true) => (b, 0),
+                        (b, false) => (0, b),
+                    };
+                    db::change_flags(tx, user.id, MessageId(id), set, clear)?;
+                    changed.push(MessageId(id));
+                }
+                if !changed.is_empty() {
+                    tx.emit(Event::FlagsChanged {
+                        user_id: user.id,
+                        flag: flag_name,
+                        add,
+                        message_ids: changed,
+                        all: false,
+                    });
+                }
+                Ok(ignored)
+            })
+            .await?;
+        for ch in skipped {
+            if !ignored.contains(&ch) {
+                ignored.push(ch);
+            }
+        }
+    }
+    Ok(FlagsOutcome {
+        messages,
+        ignored_channels: ignored,
+    })
 }
 
 /// Unread message ids of `user` among `m` rows matching `cond`.
@@ -233,4 +286,21 @@ pub async fn mark_topic(
             Ok(())
         })
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_deduplicated_in_order_and_capped_after_deduplication() {
+        assert_eq!(distinct_ids(&[3, 1, 3, 2, 1], 3).unwrap(), vec![3, 1, 2]);
+        assert_eq!(distinct_ids(&[7; 10_000], 1).unwrap(), vec![7]);
+        let e = distinct_ids(&[1, 2, 3, 4], 3).unwrap_err();
+        assert_eq!(
+            e.msg,
+            "Too many messages: at most 3 message IDs per request"
+        );
+        assert!(distinct_ids(&[], 3).unwrap().is_empty());
+    }
 }

@@ -215,6 +215,13 @@ fn display(v: &Value) -> String {
     }
 }
 
+/// Whether the viewer may know this channel exists: they may see its metadata, or they were
+/// subscribed to it once (their own history there stays readable).
+fn knows_channel(c: &Connection, viewer: &User, ch: &crate::model::Channel) -> Result<bool> {
+    Ok(access(c, viewer, ch.clone())?.metadata
+        || messages_db::period_channels(c, viewer.id)?.contains(&ch.id.0))
+}
+
 /// Translates terms into a condition (without the access condition). `host` is the realm's,
 /// for placeholder emails.
 pub fn terms_sql(c: &Connection, viewer: &User, host: &str, terms: &[Term]) -> Result<Sql> {
@@ -235,6 +242,11 @@ pub fn terms_sql(c: &Connection, viewer: &User, host: &str, terms: &[Term]) -> R
                         Ok(id) => channels_db::get(c, crate::ids::ChannelId(id))?,
                         Err(_) => channels_db::by_name(c, s.trim())?,
                     },
+                    _ => None,
+                };
+                // A channel the viewer may not know of answers as one that does not exist.
+                let ch = match ch {
+                    Some(ch) if knows_channel(c, viewer, &ch)? => Some(ch),
                     _ => None,
                 };
                 let ch = ch.ok_or_else(|| {
