@@ -246,6 +246,7 @@ fn serve_limits(config: &Config) -> crate::http::server::ServeLimits {
         header_timeout: l.header_timeout,
         body_timeout: l.body_timeout,
         active: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+        uploads: Arc::new(tokio::sync::Semaphore::new(l.max_concurrent_uploads)),
     }
 }
 

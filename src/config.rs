@@ -145,6 +145,9 @@ pub struct LimitsConfig {
     /// Most open connections over all listeners (further ones are refused with 503); lowered
     /// at start to stay below the process's file-descriptor limit.
     pub max_connections: usize,
+    /// Most uploads (bodies over `max_body_bytes`) read and handled at once; further ones get
+    /// 503, so large bodies held in memory stay bounded.
+    pub max_concurrent_uploads: usize,
     /// Event queues one user may hold; registering one more evicts that user's stalest queue.
     pub max_queues_per_user: usize,
     /// Long-polls one user may have waiting at once; one more is refused.
@@ -201,6 +204,7 @@ impl Default for Config {
                 header_timeout: std::time::Duration::from_secs(15),
                 body_timeout: std::time::Duration::from_secs(60),
                 max_connections: 16_384,
+                max_concurrent_uploads: 4,
                 max_queues_per_user: 50,
                 max_parked_polls_per_user: 20,
                 max_flag_message_ids: 5000,
@@ -393,6 +397,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
             "header_timeout_secs",
             "body_timeout_secs",
             "max_connections",
+            "max_concurrent_uploads",
             "max_queues_per_user",
             "max_parked_polls_per_user",
             "max_flag_message_ids",
@@ -429,6 +434,9 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         }
         if let Some(n) = bounded("max_connections", 16, 10_000_000) {
             l.max_connections = n as usize;
+        }
+        if let Some(n) = bounded("max_concurrent_uploads", 1, 1024) {
+            l.max_concurrent_uploads = n as usize;
         }
         if let Some(n) = bounded("max_queues_per_user", 1, 10_000) {
             l.max_queues_per_user = n as usize;
@@ -566,6 +574,7 @@ impl Config {
         let _ = writeln!(s, "header_timeout_secs = {}", l.header_timeout.as_secs());
         let _ = writeln!(s, "body_timeout_secs = {}", l.body_timeout.as_secs());
         let _ = writeln!(s, "max_connections = {}", l.max_connections);
+        let _ = writeln!(s, "max_concurrent_uploads = {}", l.max_concurrent_uploads);
         let _ = writeln!(s, "max_queues_per_user = {}", l.max_queues_per_user);
         let _ = writeln!(
             s,

@@ -422,6 +422,7 @@ impl DtrackApi {
             }
         }
         let limits = &self.state.config.limits;
+        let upload = matches!(endpoint, Endpoint::PutBom | Endpoint::PostBom);
         let body_limit = match (&endpoint, endpoint.access()) {
             (Endpoint::PutBom | Endpoint::PostBom, _) => limits.max_upload_bytes,
             (_, Access::Public | Access::Badge) => limits.max_body_bytes.min(UNAUTHENTICATED_BODY),
@@ -430,6 +431,7 @@ impl DtrackApi {
         Ok(Admission {
             ticket: DtTicket { endpoint, who },
             body_limit,
+            upload,
         })
     }
 
@@ -561,7 +563,7 @@ impl Api for DtrackApi {
         let mut res = respond::respond(
             &Error::new(
                 ErrorKind::Unavailable,
-                "The server is handling too many connections; try again shortly",
+                "The server is busy (too many connections or uploads at once); try again shortly",
             ),
             "text/plain",
         );

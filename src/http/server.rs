@@ -28,6 +28,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 
 use super::{Request, Response};
@@ -45,6 +46,8 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 pub struct Admission<T> {
     pub ticket: T,
     pub body_limit: usize,
+    /// A large upload: it needs one of the few upload slots while its body is read and handled.
+    pub upload: bool,
 }
 
 /// One API served on a listener: the chat API or the dependency-tracking API.
@@ -68,7 +71,7 @@ pub trait Api: Send + Sync + 'static {
     fn payload_too_large(&self, limit: usize) -> Response;
     /// The answer to a body that did not arrive in time or broke off, in this API's format.
     fn body_failed(&self, timed_out: bool) -> Response;
-    /// The answer to a connection over the cap, in this API's format.
+    /// The answer to a connection (or an upload) over the cap, in this API's format.
     fn overloaded(&self) -> Response;
     /// The answer when a handler panicked, in this API's error format. It must not log: the
     /// panic itself was reported once by the panic hook.
@@ -87,6 +90,9 @@ pub struct ServeLimits {
     pub header_timeout: Duration,
     pub body_timeout: Duration,
     pub active: Arc<AtomicUsize>,
+    /// Slots for uploads in progress (bodies over the ordinary limit), shared by all listeners,
+    /// so large bodies held in memory at once are bounded.
+    pub uploads: Arc<Semaphore>,
 }
 
 /// Decrements the open-connection count when a connection ends.
@@ -139,9 +145,11 @@ pub async fn serve<A: Api>(
                 let api = Arc::clone(&api);
                 let next_id = Arc::clone(&next_id);
                 let body_timeout = limits.body_timeout;
+                let uploads = Arc::clone(&limits.uploads);
                 let service = service_fn(move |req| {
                     let id = next_id.fetch_add(1, Ordering::Relaxed);
-                    handle_one(Arc::clone(&api), req, id, peer, body_timeout)
+                    let uploads = Arc::clone(&uploads);
+                    handle_one(Arc::clone(&api), req, id, peer, body_timeout, uploads)
                 });
                 // The smallest buffers hyper allows: long-polls park thousands of connections.
                 // The header timeout also bounds how long a keep-alive connection may idle.
@@ -212,6 +220,7 @@ async fn handle_one<A: Api>(
     id: u64,
     peer: SocketAddr,
     body_timeout: Duration,
+    uploads: Arc<Semaphore>,
 ) -> Result<Response, std::convert::Infallible> {
     let span = tracing::info_span!(
         "request",
@@ -221,7 +230,7 @@ async fn handle_one<A: Api>(
     );
     let started = Instant::now();
     async move {
-        let mut res = respond(api, req, id, peer, body_timeout).await;
+        let mut res = respond(api, req, id, peer, body_timeout, &uploads).await;
         res.headers_mut()
             .insert(X_REQUEST_ID, HeaderValue::from(id));
         tracing::debug!(
@@ -241,6 +250,7 @@ async fn respond<A: Api>(
     id: u64,
     peer: SocketAddr,
     body_timeout: Duration,
+    uploads: &Arc<Semaphore>,
 ) -> Response {
     let (parts, body) = req.into_parts();
     let admitted = match AssertUnwindSafe(api.admit(&parts, peer))
@@ -260,6 +270,18 @@ async fn respond<A: Api>(
     if declared.is_some_and(|n| n > limit as u64) {
         return api.payload_too_large(limit);
     }
+    // Held until the answer is ready, so the upload's buffers are gone before the slot frees.
+    let _upload_slot = if admitted.upload {
+        match Arc::clone(uploads).try_acquire_owned() {
+            Ok(permit) => Some(permit),
+            Err(_) => {
+                tracing::debug!("all upload slots are taken");
+                return api.overloaded();
+            }
+        }
+    } else {
+        None
+    };
     let body: Bytes = if body.is_end_stream() {
         // No body (a GET, a long-poll): no timer, no buffer.
         Bytes::new()

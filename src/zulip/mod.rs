@@ -343,6 +343,7 @@ impl ChatApi {
         Ok(Admission {
             ticket: ChatTicket { endpoint, caller },
             body_limit,
+            upload: false,
         })
     }
 
@@ -493,7 +494,7 @@ impl Api for ChatApi {
     fn overloaded(&self) -> Response {
         error_response(&Error::new(
             ErrorKind::Unavailable,
-            "The server is handling too many connections; try again shortly",
+            "The server is busy (too many connections or uploads at once); try again shortly",
         ))
     }
 

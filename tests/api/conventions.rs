@@ -212,12 +212,14 @@ impl Api for Panicky {
             return Ok(Admission {
                 ticket: None,
                 body_limit: 0,
+                upload: false,
             });
         }
         let a = self.0.admit(head, peer).await?;
         Ok(Admission {
             ticket: Some(a.ticket),
             body_limit: a.body_limit,
+            upload: a.upload,
         })
     }
     fn handle(self: Arc<Self>, ticket: Self::Ticket, req: Request) -> BoxFuture<Response> {

@@ -445,3 +445,52 @@ async fn development_mode_is_refused_off_loopback_and_announced_on_it() {
     drop(srv);
     let _ = std::io::stderr().flush();
 }
+
+// Item 4: large uploads held in memory at once are bounded: over the slots, a clear 503.
+#[tokio::test]
+async fn uploads_over_the_slots_are_refused_with_503() {
+    let dt = Dt::start_with(|c| c.limits.max_concurrent_uploads = 1).await;
+    let uploader = dt.key("Up", &[Permission::BomUpload]).await;
+    let addr = dt.server.dt_addr.unwrap();
+    let head = format!(
+        "PUT /api/v1/bom HTTP/1.1\r\nhost: x\r\nx-api-key: {}\r\n\
+         content-type: application/json\r\ncontent-length: 5000000\r\n\r\n{{\"bom\":\"",
+        uploader.key
+    );
+    // The first upload holds the only slot while its body trickles in.
+    let mut first = TcpStream::connect(addr).await.unwrap();
+    first.write_all(head.as_bytes()).await.unwrap();
+    first.write_all(&[b'A'; 64 * 1024]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut second = TcpStream::connect(addr).await.unwrap();
+    second.write_all(head.as_bytes()).await.unwrap();
+    let answer = read_response(&mut second, Duration::from_secs(3))
+        .await
+        .expect("the second upload is answered at once");
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("retry-after: 5"),
+        "{answer}"
+    );
+    // Once the first upload is gone, the slot serves the next one.
+    drop(first);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let r = dt
+            .req(
+                Method::PUT,
+                "/api/v1/bom",
+                &[
+                    ("X-Api-Key", &uploader.key),
+                    ("content-type", "application/json"),
+                ],
+                r#"{"projectName":"p","projectVersion":"1","autoCreate":true,"bom":"e30="}"#,
+            )
+            .await;
+        if r.status != 503 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the upload slot was never freed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -77,6 +77,7 @@ pub fn test_limits() -> outpost::http::server::ServeLimits {
         header_timeout: std::time::Duration::from_secs(15),
         body_timeout: std::time::Duration::from_secs(60),
         active: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+        uploads: Arc::new(tokio::sync::Semaphore::new(4)),
     }
 }
 
