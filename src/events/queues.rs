@@ -12,7 +12,7 @@
 //! and a watch per poll, which keeps a parked poll cheap. Must not touch the database.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -98,6 +98,9 @@ pub struct Queue {
     pub options: QueueOptions,
     inner: Mutex<Inner>,
     notify: Notify,
+    /// Queues of this queue's owner that have a blocking poll waiting; shared by all the owner's
+    /// queues, so admitting a poll costs one atomic, not a scan of the owner's queues.
+    owner_parked: Arc<AtomicUsize>,
 }
 
 /// Why an acknowledgement was refused.
@@ -275,6 +278,9 @@ impl Drop for ParkGuard<'_> {
     fn drop(&mut self) {
         let mut q = self.0.lock();
         q.parked = q.parked.saturating_sub(1);
+        if q.parked == 0 {
+            self.0.owner_parked.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -290,6 +296,8 @@ pub struct TooManyPolls {
 struct Table {
     by_id: HashMap<u64, Arc<Queue>>,
     by_user: HashMap<UserId, Vec<Arc<Queue>>>,
+    /// Each user's count of queues with a waiting blocking poll (see [`Queue::owner_parked`]).
+    parked: HashMap<UserId, Arc<AtomicUsize>>,
 }
 
 /// The counter part of a queue id.
@@ -364,6 +372,8 @@ impl Queues {
     pub fn register(&self, user: UserId, options: QueueOptions, since_seq: u64) -> Arc<Queue> {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
         let id = new_queue_id(n);
+        let mut table = self.table();
+        let owner_parked = Arc::clone(table.parked.entry(user).or_default());
         let q = Arc::new(Queue {
             id: id.clone(),
             user_id: user,
@@ -381,8 +391,8 @@ impl Queues {
                 closed: false,
             }),
             notify: Notify::new(),
+            owner_parked,
         });
-        let mut table = self.table();
         table.insert(n, Arc::clone(&q));
         // Over the per-user cap: drop the user's stalest other queue (idle before polled, then
         // least recently used); its client's next poll gets BAD_EVENT_QUEUE_ID and re-registers,
@@ -407,18 +417,12 @@ impl Queues {
     /// Admits a blocking long-poll on `q` under the per-user cap of waiting polls. A poll on a
     /// queue that already has one waiting is always admitted: it supersedes that one.
     pub fn admit_poll<'a>(&self, q: &'a Queue) -> Result<ParkGuard<'a>, TooManyPolls> {
-        let table = self.table();
         let mut own = q.lock();
         if own.parked == 0 {
-            let waiting: usize = table
-                .by_user
-                .get(&q.user_id)
-                .into_iter()
-                .flatten()
-                .filter(|x| x.id != q.id)
-                .map(|x| x.lock().parked)
-                .sum();
-            if waiting >= self.max_parked_per_user {
+            // Queues with a waiting poll, counted once each: one atomic, no table lock.
+            let before = q.owner_parked.fetch_add(1, Ordering::Relaxed);
+            if before >= self.max_parked_per_user {
+                q.owner_parked.fetch_sub(1, Ordering::Relaxed);
                 return Err(TooManyPolls {
                     limit: self.max_parked_per_user,
                 });
@@ -426,7 +430,6 @@ impl Queues {
         }
         own.parked += 1;
         drop(own);
-        drop(table);
         Ok(ParkGuard(q))
     }
 
@@ -435,16 +438,12 @@ impl Queues {
         self.table().by_user.get(&user).map_or(0, Vec::len)
     }
 
-    /// How many blocking long-polls this user has waiting.
+    /// How many of this user's queues have a blocking long-poll waiting.
     pub fn parked_of_user(&self, user: UserId) -> usize {
-        let table = self.table();
-        table
-            .by_user
+        self.table()
+            .parked
             .get(&user)
-            .into_iter()
-            .flatten()
-            .map(|q| q.lock().parked)
-            .sum()
+            .map_or(0, |n| n.load(Ordering::Relaxed))
     }
 
     /// The queue with this id if it belongs to `user`.
