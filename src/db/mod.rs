@@ -22,6 +22,7 @@ pub mod message_narrows;
 pub mod messages;
 pub mod migrate;
 pub mod profile_fields;
+pub mod read_receipts;
 pub mod settings;
 pub mod topics;
 pub mod unreads;

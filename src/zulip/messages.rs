@@ -306,6 +306,51 @@ pub async fn update_flags(state: &AppState, caller: &User, p: &mut Params) -> Re
     ))
 }
 
+/// # `POST /api/v1/messages/flags/narrow`
+pub async fn update_flags_in_narrow(
+    state: &AppState,
+    caller: &User,
+    p: &mut Params,
+) -> Result<Success> {
+    let anchor = Anchor::parse(&p.required_str("anchor")?)?;
+    let include_anchor = p.bool("include_anchor")?.unwrap_or(true);
+    let num_before = p.required_int("num_before")?;
+    let num_after = p.required_int("num_after")?;
+    let terms = match p.json("narrow")? {
+        Some(v) => narrow::parse(&v)?,
+        None => Vec::new(),
+    };
+    let op = p.required_str("op")?;
+    let flag = p.required_str("flag")?;
+    let range = Range {
+        anchor,
+        num_before,
+        num_after,
+        include_anchor,
+    };
+    let out = flags::update_in_narrow(state, caller, range, terms, &op, &flag).await?;
+    let mut s = Success::new()
+        .field("processed_count", out.processed.len())
+        .field("updated_count", out.updated)
+        .field("first_processed_id", out.processed.first().copied())
+        .field("last_processed_id", out.processed.last().copied())
+        .field("found_oldest", out.found_oldest)
+        .field("found_newest", out.found_newest);
+    if flag == "read" && op == "remove" {
+        s = s.field(
+            "ignored_because_not_subscribed_channels",
+            out.ignored_channels,
+        );
+    }
+    Ok(s)
+}
+
+/// # `GET /api/v1/messages/{message_id}/read_receipts`
+pub async fn get_read_receipts(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+    let user_ids = crate::domain::messages::receipts::readers(state, caller, MessageId(id)).await?;
+    Ok(Success::new().field("user_ids", user_ids))
+}
+
 /// # `POST /api/v1/mark_all_as_read`
 pub async fn mark_all_as_read(state: &AppState, caller: &User) -> Result<Success> {
     let complete = flags::mark_all(state, caller).await?;

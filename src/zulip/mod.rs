@@ -68,6 +68,8 @@ pub enum Endpoint {
     GetMessages,
     GetMessage(i64),
     UpdateMessageFlags,
+    UpdateMessageFlagsInNarrow,
+    GetReadReceipts(i64),
     MarkAllAsRead,
     MarkStreamAsRead,
     MarkTopicAsRead,
@@ -196,6 +198,11 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         },
         ["messages"] => vec![("GET", E::GetMessages), ("POST", E::SendMessage)],
         ["messages", "flags"] => vec![("POST", E::UpdateMessageFlags)],
+        ["messages", "flags", "narrow"] => vec![("POST", E::UpdateMessageFlagsInNarrow)],
+        ["messages", id, "read_receipts"] => match path_id(id) {
+            Some(id) => vec![("GET", E::GetReadReceipts(id))],
+            None => return Err(NoRoute::NotFound),
+        },
         ["messages", id] => match path_id(id) {
             Some(id) => vec![
                 ("GET", E::GetMessage(id)),
@@ -430,6 +437,10 @@ impl ChatApi {
             Endpoint::GetMessages => messages::get_messages(state, me()?, p).await,
             Endpoint::GetMessage(id) => messages::get_message(state, me()?, id, p).await,
             Endpoint::UpdateMessageFlags => messages::update_flags(state, me()?, p).await,
+            Endpoint::UpdateMessageFlagsInNarrow => {
+                messages::update_flags_in_narrow(state, me()?, p).await
+            }
+            Endpoint::GetReadReceipts(id) => messages::get_read_receipts(state, me()?, id).await,
             Endpoint::MarkAllAsRead => messages::mark_all_as_read(state, me()?).await,
             Endpoint::MarkStreamAsRead => messages::mark_stream_as_read(state, me()?, p).await,
             Endpoint::MarkTopicAsRead => messages::mark_topic_as_read(state, me()?, p).await,

@@ -45,6 +45,8 @@ pub struct FlagsOutcome {
     pub messages: Vec<i64>,
     /// Channels whose messages were skipped because the user is not subscribed (read flag).
     pub ignored_channels: Vec<i64>,
+    /// How many messages were written (those skipped for the read flag are not).
+    pub changed: usize,
 }
 
 /// The request's ids without repeats, in first-given order; refused with a clear error once
@@ -104,6 +106,7 @@ pub async fn update(
         })
         .await?;
     let mut ignored: Vec<i64> = Vec::new();
+    let mut changed = 0;
     for batch in messages.chunks(FLAG_IDS_PER_BATCH) {
         let batch = batch.to_vec();
         let user = user.clone();
@@ -140,6 +143,7 @@ pub async fn update(
                     db::change_flags(tx, user.id, MessageId(id), set, clear)?;
                     changed.push(MessageId(id));
                 }
+                let count = changed.len();
                 if !changed.is_empty() {
                     tx.emit(Event::FlagsChanged {
                         user_id: user.id,
@@ -149,9 +153,11 @@ pub async fn update(
                         all: false,
                     });
                 }
-                Ok(ignored)
+                Ok((ignored, count))
             })
             .await?;
+        let (skipped, count) = skipped;
+        changed += count;
         for ch in skipped {
             if !ignored.contains(&ch) {
                 ignored.push(ch);
@@ -161,6 +167,86 @@ pub async fn update(
     Ok(FlagsOutcome {
         messages,
         ignored_channels: ignored,
+        changed,
+    })
+}
+
+/// Upstream's bound on the range of `POST /messages/flags/narrow`.
+pub const MAX_MESSAGES_PER_UPDATE: i64 = 5000;
+
+/// The outcome of `POST /messages/flags/narrow`.
+pub struct NarrowFlagsOutcome {
+    /// The ids in the update range, oldest first.
+    pub processed: Vec<i64>,
+    /// How many of them had the flag changed.
+    pub updated: usize,
+    pub found_oldest: bool,
+    pub found_newest: bool,
+    /// Channels whose messages were skipped because the user is not subscribed (read flag).
+    pub ignored_channels: Vec<i64>,
+}
+
+/// `POST /messages/flags/narrow`: adds or removes a flag on the messages of a narrow around an
+/// anchor. The range is shrunk to [`MAX_MESSAGES_PER_UPDATE`] messages (as upstream: the
+/// client continues from `first_processed_id`/`last_processed_id` until `found_oldest` or
+/// `found_newest`); only messages whose flag differs are written, in bounded batches.
+pub async fn update_in_narrow(
+    state: &AppState,
+    user: &User,
+    mut range: super::fetch::Range,
+    terms: Vec<narrow::Term>,
+    op: &str,
+    flag: &str,
+) -> Result<NarrowFlagsOutcome> {
+    let add = match op {
+        "add" => true,
+        "remove" => false,
+        other => {
+            return Err(Error::bad_request(format!(
+                "Invalid message flag operation: '{other}'"
+            )));
+        }
+    };
+    let bit = flag_bit(flag)?;
+    if range.num_before < 0 || range.num_after < 0 {
+        return Err(Error::bad_request(
+            "num_before and num_after must not be negative",
+        ));
+    }
+    let max = MAX_MESSAGES_PER_UPDATE;
+    range.num_before = range.num_before.min((max - range.num_after).max(max / 2));
+    range.num_after = range.num_after.min(max - range.num_before);
+    let page = super::fetch::fetch(state, user, range, terms).await?;
+    let processed: Vec<i64> = page
+        .bundle
+        .messages
+        .iter()
+        .map(|v| v.message.id.0)
+        .collect();
+    let name = match bit {
+        bits::READ => "read",
+        bits::STARRED => "starred",
+        _ => "collapsed",
+    };
+    let differ: Vec<i64> = page
+        .bundle
+        .messages
+        .iter()
+        .filter(|v| v.flags.contains(&name) != add)
+        .map(|v| v.message.id.0)
+        .collect();
+    let (updated, ignored_channels) = if differ.is_empty() {
+        (0, Vec::new())
+    } else {
+        let out = update(state, user, &differ, op, flag).await?;
+        (out.changed, out.ignored_channels)
+    };
+    Ok(NarrowFlagsOutcome {
+        processed,
+        updated,
+        found_oldest: page.found_oldest,
+        found_newest: page.found_newest,
+        ignored_channels,
     })
 }
 

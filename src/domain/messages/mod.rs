@@ -7,6 +7,7 @@ pub mod flags;
 pub mod lookup;
 pub mod narrow;
 pub mod reactions;
+pub mod receipts;
 pub mod send;
 pub mod topics;
 
