@@ -21,6 +21,7 @@ mod dtrack_policies;
 mod dtrack_portfolio;
 mod message_edits;
 mod messages;
+mod narrow_with;
 mod read_state;
 mod realtime;
 mod security_chat;

@@ -224,7 +224,74 @@ fn knows_channel(c: &Connection, viewer: &User, ch: &crate::model::Channel) -> R
 
 /// Translates terms into a condition (without the access condition). `host` is the realm's,
 /// for placeholder emails.
+/// Operators that say where a message is; a `with` term replaces them.
+const LOCATION_OPERATORS: [&str; 10] = [
+    "channel",
+    "stream",
+    "topic",
+    "subject",
+    "dm",
+    "pm-with",
+    "pm_with",
+    "group-pm-with",
+    "group_pm_with",
+    "with",
+];
+
+/// Resolves a `with:<message id>` term as upstream: when the viewer can read that message,
+/// the narrow's location terms become the message's current channel and topic (or its direct
+/// conversation), so links to a message keep working after it moves. Otherwise the `with`
+/// term is dropped and the rest of the narrow stands.
+fn resolve_with(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Option<Vec<Term>>> {
+    let Some(with) = terms.iter().find(|t| t.operator == "with" && !t.negated) else {
+        return Ok(None);
+    };
+    let id = match &with.operand {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+    .ok_or_else(|| bad_narrow("invalid message ID".into()))?;
+    let found = match super::readable(c, viewer, crate::ids::MessageId(id)) {
+        Ok(r) => Some(r.message),
+        Err(e) if e.kind == crate::error::ErrorKind::BadRequest => None,
+        Err(e) => return Err(e),
+    };
+    let mut out: Vec<Term> = terms
+        .iter()
+        .filter(|t| match &found {
+            Some(_) => !LOCATION_OPERATORS.contains(&t.operator.as_str()),
+            None => t.operator != "with",
+        })
+        .cloned()
+        .collect();
+    if let Some(m) = found {
+        let term = |operator: &str, operand: Value| Term {
+            operator: operator.to_string(),
+            operand,
+            negated: false,
+        };
+        match (m.channel_id, m.conversation_id) {
+            (Some(ch), _) => {
+                out.push(term("channel", Value::from(ch.0)));
+                out.push(term("topic", Value::from(m.topic)));
+            }
+            (None, Some(conv)) => {
+                let members: Vec<i64> = messages_db::conversation_members(c, conv)?
+                    .into_iter()
+                    .map(|u| u.0)
+                    .collect();
+                out.push(term("dm", Value::from(members)));
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(Some(out))
+}
+
 pub fn terms_sql(c: &Connection, viewer: &User, host: &str, terms: &[Term]) -> Result<Sql> {
+    let resolved = resolve_with(c, viewer, terms)?;
+    let terms = resolved.as_deref().unwrap_or(terms);
     let mut sql = Sql::default();
     let mut parts: Vec<String> = Vec::new();
     let u = viewer.id.0;
