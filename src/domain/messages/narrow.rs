@@ -29,12 +29,21 @@ fn bad_narrow(desc: String) -> Error {
     )
 }
 
+/// Most terms one narrow may have.
+pub const MAX_TERMS: usize = 100;
+
 /// Parses a narrow: a list of `[operator, operand]` pairs or
 /// `{"operator", "operand", "negated"?}` objects.
 pub fn parse(v: &Value) -> Result<Vec<Term>> {
     let Value::Array(items) = v else {
         return Err(Error::bad_request("narrow is not a list"));
     };
+    // Clients send a handful; every term costs SQL and, on an event queue, work per event.
+    if items.len() > MAX_TERMS {
+        return Err(Error::bad_request(format!(
+            "narrow has too many terms (at most {MAX_TERMS})"
+        )));
+    }
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let bad = || Error::bad_request(format!("Invalid narrow[{i}]"));
@@ -513,6 +522,17 @@ pub fn search_tokens(q: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn too_many_terms_are_refused() {
+        let ok = Value::Array(vec![json!(["search", "x"]); MAX_TERMS]);
+        assert_eq!(parse(&ok).unwrap().len(), MAX_TERMS);
+        let over = Value::Array(vec![json!(["search", "x"]); MAX_TERMS + 1]);
+        assert_eq!(
+            parse(&over).unwrap_err().msg,
+            "narrow has too many terms (at most 100)"
+        );
+    }
 
     #[test]
     fn parses_both_forms_and_rejects_unknown_operators() {
