@@ -276,6 +276,17 @@ CREATE TABLE alert_words (
     PRIMARY KEY (user_id, word)
 ) WITHOUT ROWID;
 
+-- Submessages: data attached to a message by its readers (widget state: the poll or to-do
+-- list a `/poll` or `/todo` message starts, then votes and tasks). Gone with the message.
+CREATE TABLE submessages (
+    id         INTEGER PRIMARY KEY,
+    message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    sender_id  INTEGER NOT NULL REFERENCES users (id),
+    msg_type   TEXT NOT NULL,
+    content    TEXT NOT NULL
+);
+CREATE INDEX submessages_message ON submessages (message_id, id);
+
 -- The Dependency-Track tables live in src/db/dtrack.sql, applied right after this file.
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;

@@ -22,7 +22,7 @@ pub const SCHEMA_SQL: &str = include_str!("../../schema.sql");
 pub const DTRACK_SQL: &str = include_str!("dtrack.sql");
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`].
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -113,6 +113,16 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
                  PRIMARY KEY (user_id, name)
              ) WITHOUT ROWID;",
         )?),
+        3 => Ok(tx.execute_batch(
+            "CREATE TABLE submessages (
+                 id         INTEGER PRIMARY KEY,
+                 message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+                 sender_id  INTEGER NOT NULL REFERENCES users (id),
+                 msg_type   TEXT NOT NULL,
+                 content    TEXT NOT NULL
+             );
+             CREATE INDEX submessages_message ON submessages (message_id, id);",
+        )?),
         _ => Err(Error::internal(format!(
             "no upgrade is known from schema version {from}"
         ))),
@@ -141,16 +151,19 @@ mod tests {
     }
 
     #[test]
-    fn version_1_database_gains_the_dtrack_and_settings_tables() {
+    fn version_1_database_gains_the_dtrack_settings_and_submessage_tables() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db.sqlite");
         {
             let c = Connection::open(&path).unwrap();
-            // Version 1 had neither the dtrack tables nor `user_settings`.
+            // Version 1 had neither the dtrack tables nor `user_settings` nor `submessages`.
             let start = SCHEMA_SQL.find("CREATE TABLE user_settings").unwrap();
             let end = start + SCHEMA_SQL[start..].find("WITHOUT ROWID;").unwrap() + 14;
-            let v1 = format!("{}{}", &SCHEMA_SQL[..start], &SCHEMA_SQL[end..])
-                .replace("PRAGMA user_version = 3;", "PRAGMA user_version = 1;");
+            let v1 = format!("{}{}", &SCHEMA_SQL[..start], &SCHEMA_SQL[end..]);
+            let start = v1.find("CREATE TABLE submessages").unwrap();
+            let end = v1.find("-- The Dependency-Track tables").unwrap();
+            let v1 = format!("{}{}", &v1[..start], &v1[end..])
+                .replace("PRAGMA user_version = 4;", "PRAGMA user_version = 1;");
             c.execute_batch(&v1).unwrap();
         }
         let conn = open_writer(&path, Synchronous::Normal).unwrap();
@@ -174,6 +187,14 @@ mod tests {
             )
             .unwrap();
         assert_eq!(settings, 1);
+        let submessages: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name IN ('submessages', 'submessages_message')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(submessages, 2);
     }
 
     #[test]

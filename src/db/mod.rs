@@ -24,6 +24,7 @@ pub mod migrate;
 pub mod profile_fields;
 pub mod read_receipts;
 pub mod settings;
+pub mod submessages;
 pub mod topics;
 pub mod unreads;
 pub mod users;

@@ -89,6 +89,14 @@ pub enum Event {
         message_ids: Vec<MessageId>,
         all: bool,
     },
+    /// A submessage (widget data) was attached to a message.
+    SubmessageAdded {
+        message_id: MessageId,
+        submessage_id: i64,
+        sender_id: UserId,
+        msg_type: String,
+        content: String,
+    },
     ReactionChanged {
         message_id: MessageId,
         user_id: UserId,

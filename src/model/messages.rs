@@ -63,6 +63,17 @@ pub struct Reaction {
     pub reaction_type: String,
 }
 
+/// Data a reader attached to a message (widget state: a poll, a to-do list, votes, tasks).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Submessage {
+    pub id: i64,
+    pub message_id: MessageId,
+    pub sender_id: UserId,
+    pub msg_type: String,
+    /// JSON text, as the client sent it.
+    pub content: String,
+}
+
 /// One entry of a message's edit history (content edits, topic and channel moves).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MessageEdit {

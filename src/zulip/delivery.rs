@@ -88,6 +88,26 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             topic,
             dm_members,
         } => deliver_delete(state, seq, message_ids, *channel_id, topic, dm_members).await,
+        Event::SubmessageAdded {
+            message_id,
+            submessage_id,
+            sender_id,
+            msg_type,
+            content,
+        } => {
+            let mid = *message_id;
+            let recipients = state.db.read(move |c| message_audience(c, mid)).await?;
+            let body = json!({
+                "type": "submessage",
+                "msg_type": msg_type,
+                "message_id": message_id.0,
+                "submessage_id": submessage_id,
+                "sender_id": sender_id.0,
+                "content": content,
+            });
+            push_to_users(state, seq, Some(&recipients), "submessage", &body);
+            Ok(())
+        }
         Event::ReactionChanged {
             message_id,
             user_id,
@@ -498,10 +518,12 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
         }
         bundle.conversations.insert(conv, members);
     }
+    let submessages = crate::db::submessages::of_messages(c, &[m.id])?;
     bundle.messages.push(Viewed {
         message: m,
         flags: Vec::new(),
         reactions: Vec::new(),
+        submessages,
         edits: Vec::new(),
         match_content: None,
         match_subject: None,

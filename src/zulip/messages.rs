@@ -345,6 +345,15 @@ pub async fn update_flags_in_narrow(
     Ok(s)
 }
 
+/// # `POST /api/v1/submessage`
+pub async fn add_submessage(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    let id = p.required_int("message_id")?;
+    let msg_type = p.required_str("msg_type")?;
+    let content = p.required_str("content")?;
+    crate::domain::messages::widgets::add(state, caller, MessageId(id), msg_type, content).await?;
+    Ok(Success::new())
+}
+
 /// # `GET /api/v1/messages/{message_id}/read_receipts`
 pub async fn get_read_receipts(state: &AppState, caller: &User, id: i64) -> Result<Success> {
     let user_ids = crate::domain::messages::receipts::readers(state, caller, MessageId(id)).await?;

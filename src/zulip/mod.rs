@@ -69,6 +69,7 @@ pub enum Endpoint {
     GetMessage(i64),
     UpdateMessageFlags,
     UpdateMessageFlagsInNarrow,
+    AddSubmessage,
     GetReadReceipts(i64),
     MarkAllAsRead,
     MarkStreamAsRead,
@@ -199,6 +200,7 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["messages"] => vec![("GET", E::GetMessages), ("POST", E::SendMessage)],
         ["messages", "flags"] => vec![("POST", E::UpdateMessageFlags)],
         ["messages", "flags", "narrow"] => vec![("POST", E::UpdateMessageFlagsInNarrow)],
+        ["submessage"] => vec![("POST", E::AddSubmessage)],
         ["messages", id, "read_receipts"] => match path_id(id) {
             Some(id) => vec![("GET", E::GetReadReceipts(id))],
             None => return Err(NoRoute::NotFound),
@@ -441,6 +443,7 @@ impl ChatApi {
                 messages::update_flags_in_narrow(state, me()?, p).await
             }
             Endpoint::GetReadReceipts(id) => messages::get_read_receipts(state, me()?, id).await,
+            Endpoint::AddSubmessage => messages::add_submessage(state, me()?, p).await,
             Endpoint::MarkAllAsRead => messages::mark_all_as_read(state, me()?).await,
             Endpoint::MarkStreamAsRead => messages::mark_stream_as_read(state, me()?, p).await,
             Endpoint::MarkTopicAsRead => messages::mark_topic_as_read(state, me()?, p).await,

@@ -31,3 +31,4 @@ mod security_http;
 mod server_info;
 mod settings;
 mod users;
+mod widgets;

@@ -12,7 +12,7 @@ use crate::db::message_narrows::{self as narrows_db, ViewedRow};
 use crate::db::{channels as channels_db, messages as db, users as users_db};
 use crate::error::{Error, Result};
 use crate::ids::{ChannelId, MessageId, UserId};
-use crate::model::{Message, MessageEdit, Reaction, User, flags as bits, wildcard};
+use crate::model::{Message, MessageEdit, Reaction, Submessage, User, flags as bits, wildcard};
 
 use super::narrow::{self, Term};
 
@@ -52,6 +52,8 @@ pub struct Viewed {
     pub flags: Vec<&'static str>,
     pub reactions: Vec<Reaction>,
     pub edits: Vec<MessageEdit>,
+    /// Widget data attached to the message, oldest first.
+    pub submessages: Vec<Submessage>,
     /// Search highlighting, for search narrows.
     pub match_content: Option<String>,
     pub match_subject: Option<String>,
@@ -157,6 +159,10 @@ fn bundle(
     for r in db::reactions_for(c, &ids)? {
         reactions.entry(r.message_id.0).or_default().push(r);
     }
+    let mut submessages: HashMap<i64, Vec<Submessage>> = HashMap::new();
+    for s in crate::db::submessages::of_messages(c, &ids)? {
+        submessages.entry(s.message_id.0).or_default().push(s);
+    }
     let mut b = Bundle::default();
     let mut want_users: Vec<UserId> = Vec::new();
     for row in rows {
@@ -197,6 +203,7 @@ fn bundle(
         b.messages.push(Viewed {
             flags: flag_names(row.stored, row.received, row.read, m.wildcard, participant),
             reactions: reactions.remove(&m.id.0).unwrap_or_default(),
+            submessages: submessages.remove(&m.id.0).unwrap_or_default(),
             edits,
             match_content,
             match_subject,

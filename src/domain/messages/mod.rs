@@ -10,6 +10,7 @@ pub mod reactions;
 pub mod receipts;
 pub mod send;
 pub mod topics;
+pub mod widgets;
 
 use rusqlite::Connection;
 

@@ -393,6 +393,11 @@ pub async fn send(state: &AppState, sender: &User, new: NewMessage) -> Result<Se
                 ));
             }
             let id = db::insert(tx, &prepared.message)?;
+            // `/poll` and `/todo` messages start their widget in the same commit, so the
+            // message event already carries it.
+            if let Some(widget) = super::widgets::widget_for(&prepared.message.content) {
+                crate::db::submessages::insert(tx, id, sender_id, "widget", &widget.to_string())?;
+            }
             for (u, b) in &prepared.flag_rows {
                 db::change_flags(tx, *u, id, *b, 0)?;
             }

@@ -67,7 +67,23 @@ pub fn message(viewer: &Viewer<'_>, v: &Viewed, b: &Bundle, opts: &MessageOption
     out.insert("client".into(), json!(m.client));
     out.insert("is_me_message".into(), json!(m.is_me_message));
     out.insert("topic_links".into(), json!([]));
-    out.insert("submessages".into(), json!([]));
+    out.insert(
+        "submessages".into(),
+        Value::Array(
+            v.submessages
+                .iter()
+                .map(|s| {
+                    json!({
+                        "id": s.id,
+                        "message_id": s.message_id.0,
+                        "sender_id": s.sender_id.0,
+                        "msg_type": s.msg_type,
+                        "content": s.content,
+                    })
+                })
+                .collect(),
+        ),
+    );
     out.insert(
         "reactions".into(),
         Value::Array(
