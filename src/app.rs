@@ -39,6 +39,8 @@ pub struct AppState {
     pub stopping: tokio::sync::watch::Sender<bool>,
     /// Dependency-Track signing key, system UUID and caches.
     pub dtrack: crate::domain::dtrack::state::DtState,
+    /// Request rate limits per user, principal and address (`[limits]`).
+    pub rates: crate::http::rate_limit::Rates,
 }
 
 impl AppState {
@@ -76,7 +78,9 @@ impl AppState {
                 ),
         );
         let dtrack = crate::domain::dtrack::state::DtState::open(&config.data_dir)?;
+        let rates = crate::http::rate_limit::Rates::new(&config.limits);
         Ok(AppState {
+            rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
             stopping: tokio::sync::watch::channel(false).0,
@@ -283,6 +287,7 @@ async fn sweep_queues(state: Arc<AppState>) {
                 if n > 0 {
                     tracing::debug!(collected = n, "swept idle event queues");
                 }
+                state.rates.prune(std::time::Instant::now());
             }
             _ = stopping.wait_for(|s| *s) => return,
         }

@@ -148,6 +148,14 @@ pub struct LimitsConfig {
     /// Most uploads (bodies over `max_body_bytes`) read and handled at once; further ones get
     /// 503, so large bodies held in memory stay bounded.
     pub max_concurrent_uploads: usize,
+    /// Requests per minute of one authenticated user or API principal; 0 turns it off.
+    pub user_requests_per_minute: u32,
+    /// Unauthenticated requests per minute from one address; 0 turns it off.
+    pub ip_requests_per_minute: u32,
+    /// Bots are not rate limited.
+    pub rate_limit_exempt_bots: bool,
+    /// Client addresses that are not rate limited.
+    pub rate_limit_exempt_addresses: Vec<std::net::IpAddr>,
     /// Event queues one user may hold; registering one more evicts that user's stalest queue.
     pub max_queues_per_user: usize,
     /// Long-polls one user may have waiting at once; one more is refused.
@@ -205,6 +213,10 @@ impl Default for Config {
                 body_timeout: std::time::Duration::from_secs(60),
                 max_connections: 16_384,
                 max_concurrent_uploads: 4,
+                user_requests_per_minute: 200,
+                ip_requests_per_minute: 100,
+                rate_limit_exempt_bots: false,
+                rate_limit_exempt_addresses: Vec::new(),
                 max_queues_per_user: 50,
                 max_parked_polls_per_user: 20,
                 max_flag_message_ids: 5000,
@@ -398,6 +410,10 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
             "body_timeout_secs",
             "max_connections",
             "max_concurrent_uploads",
+            "user_requests_per_minute",
+            "ip_requests_per_minute",
+            "rate_limit_exempt_bots",
+            "rate_limit_exempt_addresses",
             "max_queues_per_user",
             "max_parked_polls_per_user",
             "max_flag_message_ids",
@@ -438,6 +454,12 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         if let Some(n) = bounded("max_concurrent_uploads", 1, 1024) {
             l.max_concurrent_uploads = n as usize;
         }
+        if let Some(n) = bounded("user_requests_per_minute", 0, 1_000_000) {
+            l.user_requests_per_minute = n as u32;
+        }
+        if let Some(n) = bounded("ip_requests_per_minute", 0, 1_000_000) {
+            l.ip_requests_per_minute = n as u32;
+        }
         if let Some(n) = bounded("max_queues_per_user", 1, 10_000) {
             l.max_queues_per_user = n as usize;
         }
@@ -446,6 +468,12 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         }
         if let Some(n) = bounded("max_flag_message_ids", 1, 100_000) {
             l.max_flag_message_ids = n as usize;
+        }
+        if let Some(b) = w.boolean(limits, "limits", "rate_limit_exempt_bots") {
+            cfg.limits.rate_limit_exempt_bots = b;
+        }
+        if let Some(list) = w.address_list(limits, "limits", "rate_limit_exempt_addresses") {
+            cfg.limits.rate_limit_exempt_addresses = list;
         }
     }
     if let Some(ev) = w.table(root, "events") {
@@ -575,6 +603,19 @@ impl Config {
         let _ = writeln!(s, "body_timeout_secs = {}", l.body_timeout.as_secs());
         let _ = writeln!(s, "max_connections = {}", l.max_connections);
         let _ = writeln!(s, "max_concurrent_uploads = {}", l.max_concurrent_uploads);
+        let _ = writeln!(
+            s,
+            "user_requests_per_minute = {}",
+            l.user_requests_per_minute
+        );
+        let _ = writeln!(s, "ip_requests_per_minute = {}", l.ip_requests_per_minute);
+        let _ = writeln!(s, "rate_limit_exempt_bots = {}", l.rate_limit_exempt_bots);
+        let exempt: Vec<String> = l
+            .rate_limit_exempt_addresses
+            .iter()
+            .map(|a| quote(&a.to_string()))
+            .collect();
+        let _ = writeln!(s, "rate_limit_exempt_addresses = [{}]", exempt.join(", "));
         let _ = writeln!(s, "max_queues_per_user = {}", l.max_queues_per_user);
         let _ = writeln!(
             s,
@@ -726,6 +767,36 @@ impl<'a> Walker<'a> {
             }
             Some(_) => {
                 self.type_problem(table, section, key, "an integer");
+                None
+            }
+        }
+    }
+
+    /// A list of IP addresses (`["127.0.0.1", "::1"]`).
+    fn address_list(
+        &mut self,
+        table: &Table<'_>,
+        section: &str,
+        key: &str,
+    ) -> Option<Vec<std::net::IpAddr>> {
+        let want = "a list of IP addresses such as [\"203.0.113.7\"]";
+        match self.value(table, key).map(|v| v.get_ref()) {
+            None => None,
+            Some(DeValue::Array(items)) => {
+                let parsed: Option<Vec<std::net::IpAddr>> = items
+                    .iter()
+                    .map(|v| match v.get_ref() {
+                        DeValue::String(s) => s.trim().parse().ok(),
+                        _ => None,
+                    })
+                    .collect();
+                if parsed.is_none() {
+                    self.type_problem(table, section, key, want);
+                }
+                parsed
+            }
+            Some(_) => {
+                self.type_problem(table, section, key, want);
                 None
             }
         }

@@ -20,16 +20,19 @@ pub mod svg;
 pub mod wire;
 
 use std::borrow::Cow;
+use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Instant;
 
 use hyper::header::HeaderValue;
 use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
 use crate::app::AppState;
-use crate::domain::dtrack::model::Principal;
+use crate::domain::dtrack::model::{Principal, PrincipalKind};
 use crate::domain::dtrack::permissions::Permission;
 use crate::error::{Error, ErrorKind};
+use crate::http::rate_limit::{self, RateKey, RateState, Verdict};
 use crate::http::server::{Admission, Api, BoxFuture};
 use crate::http::{self, Request, Response};
 
@@ -363,6 +366,7 @@ pub struct DtrackApi {
 pub struct DtTicket {
     endpoint: Endpoint,
     who: Option<Arc<Principal>>,
+    rate: Option<RateState>,
 }
 
 /// Largest body of an unauthenticated request (the login forms).
@@ -373,8 +377,50 @@ impl DtrackApi {
         DtrackApi { state }
     }
 
-    /// Route, credentials, permission and media type, from the head alone.
-    async fn admit_head(&self, head: &Parts) -> Result<Admission<DtTicket>, Response> {
+    /// Counts the request against its rate limit: the principal's, or for the login forms the
+    /// client address's. Badges are not counted: README renderers fetch them through a few
+    /// shared proxies, and they are answered from a cache.
+    fn rate_check(
+        &self,
+        endpoint: &Endpoint,
+        who: Option<&Principal>,
+        peer: IpAddr,
+    ) -> Result<Option<RateState>, Box<Response>> {
+        let rates = &self.state.rates;
+        if matches!(endpoint.access(), Access::Badge) || rates.exempt(peer) {
+            return Ok(None);
+        }
+        let key = |p: &Principal| match &p.kind {
+            PrincipalKind::ApiKey { id } => RateKey::Principal(format!("key:{}", id.0)),
+            PrincipalKind::User { username, .. } => RateKey::Principal(format!("user:{username}")),
+        };
+        let verdict = match who {
+            Some(p) => rates.users.check(key(p), Instant::now()),
+            None => rates.addrs.check(RateKey::Addr(peer), Instant::now()),
+        };
+        match verdict {
+            None => Ok(None),
+            Some(Verdict::Allowed(s)) => Ok(Some(s)),
+            Some(Verdict::Limited { state, retry_after }) => {
+                let mut res = respond::respond(
+                    &Error::new(
+                        ErrorKind::RateLimited { retry_after },
+                        "Too many requests; try again later",
+                    ),
+                    "text/plain",
+                );
+                rate_limit::add_headers(&mut res, &state);
+                Err(Box::new(res))
+            }
+        }
+    }
+
+    /// Route, credentials, permission, media type and rate limit, from the head alone.
+    async fn admit_head(
+        &self,
+        head: &Parts,
+        peer: IpAddr,
+    ) -> Result<Admission<DtTicket>, Response> {
         let Some(segs) = api_segments(head.uri.path()) else {
             return Err(http::empty(StatusCode::NOT_FOUND));
         };
@@ -421,6 +467,9 @@ impl DtrackApi {
                 return Err(http::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE));
             }
         }
+        let rate = self
+            .rate_check(&endpoint, who.as_deref(), peer)
+            .map_err(|r| *r)?;
         let limits = &self.state.config.limits;
         let upload = matches!(endpoint, Endpoint::PutBom | Endpoint::PostBom);
         let body_limit = match (&endpoint, endpoint.access()) {
@@ -429,20 +478,32 @@ impl DtrackApi {
             _ => limits.max_body_bytes,
         };
         Ok(Admission {
-            ticket: DtTicket { endpoint, who },
+            ticket: DtTicket {
+                endpoint,
+                who,
+                rate,
+            },
             body_limit,
             upload,
         })
     }
 
     async fn dispatch(&self, ticket: DtTicket, req: Request) -> Response {
-        let DtTicket { endpoint, who } = ticket;
+        let DtTicket {
+            endpoint,
+            who,
+            rate,
+        } = ticket;
         let produces = endpoint.produces();
         let query = Query::parse(req.query());
-        match self.call(endpoint, who.as_deref(), &query, &req).await {
+        let mut res = match self.call(endpoint, who.as_deref(), &query, &req).await {
             Ok(res) => res,
             Err(f) => fail_response(&f, produces),
+        };
+        if let Some(s) = &rate {
+            rate_limit::add_headers(&mut res, s);
         }
+        res
     }
 
     async fn call(
@@ -523,9 +584,9 @@ impl Api for DtrackApi {
     async fn admit(
         &self,
         head: &Parts,
-        _peer: std::net::SocketAddr,
+        peer: std::net::SocketAddr,
     ) -> Result<Admission<DtTicket>, Response> {
-        self.admit_head(head).await.map_err(|mut res| {
+        self.admit_head(head, peer.ip()).await.map_err(|mut res| {
             decorate(&mut res);
             res
         })

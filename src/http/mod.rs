@@ -3,6 +3,7 @@
 
 pub mod limits;
 pub mod multipart;
+pub mod rate_limit;
 pub mod server;
 
 use std::net::SocketAddr;

@@ -18,7 +18,9 @@ pub mod topics;
 pub mod users;
 pub mod wire;
 
+use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Instant;
 
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::http::request::Parts;
@@ -26,6 +28,7 @@ use hyper::{Method, StatusCode};
 
 use crate::app::AppState;
 use crate::error::{Error, ErrorKind, Result};
+use crate::http::rate_limit::{self, RateKey, RateState, Verdict};
 use crate::http::server::{Admission, Api, BoxFuture, LARGE_BODY};
 use crate::http::{self, Request, Response};
 use crate::model::User;
@@ -296,10 +299,12 @@ pub struct ChatApi {
     state: Arc<AppState>,
 }
 
-/// What admission decided for a chat request: its endpoint and its authenticated caller.
+/// What admission decided for a chat request: its endpoint, its authenticated caller and
+/// where it stands against its rate limit (sent back as headers).
 pub struct ChatTicket {
     endpoint: Endpoint,
     caller: Option<Arc<User>>,
+    rate: Option<RateState>,
 }
 
 /// Largest body of an unauthenticated request (`fetch_api_key` and friends): a login form.
@@ -310,8 +315,44 @@ impl ChatApi {
         ChatApi { state }
     }
 
-    /// Route and credentials, from the head alone.
-    async fn admit_head(&self, head: &Parts) -> Result<Admission<ChatTicket>, Response> {
+    /// Counts the request against its rate limit: the caller's, or for unauthenticated
+    /// requests the client address's. Long-polls are not counted (a waiting client must be
+    /// able to come back at once), nor bots when exempt, nor exempt addresses.
+    fn rate_check(
+        &self,
+        endpoint: &Endpoint,
+        caller: Option<&User>,
+        peer: IpAddr,
+    ) -> Result<Option<RateState>, Box<Response>> {
+        let rates = &self.state.rates;
+        if matches!(endpoint, Endpoint::GetEvents | Endpoint::DeleteQueue) || rates.exempt(peer) {
+            return Ok(None);
+        }
+        let verdict = match caller {
+            Some(u) if u.is_bot && rates.exempt_bots => None,
+            Some(u) => rates.users.check(RateKey::User(u.id.0), Instant::now()),
+            None => rates.addrs.check(RateKey::Addr(peer), Instant::now()),
+        };
+        match verdict {
+            None => Ok(None),
+            Some(Verdict::Allowed(s)) => Ok(Some(s)),
+            Some(Verdict::Limited { state, retry_after }) => {
+                let mut res = error_response(&Error::new(
+                    ErrorKind::RateLimited { retry_after },
+                    "API usage exceeded rate limit",
+                ));
+                rate_limit::add_headers(&mut res, &state);
+                Err(Box::new(res))
+            }
+        }
+    }
+
+    /// Route, credentials and rate limit, from the head alone.
+    async fn admit_head(
+        &self,
+        head: &Parts,
+        peer: IpAddr,
+    ) -> Result<Admission<ChatTicket>, Response> {
         let path = head.uri.path();
         let Some(segs) = api_segments(path) else {
             return Err(error_response(&Error::not_found(format!(
@@ -349,15 +390,33 @@ impl ChatApi {
         } else {
             (None, limits.max_body_bytes.min(UNAUTHENTICATED_BODY))
         };
+        let rate = self
+            .rate_check(&endpoint, caller.as_deref(), peer)
+            .map_err(|r| *r)?;
         Ok(Admission {
-            ticket: ChatTicket { endpoint, caller },
+            ticket: ChatTicket {
+                endpoint,
+                caller,
+                rate,
+            },
             body_limit,
             upload: false,
         })
     }
 
     async fn dispatch(&self, ticket: ChatTicket, req: Request) -> Response {
-        let ChatTicket { endpoint, caller } = ticket;
+        let rate = ticket.rate;
+        let mut res = self.answer(ticket, req).await;
+        if let Some(s) = &rate {
+            rate_limit::add_headers(&mut res, s);
+        }
+        res
+    }
+
+    async fn answer(&self, ticket: ChatTicket, req: Request) -> Response {
+        let ChatTicket {
+            endpoint, caller, ..
+        } = ticket;
         let max_params = self.state.config.limits.max_params;
         let parsed = if req.body.len() > LARGE_BODY {
             // Large form bodies are decoded on the CPU threads, not on an async worker.
@@ -478,9 +537,9 @@ impl Api for ChatApi {
     async fn admit(
         &self,
         head: &Parts,
-        _peer: std::net::SocketAddr,
+        peer: std::net::SocketAddr,
     ) -> Result<Admission<ChatTicket>, Response> {
-        self.admit_head(head).await
+        self.admit_head(head, peer.ip()).await
     }
 
     fn handle(self: Arc<Self>, ticket: ChatTicket, req: Request) -> BoxFuture<Response> {

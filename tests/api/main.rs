@@ -22,6 +22,7 @@ mod dtrack_portfolio;
 mod message_edits;
 mod messages;
 mod narrow_with;
+mod rate_limits;
 mod read_state;
 mod realtime;
 mod security_chat;

@@ -109,6 +109,9 @@ impl TestServer {
         cfg.deptrack.listen = "127.0.0.1:0".parse().unwrap();
         cfg.chat.external_url = "http://outpost.test".into();
         cfg.database.synchronous = outpost::config::Synchronous::Normal;
+        // Tests send far more than a person would; the limits have their own tests.
+        cfg.limits.user_requests_per_minute = 0;
+        cfg.limits.ip_requests_per_minute = 0;
         adjust(&mut cfg);
         let (stop, stopped) = oneshot::channel::<()>();
         let server = app::start(cfg, async {

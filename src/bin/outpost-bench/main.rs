@@ -295,6 +295,9 @@ fn main() {
                 Synchronous::Full
             };
             cfg.log.level = "warn".into();
+            // A load generator is one client sending as fast as it can.
+            cfg.limits.user_requests_per_minute = 0;
+            cfg.limits.ip_requests_per_minute = 0;
             let dtrack = args.scenario.starts_with("dt-");
             if dtrack {
                 cfg.deptrack.enabled = true;

@@ -80,11 +80,12 @@ fn start_server(normal_sync: bool, floor: bool) -> (ServerProcess, (String, i64)
     let cfg = dir.join("outpost.toml");
     let sync = if normal_sync { "normal" } else { "full" };
     // Every poll belongs to one watcher, so the per-user caps on queues and waiting polls are
-    // raised to the scenario's largest size.
+    // raised to the scenario's largest size; the sender sends faster than a person, so the
+    // rate limits are off.
     std::fs::write(
         &cfg,
         format!(
-            "data_dir = {:?}\n[chat]\nlisten = \"127.0.0.1:{port}\"\n[database]\nsynchronous = \"{sync}\"\n[events]\nheartbeat_secs = 600\nheartbeat_jitter_secs = 0\n[limits]\nmax_queues_per_user = 10000\nmax_parked_polls_per_user = 10000\n[log]\nlevel = \"warn\"\n",
+            "data_dir = {:?}\n[chat]\nlisten = \"127.0.0.1:{port}\"\n[database]\nsynchronous = \"{sync}\"\n[events]\nheartbeat_secs = 600\nheartbeat_jitter_secs = 0\n[limits]\nmax_queues_per_user = 10000\nmax_parked_polls_per_user = 10000\nuser_requests_per_minute = 0\nip_requests_per_minute = 0\n[log]\nlevel = \"warn\"\n",
             dir.join("data").display().to_string()
         ),
     )
