@@ -209,7 +209,7 @@ impl Default for Config {
                 max_body_bytes: 1024 * 1024,
                 max_upload_bytes: 25 * 1024 * 1024,
                 max_params: 1000,
-                header_timeout: std::time::Duration::from_secs(15),
+                header_timeout: std::time::Duration::from_secs(30),
                 body_timeout: std::time::Duration::from_secs(60),
                 max_connections: 16_384,
                 max_concurrent_uploads: 4,
