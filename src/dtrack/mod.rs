@@ -176,6 +176,7 @@ impl Endpoint {
             | E::CreateComponent(_)
             | E::UpdateComponent
             | E::CreateVulnerability
+            | E::AddMapping
             | E::UpdateAnalysis
             | E::CreatePolicy
             | E::UpdatePolicy
