@@ -11,6 +11,7 @@
 
 pub mod alert_words;
 pub mod channels;
+pub mod digest;
 pub mod dtrack_bom;
 pub mod dtrack_findings;
 pub mod dtrack_identity;

@@ -89,6 +89,11 @@ pub fn check_name(raw: &str) -> Result<String> {
 }
 
 pub fn check_description(d: &str) -> Result<String> {
+    if d.contains('\0') {
+        return Err(Error::bad_request(
+            "description must not contain null bytes",
+        ));
+    }
     if d.chars().count() > MAX_DESCRIPTION_LENGTH {
         return Err(Error::bad_request(format!(
             "description is too long (limit: {MAX_DESCRIPTION_LENGTH} characters)"
@@ -488,24 +493,29 @@ pub async fn unsubscribe(
         .db
         .write(move |tx| {
             let targets = resolve_principals(tx, &actor, &host, principals)?;
+            // Every named channel must exist (for the actor) before anything changes; the
+            // unknown ones are listed together, in request order.
+            let mut found = Vec::with_capacity(names.len());
+            let mut missing: Vec<&str> = Vec::new();
+            for name in &names {
+                let known = match db::by_name(tx, name.trim())? {
+                    Some(ch) => Some(access(tx, &actor, ch)?).filter(|a| a.metadata),
+                    None => None,
+                };
+                match known {
+                    Some(a) => found.push(a),
+                    None => missing.push(name.trim()),
+                }
+            }
+            if !missing.is_empty() {
+                return Err(Error::bad_request(format!(
+                    "Channel(s) ({}) do not exist",
+                    missing.join(", ")
+                )));
+            }
             let mut removed = Vec::new();
             let mut not_removed = Vec::new();
-            for name in names {
-                let Some(ch) = db::by_name(tx, name.trim())? else {
-                    return Err(Error::coded(
-                        "STREAM_DOES_NOT_EXIST",
-                        format!("Channel '{}' does not exist", name.trim()),
-                        vec![("stream", Value::from(name.trim()))],
-                    ));
-                };
-                let a = access(tx, &actor, ch)?;
-                if !a.metadata {
-                    return Err(Error::coded(
-                        "STREAM_DOES_NOT_EXIST",
-                        format!("Channel '{}' does not exist", name.trim()),
-                        vec![("stream", Value::from(name.trim()))],
-                    ));
-                }
+            for a in found {
                 if targets.iter().any(|u| *u != actor.id) {
                     let may = a.administer
                         || groups::holds(

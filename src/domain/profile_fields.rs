@@ -61,6 +61,13 @@ pub async fn create(state: &AppState, actor: &User, new: NewField) -> Result<Pro
             "name is too long (limit: {MAX_NAME_LENGTH} characters)"
         )));
     }
+    for (field, value) in [("name", &name), ("hint", &hint)] {
+        if value.contains('\0') {
+            return Err(Error::bad_request(format!(
+                "{field} must not contain null bytes"
+            )));
+        }
+    }
     if hint.chars().count() > MAX_HINT_LENGTH {
         return Err(Error::bad_request(format!(
             "hint is too long (limit: {MAX_HINT_LENGTH} characters)"

@@ -592,6 +592,11 @@ pub async fn update_status(state: &AppState, user: &User, up: StatusUpdate) -> R
             "status_text is too long (limit: {MAX_STATUS_TEXT_LENGTH} characters)"
         )));
     }
+    if text.as_ref().is_some_and(|t| t.contains('\0')) {
+        return Err(Error::bad_request(
+            "status_text must not contain null bytes",
+        ));
+    }
     if up.emoji_name.is_none() && (up.emoji_code.is_some() || up.reaction_type.is_some()) {
         return Err(Error::bad_request(
             "Client must pass emoji_name if they pass either emoji_code or reaction_type.",

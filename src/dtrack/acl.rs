@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::db::dtrack_portfolio::ProjectQuery;
 use crate::domain::dtrack::portfolio as domain;
+use crate::error::Error;
 use crate::http;
 
 use super::params::{Query, is_uuid, json_body, valid_uuids, violation};
@@ -20,7 +21,8 @@ use super::wire;
 /// # `PUT /api/v1/acl/mapping`
 ///
 /// `{"team","project"}`: 200 empty; 404 `The UUID of the team could not be found.` (for either);
-/// 409 `A mapping with the same team and project already exists.`
+/// 409 `A mapping with the same team and project already exists.`; 400 (plain text) for a
+/// `null` team or project, where upstream crashes.
 pub async fn add_mapping(state: &AppState, body: &[u8]) -> Out {
     let m: wire::AclMappingIn = json_body(body)?;
     for (field, v, msg) in [
@@ -41,8 +43,11 @@ pub async fn add_mapping(state: &AppState, body: &[u8]) -> Out {
             return Err(violation(msg, msg, field, Value::from(v.as_str())));
         }
     }
+    // Upstream crashes on a null UUID; a clear 400 instead.
     let (Some(team), Some(project)) = (m.team, m.project) else {
-        return Err(crate::error::Error::internal("null UUID in an ACL mapping").into());
+        return Err(
+            Error::bad_request("The team and the project of a mapping must not be null.").into(),
+        );
     };
     domain::add_mapping(state, &team, &project).await?;
     Ok(http::empty(StatusCode::OK))

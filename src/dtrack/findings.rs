@@ -13,7 +13,9 @@ use crate::domain::dtrack::model::{Principal, Vulnerability};
 use crate::error::Error;
 use crate::http;
 
-use super::params::{Query, check_name, is_uuid, json_body, printable, trimmed, valid_uuids};
+use super::params::{
+    Query, check_name, check_printable, is_uuid, json_body, printable, trimmed, valid_uuids,
+};
 use super::respond::{Fail, Out, Violation, json, json_list};
 use super::wire;
 
@@ -24,6 +26,13 @@ use super::wire;
 pub async fn create_vulnerability(state: &AppState, body: &[u8]) -> Out {
     let v: wire::VulnerabilityIn = json_body(body)?;
     let vuln_id = check_name(v.vuln_id.as_deref(), "vulnId")?;
+    check_printable(&[
+        ("source", v.source.as_deref()),
+        ("title", v.title.as_deref()),
+        ("description", v.description.as_deref()),
+        ("recommendation", v.recommendation.as_deref()),
+        ("cvssV3Vector", v.cvss_v3_vector.as_deref()),
+    ])?;
     let created = domain::create_vulnerability(
         state,
         Vulnerability {
@@ -83,12 +92,26 @@ pub async fn get_findings(state: &AppState, who: &Principal, uuid: &str, q: &Que
 
 /// # `GET /api/v1/analysis?project=&component=&vulnerability=`
 ///
-/// 400 `[{"input","message"}]` for malformed UUIDs; 404 for an unknown project, component
+/// 400 `[{"input","message"}]` for malformed UUIDs, plain-text 400 for a missing `component`
+/// or `vulnerability` (upstream crashes); 404 for an unknown project, component
 /// (also one outside the named project), vulnerability, or `No analysis exists.`; 403 when
 /// the ACL denies the component's project.
 pub async fn get_analysis(state: &AppState, who: &Principal, q: &Query) -> Out {
-    let (Some(component), Some(vuln)) = (q.get("component"), q.get("vulnerability")) else {
-        return Err(Error::internal("GET /analysis without component or vulnerability").into());
+    // Upstream crashes on a missing parameter; a clear 400 instead.
+    let (component, vuln) = match (q.get("component"), q.get("vulnerability")) {
+        (Some(c), Some(v)) => (c, v),
+        (None, Some(_)) => {
+            return Err(Error::bad_request("The component parameter is required.").into());
+        }
+        (Some(_), None) => {
+            return Err(Error::bad_request("The vulnerability parameter is required.").into());
+        }
+        (None, None) => {
+            return Err(Error::bad_request(
+                "The component and vulnerability parameters are required.",
+            )
+            .into());
+        }
     };
     let project = q.get("project");
     let mut bad = Vec::new();
@@ -126,7 +149,8 @@ fn pattern(field: &str, value: &Option<String>, ok: bool, msg: &str, out: &mut V
 /// # `PUT /api/v1/analysis`
 ///
 /// Creates or updates an analysis; absent enums reset to `NOT_SET`; appends the audit trail
-/// (`Analysis: OLD → NEW`, …) and the comment. 200 Analysis. 404 for a component outside
+/// (`Analysis: OLD → NEW`, …) and the comment. 200 Analysis; plain-text 400 without a
+/// `project` (upstream crashes). 404 for a component outside
 /// the named project, 403 when the ACL denies the component's project.
 pub async fn update_analysis(state: &AppState, who: &Principal, body: &[u8]) -> Out {
     let r: wire::AnalysisIn = json_body(body)?;
@@ -179,8 +203,9 @@ pub async fn update_analysis(state: &AppState, who: &Principal, body: &[u8]) -> 
     if !bad.is_empty() {
         return Err(Fail::Validation(bad));
     }
+    // Upstream crashes on a missing or null project; a clear 400 instead.
     let Some(project) = r.project else {
-        return Err(Error::internal("PUT /analysis without a project").into());
+        return Err(Error::bad_request("The project must not be null.").into());
     };
     let change = AnalysisChange {
         project: Some(project),

@@ -179,6 +179,7 @@ impl Endpoint {
             | E::CreateComponent(_)
             | E::UpdateComponent
             | E::CreateVulnerability
+            | E::AddMapping
             | E::UpdateAnalysis
             | E::CreatePolicy
             | E::UpdatePolicy
@@ -316,6 +317,66 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
     allowed.sort_unstable();
     Err(NoRoute::Method(allowed))
 }
+
+/// One request per endpoint, as (method, path after `/api/`), with `{team}`, `{key}`,
+/// `{perm}`, `{project}`, `{component}`, `{vuln}`, `{policy}`, `{condition}`, `{token}`,
+/// `{name}` and `{version}` marking path parameters: for tests that walk every route (a unit
+/// test keeps it complete).
+pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
+    ("GET", "version"),
+    ("POST", "v1/user/login"),
+    ("POST", "v1/user/forceChangePassword"),
+    ("GET", "v1/team"),
+    ("PUT", "v1/team"),
+    ("POST", "v1/team"),
+    ("DELETE", "v1/team"),
+    ("GET", "v1/team/{team}"),
+    ("GET", "v1/team/self"),
+    ("PUT", "v1/team/{team}/key"),
+    ("DELETE", "v1/team/key/{key}"),
+    ("GET", "v1/permission"),
+    ("POST", "v1/permission/{perm}/team/{team}"),
+    ("DELETE", "v1/permission/{perm}/team/{team}"),
+    ("GET", "v1/project"),
+    ("PUT", "v1/project"),
+    ("POST", "v1/project"),
+    ("GET", "v1/project/lookup"),
+    ("GET", "v1/project/{project}"),
+    ("DELETE", "v1/project/{project}"),
+    ("GET", "v1/component/project/{project}"),
+    ("PUT", "v1/component/project/{project}"),
+    ("POST", "v1/component"),
+    ("GET", "v1/component/{component}"),
+    ("DELETE", "v1/component/{component}"),
+    ("PUT", "v1/vulnerability"),
+    ("GET", "v1/vulnerability/{vuln}"),
+    ("POST", "v1/vulnerability/{vuln}/component/{component}"),
+    ("DELETE", "v1/vulnerability/{vuln}/component/{component}"),
+    ("GET", "v1/finding/project/{project}"),
+    ("PUT", "v1/acl/mapping"),
+    ("DELETE", "v1/acl/mapping/team/{team}/project/{project}"),
+    ("GET", "v1/acl/team/{team}"),
+    ("GET", "v1/analysis"),
+    ("PUT", "v1/analysis"),
+    ("GET", "v1/badge/violations/project/{project}"),
+    ("GET", "v1/badge/violations/project/{name}/{version}"),
+    ("GET", "v1/metrics/project/{project}/refresh"),
+    ("GET", "v1/metrics/project/{project}/current"),
+    ("GET", "v1/policy"),
+    ("PUT", "v1/policy"),
+    ("POST", "v1/policy"),
+    ("GET", "v1/policy/{policy}"),
+    ("DELETE", "v1/policy/{policy}"),
+    ("PUT", "v1/policy/{policy}/condition"),
+    ("POST", "v1/policy/condition"),
+    ("DELETE", "v1/policy/condition/{condition}"),
+    ("GET", "v1/violation/project/{project}"),
+    ("PUT", "v1/violation/analysis"),
+    ("PUT", "v1/bom"),
+    ("POST", "v1/bom"),
+    ("GET", "v1/event/token/{token}"),
+    ("GET", "v1/bom/token/{token}"),
+];
 
 /// Splits `/api/a/b%20c` into decoded segments after `/api/`; `None` outside the API.
 fn api_segments(path: &str) -> Option<Vec<String>> {
@@ -653,6 +714,102 @@ mod tests {
 
     fn segs(p: &str) -> Vec<String> {
         api_segments(p).unwrap()
+    }
+
+    /// A distinct number per endpoint; a new variant does not compile until it is numbered
+    /// here, and the test below then fails until it has a sample route.
+    fn ordinal(e: &Endpoint) -> usize {
+        use Endpoint as E;
+        match e {
+            E::Version => 0,
+            E::Login => 1,
+            E::ForceChangePassword => 2,
+            E::GetTeams => 3,
+            E::CreateTeam => 4,
+            E::UpdateTeam => 5,
+            E::DeleteTeam => 6,
+            E::GetTeam(_) => 7,
+            E::TeamSelf => 8,
+            E::CreateKey(_) => 9,
+            E::DeleteKey(_) => 10,
+            E::GetPermissions => 11,
+            E::GrantTeamPermission(..) => 12,
+            E::RevokeTeamPermission(..) => 13,
+            E::GetProjects => 14,
+            E::CreateProject => 15,
+            E::UpdateProject => 16,
+            E::LookupProject => 17,
+            E::GetProject(_) => 18,
+            E::DeleteProject(_) => 19,
+            E::GetComponents(_) => 20,
+            E::CreateComponent(_) => 21,
+            E::UpdateComponent => 22,
+            E::GetComponent(_) => 23,
+            E::DeleteComponent(_) => 24,
+            E::CreateVulnerability => 25,
+            E::GetVulnerability(_) => 26,
+            E::AssignVulnerability(..) => 27,
+            E::UnassignVulnerability(..) => 28,
+            E::GetFindings(_) => 29,
+            E::AddMapping => 30,
+            E::DeleteMapping(..) => 31,
+            E::GetTeamProjects(_) => 32,
+            E::GetAnalysis => 33,
+            E::UpdateAnalysis => 34,
+            E::BadgeByUuid(_) => 35,
+            E::BadgeByName(..) => 36,
+            E::RefreshMetrics(_) => 37,
+            E::CurrentMetrics(_) => 38,
+            E::GetPolicies => 39,
+            E::CreatePolicy => 40,
+            E::UpdatePolicy => 41,
+            E::GetPolicy(_) => 42,
+            E::DeletePolicy(_) => 43,
+            E::AddCondition(_) => 44,
+            E::UpdateCondition => 45,
+            E::DeleteCondition(_) => 46,
+            E::ProjectViolations(_) => 47,
+            E::AnalyzeViolation => 48,
+            E::PutBom => 49,
+            E::PostBom => 50,
+            E::TokenStatus(_) => 51,
+            E::BomTokenStatus(_) => 52,
+        }
+    }
+    const ENDPOINTS: usize = 53;
+
+    #[test]
+    fn every_endpoint_has_exactly_one_sample_route() {
+        let mut seen = [0usize; ENDPOINTS];
+        for (method, path) in SAMPLE_ROUTES {
+            let m: Method = method.parse().unwrap();
+            let mut p = format!("/api/{path}");
+            for ph in [
+                "team",
+                "key",
+                "perm",
+                "project",
+                "component",
+                "vuln",
+                "policy",
+                "condition",
+                "token",
+                "name",
+                "version",
+            ] {
+                p = p.replace(&format!("{{{ph}}}"), &format!("x{ph}"));
+            }
+            let e = route(&m, &segs(&p)).unwrap_or_else(|e| panic!("{method} {path}: {e:?}"));
+            let i = ordinal(&e);
+            assert!(i < ENDPOINTS, "{e:?}: raise ENDPOINTS");
+            seen[i] += 1;
+        }
+        let missing: Vec<usize> = (0..ENDPOINTS).filter(|&i| seen[i] != 1).collect();
+        assert!(
+            missing.is_empty(),
+            "endpoints without one sample: {missing:?}"
+        );
+        assert_eq!(SAMPLE_ROUTES.len(), ENDPOINTS);
     }
 
     #[test]

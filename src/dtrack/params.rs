@@ -63,7 +63,8 @@ impl Query {
             let p = num(Some(p)).unwrap_or(1);
             let s = num(Some(s)).unwrap_or(100);
             return Page {
-                offset: p * s - s,
+                // Saturating: a page far beyond any data is simply empty.
+                offset: p.saturating_mul(s).saturating_sub(s),
                 limit: (s > 0).then_some(s),
             };
         }
@@ -143,7 +144,16 @@ pub fn valid_uuids(args: &[(&str, &str)]) -> Result<(), Fail> {
 }
 
 /// Parses a JSON request body; anything Jackson could not map is a problem+json 400.
+///
+/// Every body is an object: serde would also map a JSON array onto a struct's fields in order,
+/// which Jackson refuses, so a top-level array is refused here.
 pub fn json_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, Fail> {
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(Fail::Problem {
+            title: "The provided JSON payload could not be mapped",
+            detail: "Cannot deserialize an object from an array value".into(),
+        });
+    }
     serde_json::from_slice(body).map_err(|e| Fail::Problem {
         title: "The provided JSON payload could not be mapped",
         detail: e.to_string(),
@@ -160,6 +170,30 @@ pub fn trimmed(s: Option<String>) -> Option<String> {
 /// than white space are the ones refused.
 pub fn printable(s: &str) -> bool {
     s.chars().all(|c| !c.is_control() || c.is_whitespace())
+}
+
+/// `@Pattern(PRINTABLE_CHARS)` on request-body properties: one violation per property (named
+/// by `path`) whose value holds a control character other than white space.
+pub fn check_printable(fields: &[(&str, Option<&str>)]) -> Result<(), Fail> {
+    let bad: Vec<Violation> = fields
+        .iter()
+        .filter_map(|(path, v)| v.filter(|v| !printable(v)).map(|v| (path, v)))
+        .map(|(path, v)| {
+            let field = path.rsplit('.').next().unwrap_or(path);
+            let msg = format!("The {field} may only contain printable characters");
+            Violation {
+                message: msg.clone(),
+                template: msg,
+                path: (*path).to_string(),
+                invalid: Value::from(v),
+            }
+        })
+        .collect();
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(Fail::Validation(bad))
+    }
 }
 
 /// A bean-validation violation of a request-body property.
@@ -250,6 +284,14 @@ mod tests {
                 limit: None
             }
         );
+    }
+
+    #[test]
+    fn huge_pages_do_not_overflow() {
+        let p = Query::parse("pageNumber=9223372036854775807&pageSize=9223372036854775807").page();
+        assert_eq!(p.offset, 0);
+        let p = Query::parse("pageNumber=-9223372036854775808&pageSize=2").page();
+        assert_eq!(p.offset, i64::MIN);
     }
 
     #[test]

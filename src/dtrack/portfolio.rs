@@ -14,7 +14,9 @@ use crate::domain::dtrack::portfolio as domain;
 use crate::error::Error;
 use crate::http;
 
-use super::params::{Query, check_name, json_body, trimmed, valid_uuids, violation};
+use super::params::{
+    Query, check_name, check_printable, json_body, trimmed, valid_uuids, violation,
+};
 use super::respond::{Fail, Out, json, json_list};
 use super::wire;
 
@@ -76,6 +78,24 @@ pub fn project_order(q: &Query, default: &str) -> Result<String, Fail> {
 }
 
 fn fields(p: wire::ProjectIn, updating: bool) -> Result<ProjectFields, Fail> {
+    let tags: Vec<(String, Option<&str>)> = p
+        .tags
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, t)| (format!("tags[{i}].name"), Some(t.name.as_str())))
+        .collect();
+    let mut printable_fields = vec![
+        ("version", p.version.as_deref()),
+        ("group", p.group.as_deref()),
+        ("description", p.description.as_deref()),
+        ("publisher", p.publisher.as_deref()),
+        ("cpe", p.cpe.as_deref()),
+        ("purl", p.purl.as_deref()),
+        ("swidTagId", p.swid_tag_id.as_deref()),
+    ];
+    printable_fields.extend(tags.iter().map(|(path, v)| (path.as_str(), *v)));
+    check_printable(&printable_fields)?;
     let name = if updating && trimmed(p.name.clone()).is_none() {
         String::new()
     } else {
@@ -225,6 +245,15 @@ pub async fn delete_project(state: &AppState, who: &Principal, uuid: &str) -> Ou
 }
 
 fn component_fields(c: wire::ComponentIn) -> Result<Component, Fail> {
+    check_printable(&[
+        ("version", c.version.as_deref()),
+        ("group", c.group.as_deref()),
+        ("description", c.description.as_deref()),
+        ("purl", c.purl.as_deref()),
+        ("cpe", c.cpe.as_deref()),
+        ("swidTagId", c.swid_tag_id.as_deref()),
+        ("license", c.license.as_deref()),
+    ])?;
     let name = check_name(c.name.as_deref(), "name")?.trim().to_string();
     for (field, value, len) in [
         ("md5", &c.md5, 32),

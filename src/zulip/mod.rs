@@ -263,6 +263,64 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
     Err(NoRoute::Method(allowed))
 }
 
+/// One request per endpoint, as (method, path after `/api/v1/`), with `{id}` marking the
+/// numeric path parameter: for tests that walk every route (a unit test keeps it complete).
+pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
+    ("GET", "server_settings"),
+    ("POST", "fetch_api_key"),
+    ("POST", "dev_fetch_api_key"),
+    ("GET", "users/me"),
+    ("POST", "users/me/api_key/regenerate"),
+    ("POST", "users/me/status"),
+    ("PATCH", "settings"),
+    ("GET", "users"),
+    ("POST", "users"),
+    ("GET", "users/{id}"),
+    ("PATCH", "users/{id}"),
+    ("DELETE", "users/{id}"),
+    ("POST", "users/{id}/reactivate"),
+    ("GET", "users/{id}/status"),
+    ("GET", "realm/profile_fields"),
+    ("POST", "realm/profile_fields"),
+    ("POST", "channels/create"),
+    ("POST", "users/me/subscriptions"),
+    ("GET", "users/me/subscriptions"),
+    ("DELETE", "users/me/subscriptions"),
+    ("POST", "users/me/subscriptions/properties"),
+    ("GET", "streams"),
+    ("GET", "streams/{id}"),
+    ("PATCH", "streams/{id}"),
+    ("DELETE", "streams/{id}"),
+    ("GET", "get_stream_id"),
+    ("GET", "streams/{id}/members"),
+    ("POST", "messages"),
+    ("GET", "messages"),
+    ("GET", "messages/{id}"),
+    ("POST", "messages/flags"),
+    ("POST", "mark_all_as_read"),
+    ("POST", "mark_stream_as_read"),
+    ("POST", "mark_topic_as_read"),
+    ("PATCH", "messages/{id}"),
+    ("DELETE", "messages/{id}"),
+    ("GET", "messages/{id}/history"),
+    ("POST", "messages/{id}/reactions"),
+    ("DELETE", "messages/{id}/reactions"),
+    ("GET", "users/me/{id}/topics"),
+    ("POST", "streams/{id}/delete_topic"),
+    ("PATCH", "users/me/subscriptions/muted_topics"),
+    ("POST", "user_topics"),
+    ("POST", "register"),
+    ("GET", "events"),
+    ("DELETE", "events"),
+    ("POST", "users/me/presence"),
+    ("GET", "realm/presence"),
+    ("GET", "users/{id}/presence"),
+    ("POST", "typing"),
+    ("GET", "users/me/alert_words"),
+    ("POST", "users/me/alert_words"),
+    ("DELETE", "users/me/alert_words"),
+];
+
 /// Splits `/api/v1/a/b%40c` into decoded segments after the prefix; `None` outside the API.
 fn api_segments(path: &str) -> Option<Vec<String>> {
     let rest = path
@@ -582,6 +640,87 @@ mod tests {
 
     fn segs(p: &str) -> Vec<String> {
         api_segments(p).unwrap()
+    }
+
+    /// A distinct number per endpoint; a new variant does not compile until it is numbered
+    /// here, and the test below then fails until it has a sample route.
+    fn ordinal(e: &Endpoint) -> usize {
+        use Endpoint as E;
+        match e {
+            E::ServerSettings => 0,
+            E::FetchApiKey => 1,
+            E::DevFetchApiKey => 2,
+            E::GetOwnUser => 3,
+            E::RegenerateApiKey => 4,
+            E::UpdateOwnStatus => 5,
+            E::UpdateSettings => 6,
+            E::GetUsers => 7,
+            E::CreateUser => 8,
+            E::GetUser(_) => 9,
+            E::UpdateUser(_) => 10,
+            E::DeactivateUser(_) => 11,
+            E::ReactivateUser(_) => 12,
+            E::GetUserStatus(_) => 13,
+            E::GetProfileFields => 14,
+            E::CreateProfileField => 15,
+            E::CreateChannel => 16,
+            E::Subscribe => 17,
+            E::GetSubscriptions => 18,
+            E::Unsubscribe => 19,
+            E::UpdateSubscriptionProperties => 20,
+            E::GetStreams => 21,
+            E::GetStream(_) => 22,
+            E::UpdateStream(_) => 23,
+            E::ArchiveStream(_) => 24,
+            E::GetStreamId => 25,
+            E::GetStreamMembers(_) => 26,
+            E::SendMessage => 27,
+            E::GetMessages => 28,
+            E::GetMessage(_) => 29,
+            E::UpdateMessageFlags => 30,
+            E::MarkAllAsRead => 31,
+            E::MarkStreamAsRead => 32,
+            E::MarkTopicAsRead => 33,
+            E::UpdateMessage(_) => 34,
+            E::DeleteMessage(_) => 35,
+            E::GetMessageHistory(_) => 36,
+            E::AddReaction(_) => 37,
+            E::RemoveReaction(_) => 38,
+            E::GetTopics(_) => 39,
+            E::DeleteTopic(_) => 40,
+            E::UpdateMutedTopic => 41,
+            E::UpdateUserTopic => 42,
+            E::Register => 43,
+            E::GetEvents => 44,
+            E::DeleteQueue => 45,
+            E::UpdatePresence => 46,
+            E::GetRealmPresence => 47,
+            E::GetUserPresence(_) => 48,
+            E::SetTyping => 49,
+            E::GetAlertWords => 50,
+            E::AddAlertWords => 51,
+            E::RemoveAlertWords => 52,
+        }
+    }
+    const ENDPOINTS: usize = 53;
+
+    #[test]
+    fn every_endpoint_has_exactly_one_sample_route() {
+        let mut seen = [0usize; ENDPOINTS];
+        for (method, path) in SAMPLE_ROUTES {
+            let m: Method = method.parse().unwrap();
+            let e = route(&m, &segs(&format!("/api/v1/{}", path.replace("{id}", "7"))))
+                .unwrap_or_else(|e| panic!("{method} {path}: {e:?}"));
+            let i = ordinal(&e);
+            assert!(i < ENDPOINTS, "{e:?}: raise ENDPOINTS");
+            seen[i] += 1;
+        }
+        let missing: Vec<usize> = (0..ENDPOINTS).filter(|&i| seen[i] != 1).collect();
+        assert!(
+            missing.is_empty(),
+            "endpoints without one sample: {missing:?}"
+        );
+        assert_eq!(SAMPLE_ROUTES.len(), ENDPOINTS);
     }
 
     #[test]

@@ -256,6 +256,9 @@ fn word_list(p: &mut Params) -> Result<Vec<String>> {
         Some(Value::Array(items)) => items
             .into_iter()
             .map(|v| match v {
+                Value::String(s) if s.contains('\0') => Err(Error::bad_request(
+                    "alert_words[] must not contain null bytes",
+                )),
                 Value::String(s) if !s.trim().is_empty() && s.chars().count() <= 100 => {
                     Ok(s.trim().to_string())
                 }

@@ -6,6 +6,7 @@ mod schema;
 mod support;
 
 mod auth;
+mod bad_input;
 mod channels;
 mod cli;
 mod config;

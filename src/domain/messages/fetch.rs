@@ -232,7 +232,7 @@ pub async fn fetch(
             "num_before and num_after must not be negative",
         ));
     }
-    if range.num_before + range.num_after > MAX_MESSAGES_PER_FETCH {
+    if range.num_before.saturating_add(range.num_after) > MAX_MESSAGES_PER_FETCH {
         return Err(Error::bad_request(format!(
             "Too many messages requested (maximum {MAX_MESSAGES_PER_FETCH})."
         )));

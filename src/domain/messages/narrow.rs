@@ -376,6 +376,10 @@ pub fn terms_sql(c: &Connection, viewer: &User, host: &str, terms: &[Term]) -> R
                     .operand
                     .as_str()
                     .ok_or_else(|| bad_narrow("invalid search".into()))?;
+                if q.contains('\0') {
+                    // SQLite's full-text query parser stops at a NUL byte.
+                    return Err(bad_narrow("search must not contain null bytes".into()));
+                }
                 let fts = fts_query(q);
                 if fts.is_empty() {
                     continue;
