@@ -319,6 +319,9 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "users/me/alert_words"),
     ("POST", "users/me/alert_words"),
     ("DELETE", "users/me/alert_words"),
+    ("POST", "messages/flags/narrow"),
+    ("GET", "messages/{id}/read_receipts"),
+    ("POST", "submessage"),
 ];
 
 /// Splits `/api/v1/a/b%40c` into decoded segments after the prefix; `None` outside the API.
@@ -700,9 +703,12 @@ mod tests {
             E::GetAlertWords => 50,
             E::AddAlertWords => 51,
             E::RemoveAlertWords => 52,
+            E::UpdateMessageFlagsInNarrow => 53,
+            E::GetReadReceipts(_) => 54,
+            E::AddSubmessage => 55,
         }
     }
-    const ENDPOINTS: usize = 53;
+    const ENDPOINTS: usize = 56;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

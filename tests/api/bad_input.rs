@@ -493,6 +493,27 @@ fn chat_params(method: &str, path: &str) -> Spec {
         ("POST", "users/me/alert_words") | ("DELETE", "users/me/alert_words") => {
             &[("alert_words", List, r#"["sweepword"]"#, true)]
         }
+        ("POST", "messages/flags/narrow") => &[
+            ("anchor", Str, "newest", true),
+            ("include_anchor", Bool, "true", false),
+            ("num_before", Int, "0", true),
+            ("num_after", Int, "0", true),
+            ("narrow", List, "[]", false),
+            // Removing a star nobody set changes nothing, whatever the window.
+            ("op", Str, "remove", true),
+            ("flag", Str, "starred", true),
+        ],
+        ("GET", "messages/{id}/read_receipts") => &[],
+        ("POST", "submessage") => &[
+            ("message_id", Int, "{msg}", true),
+            ("msg_type", Str, "widget", true),
+            (
+                "content",
+                Str,
+                r#"{"type":"vote","key":"x","vote":1}"#,
+                true,
+            ),
+        ],
         _ => panic!("no parameter spec for {method} {path}: add one to the sweep"),
     }
 }

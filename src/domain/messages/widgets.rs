@@ -164,7 +164,7 @@ pub async fn add(
             "Submessage content is too long (at most {MAX_CONTENT_BYTES} bytes)"
         )));
     }
-    if msg_type.is_empty() || msg_type.len() > 100 {
+    if msg_type.is_empty() || msg_type.len() > 100 || msg_type.chars().any(char::is_control) {
         return Err(Error::bad_request("Invalid msg_type"));
     }
     let data: Value = serde_json::from_str(&content)
