@@ -90,13 +90,18 @@ pub enum Endpoint {
     GetAlertWords,
     AddAlertWords,
     RemoveAlertWords,
+    /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
+    EmojiData,
 }
 
 impl Endpoint {
     fn needs_auth(&self) -> bool {
         !matches!(
             self,
-            Endpoint::ServerSettings | Endpoint::FetchApiKey | Endpoint::DevFetchApiKey
+            Endpoint::ServerSettings
+                | Endpoint::FetchApiKey
+                | Endpoint::DevFetchApiKey
+                | Endpoint::EmojiData
         )
     }
 }
@@ -251,6 +256,20 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
     Err(NoRoute::Method(allowed))
 }
 
+/// Where `server_emoji_data_url` points (upstream's path for its emoji table).
+pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
+
+/// The few endpoints outside `/api/v1`, by full path.
+fn static_route(method: &Method, path: &str) -> Option<Result<Endpoint, NoRoute>> {
+    (path == EMOJI_DATA_PATH).then(|| {
+        if method == Method::GET || method == Method::HEAD {
+            Ok(Endpoint::EmojiData)
+        } else {
+            Err(NoRoute::Method(vec!["GET", "HEAD"]))
+        }
+    })
+}
+
 /// Splits `/api/v1/a/b%40c` into decoded segments after the prefix; `None` outside the API.
 fn api_segments(path: &str) -> Option<Vec<String>> {
     let rest = path
@@ -304,12 +323,18 @@ impl ChatApi {
     /// Route and credentials, from the head alone.
     async fn admit_head(&self, head: &Parts) -> Result<Admission<ChatTicket>, Response> {
         let path = head.uri.path();
-        let Some(segs) = api_segments(path) else {
-            return Err(error_response(&Error::not_found(format!(
-                "Not found: {path}"
-            ))));
+        let routed = match static_route(&head.method, path) {
+            Some(r) => r,
+            None => {
+                let Some(segs) = api_segments(path) else {
+                    return Err(error_response(&Error::not_found(format!(
+                        "Not found: {path}"
+                    ))));
+                };
+                route(&head.method, &segs)
+            }
         };
-        let endpoint = match route(&head.method, &segs) {
+        let endpoint = match routed {
             Ok(e) => e,
             Err(NoRoute::NotFound) => {
                 return Err(error_response(&Error::not_found(format!(
@@ -348,6 +373,9 @@ impl ChatApi {
 
     async fn dispatch(&self, ticket: ChatTicket, req: Request) -> Response {
         let ChatTicket { endpoint, caller } = ticket;
+        if endpoint == Endpoint::EmojiData {
+            return server::emoji_data(&req);
+        }
         let max_params = self.state.config.limits.max_params;
         let parsed = if req.body.len() > LARGE_BODY {
             // Large form bodies are decoded on the CPU threads, not on an async worker.
@@ -442,7 +470,7 @@ impl ChatApi {
             Endpoint::UpdateMutedTopic => topics::update_muted_topic(state, me()?, p).await,
             Endpoint::UpdateUserTopic => topics::update_user_topic(state, me()?, p).await,
             Endpoint::Register => realtime::register(state, me()?, p).await,
-            Endpoint::GetEvents => unreachable!("answered in dispatch"),
+            Endpoint::GetEvents | Endpoint::EmojiData => unreachable!("answered in dispatch"),
             Endpoint::DeleteQueue => realtime::delete_queue(state, me()?, p),
             Endpoint::UpdatePresence => presence::update_presence(state, me()?, p).await,
             Endpoint::GetRealmPresence => presence::get_realm_presence(state).await,
