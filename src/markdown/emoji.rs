@@ -1,7 +1,8 @@
 //! Emoji in text: `:name:` syntax and Unicode emoji characters, both rendered as upstream's
 //! `<span aria-label="…" class="emoji emoji-CODE" role="img" title="…">:name:</span>`.
 //!
-//! Names and codes come from [`crate::emoji`] (the `emojis` crate's shortcodes).
+//! Names and codes come from [`crate::emoji`] (Zulip's table): `:name:` accepts canonical names
+//! and aliases and shows the name as typed; an emoji character shows its canonical name.
 
 /// Appends the emoji span for `name` with `code`.
 fn span(out: &mut String, name: &str, code: &str) {
@@ -64,20 +65,10 @@ pub(super) fn push(out: &mut String, text: &str) {
     super::html::text(out, &text[last..]);
 }
 
-/// The name and code of the emoji `seq` spells, if it is one.
+/// The canonical name and code of the emoji `seq` spells, if Zulip's table has it.
 fn lookup(seq: &str) -> Option<(&'static str, String)> {
-    let unqualified: String = seq.chars().filter(|c| *c != '\u{fe0f}').collect();
-    let e = emojis::get(seq)
-        .or_else(|| emojis::get(&unqualified))
-        .or_else(|| crate::emoji::by_code(&hex_code(&unqualified)))?;
-    Some((e.shortcode()?, crate::emoji::code_of(e)))
-}
-
-fn hex_code(s: &str) -> String {
-    s.chars()
-        .map(|c| format!("{:04x}", c as u32))
-        .collect::<Vec<_>>()
-        .join("-")
+    let e = crate::emoji::by_code(&crate::emoji::code_of_text(seq))?;
+    Some((e.canonical_name(), e.code.to_string()))
 }
 
 const ZWJ: char = '\u{200d}';
@@ -212,6 +203,12 @@ mod tests {
         );
         assert_eq!(render(":not_an_emoji: x::y::z"), ":not_an_emoji: x::y::z");
         assert!(render("a :heart_eyes: b").contains("title=\"heart eyes\">:heart_eyes:</span> b"));
+        // Zulip's names, aliases shown as typed.
+        assert_eq!(
+            render(":thumbs_up:"),
+            "<span aria-label=\"thumbs up\" class=\"emoji emoji-1f44d\" role=\"img\" title=\"thumbs up\">:thumbs_up:</span>"
+        );
+        assert!(render(":smile:").contains("emoji-1f604"));
         assert_eq!(render(":) <b> & :"), ":) &lt;b&gt; &amp; :");
     }
 
@@ -225,8 +222,15 @@ mod tests {
         assert!(render("#\u{fe0f}\u{20e3}").contains("emoji-0023-20e3"));
         // A ZWJ sequence the table does not know stays text as a whole.
         assert_eq!(
-            render("\u{1f34b}\u{200d}\u{1f7e9}"),
-            "\u{1f34b}\u{200d}\u{1f7e9}"
+            render("\u{1f34b}\u{200d}\u{1f7e5}"),
+            "\u{1f34b}\u{200d}\u{1f7e5}"
         );
+        // One the table knows (lime, Unicode 15.1) is one emoji.
+        assert!(
+            render("\u{1f34b}\u{200d}\u{1f7e9}")
+                .contains("emoji-1f34b-200d-1f7e9\" role=\"img\" title=\"lime\">:lime:")
+        );
+        // An emoji character shows its canonical name.
+        assert!(render("\u{1f44d}").contains("title=\"+1\">:+1:</span>"));
     }
 }

@@ -14,8 +14,7 @@
 //!
 //! Known differences from upstream: no syntax colouring inside code blocks (the structure and
 //! `data-code-language` are kept), no TeX (`math` blocks render as upstream's `tex-error`),
-//! no image previews or linkifiers, emoji names from the `emojis` crate (upstream uses its own
-//! names, e.g. `:smile:`), and CommonMark's backslash escapes and entities.
+//! no image previews or linkifiers, and CommonMark's backslash escapes and entities.
 
 mod code;
 mod emoji;

@@ -458,7 +458,7 @@ fn emoji_like_upstream() {
         ),
         (
             "lime from 15.1: \u{1f34b}\u{200d}\u{1f7e9}".to_string(),
-            "<p>lime from 15.1: \u{1f34b}\u{200d}\u{1f7e9}</p>".to_string(),
+            "<p>lime from 15.1: <span aria-label=\"lime\" class=\"emoji emoji-1f34b-200d-1f7e9\" role=\"img\" title=\"lime\">:lime:</span></p>".to_string(),
         ),
     ];
     for (input, want) in cases {

@@ -96,13 +96,18 @@ pub enum Endpoint {
     GetAlertWords,
     AddAlertWords,
     RemoveAlertWords,
+    /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
+    EmojiData,
 }
 
 impl Endpoint {
     fn needs_auth(&self) -> bool {
         !matches!(
             self,
-            Endpoint::ServerSettings | Endpoint::FetchApiKey | Endpoint::DevFetchApiKey
+            Endpoint::ServerSettings
+                | Endpoint::FetchApiKey
+                | Endpoint::DevFetchApiKey
+                | Endpoint::EmojiData
         )
     }
 }
@@ -324,6 +329,20 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "submessage"),
 ];
 
+/// Where `server_emoji_data_url` points (upstream's path for its emoji table).
+pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
+
+/// The few endpoints outside `/api/v1`, by full path.
+fn static_route(method: &Method, path: &str) -> Option<Result<Endpoint, NoRoute>> {
+    (path == EMOJI_DATA_PATH).then(|| {
+        if method == Method::GET || method == Method::HEAD {
+            Ok(Endpoint::EmojiData)
+        } else {
+            Err(NoRoute::Method(vec!["GET", "HEAD"]))
+        }
+    })
+}
+
 /// Splits `/api/v1/a/b%40c` into decoded segments after the prefix; `None` outside the API.
 fn api_segments(path: &str) -> Option<Vec<String>> {
     let rest = path
@@ -415,12 +434,18 @@ impl ChatApi {
         peer: IpAddr,
     ) -> Result<Admission<ChatTicket>, Response> {
         let path = head.uri.path();
-        let Some(segs) = api_segments(path) else {
-            return Err(error_response(&Error::not_found(format!(
-                "Not found: {path}"
-            ))));
+        let routed = match static_route(&head.method, path) {
+            Some(r) => r,
+            None => {
+                let Some(segs) = api_segments(path) else {
+                    return Err(error_response(&Error::not_found(format!(
+                        "Not found: {path}"
+                    ))));
+                };
+                route(&head.method, &segs)
+            }
         };
-        let endpoint = match route(&head.method, &segs) {
+        let endpoint = match routed {
             Ok(e) => e,
             Err(NoRoute::NotFound) => {
                 return Err(error_response(&Error::not_found(format!(
@@ -478,6 +503,9 @@ impl ChatApi {
         let ChatTicket {
             endpoint, caller, ..
         } = ticket;
+        if endpoint == Endpoint::EmojiData {
+            return server::emoji_data(&req);
+        }
         let max_params = self.state.config.limits.max_params;
         let parsed = if req.body.len() > LARGE_BODY {
             // Large form bodies are decoded on the CPU threads, not on an async worker.
@@ -577,7 +605,7 @@ impl ChatApi {
             Endpoint::UpdateMutedTopic => topics::update_muted_topic(state, me()?, p).await,
             Endpoint::UpdateUserTopic => topics::update_user_topic(state, me()?, p).await,
             Endpoint::Register => realtime::register(state, me()?, p).await,
-            Endpoint::GetEvents => unreachable!("answered in dispatch"),
+            Endpoint::GetEvents | Endpoint::EmojiData => unreachable!("answered in dispatch"),
             Endpoint::DeleteQueue => realtime::delete_queue(state, me()?, p),
             Endpoint::UpdatePresence => presence::update_presence(state, me()?, p).await,
             Endpoint::GetRealmPresence => presence::get_realm_presence(state).await,
@@ -706,9 +734,10 @@ mod tests {
             E::UpdateMessageFlagsInNarrow => 53,
             E::GetReadReceipts(_) => 54,
             E::AddSubmessage => 55,
+            E::EmojiData => 56,
         }
     }
-    const ENDPOINTS: usize = 56;
+    const ENDPOINTS: usize = 57;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -721,12 +750,17 @@ mod tests {
             assert!(i < ENDPOINTS, "{e:?}: raise ENDPOINTS");
             seen[i] += 1;
         }
+        // The one endpoint outside `/api/v1` (no parameters, no credentials) is routed by path.
+        let emoji = static_route(&Method::GET, EMOJI_DATA_PATH)
+            .unwrap()
+            .unwrap();
+        seen[ordinal(&emoji)] += 1;
         let missing: Vec<usize> = (0..ENDPOINTS).filter(|&i| seen[i] != 1).collect();
         assert!(
             missing.is_empty(),
             "endpoints without one sample: {missing:?}"
         );
-        assert_eq!(SAMPLE_ROUTES.len(), ENDPOINTS);
+        assert_eq!(SAMPLE_ROUTES.len() + 1, ENDPOINTS);
     }
 
     #[test]

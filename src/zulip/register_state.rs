@@ -710,7 +710,11 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
         ("development_environment", json!(cfg.development)),
         (
             "server_emoji_data_url",
-            json!(format!("{}/static/emoji.json", cfg.external_url)),
+            json!(format!(
+                "{}{}",
+                cfg.external_url.trim_end_matches('/'),
+                super::EMOJI_DATA_PATH
+            )),
         ),
         ("zulip_plan_is_not_limited", json!(true)),
         ("upgrade_text_for_wide_organization_logo", json!("")),

@@ -108,3 +108,56 @@ pub async fn regenerate_api_key(state: &AppState, caller: &User) -> Result<Succe
     let key = users::regenerate_api_key(state, caller.id).await?;
     Ok(Success::new().field("api_key", key))
 }
+
+/// The emoji table as upstream serves it, `{"code_to_names": {code: [canonical, aliases...]}}`,
+/// with its entity tag.
+fn emoji_data_body() -> &'static (bytes::Bytes, String) {
+    static BODY: std::sync::OnceLock<(bytes::Bytes, String)> = std::sync::OnceLock::new();
+    BODY.get_or_init(|| {
+        let mut code_to_names = serde_json::Map::new();
+        for e in crate::emoji::all() {
+            code_to_names.insert(e.code.to_string(), json!(e.names));
+        }
+        let body = serde_json::to_vec(&json!({ "code_to_names": code_to_names }))
+            .expect("JSON values serialize");
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(&body);
+        let etag = format!("\"{}\"", hex_prefix(&digest[..16]));
+        (bytes::Bytes::from(body), etag)
+    })
+}
+
+fn hex_prefix(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// # `GET /static/generated/emoji/emoji_api.json`
+///
+/// Unauthenticated and cacheable (the table only changes with the executable): public
+/// `Cache-Control` for a day, an `ETag`, and `304 Not Modified` for a matching
+/// `If-None-Match`.
+pub fn emoji_data(req: &crate::http::Request) -> crate::http::Response {
+    use hyper::header::{CACHE_CONTROL, ETAG, HeaderValue};
+    let (body, etag) = emoji_data_body();
+    let fresh = req
+        .header("if-none-match")
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let mut res = if fresh {
+        crate::http::empty(hyper::StatusCode::NOT_MODIFIED)
+    } else {
+        crate::http::with_body(hyper::StatusCode::OK, "application/json", body.clone())
+    };
+    let h = res.headers_mut();
+    h.insert(
+        CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=86400"),
+    );
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        h.insert(ETAG, v);
+    }
+    h.insert(
+        hyper::header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    res
+}

@@ -20,6 +20,7 @@ mod dtrack_cli;
 mod dtrack_identity;
 mod dtrack_policies;
 mod dtrack_portfolio;
+mod emoji_names;
 mod message_edits;
 mod messages;
 mod narrow_with;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs zulip-terminal (PyPI zulip-term) under tmux against a running Outpost and checks, from
-# the captured screen, that it shows the channel list, an existing message, and a message that
-# arrives while it runs (through its event queue).
+# the captured screen, that it shows the channel list, an existing message, a message that
+# arrives while it runs (through its event queue), and that its thumbs-up key (`+` in 0.7.0)
+# adds a `thumbs_up` reaction (Zulip's emoji name) that the server keeps and the screen shows.
 # Usage: terminal_check.sh SITE OWNER_JSON
 set -euo pipefail
 site=$1
@@ -50,6 +51,25 @@ assert c.send_message({"type": "stream", "to": "terminal-room", "topic": "hello"
                        "content": "A live update arrives"})["result"] == "success"
 PY
 check "A live update arrives"
+
+# The thumbs-up key reacts to the focused message: zulip-terminal sends emoji_name=thumbs_up,
+# emoji_code=1f44d and shows the reaction once the server's reaction event comes back. It
+# starts with the channel list focused; Right moves to the messages.
+tmux send-keys -t "$session" Right
+tmux send-keys -t "$session" "+"
+check ":thumbs_up:"
+if python3 - "$site" "$owner" <<'PY'
+import json, sys, zulip
+site, owner = sys.argv[1], json.load(open(sys.argv[2]))
+c = zulip.Client(email=owner["email"], api_key=owner["api_key"], site=site)
+r = c.get_messages({"anchor": "newest", "num_before": 10, "num_after": 0,
+                    "narrow": [{"operator": "channel", "operand": "terminal-room"}]})
+assert r["result"] == "success", r
+mine = [x for m in r["messages"] for x in m["reactions"]
+        if x["user_id"] == c.get_profile()["user_id"]]
+assert any(x["emoji_name"] == "thumbs_up" and x["emoji_code"] == "1f44d" for x in mine), mine
+PY
+then passed=$((passed + 1)); else echo "the thumbs-up reaction is not on the server"; failed=$((failed + 1)); fi
 
 echo "zulip-terminal: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

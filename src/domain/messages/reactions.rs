@@ -20,7 +20,46 @@ fn canonical_type(t: &str) -> Result<&'static str> {
     }
 }
 
-/// `POST /messages/{id}/reactions`.
+/// The code and reaction type an emoji name stands for (upstream's `get_emoji_data`): Zulip's
+/// extra emoji or a Unicode emoji of Zulip's table.
+fn emoji_data(name: &str) -> Result<(String, &'static str)> {
+    if name == EXTRA_EMOJI {
+        return Ok((EXTRA_EMOJI.to_string(), "zulip_extra_emoji"));
+    }
+    crate::emoji::code_for_name(name)
+        .map(|code| (code, "unicode_emoji"))
+        .ok_or_else(|| Error::bad_request(format!("Emoji '{name}' does not exist")))
+}
+
+/// Whether a new reaction may use `name` with `code` (upstream's `check_emoji_request`): the
+/// code must be one of the type's and the name one of that emoji's names.
+fn check_new_reaction(name: &str, code: &str, rtype: &str) -> Result<()> {
+    match rtype {
+        "unicode_emoji" => {
+            if crate::emoji::by_code(code).is_none() {
+                return Err(Error::bad_request("Invalid emoji code."));
+            }
+            if !crate::emoji::name_matches_code(name, code) {
+                return Err(Error::bad_request("Invalid emoji name."));
+            }
+            Ok(())
+        }
+        "zulip_extra_emoji" => {
+            if code != EXTRA_EMOJI {
+                return Err(Error::bad_request("Invalid emoji code."));
+            }
+            if name != code {
+                return Err(Error::bad_request("Invalid emoji name."));
+            }
+            Ok(())
+        }
+        _ => Err(Error::bad_request("Invalid custom emoji.")),
+    }
+}
+
+/// `POST /messages/{id}/reactions`. A missing code or type is looked up from the name; a
+/// reaction with a code someone already reacted with is a vote and keeps that reaction's name;
+/// otherwise the name and code must agree in Zulip's emoji table.
 pub async fn add(
     state: &AppState,
     user: &User,
@@ -29,39 +68,25 @@ pub async fn add(
     code: Option<String>,
     reaction_type: Option<String>,
 ) -> Result<()> {
-    let rtype = canonical_type(reaction_type.as_deref().unwrap_or("unicode_emoji"))?;
+    let given_type = reaction_type.as_deref().map(canonical_type).transpose()?;
     let user = user.clone();
     state
         .db
         .write(move |tx| {
             super::readable(tx, &user, id)?;
-            let (name, code) = match rtype {
-                "unicode_emoji" => {
-                    let code = match code {
-                        Some(c) => {
-                            if crate::emoji::by_code(&c).is_none() {
-                                return Err(Error::bad_request("Invalid emoji code."));
-                            }
-                            c
-                        }
-                        None => crate::emoji::code_for_name(&name).ok_or_else(|| {
-                            Error::bad_request(format!("Emoji '{name}' does not exist"))
-                        })?,
-                    };
-                    // Voting for an existing reaction keeps the name it was first given.
-                    match db::existing_reaction_name(tx, id, rtype, &code)? {
-                        Some(existing) => (existing, code),
-                        None if crate::emoji::name_matches_code(&name, &code) => (name, code),
-                        None => return Err(Error::bad_request("Invalid emoji name.")),
-                    }
+            let (code, rtype) = match (code, given_type) {
+                (Some(code), Some(t)) => (code, t),
+                (code, t) => {
+                    let (found_code, found_type) = emoji_data(&name)?;
+                    (code.unwrap_or(found_code), t.unwrap_or(found_type))
                 }
-                "zulip_extra_emoji" => {
-                    if name != EXTRA_EMOJI || code.as_deref().is_some_and(|c| c != EXTRA_EMOJI) {
-                        return Err(Error::bad_request("Invalid emoji name."));
-                    }
-                    (name, EXTRA_EMOJI.to_string())
+            };
+            let name = match db::existing_reaction_name(tx, id, rtype, &code)? {
+                Some(existing) => existing,
+                None => {
+                    check_new_reaction(&name, &code, rtype)?;
+                    name
                 }
-                _ => return Err(Error::bad_request("Invalid custom emoji.")),
             };
             let reaction = Reaction {
                 message_id: id,
@@ -110,11 +135,10 @@ pub async fn remove(
         .db
         .write(move |tx| {
             super::readable(tx, &user, id)?;
+            // Without a code, the name's code in the current table (as upstream).
             let code = match (code, &name) {
                 (Some(c), _) => c,
-                (None, Some(n)) if rtype == "unicode_emoji" => crate::emoji::code_for_name(n)
-                    .ok_or_else(|| Error::bad_request(format!("Emoji '{n}' does not exist")))?,
-                (None, Some(n)) => n.clone(),
+                (None, Some(n)) => emoji_data(n)?.0,
                 (None, None) => unreachable!("checked above"),
             };
             if rtype == "unicode_emoji" && crate::emoji::by_code(&code).is_none() {
