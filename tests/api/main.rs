@@ -8,6 +8,7 @@ mod support;
 mod auth;
 mod channels;
 mod cli;
+mod code_blocks;
 mod config;
 mod conventions;
 mod dtrack_acl;
