@@ -89,6 +89,11 @@ async fn common_languages_get_pygments_classes() {
             ],
         ),
         (
+            "ts",
+            "let n = 'x'; // typed",
+            &[("kd", "let"), ("s1", "&#39;x&#39;"), ("c1", "// typed")],
+        ),
+        (
             "go",
             "package main\nfunc main() {\n\tfmt.Println(\"hi\")\n}",
             &[("kn", "package"), ("s", "&quot;hi&quot;")],
