@@ -12,8 +12,9 @@
 //! - `code`: code blocks and fence info strings; `links`: link sanitising and bare links;
 //! - `emoji`, `timestamp`, `html` (escaping).
 //!
-//! Known differences from upstream: no syntax colouring inside code blocks (the structure and
-//! `data-code-language` are kept), no TeX (`math` blocks render as upstream's `tex-error`),
+//! Known differences from upstream: code is coloured with syntect's grammars mapped onto
+//! Pygments' classes for the common languages only (others stay plain), no TeX (`math` blocks
+//! render as upstream's `tex-error`: no KaTeX-compatible renderer runs inside the executable),
 //! no image previews or linkifiers, and CommonMark's backslash escapes and entities.
 
 mod code;

@@ -152,11 +152,11 @@ fn code_blocks_like_upstream() {
         ),
         (
             "Hamlet said:\n~~~~.python \ndef speak(self):\n    x = 1\n~~~~",
-            "<p>Hamlet said:</p>\n<div class=\"codehilite\" data-code-language=\"Python\"><pre><span></span><code>def speak(self):\n    x = 1\n</code></pre></div>".to_string(),
+            "<p>Hamlet said:</p>\n<div class=\"codehilite\" data-code-language=\"Python\"><pre><span></span><code><span class=\"k\">def</span> <span class=\"nf\">speak</span><span class=\"p\">(</span><span class=\"bp\">self</span><span class=\"p\">):</span>\n    <span class=\"n\">x</span> <span class=\"o\">=</span> <span class=\"mi\">1</span>\n</code></pre></div>".to_string(),
         ),
         (
             "``` py2\nx\n```",
-            "<div class=\"codehilite\" data-code-language=\"Python 2.x\"><pre><span></span><code>x\n</code></pre></div>".to_string(),
+            "<div class=\"codehilite\" data-code-language=\"Python 2.x\"><pre><span></span><code><span class=\"n\">x</span>\n</code></pre></div>".to_string(),
         ),
         ("    def foo(): pass", format!("{CODE}def foo(): pass\n{CODE_END}")),
         (

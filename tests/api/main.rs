@@ -9,6 +9,7 @@ mod auth;
 mod bad_input;
 mod channels;
 mod cli;
+mod code_blocks;
 mod config;
 mod conventions;
 mod dtrack_acl;
