@@ -168,6 +168,10 @@ pub async fn initial_state(
         );
         out.insert("custom_profile_field_types".into(), profile_field_types());
     }
+    if wants(types, "muted_users") {
+        // Outpost has no user muting: nobody is ever muted.
+        out.insert("muted_users".into(), json!([]));
+    }
     if wants(types, "realm_emoji") {
         out.insert("realm_emoji".into(), json!({}));
     }
@@ -571,6 +575,18 @@ fn user_settings(
     }
 }
 
+/// The external account types custom profile fields may use, keyed by subtype.
+fn default_external_accounts() -> Value {
+    let mut m = Map::new();
+    for a in crate::domain::profile_fields::DEFAULT_EXTERNAL_ACCOUNTS {
+        m.insert(
+            a.subtype.into(),
+            json!({"name": a.name, "text": a.text, "hint": a.hint, "url_pattern": a.url_pattern}),
+        );
+    }
+    Value::Object(m)
+}
+
 /// Realm settings and server limits.
 fn realm(state: &AppState, out: &mut Map<String, Value>) {
     let cfg = &state.config.chat;
@@ -585,6 +601,13 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
             json!(EMPTY_TOPIC_DISPLAY_NAME),
         ),
         ("realm_mandatory_topics", json!(false)),
+        // Wildcard mentions in large channels: administrators only, the legacy form of
+        // `realm_can_mention_many_users_group` (5 = admins).
+        ("realm_wildcard_mention_policy", json!(5)),
+        (
+            "realm_default_external_accounts",
+            default_external_accounts(),
+        ),
         ("realm_allow_message_editing", json!(true)),
         ("realm_allow_edit_history", json!(true)),
         ("realm_message_content_edit_limit_seconds", json!(600)),

@@ -21,6 +21,7 @@ mod dtrack_policies;
 mod dtrack_portfolio;
 mod message_edits;
 mod messages;
+mod mobile_app;
 mod realtime;
 mod security_chat;
 mod security_dtrack;

@@ -1,0 +1,522 @@
+//! What real clients need: the official mobile app (zulip-flutter) registering and parsing
+//! events, `multipart/form-data` request bodies, the full `POST /register` key set, the
+//! `realm_user` email events and the realm icon.
+//!
+//! The app's requirements are written down from its models (`lib/api/model/initial_snapshot.dart`,
+//! `model.dart`, `events.dart` and their generated parsers): a key the app reads without a
+//! fallback must be present with the type it casts to, or the app cannot load at all.
+
+use serde_json::{Value, json};
+
+use crate::channels::{Org, org};
+use crate::realtime::wait_events;
+use crate::support::TestUser;
+
+/// A JSON type as the app's parser casts it.
+#[derive(Clone, Copy)]
+enum T {
+    Int,
+    Str,
+    Bool,
+    /// Absent, null or the inner type.
+    Opt(&'static T),
+    /// Null or the inner type (the key must be present).
+    Null(&'static T),
+    List(&'static T),
+    /// An object whose keys are decimal ids.
+    IdMap(&'static T),
+    /// An object with any keys.
+    Map(&'static T),
+    /// An integer from this set.
+    IntIn(&'static [i64]),
+    /// An integer group id or `{"direct_members": [...], "direct_subgroups": [...]}`.
+    Group,
+    Obj(&'static [(&'static str, T)]),
+}
+
+const INTS: T = T::List(&T::Int);
+const STRS: T = T::List(&T::Str);
+
+const USER: T = T::Obj(&[
+    ("user_id", T::Int),
+    ("delivery_email", T::Null(&T::Str)),
+    ("email", T::Str),
+    ("full_name", T::Str),
+    ("date_joined", T::Str),
+    ("is_active", T::Opt(&T::Bool)),
+    ("is_bot", T::Bool),
+    ("bot_type", T::Opt(&T::Int)),
+    ("bot_owner_id", T::Opt(&T::Int)),
+    ("role", T::IntIn(&[100, 200, 300, 400, 600])),
+    ("timezone", T::Str),
+    ("avatar_url", T::Opt(&T::Str)),
+    ("avatar_version", T::Int),
+    (
+        "profile_data",
+        T::Opt(&T::IdMap(&T::Obj(&[
+            ("value", T::Str),
+            ("rendered_value", T::Opt(&T::Str)),
+        ]))),
+    ),
+    ("is_system_bot", T::Opt(&T::Bool)),
+]);
+
+const STREAM: T = T::Obj(&[
+    ("stream_id", T::Int),
+    ("name", T::Str),
+    ("is_archived", T::Opt(&T::Bool)),
+    ("description", T::Str),
+    ("rendered_description", T::Str),
+    ("date_created", T::Int),
+    ("first_message_id", T::Opt(&T::Int)),
+    ("invite_only", T::Bool),
+    ("is_web_public", T::Bool),
+    ("history_public_to_subscribers", T::Bool),
+    ("message_retention_days", T::Opt(&T::Int)),
+    ("folder_id", T::Opt(&T::Int)),
+    ("can_add_subscribers_group", T::Opt(&T::Group)),
+    ("can_delete_any_message_group", T::Opt(&T::Group)),
+    ("can_send_message_group", T::Opt(&T::Group)),
+    ("stream_weekly_traffic", T::Opt(&T::Int)),
+]);
+
+const SUBSCRIPTION: T = T::Obj(&[
+    ("stream_id", T::Int),
+    ("name", T::Str),
+    ("description", T::Str),
+    ("rendered_description", T::Str),
+    ("date_created", T::Int),
+    ("invite_only", T::Bool),
+    ("is_web_public", T::Bool),
+    ("history_public_to_subscribers", T::Bool),
+    ("can_delete_own_message_group", T::Opt(&T::Group)),
+    ("can_subscribe_group", T::Opt(&T::Group)),
+    ("is_recently_active", T::Opt(&T::Bool)),
+    ("desktop_notifications", T::Opt(&T::Bool)),
+    ("email_notifications", T::Opt(&T::Bool)),
+    ("wildcard_mentions_notify", T::Opt(&T::Bool)),
+    ("push_notifications", T::Opt(&T::Bool)),
+    ("audible_notifications", T::Opt(&T::Bool)),
+    ("pin_to_top", T::Bool),
+    ("is_muted", T::Bool),
+    ("color", T::Str),
+]);
+
+const UNREADS: T = T::Obj(&[
+    ("count", T::Int),
+    (
+        "pms",
+        T::List(&T::Obj(&[
+            ("other_user_id", T::Int),
+            ("unread_message_ids", INTS),
+        ])),
+    ),
+    (
+        "streams",
+        T::List(&T::Obj(&[
+            ("topic", T::Str),
+            ("stream_id", T::Int),
+            ("unread_message_ids", INTS),
+        ])),
+    ),
+    (
+        "huddles",
+        T::List(&T::Obj(&[
+            ("user_ids_string", T::Str),
+            ("unread_message_ids", INTS),
+        ])),
+    ),
+    ("mentions", INTS),
+    ("old_unreads_missing", T::Bool),
+]);
+
+/// Every key the app's `InitialSnapshot` parser reads, with the type it casts to.
+const SNAPSHOT: &[(&str, T)] = &[
+    ("queue_id", T::Null(&T::Str)),
+    ("last_event_id", T::Int),
+    ("zulip_feature_level", T::Int),
+    ("zulip_version", T::Str),
+    ("zulip_merge_base", T::Str),
+    ("alert_words", STRS),
+    (
+        "custom_profile_fields",
+        T::List(&T::Obj(&[
+            ("id", T::Int),
+            ("type", T::Int),
+            ("order", T::Int),
+            ("name", T::Str),
+            ("hint", T::Str),
+            ("field_data", T::Str),
+            ("display_in_profile_summary", T::Opt(&T::Bool)),
+        ])),
+    ),
+    ("max_stream_name_length", T::Int),
+    ("max_topic_length", T::Int),
+    ("server_presence_ping_interval_seconds", T::Int),
+    ("server_presence_offline_threshold_seconds", T::Int),
+    (
+        "server_typing_started_expiry_period_milliseconds",
+        T::Opt(&T::Int),
+    ),
+    (
+        "server_typing_stopped_wait_period_milliseconds",
+        T::Opt(&T::Int),
+    ),
+    (
+        "server_typing_started_wait_period_milliseconds",
+        T::Opt(&T::Int),
+    ),
+    ("muted_users", T::List(&T::Obj(&[("id", T::Int)]))),
+    (
+        "presences",
+        T::IdMap(&T::Obj(&[
+            ("active_timestamp", T::Int),
+            ("idle_timestamp", T::Int),
+        ])),
+    ),
+    (
+        "realm_emoji",
+        T::Map(&T::Obj(&[
+            ("id", T::Str),
+            ("name", T::Str),
+            ("source_url", T::Str),
+            ("still_url", T::Opt(&T::Str)),
+            ("deactivated", T::Bool),
+            ("author_id", T::Opt(&T::Int)),
+        ])),
+    ),
+    (
+        "realm_user_groups",
+        T::List(&T::Obj(&[
+            ("id", T::Int),
+            ("members", INTS),
+            ("direct_subgroup_ids", INTS),
+            ("name", T::Str),
+            ("description", T::Str),
+            ("is_system_group", T::Bool),
+            ("deactivated", T::Opt(&T::Bool)),
+        ])),
+    ),
+    (
+        "recent_private_conversations",
+        T::List(&T::Obj(&[("max_message_id", T::Int), ("user_ids", INTS)])),
+    ),
+    ("subscriptions", T::List(&SUBSCRIPTION)),
+    ("unread_msgs", UNREADS),
+    ("starred_messages", INTS),
+    ("streams", T::List(&STREAM)),
+    ("user_status", T::IdMap(&T::Obj(&[]))),
+    (
+        "user_settings",
+        T::Obj(&[
+            ("twenty_four_hour_time", T::Null(&T::Bool)),
+            ("starred_message_counts", T::Bool),
+            ("display_emoji_reaction_users", T::Bool),
+            ("emojiset", T::Str),
+            ("presence_enabled", T::Bool),
+        ]),
+    ),
+    (
+        "user_topics",
+        T::List(&T::Obj(&[
+            ("stream_id", T::Int),
+            ("topic_name", T::Str),
+            ("last_updated", T::Int),
+            ("visibility_policy", T::Int),
+        ])),
+    ),
+    ("realm_can_delete_any_message_group", T::Opt(&T::Group)),
+    ("realm_can_delete_own_message_group", T::Opt(&T::Group)),
+    (
+        "realm_wildcard_mention_policy",
+        T::IntIn(&[1, 2, 3, 5, 6, 7]),
+    ),
+    ("realm_mandatory_topics", T::Opt(&T::Bool)),
+    ("realm_name", T::Str),
+    ("realm_waiting_period_threshold", T::Int),
+    (
+        "realm_message_content_delete_limit_seconds",
+        T::Opt(&T::Int),
+    ),
+    ("realm_allow_message_editing", T::Bool),
+    ("realm_message_content_edit_limit_seconds", T::Opt(&T::Int)),
+    ("realm_enable_read_receipts", T::Bool),
+    ("realm_icon_url", T::Str),
+    ("realm_presence_disabled", T::Bool),
+    (
+        "realm_default_external_accounts",
+        T::Map(&T::Obj(&[
+            ("name", T::Str),
+            ("text", T::Str),
+            ("hint", T::Str),
+            ("url_pattern", T::Str),
+        ])),
+    ),
+    ("max_file_upload_size_mib", T::Int),
+    (
+        "server_thumbnail_formats",
+        T::Opt(&T::List(&T::Obj(&[
+            ("name", T::Str),
+            ("max_width", T::Int),
+            ("max_height", T::Int),
+            ("animated", T::Bool),
+            ("format", T::Str),
+        ]))),
+    ),
+    ("server_emoji_data_url", T::Str),
+    ("event_queue_longpoll_timeout_seconds", T::Int),
+    ("realm_moderation_request_channel_id", T::Opt(&T::Int)),
+    ("realm_empty_topic_display_name", T::Opt(&T::Str)),
+    ("realm_users", T::List(&USER)),
+    ("realm_non_active_users", T::List(&USER)),
+    ("cross_realm_bots", T::List(&USER)),
+];
+
+fn check(t: T, v: Option<&Value>, at: &str, errors: &mut Vec<String>) {
+    let mut bad = |what: &str| errors.push(format!("{at}: expected {what}, got {v:?}"));
+    match (t, v) {
+        (T::Opt(_), None | Some(Value::Null)) | (T::Null(_), Some(Value::Null)) => {}
+        (T::Opt(inner) | T::Null(inner), v) => check(*inner, v, at, errors),
+        (_, None) => bad("a value (key missing)"),
+        (T::Int, Some(v)) => {
+            if !v.is_i64() {
+                bad("an integer")
+            }
+        }
+        (T::Str, Some(v)) => {
+            if !v.is_string() {
+                bad("a string")
+            }
+        }
+        (T::Bool, Some(v)) => {
+            if !v.is_boolean() {
+                bad("a boolean")
+            }
+        }
+        (T::IntIn(allowed), Some(v)) => {
+            if !v.as_i64().is_some_and(|n| allowed.contains(&n)) {
+                bad(&format!("one of {allowed:?}"))
+            }
+        }
+        (T::Group, Some(v)) => {
+            let nameless = v.as_object().is_some_and(|o| {
+                o.get("direct_members").is_some_and(all_ints)
+                    && o.get("direct_subgroups").is_some_and(all_ints)
+            });
+            if !(v.is_i64() || nameless) {
+                bad("a group setting value")
+            }
+        }
+        (T::List(inner), Some(Value::Array(items))) => {
+            for (i, item) in items.iter().enumerate() {
+                check(*inner, Some(item), &format!("{at}[{i}]"), errors);
+            }
+        }
+        (T::IdMap(inner) | T::Map(inner), Some(Value::Object(o))) => {
+            for (k, item) in o {
+                if matches!(t, T::IdMap(_)) && k.parse::<i64>().is_err() {
+                    errors.push(format!("{at}: key {k:?} is not an id"));
+                }
+                check(*inner, Some(item), &format!("{at}.{k}"), errors);
+            }
+        }
+        (T::Obj(fields), Some(Value::Object(o))) => {
+            for (k, ft) in fields {
+                check(*ft, o.get(*k), &format!("{at}.{k}"), errors);
+            }
+        }
+        (T::List(_), Some(_)) => bad("a list"),
+        (T::IdMap(_) | T::Map(_) | T::Obj(_), Some(_)) => bad("an object"),
+    }
+}
+
+fn all_ints(v: &Value) -> bool {
+    v.as_array()
+        .is_some_and(|items| items.iter().all(Value::is_i64))
+}
+
+/// Asserts that the app's parser would accept `body` as its initial snapshot.
+#[track_caller]
+fn assert_app_parses_snapshot(body: &Value) {
+    let mut errors = Vec::new();
+    for (key, t) in SNAPSHOT {
+        check(*t, body.get(*key), key, &mut errors);
+    }
+    assert!(
+        errors.is_empty(),
+        "the mobile app cannot parse this register response:\n{}",
+        errors.join("\n")
+    );
+}
+
+/// `POST /register` exactly as the app sends it (`lib/api/route/events.dart`): every value
+/// JSON-encoded, no event type filters.
+pub(crate) const APP_REGISTER: &[(&str, &str)] = &[
+    ("idle_queue_timeout", "\"mobile\""),
+    ("apply_markdown", "true"),
+    ("client_gravatar", "false"),
+    ("slim_presence", "true"),
+    (
+        "client_capabilities",
+        r#"{"notification_settings_null":true,"bulk_message_deletion":true,"user_avatar_url_field_optional":true,"stream_typing_notifications":true,"user_settings_object":true,"include_deactivated_groups":true,"empty_topic_name":true,"individual_emoji_changes":true}"#,
+    ),
+];
+
+async fn app_register(o: &Org, who: &TestUser) -> Value {
+    let r = o.srv.post("/api/v1/register", who, APP_REGISTER).await;
+    r.assert_success("POST /register").clone()
+}
+
+#[tokio::test]
+async fn the_mobile_app_can_parse_its_register_response() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    o.send_channel(&o.bob, "general", "greetings", "hello @**Alice Ant**")
+        .await;
+    o.send_dm(&o.bob, &[&o.alice], "psst").await;
+    let r = o
+        .srv
+        .post(
+            "/api/v1/realm/profile_fields",
+            &o.admin,
+            &[
+                ("name", "GitHub"),
+                ("field_type", "7"),
+                ("field_data", r#"{"subtype":"github"}"#),
+            ],
+        )
+        .await;
+    let field = r.assert_success("POST /realm/profile_fields")["id"].clone();
+    let data = json!([{"id": field, "value": "alice-ant"}]).to_string();
+    o.srv
+        .patch(
+            &format!("/api/v1/users/{}", o.alice.id),
+            &o.admin,
+            &[("profile_data", data.as_str())],
+        )
+        .await
+        .assert_success("PATCH /users/{user_id}");
+    let b = app_register(&o, &o.alice).await;
+    assert_app_parses_snapshot(&b);
+    // The app's own data must be there: the self user among the users, nobody muted, and the
+    // external account types profile fields offer.
+    let users = b["realm_users"].as_array().unwrap();
+    assert!(users.iter().any(|u| u["user_id"] == o.alice.id));
+    assert_eq!(b["muted_users"], json!([]));
+    assert_eq!(b["realm_wildcard_mention_policy"], 5);
+    assert_eq!(
+        b["realm_default_external_accounts"]["github"],
+        json!({"name": "GitHub", "text": "GitHub username", "hint": "", "url_pattern": "https://github.com/%(username)s"})
+    );
+    assert_eq!(b["unread_msgs"]["count"], 2);
+    let me = users.iter().find(|u| u["user_id"] == o.alice.id).unwrap();
+    assert_eq!(me["profile_data"][field.to_string()]["value"], "alice-ant");
+    // A guest sees the same keys.
+    assert_app_parses_snapshot(&app_register(&o, &o.guest).await);
+}
+
+/// The fields the app's `UpdateMessageMoveData.tryParseFromJson` insists on for a move.
+#[track_caller]
+fn assert_app_parses_move(e: &Value) -> (i64, i64, String, String, String) {
+    assert_eq!(e["type"], "update_message", "{e}");
+    let orig_channel = e["stream_id"].as_i64().expect("stream_id on a move");
+    let new_channel = e.get("new_stream_id").map_or(orig_channel, |v| {
+        v.as_i64().expect("new_stream_id is an integer")
+    });
+    let orig_topic = e["orig_subject"]
+        .as_str()
+        .unwrap_or_else(|| panic!("orig_subject on every move: {e}"))
+        .to_string();
+    let new_topic = e.get("subject").map_or(orig_topic.clone(), |v| {
+        v.as_str().expect("subject is a string").to_string()
+    });
+    let mode = e["propagate_mode"]
+        .as_str()
+        .unwrap_or_else(|| panic!("propagate_mode on every move: {e}"))
+        .to_string();
+    assert!(
+        ["change_one", "change_later", "change_all"].contains(&mode.as_str()),
+        "{e}"
+    );
+    for key in ["message_id", "edit_timestamp"] {
+        assert!(e[key].is_i64(), "{key} in {e}");
+    }
+    assert!(
+        e["rendering_only"].is_boolean() && e["flags"].is_array() && e["message_ids"].is_array()
+    );
+    (orig_channel, new_channel, orig_topic, new_topic, mode)
+}
+
+#[tokio::test]
+async fn moves_carry_orig_subject_and_the_requested_propagate_mode() {
+    let o = org().await;
+    let src = o
+        .channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let dst = o
+        .channel(&o.alice, "archive", &[&o.alice, &o.bob], &[])
+        .await;
+    let id = o.send_channel(&o.bob, "general", "plans", "move me").await;
+    let b = app_register(&o, &o.alice).await;
+    let q = b["queue_id"].as_str().unwrap().to_string();
+
+    // To another channel, same topic, all messages of the topic (here only one).
+    let dst_s = dst.to_string();
+    o.srv
+        .patch(
+            &format!("/api/v1/messages/{id}"),
+            &o.bob,
+            &[
+                ("stream_id", dst_s.as_str()),
+                ("propagate_mode", "change_all"),
+            ],
+        )
+        .await
+        .assert_success("PATCH /messages/{message_id}");
+    let evs = wait_events(&o, &o.alice, &q, 1).await;
+    let e = &evs[0];
+    assert_eq!(
+        assert_app_parses_move(e),
+        (
+            src,
+            dst,
+            "plans".into(),
+            "plans".into(),
+            "change_all".into()
+        )
+    );
+    assert!(e.get("subject").is_none(), "no topic change: {e}");
+    assert_eq!(e["stream_name"], "general");
+    assert_eq!(e["message_id"], id);
+
+    // A content edit together with a topic change keeps both parts.
+    let r = o
+        .srv
+        .patch(
+            &format!("/api/v1/messages/{id}"),
+            &o.bob,
+            &[
+                ("topic", "later plans"),
+                ("content", "moved and edited"),
+                ("propagate_mode", "change_later"),
+            ],
+        )
+        .await;
+    r.assert_success("PATCH /messages/{message_id}");
+    let evs = wait_events(&o, &o.alice, &q, 2).await;
+    let e = &evs[1];
+    assert_eq!(
+        assert_app_parses_move(e),
+        (
+            dst,
+            dst,
+            "plans".into(),
+            "later plans".into(),
+            "change_later".into()
+        )
+    );
+    assert_eq!(e["orig_content"], "move me");
+    assert_eq!(e["content"], "moved and edited");
+    assert_eq!(e["topic_links"], json!([]));
+}
