@@ -520,3 +520,309 @@ async fn moves_carry_orig_subject_and_the_requested_propagate_mode() {
     assert_eq!(e["content"], "moved and edited");
     assert_eq!(e["topic_links"], json!([]));
 }
+
+// ---------------------------------------------------------------------------------------------
+// multipart/form-data bodies
+
+/// A `multipart/form-data` body with these text fields and (name, file name, bytes) files.
+fn multipart(fields: &[(&str, &[u8])], files: &[(&str, &str, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "------------------------outpostb0undary";
+    let mut body = Vec::new();
+    for (name, value) in fields {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n")
+                .as_bytes(),
+        );
+        body.extend_from_slice(value);
+        body.extend_from_slice(b"\r\n");
+    }
+    for (name, filename, data) in files {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(data);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+async fn send_multipart(
+    o: &Org,
+    method: hyper::Method,
+    path: &str,
+    who: &TestUser,
+    fields: &[(&str, &[u8])],
+    files: &[(&str, &str, &[u8])],
+) -> crate::support::Reply {
+    let (content_type, body) = multipart(fields, files);
+    let req = crate::support::raw(method, path)
+        .header("content-type", content_type)
+        .header(
+            "authorization",
+            crate::support::basic(&who.email, &who.api_key),
+        )
+        .body(crate::support::body(body))
+        .unwrap();
+    o.srv.send(req).await
+}
+
+fn text<'a>(form: &'a [(&'a str, &'a str)]) -> Vec<(&'a str, &'a [u8])> {
+    form.iter().map(|(k, v)| (*k, v.as_bytes())).collect()
+}
+
+/// Drops what differs between two otherwise identical calls (fresh ids, queue ids, times).
+fn comparable(mut v: Value) -> Value {
+    if let Some(o) = v.as_object_mut() {
+        for volatile in ["id", "queue_id", "server_timestamp", "last_event_id"] {
+            o.remove(volatile);
+        }
+    }
+    v
+}
+
+/// A request: method, path and form.
+type Call<'a> = (hyper::Method, String, Vec<(&'a str, &'a str)>);
+
+/// Two identical organizations with a channel and a message in it.
+async fn twin() -> (Org, i64) {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let id = o.send_channel(&o.alice, "general", "t", "first").await;
+    (o, id)
+}
+
+#[tokio::test]
+async fn multipart_bodies_reach_every_method_like_form_bodies() {
+    // The same calls, urlencoded on one server and as multipart on its twin: every answer
+    // must be the same, and so must the state they leave.
+    let (plain_org, id) = twin().await;
+    let (multi_org, multi_id) = twin().await;
+    assert_eq!(id, multi_id);
+    let message = format!("/api/v1/messages/{id}");
+    let reactions = format!("{message}/reactions");
+    let ids = format!("[{id}]");
+    let subs = json!([{"name": "multi"}]).to_string();
+    let calls: Vec<Call> = vec![
+        (
+            hyper::Method::POST,
+            "/api/v1/messages".into(),
+            vec![
+                ("type", "stream"),
+                ("to", "general"),
+                ("topic", "t"),
+                ("content", "hi"),
+            ],
+        ),
+        (
+            hyper::Method::POST,
+            reactions.clone(),
+            vec![("emoji_name", "octopus")],
+        ),
+        (
+            hyper::Method::POST,
+            reactions.clone(),
+            vec![("emoji_name", "heart")],
+        ),
+        (
+            hyper::Method::DELETE,
+            reactions.clone(),
+            vec![("emoji_name", "octopus")],
+        ),
+        (
+            hyper::Method::PATCH,
+            message.clone(),
+            vec![("content", "edited")],
+        ),
+        (
+            hyper::Method::POST,
+            "/api/v1/users/me/subscriptions".into(),
+            vec![("subscriptions", subs.as_str())],
+        ),
+        (
+            hyper::Method::POST,
+            "/api/v1/messages/flags".into(),
+            vec![
+                ("messages", ids.as_str()),
+                ("op", "add"),
+                ("flag", "starred"),
+            ],
+        ),
+        (
+            hyper::Method::PATCH,
+            "/api/v1/settings".into(),
+            vec![("twenty_four_hour_time", "true")],
+        ),
+        (
+            hyper::Method::POST,
+            "/api/v1/register".into(),
+            vec![("fetch_event_types", "[\"message\"]"), ("bogus", "1")],
+        ),
+        (
+            hyper::Method::DELETE,
+            "/api/v1/users/me/subscriptions".into(),
+            vec![("subscriptions", "[\"multi\"]")],
+        ),
+    ];
+    for (method, path, form) in &calls {
+        let plain = plain_org
+            .srv
+            .call(method.clone(), path, Some(&plain_org.alice), form)
+            .await;
+        let multi = send_multipart(
+            &multi_org,
+            method.clone(),
+            path,
+            &multi_org.alice,
+            &text(form),
+            &[],
+        )
+        .await;
+        assert_eq!(plain.status, 200, "{method} {path}: {}", plain.body);
+        assert_eq!(
+            (multi.status, comparable(multi.body.clone())),
+            (plain.status, comparable(plain.body.clone())),
+            "{method} {path}"
+        );
+    }
+    // The multipart calls took effect: both servers hold the same messages now.
+    async fn history(o: &Org) -> crate::support::Reply {
+        let query = [
+            ("anchor", "newest"),
+            ("num_before", "10"),
+            ("num_after", "0"),
+        ];
+        o.srv.get("/api/v1/messages", &o.alice, &query).await
+    }
+    let (a, b) = (history(&plain_org).await, history(&multi_org).await);
+    let summary = |r: &crate::support::Reply| -> Vec<Value> {
+        r.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                json!([
+                    m["content"],
+                    m["flags"],
+                    m["reactions"].as_array().map(Vec::len)
+                ])
+            })
+            .collect()
+    };
+    let contents: Vec<Value> = summary(&b).iter().map(|m| m[0].clone()).collect();
+    assert_eq!(summary(&b), summary(&a));
+    assert!(contents.contains(&json!("<p>edited</p>")) && contents.contains(&json!("<p>hi</p>")));
+    // Unknown fields are reported like form fields; files are not parameters.
+    let r = send_multipart(
+        &multi_org,
+        hyper::Method::PATCH,
+        "/api/v1/settings",
+        &multi_org.alice,
+        &text(&[("enter_sends", "true"), ("bogus", "x")]),
+        &[("avatar", "a.png", b"\x89PNG\xff\xfe")],
+    )
+    .await;
+    assert_eq!(
+        r.assert_success("PATCH /settings")["ignored_parameters_unsupported"],
+        json!(["bogus"])
+    );
+}
+
+#[tokio::test]
+async fn multipart_bodies_follow_the_parameter_rules() {
+    let o = org().await;
+    let path = "/api/v1/settings";
+    // The same name twice, or once in the query and once in the body.
+    let r = send_multipart(
+        &o,
+        hyper::Method::PATCH,
+        path,
+        &o.alice,
+        &text(&[("enter_sends", "true"), ("enter_sends", "false")]),
+        &[],
+    )
+    .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Parameter 'enter_sends' was given more than once"
+    );
+    let r = send_multipart(
+        &o,
+        hyper::Method::PATCH,
+        "/api/v1/settings?enter_sends=true",
+        &o.alice,
+        &text(&[("enter_sends", "false")]),
+        &[],
+    )
+    .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Parameter 'enter_sends' was given more than once"
+    );
+    // Invalid UTF-8 in a field.
+    let r = send_multipart(
+        &o,
+        hyper::Method::PATCH,
+        path,
+        &o.alice,
+        &[("full_name", b"Al\xffce")],
+        &[],
+    )
+    .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Request parameters are not valid UTF-8"
+    );
+    // More fields than max_params (files count as parts too).
+    let max = o.srv.state.config.limits.max_params;
+    let names: Vec<String> = (0..=max).map(|i| format!("p{i}")).collect();
+    let many: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b"1"[..])).collect();
+    let r = send_multipart(&o, hyper::Method::PATCH, path, &o.alice, &many, &[]).await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        format!("Too many parameters (at most {max} are accepted)")
+    );
+    let files: Vec<(&str, &str, &[u8])> = names
+        .iter()
+        .map(|n| (n.as_str(), "f.txt", &b"1"[..]))
+        .collect();
+    let r = send_multipart(&o, hyper::Method::PATCH, path, &o.alice, &[], &files).await;
+    r.assert_error(400, "BAD_REQUEST");
+    // A broken body or a missing boundary is refused, and nothing changes.
+    for (content_type, body) in [
+        (
+            "multipart/form-data; boundary=xyz",
+            &b"--xyz\r\nContent-Disposition: form-data; name=\"enter_sends\"\r\n\r\ntrue"[..],
+        ),
+        ("multipart/form-data", b"enter_sends=true"),
+    ] {
+        let req = crate::support::raw(hyper::Method::PATCH, path)
+            .header("content-type", content_type)
+            .header(
+                "authorization",
+                crate::support::basic(&o.alice.email, &o.alice.api_key),
+            )
+            .body(crate::support::body(body))
+            .unwrap();
+        let r = o.srv.send(req).await;
+        assert_eq!(
+            r.assert_error(400, "BAD_REQUEST")["msg"],
+            "Malformed multipart/form-data body"
+        );
+    }
+    let r = o
+        .srv
+        .post(
+            "/api/v1/register",
+            &o.alice,
+            &[("fetch_event_types", "[\"user_settings\"]")],
+        )
+        .await;
+    assert_eq!(r.body["user_settings"]["enter_sends"], false);
+    let r = o.srv.get("/api/v1/users/me", &o.alice, &[]).await;
+    assert_eq!(r.body["full_name"], "Alice Ant");
+}
