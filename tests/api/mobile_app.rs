@@ -826,3 +826,130 @@ async fn multipart_bodies_follow_the_parameter_rules() {
     let r = o.srv.get("/api/v1/users/me", &o.alice, &[]).await;
     assert_eq!(r.body["full_name"], "Alice Ant");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The whole register key set
+
+/// The keys the vendored `POST /register` schema (Zulip's OpenAPI document, Apache-2.0,
+/// structure only) lists for the response.
+fn spec_register_keys() -> Vec<String> {
+    let doc: Value = serde_json::from_str(include_str!("../schemas/zulip-responses.json"))
+        .expect("vendored schema is valid JSON");
+    let parts = doc["responses"]["POST /register"]["allOf"]
+        .as_array()
+        .expect("register is an allOf");
+    let mut keys: Vec<String> = parts
+        .iter()
+        .filter_map(|p| p["properties"].as_object())
+        .flat_map(|props| props.keys().cloned())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+#[tokio::test]
+async fn register_without_filters_has_every_key_of_the_spec() {
+    let o = org().await;
+    // Without `user_settings_object`, the legacy top-level settings are sent too.
+    let b = o
+        .srv
+        .post("/api/v1/register", &o.alice, &[])
+        .await
+        .assert_success("POST /register")
+        .clone();
+    let got = b.as_object().unwrap();
+    // Upstream leaves out only the envelope's optional warning, and the deletion date that
+    // exists for demo organizations alone.
+    let not_sent = [
+        "ignored_parameters_unsupported",
+        "demo_organization_scheduled_deletion_date",
+    ];
+    let missing: Vec<String> = spec_register_keys()
+        .into_iter()
+        .filter(|k| !not_sent.contains(&k.as_str()) && !got.contains_key(k))
+        .collect();
+    assert!(missing.is_empty(), "register lacks {missing:?}");
+
+    // Group-valued realm settings name the system groups this server has.
+    let groups: Vec<i64> = b["realm_user_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["is_system_group"] == true)
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
+    let group_keys: Vec<&String> = got
+        .keys()
+        .filter(|k| k.starts_with("realm_") && k.ends_with("_group"))
+        .collect();
+    assert!(group_keys.len() >= 20, "{group_keys:?}");
+    for k in &group_keys {
+        let id = b[k.as_str()].as_i64().unwrap_or(-1);
+        assert!(groups.contains(&id), "{k} = {}", b[k.as_str()]);
+    }
+    assert_eq!(b["realm_can_manage_all_groups"], 2); // role:owners
+    assert_eq!(b["realm_direct_message_permission_group"], 7); // role:everyone
+    // Each of them is described in server_supported_permission_settings.
+    let realm_settings = &b["server_supported_permission_settings"]["realm"];
+    for k in &group_keys {
+        let name = k.strip_prefix("realm_").unwrap();
+        assert!(realm_settings[name].is_object(), "{name} has no metadata");
+    }
+    assert_eq!(
+        b["server_supported_permission_settings"]["stream"]["can_send_message_group"]["default_group_name"],
+        "role:everyone"
+    );
+    assert_eq!(b["realm_upload_quota_mib"], Value::Null);
+    assert_eq!(b["realm_bot_domain"], "outpost.test");
+    assert_eq!(
+        b["realm_user_settings_defaults"]["twenty_four_hour_time"],
+        false
+    );
+
+    // A filter keeps only its own keys.
+    let r = o
+        .srv
+        .post(
+            "/api/v1/register",
+            &o.alice,
+            &[("fetch_event_types", r#"["muted_users","drafts"]"#)],
+        )
+        .await;
+    let b = r.assert_success("POST /register");
+    assert_eq!(
+        (b["muted_users"].clone(), b["drafts"].clone()),
+        (json!([]), json!([]))
+    );
+    assert!(b.get("realm_can_create_groups").is_none() && b.get("realm_users").is_none());
+}
+
+#[tokio::test]
+async fn own_user_always_has_profile_data() {
+    let o = org().await;
+    let r = o.srv.get("/api/v1/users/me", &o.alice, &[]).await;
+    assert_eq!(r.assert_success("GET /users/me")["profile_data"], json!({}));
+    let r = o
+        .srv
+        .post(
+            "/api/v1/realm/profile_fields",
+            &o.admin,
+            &[("name", "Team"), ("field_type", "1")],
+        )
+        .await;
+    let field = r.body["id"].as_i64().unwrap();
+    let data = json!([{"id": field, "value": "Ants"}]).to_string();
+    o.srv
+        .patch(
+            &format!("/api/v1/users/{}", o.alice.id),
+            &o.admin,
+            &[("profile_data", data.as_str())],
+        )
+        .await
+        .assert_success("PATCH /users/{user_id}");
+    let r = o.srv.get("/api/v1/users/me", &o.alice, &[]).await;
+    assert_eq!(
+        r.assert_success("GET /users/me")["profile_data"][field.to_string()]["value"],
+        "Ants"
+    );
+}
