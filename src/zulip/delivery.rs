@@ -322,10 +322,7 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             let person = match change {
                 PersonChange::FullName(n) => json!({"user_id": uid.0, "full_name": n}),
                 PersonChange::Role(r) => json!({"user_id": uid.0, "role": r}),
-                PersonChange::Email(_) => json!({
-                    "user_id": uid.0,
-                    "new_email": wire::api_email(&user, state.config.realm_host()),
-                }),
+                PersonChange::Email(_) => return deliver_email_change(state, seq, &user).await,
                 PersonChange::Timezone(tz) => json!({
                     "user_id": uid.0,
                     "email": wire::api_email(&user, state.config.realm_host()),
@@ -1028,6 +1025,49 @@ async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()>
             }))
         });
         state.queues.push(&q, Arc::clone(text));
+    }
+    Ok(())
+}
+
+/// A user's real email changed: `delivery_email` goes to the queues whose owners may see it,
+/// then `new_email` to everyone when the API email is the real one and so changed too (a
+/// placeholder API email stays the same).
+async fn deliver_email_change(state: &AppState, seq: u64, user: &User) -> Result<()> {
+    let queues: Vec<Arc<Queue>> = state
+        .queues
+        .of_users(seq, None)
+        .into_iter()
+        .filter(|q| q.options.wants("realm_user"))
+        .collect();
+    if queues.is_empty() {
+        return Ok(());
+    }
+    let owners: HashSet<UserId> = queues.iter().map(|q| q.user_id).collect();
+    let viewers = state.db.read(move |c| users_by_id(c, owners)).await?;
+    let delivery = event_json(&json!({
+        "type": "realm_user",
+        "op": "update",
+        "person": {"user_id": user.id.0, "delivery_email": user.email},
+    }));
+    let api_email_changed = emails::is_public(user);
+    let new_email = event_json(&json!({
+        "type": "realm_user",
+        "op": "update",
+        "person": {
+            "user_id": user.id.0,
+            "new_email": wire::api_email(user, state.config.realm_host()),
+        },
+    }));
+    for q in queues {
+        let Some(owner) = viewers.get(&q.user_id) else {
+            continue;
+        };
+        if emails::sees_real_email(owner, user) {
+            state.queues.push(&q, Arc::clone(&delivery));
+        }
+        if api_email_changed {
+            state.queues.push(&q, Arc::clone(&new_email));
+        }
     }
     Ok(())
 }

@@ -953,3 +953,130 @@ async fn own_user_always_has_profile_data() {
         "Ants"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// realm_user email events
+
+async fn email_org(
+    visibility: outpost::config::EmailVisibility,
+) -> (crate::support::TestServer, [TestUser; 4]) {
+    use outpost::model::Role;
+    let srv =
+        crate::support::TestServer::start_with(|c| c.chat.email_address_visibility = visibility)
+            .await;
+    let owner = srv
+        .user_with("owner@example.com", "Olive Owner", Role::Owner, |u| {
+            u.can_change_user_emails = true;
+        })
+        .await;
+    let admin = srv
+        .user("admin@example.com", "Ada Admin", Role::Administrator)
+        .await;
+    let member = srv.user("bob@example.com", "Bob Bee", Role::Member).await;
+    let target = srv
+        .user("mel@example.com", "Mel Member", Role::Member)
+        .await;
+    (srv, [owner, admin, member, target])
+}
+
+/// Registers a queue for each user, changes `target`'s email as the owner, and returns the
+/// `realm_user` persons each queue received, in order.
+async fn email_change_persons(
+    srv: &crate::support::TestServer,
+    users: &[TestUser; 4],
+) -> Vec<Vec<Value>> {
+    let mut queues = Vec::new();
+    for u in users {
+        let r = srv
+            .post(
+                "/api/v1/register",
+                u,
+                &[("event_types", r#"["realm_user"]"#)],
+            )
+            .await;
+        queues.push(
+            r.assert_success("POST /register")["queue_id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    let [owner, .., target] = users;
+    srv.patch(
+        &format!("/api/v1/users/{}", target.id),
+        owner,
+        &[("new_email", "mel.new@example.com")],
+    )
+    .await
+    .assert_success("PATCH /users/{user_id}");
+    // Then a change every queue hears of: events arrive in order, so once a queue has this
+    // one it has everything the email change gave it.
+    srv.patch(
+        "/api/v1/settings",
+        owner,
+        &[("full_name", "Olive Sentinel")],
+    )
+    .await
+    .assert_success("PATCH /settings");
+    // The target now logs in with the new address.
+    let moved = TestUser {
+        email: "mel.new@example.com".into(),
+        ..target.clone()
+    };
+    let mut out = Vec::new();
+    for (i, q) in queues.iter().enumerate() {
+        let u = if i == 3 { &moved } else { &users[i] };
+        let mut persons: Vec<Value> = Vec::new();
+        let mut last = -1;
+        while !persons.iter().any(|p| p["full_name"] == "Olive Sentinel") {
+            let last_s = last.to_string();
+            let r = srv
+                .get(
+                    "/api/v1/events",
+                    u,
+                    &[("queue_id", q.as_str()), ("last_event_id", last_s.as_str())],
+                )
+                .await;
+            for e in r.assert_success("GET /events")["events"]
+                .as_array()
+                .unwrap()
+            {
+                last = e["id"].as_i64().unwrap();
+                if e["type"] == "realm_user" {
+                    persons.push(e["person"].clone());
+                }
+            }
+        }
+        persons.pop();
+        out.push(persons);
+    }
+    out
+}
+
+#[tokio::test]
+async fn hidden_email_changes_reach_only_those_who_may_see_them() {
+    let (srv, users) = email_org(outpost::config::EmailVisibility::Admins).await;
+    let target = users[3].id;
+    let persons = email_change_persons(&srv, &users).await;
+    let delivery = json!({"user_id": target, "delivery_email": "mel.new@example.com"});
+    // Owner and admin may see it; the API email stays the placeholder, so no new_email.
+    assert_eq!(persons[0], vec![delivery.clone()]);
+    assert_eq!(persons[1], vec![delivery.clone()]);
+    // Another member hears nothing; the user themself gets their own address.
+    assert_eq!(persons[2], Vec::<Value>::new());
+    assert_eq!(persons[3], vec![delivery]);
+}
+
+#[tokio::test]
+async fn public_email_changes_carry_delivery_and_new_email() {
+    let (srv, users) = email_org(outpost::config::EmailVisibility::Everyone).await;
+    let target = users[3].id;
+    let persons = email_change_persons(&srv, &users).await;
+    let expected = vec![
+        json!({"user_id": target, "delivery_email": "mel.new@example.com"}),
+        json!({"user_id": target, "new_email": "mel.new@example.com"}),
+    ];
+    for p in persons {
+        assert_eq!(p, expected);
+    }
+}
