@@ -304,6 +304,9 @@ impl ChatApi {
     /// Route and credentials, from the head alone.
     async fn admit_head(&self, head: &Parts) -> Result<Admission<ChatTicket>, Response> {
         let path = head.uri.path();
+        if path == server::REALM_ICON_PATH && matches!(head.method, Method::GET | Method::HEAD) {
+            return Err(server::realm_icon());
+        }
         let Some(segs) = api_segments(path) else {
             return Err(error_response(&Error::not_found(format!(
                 "Not found: {path}"

@@ -936,20 +936,15 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
         ),
         ("realm_upload_quota_mib", Value::Null),
         ("realm_logo_source", json!("D")),
+        // The logos default to the icon, so no URL handed out is dead.
         (
             "realm_logo_url",
-            json!(format!(
-                "{}/static/images/logo/zulip-org-logo.svg?version=0",
-                cfg.external_url
-            )),
+            json!(super::server::realm_icon_url(state)),
         ),
         ("realm_night_logo_source", json!("D")),
         (
             "realm_night_logo_url",
-            json!(format!(
-                "{}/static/images/logo/zulip-org-logo.svg?version=0",
-                cfg.external_url
-            )),
+            json!(super::server::realm_icon_url(state)),
         ),
         ("realm_bot_domain", json!(state.config.realm_host())),
         ("settings_send_digest_emails", json!(false)),
@@ -974,10 +969,7 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
         ("realm_icon_source", json!("G")),
         (
             "realm_icon_url",
-            json!(format!(
-                "{}/static/images/logo/zulip-icon-128x128.png",
-                cfg.external_url
-            )),
+            json!(super::server::realm_icon_url(state)),
         ),
         ("realm_linkifiers", json!([])),
         ("realm_filters", json!([])),

@@ -1080,3 +1080,38 @@ async fn public_email_changes_carry_delivery_and_new_email() {
         assert_eq!(p, expected);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The realm icon
+
+#[tokio::test]
+async fn the_realm_icon_is_served_to_anyone() {
+    let o = org().await;
+    let b = app_register(&o, &o.alice).await;
+    let url = b["realm_icon_url"].as_str().unwrap().to_string();
+    let settings = o
+        .srv
+        .call(hyper::Method::GET, "/api/v1/server_settings", None, &[])
+        .await;
+    assert_eq!(settings.body["realm_icon"], url.as_str());
+    let path = url
+        .strip_prefix("http://outpost.test")
+        .expect("an URL on this server");
+    let r = o.srv.call(hyper::Method::GET, path, None, &[]).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.headers["content-type"], "image/png");
+    assert!(
+        r.headers["cache-control"]
+            .to_str()
+            .unwrap()
+            .starts_with("public"),
+        "{:?}",
+        r.headers
+    );
+    assert!(r.raw.starts_with(b"\x89PNG\r\n\x1a\n") && r.raw.len() > 100);
+    let r = o.srv.call(hyper::Method::HEAD, path, None, &[]).await;
+    assert_eq!((r.status, r.raw.len()), (200, 0));
+    // Other methods are no icon.
+    let r = o.srv.call(hyper::Method::POST, path, None, &[]).await;
+    assert_eq!(r.status, 404);
+}
