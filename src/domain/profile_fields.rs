@@ -16,6 +16,34 @@ use crate::model::{ProfileField, ProfileFieldType, User};
 pub const MAX_NAME_LENGTH: usize = 40;
 pub const MAX_HINT_LENGTH: usize = 80;
 
+/// An external account type that external-account fields may name by `subtype` (Zulip's
+/// default external accounts), with the profile URL pattern its values fill in.
+pub struct ExternalAccount {
+    pub subtype: &'static str,
+    pub name: &'static str,
+    pub text: &'static str,
+    pub hint: &'static str,
+    pub url_pattern: &'static str,
+}
+
+/// The external account types every organization offers (`realm_default_external_accounts`).
+pub const DEFAULT_EXTERNAL_ACCOUNTS: &[ExternalAccount] = &[
+    ExternalAccount {
+        subtype: "github",
+        name: "GitHub",
+        text: "GitHub username",
+        hint: "",
+        url_pattern: "https://github.com/%(username)s",
+    },
+    ExternalAccount {
+        subtype: "twitter",
+        name: "Twitter",
+        text: "Twitter username",
+        hint: "",
+        url_pattern: "https://twitter.com/%(username)s",
+    },
+];
+
 pub struct NewField {
     pub name: String,
     pub hint: String,
@@ -144,10 +172,12 @@ fn check_external_account(data: Option<&Value>) -> Result<(String, &'static str)
         return Err(Error::bad_request("field_data is not a dict"));
     };
     let subtype = obj.get("subtype").and_then(Value::as_str);
-    let default_name = match subtype {
-        Some("github") => "GitHub",
-        Some("twitter") => "Twitter",
-        Some("custom") => {
+    let known = DEFAULT_EXTERNAL_ACCOUNTS
+        .iter()
+        .find(|a| Some(a.subtype) == subtype);
+    let default_name = match (known, subtype) {
+        (Some(account), _) => account.name,
+        (None, Some("custom")) => {
             let pattern = obj.get("url_pattern").and_then(Value::as_str).unwrap_or("");
             if !pattern.contains("%(username)s") {
                 return Err(Error::bad_request(
@@ -156,7 +186,7 @@ fn check_external_account(data: Option<&Value>) -> Result<(String, &'static str)
             }
             ""
         }
-        _ => return Err(Error::bad_request("Invalid external account type")),
+        (None, _) => return Err(Error::bad_request("Invalid external account type")),
     };
     Ok((Value::Object(obj.clone()).to_string(), default_name))
 }

@@ -286,6 +286,12 @@ pub fn all_of(c: &rusqlite::Connection, user: &User) -> Result<Vec<(&'static str
     Ok(out)
 }
 
+/// Every catalogue setting with the value a new user starts with (the organization's defaults
+/// for new users), in catalogue order.
+pub fn defaults() -> Vec<(&'static str, SettingValue)> {
+    CATALOGUE.iter().map(|s| (s.name, s.default())).collect()
+}
+
 /// One boolean setting kept in the `user_settings` table (for rules such as typing
 /// notifications).
 pub async fn flag(state: &AppState, user: crate::ids::UserId, name: &'static str) -> Result<bool> {

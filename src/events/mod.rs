@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::ids::{ChannelId, MessageId, ProfileFieldId, UserId};
+use crate::model::Propagate;
 
 /// Something that changed, as recorded by a committed write.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,8 +71,15 @@ pub enum Event {
     },
     /// A message's content, topic or channel changed.
     MessageUpdated {
+        /// The message the edit was requested on; a content change applies to it alone.
+        message_id: MessageId,
+        /// Every message the edit changed (all the moved ones for a move).
         message_ids: Vec<MessageId>,
         edited_by: UserId,
+        edited_at: i64,
+        content_edit: Option<ContentEdit>,
+        /// Set when the messages moved to another topic and/or channel.
+        moved: Option<MessageMove>,
     },
     /// Messages were deleted; where they were is kept because the rows are gone.
     MessagesDeleted {
@@ -162,6 +170,26 @@ pub enum PersonChange {
         value: Option<String>,
         rendered_value: Option<String>,
     },
+}
+
+/// The content a message had before an edit changed it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContentEdit {
+    pub orig_content: String,
+    pub orig_rendered_content: String,
+}
+
+/// Where moved messages were and where they went.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageMove {
+    pub orig_channel: ChannelId,
+    pub orig_topic: String,
+    /// The target channel, when the channel changed.
+    pub new_channel: Option<ChannelId>,
+    /// The target topic, when the topic changed.
+    pub new_topic: Option<String>,
+    /// Which messages of the topic the editor asked to move.
+    pub propagate: Propagate,
 }
 
 impl Event {

@@ -22,6 +22,28 @@ pub mod wildcard {
     pub const TOPIC: i64 = 2;
 }
 
+/// Which messages of a topic a move takes along (`propagate_mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Propagate {
+    /// Only the message the move was requested on.
+    One,
+    /// That message and the later ones in its topic.
+    Later,
+    /// Every message in its topic.
+    All,
+}
+
+impl Propagate {
+    /// Zulip's name for the choice.
+    pub fn name(self) -> &'static str {
+        match self {
+            Propagate::One => "change_one",
+            Propagate::Later => "change_later",
+            Propagate::All => "change_all",
+        }
+    }
+}
+
 /// Where a message was sent.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Destination {

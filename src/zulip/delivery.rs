@@ -20,7 +20,7 @@ use crate::domain::messages::fetch::{self, Bundle, Viewed};
 use crate::domain::settings::{self, Legacy, SettingValue};
 use crate::error::Result;
 use crate::events::queues::{EventJson, Queue, Queues};
-use crate::events::{Event, PersonChange, TypingTarget};
+use crate::events::{ContentEdit, Event, MessageMove, PersonChange, TypingTarget};
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::model::{User, flags as bits, wildcard};
 
@@ -79,9 +79,23 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             deliver_message(state, seq, *message_id, local.clone()).await
         }
         Event::MessageUpdated {
+            message_id,
             message_ids,
             edited_by,
-        } => deliver_update(state, seq, message_ids.clone(), *edited_by).await,
+            edited_at,
+            content_edit,
+            moved,
+        } => {
+            let update = Update {
+                message_id: *message_id,
+                message_ids,
+                edited_by: *edited_by,
+                edited_at: *edited_at,
+                content_edit: content_edit.as_ref(),
+                moved: moved.as_ref(),
+            };
+            deliver_update(state, seq, update).await
+        }
         Event::MessagesDeleted {
             message_ids,
             channel_id,
@@ -328,10 +342,7 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             let person = match change {
                 PersonChange::FullName(n) => json!({"user_id": uid.0, "full_name": n}),
                 PersonChange::Role(r) => json!({"user_id": uid.0, "role": r}),
-                PersonChange::Email(_) => json!({
-                    "user_id": uid.0,
-                    "new_email": wire::api_email(&user, state.config.realm_host()),
-                }),
+                PersonChange::Email(_) => return deliver_email_change(state, seq, &user).await,
                 PersonChange::Timezone(tz) => json!({
                     "user_id": uid.0,
                     "email": wire::api_email(&user, state.config.realm_host()),
@@ -699,84 +710,81 @@ async fn deliver_message(
     Ok(())
 }
 
-async fn deliver_update(
-    state: &AppState,
-    seq: u64,
-    ids: Vec<MessageId>,
-    editor: UserId,
-) -> Result<()> {
-    let Some(first) = ids.first().copied() else {
-        return Ok(());
-    };
+/// What `deliver_update` renders: one committed edit.
+struct Update<'a> {
+    message_id: MessageId,
+    message_ids: &'a [MessageId],
+    edited_by: UserId,
+    edited_at: i64,
+    content_edit: Option<&'a ContentEdit>,
+    moved: Option<&'a MessageMove>,
+}
+
+async fn deliver_update(state: &AppState, seq: u64, u: Update<'_>) -> Result<()> {
+    let id = u.message_id;
+    let orig_channel = u.moved.map(|mv| mv.orig_channel);
+    let left_channel = u
+        .moved
+        .and_then(|mv| mv.new_channel.map(|_| mv.orig_channel));
     let loaded = state
         .db
         .read(move |c| {
-            let Some(m) = messages_db::get(c, first)? else {
+            let Some(m) = messages_db::get(c, id)? else {
                 return Ok(None);
             };
-            let edit = messages_db::edits_for(c, first)?.pop();
-            let channel_name = match m.channel_id {
+            // Upstream names the channel the messages were in before the edit.
+            let channel_name = match orig_channel.or(m.channel_id) {
                 Some(ch) => channels_db::get(c, ch)?.map(|c| c.name),
                 None => None,
             };
-            let mut audience = message_audience(c, first)?;
-            if let Some(e) = &edit
-                && let Some(prev) = e.prev_channel_id
-            {
+            let mut audience = message_audience(c, id)?;
+            // Subscribers of the channel the messages left hear of the move too.
+            if let Some(prev) = left_channel {
                 for u in channels_db::subscriber_ids(c, prev)? {
                     if !audience.contains(&u) {
                         audience.push(u);
                     }
                 }
             }
-            Ok(Some((m, edit, channel_name, audience)))
+            Ok(Some((m, channel_name, audience)))
         })
         .await?;
-    let Some((m, edit, channel_name, audience)) = loaded else {
+    let Some((m, channel_name, audience)) = loaded else {
         return Ok(());
     };
     let mut body = json!({
         "type": "update_message",
-        "user_id": editor.0,
-        "edit_timestamp": edit.as_ref().map(|e| e.edited_at).unwrap_or_else(crate::time::now_secs),
-        "message_id": first.0,
-        "message_ids": ids.iter().map(|i| i.0).collect::<Vec<_>>(),
+        "user_id": u.edited_by.0,
+        "edit_timestamp": u.edited_at,
+        "message_id": id.0,
+        "message_ids": u.message_ids.iter().map(|i| i.0).collect::<Vec<_>>(),
         "flags": [],
         "rendering_only": false,
     });
-    if let Some(e) = &edit {
-        if let (Some(pc), Some(pr)) = (&e.prev_content, &e.prev_rendered_content) {
-            body["orig_content"] = json!(pc);
-            body["orig_rendered_content"] = json!(pr);
-            body["content"] = json!(m.content);
-            body["rendered_content"] = json!(m.rendered_content);
-            body["is_me_message"] = json!(m.is_me_message);
-        }
-        if e.prev_topic.is_some() || e.prev_channel_id.is_some() {
-            body["propagate_mode"] = json!(if ids.len() > 1 {
-                "change_all"
-            } else {
-                "change_one"
-            });
+    if let Some(ce) = u.content_edit {
+        body["orig_content"] = json!(ce.orig_content);
+        body["orig_rendered_content"] = json!(ce.orig_rendered_content);
+        body["content"] = json!(m.content);
+        body["rendered_content"] = json!(m.rendered_content);
+        body["is_me_message"] = json!(m.is_me_message);
+    }
+    // Every move names its origin and the editor's propagate_mode, also when only the channel
+    // changed; `subject` and `topic_links` only when the topic changed.
+    if let Some(mv) = u.moved {
+        body["propagate_mode"] = json!(mv.propagate.name());
+        body["orig_subject"] = json!(mv.orig_topic);
+        if let Some(topic) = &mv.new_topic {
+            body["subject"] = json!(topic);
             body["topic_links"] = json!([]);
         }
-        if let Some(pt) = &e.prev_topic {
-            body["orig_subject"] = json!(pt);
-            body["subject"] = json!(m.topic);
+        body["stream_id"] = json!(mv.orig_channel.0);
+        if let Some(target) = mv.new_channel {
+            body["new_stream_id"] = json!(target.0);
         }
-        if let Some(prev) = e.prev_channel_id {
-            body["stream_id"] = json!(prev.0);
-            body["new_stream_id"] = json!(m.channel_id.map(|c| c.0));
-        }
-    }
-    if let Some(ch) = m.channel_id
-        && body.get("stream_id").is_none()
-    {
+    } else if let Some(ch) = m.channel_id {
         body["stream_id"] = json!(ch.0);
     }
-    if let Some(name) = channel_name
-        && m.channel_id.is_some()
-    {
+    if let Some(name) = channel_name {
         body["stream_name"] = json!(name);
     }
     push_to_users(state, seq, Some(&audience), "update_message", &body);
@@ -1039,6 +1047,49 @@ async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()>
             }))
         });
         state.queues.push(&q, Arc::clone(text));
+    }
+    Ok(())
+}
+
+/// A user's real email changed: `delivery_email` goes to the queues whose owners may see it,
+/// then `new_email` to everyone when the API email is the real one and so changed too (a
+/// placeholder API email stays the same).
+async fn deliver_email_change(state: &AppState, seq: u64, user: &User) -> Result<()> {
+    let queues: Vec<Arc<Queue>> = state
+        .queues
+        .of_users(seq, None)
+        .into_iter()
+        .filter(|q| q.options.wants("realm_user"))
+        .collect();
+    if queues.is_empty() {
+        return Ok(());
+    }
+    let owners: HashSet<UserId> = queues.iter().map(|q| q.user_id).collect();
+    let viewers = state.db.read(move |c| users_by_id(c, owners)).await?;
+    let delivery = event_json(&json!({
+        "type": "realm_user",
+        "op": "update",
+        "person": {"user_id": user.id.0, "delivery_email": user.email},
+    }));
+    let api_email_changed = emails::is_public(user);
+    let new_email = event_json(&json!({
+        "type": "realm_user",
+        "op": "update",
+        "person": {
+            "user_id": user.id.0,
+            "new_email": wire::api_email(user, state.config.realm_host()),
+        },
+    }));
+    for q in queues {
+        let Some(owner) = viewers.get(&q.user_id) else {
+            continue;
+        };
+        if emails::sees_real_email(owner, user) {
+            state.queues.push(&q, Arc::clone(&delivery));
+        }
+        if api_email_changed {
+            state.queues.push(&q, Arc::clone(&new_email));
+        }
     }
     Ok(())
 }

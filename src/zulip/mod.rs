@@ -434,6 +434,9 @@ impl ChatApi {
         peer: IpAddr,
     ) -> Result<Admission<ChatTicket>, Response> {
         let path = head.uri.path();
+        if path == server::REALM_ICON_PATH && matches!(head.method, Method::GET | Method::HEAD) {
+            return Err(server::realm_icon());
+        }
         let routed = match static_route(&head.method, path) {
             Some(r) => r,
             None => {

@@ -1,7 +1,8 @@
 //! Zulip request parameters: query string plus form body, with Zulip's parsing rules.
 //!
 //! Parameters travel in the query string and, for every method but GET and HEAD, in an
-//! `application/x-www-form-urlencoded` body. Plain parameters are raw strings; list, object,
+//! `application/x-www-form-urlencoded` or `multipart/form-data` body (read alike: the same
+//! duplicate, count and UTF-8 rules; file parts are not parameters). Plain parameters are raw strings; list, object,
 //! boolean and integer parameters are JSON text inside the field, parsed strictly with Zulip's
 //! error messages. Every name a handler reads is marked used, so the envelope can report the
 //! rest in `ignored_parameters_unsupported`. Must not know about any endpoint.
@@ -12,6 +13,7 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::http::Request;
+use crate::http::multipart::{self, MultipartError};
 
 /// The parameters of one request.
 #[derive(Debug, Default)]
@@ -22,38 +24,62 @@ pub struct Params {
 /// The raw parameter sources of a request, owned, so decoding can move to another thread.
 pub struct RawParams {
     query: String,
-    /// The form body, when the request carries one that Zulip reads.
-    form: Option<bytes::Bytes>,
+    body: Body,
+}
+
+/// A request body as a parameter source.
+enum Body {
+    /// No body Zulip reads parameters from.
+    None,
+    /// `application/x-www-form-urlencoded`.
+    Form(bytes::Bytes),
+    /// `multipart/form-data` with its boundary (`None`: the content type has no usable one).
+    Multipart(bytes::Bytes, Option<String>),
+}
+
+fn too_many(max: usize) -> Error {
+    Error::bad_request(format!("Too many parameters (at most {max} are accepted)"))
+}
+
+fn not_utf8() -> Error {
+    Error::bad_request("Request parameters are not valid UTF-8")
 }
 
 impl RawParams {
     pub fn of(req: &Request) -> RawParams {
-        let is_form = req
-            .header("content-type")
-            .map(|ct| {
-                ct.split(';')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-            })
-            .unwrap_or(false);
-        let reads_body = !matches!(*req.method(), hyper::Method::GET | hyper::Method::HEAD);
+        let content_type = req.header("content-type").unwrap_or("");
+        let is_form = content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .eq_ignore_ascii_case("application/x-www-form-urlencoded");
+        let reads_body = !matches!(*req.method(), hyper::Method::GET | hyper::Method::HEAD)
+            && !req.body.is_empty();
+        let body = if !reads_body {
+            Body::None
+        } else if is_form {
+            Body::Form(req.body.clone())
+        } else if multipart::is_multipart(content_type) {
+            Body::Multipart(req.body.clone(), multipart::boundary(content_type))
+        } else {
+            Body::None
+        };
         RawParams {
             query: req.query().to_string(),
-            form: (reads_body && is_form && !req.body.is_empty()).then(|| req.body.clone()),
+            body,
         }
     }
 
     /// Decodes every parameter in one pass: linear in the input, at most `max` of them.
+    /// Multipart fields count like form fields; file parts are not parameters (no endpoint
+    /// takes uploads), but count towards the limit on parts read.
     pub fn parse(&self, max: usize) -> Result<Params> {
         let mut entries: Vec<(String, String, bool)> = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
         let mut add = |k: String, v: String| -> Result<()> {
             if entries.len() >= max {
-                return Err(Error::bad_request(format!(
-                    "Too many parameters (at most {max} are accepted)"
-                )));
+                return Err(too_many(max));
             }
             if !seen.insert(k.clone()) {
                 return Err(Error::bad_request(format!(
@@ -64,8 +90,23 @@ impl RawParams {
             Ok(())
         };
         decode_form(self.query.as_bytes(), &mut add)?;
-        if let Some(form) = &self.form {
-            decode_form(form, &mut add)?;
+        match &self.body {
+            Body::None => {}
+            Body::Form(form) => decode_form(form, &mut add)?,
+            Body::Multipart(body, boundary) => {
+                let malformed = || Error::bad_request("Malformed multipart/form-data body");
+                let boundary = boundary.as_deref().ok_or_else(malformed)?;
+                let parts = multipart::parse_limited(body, boundary, max).map_err(|e| match e {
+                    MultipartError::TooManyParts => too_many(max),
+                    MultipartError::Malformed => malformed(),
+                })?;
+                for part in parts.into_iter().filter(|p| p.filename.is_none()) {
+                    add(
+                        part.name,
+                        String::from_utf8(part.data).map_err(|_| not_utf8())?,
+                    )?;
+                }
+            }
         }
         Ok(Params { entries })
     }
@@ -200,7 +241,7 @@ fn percent_decode(s: &[u8]) -> Result<String> {
         }
         i += 1;
     }
-    String::from_utf8(out).map_err(|_| Error::bad_request("Request parameters are not valid UTF-8"))
+    String::from_utf8(out).map_err(|_| not_utf8())
 }
 
 fn hex(b: Option<&u8>) -> Option<u8> {
@@ -224,7 +265,7 @@ mod tests {
     fn raw(query: &str, form: &str) -> RawParams {
         RawParams {
             query: query.to_string(),
-            form: Some(bytes::Bytes::from(form.to_string())),
+            body: Body::Form(bytes::Bytes::from(form.to_string())),
         }
     }
 

@@ -24,8 +24,8 @@ use crate::domain::messages::send::{
 use crate::domain::settings::SettingValue;
 use crate::error::Result;
 use crate::events::queues::QueueOptions;
-use crate::ids::UserId;
-use crate::model::{Role, User, flags as bits, system_groups as sys};
+use crate::ids::{GroupId, UserId};
+use crate::model::{ChannelSetting, GroupSetting, Role, User, flags as bits, system_groups as sys};
 
 use super::server::{FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION};
 use super::wire::{self, Viewer};
@@ -167,6 +167,43 @@ pub async fn initial_state(
             json!(fields.iter().map(wire::profile_field).collect::<Vec<_>>()),
         );
         out.insert("custom_profile_field_types".into(), profile_field_types());
+    }
+    if wants(types, "muted_users") {
+        // Outpost has no user muting: nobody is ever muted.
+        out.insert("muted_users".into(), json!([]));
+    }
+    // State of the remaining event types: features Outpost does not have, as upstream reports
+    // them when unused, and organization-wide metadata, so that every key clients read is there.
+    let remaining: [(&str, &str, Value); 11] = [
+        ("drafts", "drafts", json!([])),
+        ("onboarding_steps", "onboarding_steps", json!([])),
+        ("onboarding_steps", "navigation_tour_video_url", Value::Null),
+        ("scheduled_messages", "scheduled_messages", json!([])),
+        ("saved_snippets", "saved_snippets", json!([])),
+        // Full-text search here uses no stop words.
+        ("stop_words", "stop_words", json!([])),
+        ("video_calls", "has_zoom_token", json!(false)),
+        ("giphy", "giphy_api_key", json!("")),
+        (
+            "realm_billing",
+            "realm_billing",
+            json!({"has_pending_sponsorship_request": false}),
+        ),
+        (
+            "realm_user_settings_defaults",
+            "realm_user_settings_defaults",
+            user_settings_defaults(state),
+        ),
+        (
+            "realm",
+            "server_supported_permission_settings",
+            supported_permission_settings(),
+        ),
+    ];
+    for (event_type, key, value) in remaining {
+        if wants(types, event_type) {
+            out.insert(key.into(), value);
+        }
     }
     if wants(types, "realm_emoji") {
         out.insert("realm_emoji".into(), json!({}));
@@ -513,10 +550,7 @@ fn user_settings(
         settings.insert((*name).into(), wire::setting_value(value));
     }
     settings.insert("available_notification_sounds".into(), json!(["zulip"]));
-    settings.insert(
-        "emojiset_choices".into(),
-        json!([{"key": "google", "text": "Google"}, {"key": "text", "text": "Plain text"}]),
-    );
+    settings.insert("emojiset_choices".into(), emojiset_choices());
     settings.insert(
         "email_address_visibility".into(),
         json!(user.email_visibility as i64),
@@ -571,6 +605,259 @@ fn user_settings(
     }
 }
 
+/// The defaults new users get (`realm_user_settings_defaults`).
+fn user_settings_defaults(state: &AppState) -> Value {
+    let mut m = Map::new();
+    for (name, value) in crate::domain::settings::defaults() {
+        m.insert(name.into(), wire::setting_value(&value));
+    }
+    m.insert("available_notification_sounds".into(), json!(["zulip"]));
+    m.insert("emojiset_choices".into(), emojiset_choices());
+    m.insert(
+        "email_address_visibility".into(),
+        json!(state.config.chat.email_address_visibility as i64),
+    );
+    Value::Object(m)
+}
+
+fn emojiset_choices() -> Value {
+    json!([{"key": "google", "text": "Google"}, {"key": "text", "text": "Plain text"}])
+}
+
+/// The name of a system group, as permission metadata names defaults.
+fn system_group_name(g: GroupId) -> &'static str {
+    match g {
+        sys::NOBODY => "role:nobody",
+        sys::OWNERS => "role:owners",
+        sys::ADMINISTRATORS => "role:administrators",
+        sys::MODERATORS => "role:moderators",
+        sys::FULL_MEMBERS => "role:fullmembers",
+        sys::MEMBERS => "role:members",
+        sys::EVERYONE => "role:everyone",
+        _ => "role:internet",
+    }
+}
+
+/// A realm-wide permission: its current (and only) value and what it may be set to.
+struct RealmPermission {
+    /// The setting's name; register reports it as `realm_<name>`.
+    name: &'static str,
+    group: GroupId,
+    allow_nobody: bool,
+    allow_everyone: bool,
+    require_system_group: bool,
+    allowed_system_groups: &'static [&'static str],
+}
+
+const fn permission(
+    name: &'static str,
+    group: GroupId,
+    allow_nobody: bool,
+    allow_everyone: bool,
+) -> RealmPermission {
+    RealmPermission {
+        name,
+        group,
+        allow_nobody,
+        allow_everyone,
+        require_system_group: false,
+        allowed_system_groups: &[],
+    }
+}
+
+/// Outpost's realm-wide permissions. Features Outpost does not have (custom emoji, bots,
+/// user groups) are held by nobody where upstream allows that, so clients offer no way in.
+const REALM_PERMISSIONS: &[RealmPermission] = &[
+    RealmPermission {
+        name: "can_access_all_users_group",
+        group: sys::EVERYONE,
+        allow_nobody: false,
+        allow_everyone: true,
+        require_system_group: true,
+        allowed_system_groups: &["role:everyone", "role:members"],
+    },
+    permission("can_add_custom_emoji_group", sys::NOBODY, true, false),
+    permission("can_add_subscribers_group", sys::MEMBERS, true, false),
+    permission("can_create_bots_group", sys::NOBODY, true, false),
+    permission("can_create_groups", sys::NOBODY, true, false),
+    permission(
+        "can_create_private_channel_group",
+        sys::MEMBERS,
+        true,
+        false,
+    ),
+    permission("can_create_public_channel_group", sys::MEMBERS, true, false),
+    RealmPermission {
+        name: "can_create_web_public_channel_group",
+        group: sys::OWNERS,
+        allow_nobody: true,
+        allow_everyone: false,
+        require_system_group: true,
+        allowed_system_groups: &[
+            "role:moderators",
+            "role:administrators",
+            "role:owners",
+            "role:nobody",
+        ],
+    },
+    permission("can_create_write_only_bots_group", sys::NOBODY, true, false),
+    permission(
+        "can_delete_any_message_group",
+        sys::ADMINISTRATORS,
+        true,
+        false,
+    ),
+    permission("can_delete_own_message_group", sys::EVERYONE, true, true),
+    permission("can_invite_users_group", sys::ADMINISTRATORS, true, false),
+    permission("can_manage_all_groups", sys::OWNERS, false, false),
+    permission(
+        "can_manage_billing_group",
+        sys::ADMINISTRATORS,
+        false,
+        false,
+    ),
+    permission(
+        "can_mention_many_users_group",
+        sys::ADMINISTRATORS,
+        true,
+        true,
+    ),
+    permission(
+        "can_move_messages_between_channels_group",
+        sys::MEMBERS,
+        true,
+        false,
+    ),
+    permission(
+        "can_move_messages_between_topics_group",
+        sys::EVERYONE,
+        true,
+        true,
+    ),
+    permission("can_resolve_topics_group", sys::EVERYONE, true, true),
+    permission("can_summarize_topics_group", sys::EVERYONE, true, true),
+    permission(
+        "create_multiuse_invite_group",
+        sys::ADMINISTRATORS,
+        true,
+        false,
+    ),
+    permission("direct_message_initiator_group", sys::EVERYONE, true, true),
+    permission("direct_message_permission_group", sys::EVERYONE, true, true),
+];
+
+fn permission_metadata(
+    require_system_group: bool,
+    allow_nobody: bool,
+    allow_everyone: bool,
+    default_group_name: &str,
+    default_for_system_groups: Option<&str>,
+    allowed_system_groups: &[&str],
+) -> Value {
+    json!({
+        "require_system_group": require_system_group,
+        "allow_internet_group": false,
+        "allow_nobody_group": allow_nobody,
+        "allow_everyone_group": allow_everyone,
+        "default_group_name": default_group_name,
+        "default_for_system_groups": default_for_system_groups,
+        "allowed_system_groups": allowed_system_groups,
+    })
+}
+
+/// `server_supported_permission_settings`: what each group-valued setting may be set to.
+fn supported_permission_settings() -> Value {
+    let mut realm = Map::new();
+    for p in REALM_PERMISSIONS {
+        realm.insert(
+            p.name.into(),
+            permission_metadata(
+                p.require_system_group,
+                p.allow_nobody,
+                p.allow_everyone,
+                system_group_name(p.group),
+                None,
+                p.allowed_system_groups,
+            ),
+        );
+    }
+    let mut stream = Map::new();
+    for setting in ChannelSetting::ALL {
+        // Settings guests may never exercise, even when in the group (upstream's rule).
+        let allow_everyone = !matches!(
+            setting,
+            ChannelSetting::AddSubscribers
+                | ChannelSetting::AdministerChannel
+                | ChannelSetting::Subscribe
+        );
+        let default = match setting.default_for(UserId(0)) {
+            GroupSetting::Group(g) => system_group_name(g),
+            GroupSetting::Members { .. } => "channel_creator",
+        };
+        stream.insert(
+            setting.name().into(),
+            permission_metadata(false, true, allow_everyone, default, None, &[]),
+        );
+    }
+    let mut group = Map::new();
+    for (name, allow_everyone, default) in [
+        ("can_add_members_group", false, "group_creator"),
+        ("can_join_group", false, "role:nobody"),
+        ("can_leave_group", true, "role:everyone"),
+        ("can_manage_group", false, "group_creator"),
+        ("can_mention_group", true, "role:everyone"),
+        ("can_remove_members_group", false, "role:nobody"),
+    ] {
+        group.insert(
+            name.into(),
+            permission_metadata(
+                false,
+                true,
+                allow_everyone,
+                default,
+                Some("role:nobody"),
+                &[],
+            ),
+        );
+    }
+    json!({"realm": realm, "stream": stream, "group": group})
+}
+
+/// The Jitsi server clients create calls on (upstream's default).
+const JITSI_SERVER_URL: &str = "https://meet.jit.si";
+
+/// GIPHY content ratings an organization may choose (`giphy_rating_options`).
+fn giphy_rating_options() -> Value {
+    let mut m = Map::new();
+    for (key, id, name) in [
+        ("disabled", 0, "GIPHY integration disabled"),
+        ("y", 1, "Allow GIFs rated Y (Very young audience)"),
+        ("g", 2, "Allow GIFs rated G (General audience)"),
+        ("pg", 3, "Allow GIFs rated PG (Parental guidance)"),
+        (
+            "pg-13",
+            4,
+            "Allow GIFs rated PG-13 (Parental guidance - under 13)",
+        ),
+        ("r", 5, "Allow GIFs rated R (Restricted)"),
+    ] {
+        m.insert(key.into(), json!({"id": id, "name": name}));
+    }
+    Value::Object(m)
+}
+
+/// The external account types custom profile fields may use, keyed by subtype.
+fn default_external_accounts() -> Value {
+    let mut m = Map::new();
+    for a in crate::domain::profile_fields::DEFAULT_EXTERNAL_ACCOUNTS {
+        m.insert(
+            a.subtype.into(),
+            json!({"name": a.name, "text": a.text, "hint": a.hint, "url_pattern": a.url_pattern}),
+        );
+    }
+    Value::Object(m)
+}
+
 /// Realm settings and server limits.
 fn realm(state: &AppState, out: &mut Map<String, Value>) {
     let cfg = &state.config.chat;
@@ -585,6 +872,13 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
             json!(EMPTY_TOPIC_DISPLAY_NAME),
         ),
         ("realm_mandatory_topics", json!(false)),
+        // Wildcard mentions in large channels: administrators only, the legacy form of
+        // `realm_can_mention_many_users_group` (5 = admins).
+        ("realm_wildcard_mention_policy", json!(5)),
+        (
+            "realm_default_external_accounts",
+            default_external_accounts(),
+        ),
         ("realm_allow_message_editing", json!(true)),
         ("realm_allow_edit_history", json!(true)),
         ("realm_message_content_edit_limit_seconds", json!(600)),
@@ -610,6 +904,64 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
         ("realm_inline_image_preview", json!(false)),
         ("realm_inline_url_embed_preview", json!(false)),
         ("realm_default_language", json!("en")),
+        ("realm_message_edit_history_visibility_policy", json!("all")),
+        // The legacy forms of the channel creation groups (1 = members, 7 = owners).
+        ("realm_create_public_stream_policy", json!(1)),
+        ("realm_create_private_stream_policy", json!(1)),
+        ("realm_create_web_public_stream_policy", json!(7)),
+        (
+            "realm_message_content_allowed_in_email_notifications",
+            json!(true),
+        ),
+        (
+            "realm_want_advertise_in_communities_directory",
+            json!(false),
+        ),
+        ("realm_video_chat_provider", json!(1)),
+        (
+            "realm_available_video_chat_providers",
+            json!({
+                "disabled": {"name": "None", "id": 0},
+                "jitsi_meet": {"name": "Jitsi Meet", "id": 1},
+            }),
+        ),
+        ("realm_jitsi_server_url", Value::Null),
+        ("server_jitsi_server_url", json!(JITSI_SERVER_URL)),
+        ("jitsi_server_url", json!(JITSI_SERVER_URL)),
+        ("realm_giphy_rating", json!(2)),
+        ("giphy_rating_options", giphy_rating_options()),
+        (
+            "realm_authentication_methods",
+            json!({"Email": {"enabled": true, "available": true}}),
+        ),
+        ("realm_upload_quota_mib", Value::Null),
+        ("realm_logo_source", json!("D")),
+        // The logos default to the icon, so no URL handed out is dead.
+        (
+            "realm_logo_url",
+            json!(super::server::realm_icon_url(state)),
+        ),
+        ("realm_night_logo_source", json!("D")),
+        (
+            "realm_night_logo_url",
+            json!(super::server::realm_icon_url(state)),
+        ),
+        ("realm_bot_domain", json!(state.config.realm_host())),
+        ("settings_send_digest_emails", json!(false)),
+        (
+            "realm_push_notifications_enabled_end_timestamp",
+            Value::Null,
+        ),
+        ("realm_enable_guest_user_dm_warning", json!(true)),
+        ("realm_enable_guest_user_indicator", json!(true)),
+        // Outpost checks password length only, no strength estimate.
+        ("password_min_guesses", json!(0)),
+        // No uploads, so no thumbnails and no summaries.
+        ("server_thumbnail_formats", json!([])),
+        ("server_can_summarize_topics", json!(false)),
+        // Organizations are never deactivated and deleted here.
+        ("server_min_deactivated_realm_deletion_days", Value::Null),
+        ("server_max_deactivated_realm_deletion_days", Value::Null),
         ("realm_waiting_period_threshold", json!(0)),
         ("realm_date_created", json!(0)),
         ("realm_plan_type", json!(1)),
@@ -617,41 +969,8 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
         ("realm_icon_source", json!("G")),
         (
             "realm_icon_url",
-            json!(format!(
-                "{}/static/images/logo/zulip-icon-128x128.png",
-                cfg.external_url
-            )),
+            json!(super::server::realm_icon_url(state)),
         ),
-        (
-            "realm_can_mention_many_users_group",
-            json!(sys::ADMINISTRATORS.0),
-        ),
-        ("realm_can_add_subscribers_group", json!(sys::MEMBERS.0)),
-        (
-            "realm_can_create_public_channel_group",
-            json!(sys::MEMBERS.0),
-        ),
-        (
-            "realm_can_create_private_channel_group",
-            json!(sys::MEMBERS.0),
-        ),
-        (
-            "realm_can_create_web_public_channel_group",
-            json!(sys::OWNERS.0),
-        ),
-        (
-            "realm_can_move_messages_between_topics_group",
-            json!(sys::EVERYONE.0),
-        ),
-        (
-            "realm_can_move_messages_between_channels_group",
-            json!(sys::MEMBERS.0),
-        ),
-        (
-            "realm_can_delete_any_message_group",
-            json!(sys::ADMINISTRATORS.0),
-        ),
-        ("realm_can_delete_own_message_group", json!(sys::EVERYONE.0)),
         ("realm_linkifiers", json!([])),
         ("realm_filters", json!([])),
         ("realm_playgrounds", json!([])),
@@ -734,5 +1053,8 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
     ];
     for (k, v) in pairs {
         out.insert(k.into(), v);
+    }
+    for p in REALM_PERMISSIONS {
+        out.insert(format!("realm_{}", p.name), json!(p.group.0));
     }
 }

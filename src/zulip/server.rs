@@ -16,6 +16,27 @@ pub const ZULIP_VERSION: &str = "11.0-outpost";
 pub const ZULIP_MERGE_BASE: &str = "11.0-outpost";
 pub const FEATURE_LEVEL: i64 = 382;
 
+/// Where the organization's icon is served (unauthenticated): Outpost's default icon.
+pub const REALM_ICON_PATH: &str = "/static/images/logo/realm-icon.png";
+
+/// The default organization icon, a 128×128 PNG made for Outpost.
+const REALM_ICON_PNG: &[u8] = include_bytes!("static/realm-icon.png");
+
+/// The absolute URL of the organization's icon.
+pub fn realm_icon_url(state: &AppState) -> String {
+    format!("{}{REALM_ICON_PATH}", state.config.chat.external_url)
+}
+
+/// `GET`/`HEAD` of [`REALM_ICON_PATH`]: the icon, cacheable by anyone for a day.
+pub fn realm_icon() -> crate::http::Response {
+    let mut res = crate::http::with_body(hyper::StatusCode::OK, "image/png", REALM_ICON_PNG);
+    res.headers_mut().insert(
+        hyper::header::CACHE_CONTROL,
+        hyper::header::HeaderValue::from_static("public, max-age=86400"),
+    );
+    res
+}
+
 /// # `GET /api/v1/server_settings`
 ///
 /// Unauthenticated. What a client needs before logging in: versions, realm name and URL, and
@@ -53,13 +74,7 @@ pub fn get_server_settings(state: &AppState, user_agent: Option<&str>) -> Result
         .field("realm_url", cfg.external_url.as_str())
         .field("realm_uri", cfg.external_url.as_str())
         .field("realm_name", cfg.realm_name.as_str())
-        .field(
-            "realm_icon",
-            format!(
-                "{}/static/images/logo/zulip-icon-128x128.png",
-                cfg.external_url
-            ),
-        )
+        .field("realm_icon", realm_icon_url(state))
         .field("realm_description", "")
         .field("realm_web_public_access_enabled", false))
 }

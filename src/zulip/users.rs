@@ -61,19 +61,33 @@ pub async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<Use
 /// The caller's own record plus `max_message_id`, the newest message they received (-1 if none).
 pub async fn get_own_user(state: &AppState, caller: &User) -> Result<Success> {
     let id = caller.id;
-    let max_id = match state.max_received.get(id) {
-        Some(v) => v,
-        None => {
-            let generation = state.max_received.generation();
-            let v = state
-                .db
-                .read(move |c| crate::db::messages::max_received_id(c, id))
-                .await?;
-            state.max_received.put(id, generation, v);
-            v
-        }
-    };
-    let body = wire::own_user(caller, state.config.realm_host(), max_id);
+    let cached = state.max_received.get(id);
+    let generation = state.max_received.generation();
+    let wants_profile = !caller.is_bot;
+    let (max_id, profile) = state
+        .db
+        .read(move |c| {
+            let max_id = match cached {
+                Some(v) => v,
+                None => crate::db::messages::max_received_id(c, id)?,
+            };
+            let profile = if wants_profile {
+                Some(crate::db::profile_fields::values(c, Some(id))?)
+            } else {
+                None
+            };
+            Ok((max_id, profile))
+        })
+        .await?;
+    if cached.is_none() {
+        state.max_received.put(id, generation, max_id);
+    }
+    let body = wire::own_user(
+        caller,
+        state.config.realm_host(),
+        max_id,
+        profile.as_deref(),
+    );
     Ok(Success::new().fields(body).without_ignored())
 }
 

@@ -24,6 +24,7 @@ mod dtrack_portfolio;
 mod emoji_names;
 mod message_edits;
 mod messages;
+mod mobile_app;
 mod narrow_with;
 mod rate_limits;
 mod read_state;

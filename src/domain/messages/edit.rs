@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::app::AppState;
 use crate::db::{channels as channels_db, groups, messages as db};
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{ContentEdit, Event, MessageMove};
 use crate::ids::{ChannelId, MessageId};
 use crate::model::{ChannelSetting, Message, MessageEdit, Role, User};
 
@@ -27,12 +27,7 @@ pub const CHANNEL_MOVE_LIMIT_SECS: i64 = 7 * 24 * 3600;
 pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
 const DELETE_BATCH: usize = 100;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Propagate {
-    One,
-    Later,
-    All,
-}
+pub use crate::model::Propagate;
 
 impl Propagate {
     pub fn parse(s: &str) -> Result<Propagate> {
@@ -119,6 +114,8 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
             let age = now - m.sent_at;
             let mut edited = m.clone();
             let mut changed_ids = vec![m.id];
+            let mut content_edit = None;
+            let mut moved = None;
             if let Some(new_content) = content {
                 if m.sender_id != user.id {
                     return Err(no_permission());
@@ -150,6 +147,10 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                         topic: None,
                     },
                 )?;
+                content_edit = Some(ContentEdit {
+                    orig_content: m.content.clone(),
+                    orig_rendered_content: m.rendered_content.clone(),
+                });
                 edited.content = new_content;
                 edited.rendered_content = rendered.html;
                 edited.is_me_message = rendered.is_me_message;
@@ -202,6 +203,13 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                     }
                 }
                 let propagate = req.propagate.unwrap_or(Propagate::One);
+                moved = Some(MessageMove {
+                    orig_channel: source.id,
+                    orig_topic: m.topic.clone(),
+                    new_channel,
+                    new_topic: new_topic.clone(),
+                    propagate,
+                });
                 let targets: Vec<Message> = match propagate {
                     Propagate::One => vec![edited.clone()],
                     Propagate::Later | Propagate::All => {
@@ -248,8 +256,12 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                 }
             }
             tx.emit(Event::MessageUpdated {
+                message_id: m.id,
                 message_ids: changed_ids,
                 edited_by: user.id,
+                edited_at: now,
+                content_edit,
+                moved,
             });
             Ok(())
         })

@@ -117,14 +117,20 @@ fn profile_data(u: &User, values: &[ProfileValue]) -> Map<String, Value> {
     out
 }
 
-/// The requesting user's own record (`GET /users/me`): always the real email, full avatar URL.
-pub fn own_user(u: &User, host: &str, max_message_id: i64) -> Map<String, Value> {
+/// The requesting user's own record (`GET /users/me`): always the real email, full avatar URL,
+/// and (for people, not bots) `profile_data`, even when empty.
+pub fn own_user(
+    u: &User,
+    host: &str,
+    max_message_id: i64,
+    profile: Option<&[ProfileValue]>,
+) -> Map<String, Value> {
     let viewer = Viewer {
         user: u,
         host,
         client_gravatar: false,
     };
-    let mut m = user(&viewer, u, None);
+    let mut m = user(&viewer, u, profile);
     m.remove("bot_type");
     m.remove("bot_owner_id");
     m.insert("max_message_id".into(), json!(max_message_id));
