@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use crate::config::Config;
 use crate::db::Db;
 use crate::domain::credentials::{LoginLimiter, UserCache};
-use crate::domain::max_received::MaxReceivedCache;
+use crate::domain::max_received::{GenerationCache, MaxReceivedCache};
 use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::events::queues::Queues;
@@ -29,6 +29,8 @@ pub struct AppState {
     pub hub: Arc<EventHub>,
     /// Each user's newest received message id, refreshed when messages change.
     pub max_received: Arc<MaxReceivedCache>,
+    /// Each user's custom profile values, refreshed when users or profile fields change.
+    pub profile_data: Arc<GenerationCache<Arc<Vec<crate::model::ProfileValue>>>>,
     /// Failed password logins per username.
     pub logins: LoginLimiter,
     /// Client event queues (`POST /register`, `GET /events`).
@@ -55,13 +57,22 @@ impl AppState {
         let users = Arc::new(UserCache::default());
         let hub = Arc::new(EventHub::default());
         let max_received = Arc::new(MaxReceivedCache::default());
+        let profile_data = Arc::new(GenerationCache::default());
         let on_commit = {
             let users = Arc::clone(&users);
             let hub = Arc::clone(&hub);
             let max_received = Arc::clone(&max_received);
+            let profile_data = Arc::clone(&profile_data);
             Box::new(move |events: Vec<crate::events::Event>| {
                 if events.iter().any(|e| e.touches_users()) {
                     users.invalidate();
+                    profile_data.invalidate();
+                }
+                if events
+                    .iter()
+                    .any(|e| matches!(e, crate::events::Event::ProfileFieldsChanged))
+                {
+                    profile_data.invalidate();
                 }
                 if events.iter().any(|e| e.touches_messages()) {
                     max_received.invalidate();
@@ -90,6 +101,7 @@ impl AppState {
             users,
             hub,
             max_received,
+            profile_data,
             logins: LoginLimiter::default(),
         })
     }

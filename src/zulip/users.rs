@@ -1,6 +1,8 @@
 //! User endpoints of the chat API. Each handler parses its parameters, calls `domain::users`
 //! (or `domain::profile_fields`) and renders the result with `wire`.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::app::AppState;
@@ -61,32 +63,58 @@ pub async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<Use
 /// The caller's own record plus `max_message_id`, the newest message they received (-1 if none).
 pub async fn get_own_user(state: &AppState, caller: &User) -> Result<Success> {
     let id = caller.id;
+    // Both parts are cached per user (until messages, or users and profile fields, change),
+    // so the usual call reads nothing.
     let cached = state.max_received.get(id);
     let generation = state.max_received.generation();
     let wants_profile = !caller.is_bot;
-    let (max_id, profile) = state
-        .db
-        .read(move |c| {
-            let max_id = match cached {
-                Some(v) => v,
-                None => crate::db::messages::max_received_id(c, id)?,
+    let cached_profile = if wants_profile {
+        state.profile_data.get(id)
+    } else {
+        None
+    };
+    let profile_generation = state.profile_data.generation();
+    let (max_id, profile) = match (cached, &cached_profile) {
+        (Some(max_id), Some(p)) => (max_id, Some(Arc::clone(p))),
+        (Some(max_id), None) if !wants_profile => (max_id, None),
+        _ => {
+            let need_profile = wants_profile && cached_profile.is_none();
+            let (max_id, fresh) = state
+                .db
+                .read(move |c| {
+                    let max_id = match cached {
+                        Some(v) => v,
+                        None => crate::db::messages::max_received_id(c, id)?,
+                    };
+                    let profile = if need_profile {
+                        Some(crate::db::profile_fields::values(c, Some(id))?)
+                    } else {
+                        None
+                    };
+                    Ok((max_id, profile))
+                })
+                .await?;
+            if cached.is_none() {
+                state.max_received.put(id, generation, max_id);
+            }
+            let profile = match fresh {
+                Some(p) => {
+                    let p = Arc::new(p);
+                    state
+                        .profile_data
+                        .put(id, profile_generation, Arc::clone(&p));
+                    Some(p)
+                }
+                None => cached_profile,
             };
-            let profile = if wants_profile {
-                Some(crate::db::profile_fields::values(c, Some(id))?)
-            } else {
-                None
-            };
-            Ok((max_id, profile))
-        })
-        .await?;
-    if cached.is_none() {
-        state.max_received.put(id, generation, max_id);
-    }
+            (max_id, profile)
+        }
+    };
     let body = wire::own_user(
         caller,
         state.config.realm_host(),
         max_id,
-        profile.as_deref(),
+        profile.as_deref().map(Vec::as_slice),
     );
     Ok(Success::new().fields(body).without_ignored())
 }
