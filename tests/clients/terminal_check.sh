@@ -24,7 +24,9 @@ with open(rc, "w") as f:
 os.chmod(rc, 0o600)
 PY
 
-tmux new-session -d -s "$session" -x 160 -y 45 "zulip-term -c $dir/zuliprc 2> $dir/zt.err; sleep 60"
+# From the temporary directory: zulip-terminal writes its traceback log into the working
+# directory, which must never be the repository.
+tmux new-session -d -s "$session" -c "$dir" -x 160 -y 45 "zulip-term -c $dir/zuliprc 2> $dir/zt.err; sleep 60"
 
 wait_for() {
   for _ in $(seq 1 100); do
