@@ -2,8 +2,9 @@
 //! and per-viewer state expressions are built by `domain::messages::narrow` and passed in as
 //! SQL text with their parameters.
 //!
-//! Owns only running those statements; building the conditions (access, narrow terms, received
-//! and read state) stays with the narrow module.
+//! Owns running those statements and the one definition of a user's received and read state
+//! of a message (`received_by`, `read_by`), which the narrows, unread counts and read receipts
+//! share; building the other conditions (access, narrow terms) stays with the narrow module.
 
 use rusqlite::Connection;
 use rusqlite::types::Value;
@@ -11,7 +12,38 @@ use rusqlite::types::Value;
 use super::messages::{columns, from_row};
 use crate::error::Result;
 use crate::ids::{MessageId, UserId};
-use crate::model::Message;
+use crate::model::{Message, flags as bits};
+
+/// SQL: the user `user` (a SQL expression: an id literal or a column such as `u.id`) has
+/// received message `m`: a direct message (membership is checked by the caller's access
+/// condition), a channel message under one of their subscription periods, or one whose stored
+/// flags say so.
+pub fn received_by(user: &str) -> String {
+    format!(
+        "(m.conversation_id IS NOT NULL OR EXISTS (SELECT 1 FROM subscription_periods sp \
+         WHERE sp.user_id = {user} AND sp.channel_id = m.channel_id \
+         AND sp.first_message_id <= m.id \
+         AND (sp.last_message_id IS NULL OR sp.last_message_id >= m.id)) OR EXISTS (SELECT 1 \
+         FROM message_flags rf WHERE rf.user_id = {user} AND rf.message_id = m.id \
+         AND rf.flags & {received} != 0))",
+        received = bits::RECEIVED
+    )
+}
+
+/// SQL: the user `user` (as in [`received_by`]) has read message `m`: its read bit, or at or
+/// below their read floor for its scope without an unread override.
+pub fn read_by(user: &str) -> String {
+    format!(
+        "(EXISTS (SELECT 1 FROM message_flags f WHERE f.user_id = {user} \
+         AND f.message_id = m.id AND f.flags & {read} != 0) \
+         OR (m.id <= coalesce((SELECT floor_id FROM read_floors rfl WHERE rfl.user_id = {user} \
+         AND rfl.scope = coalesce(m.channel_id, 0)), 0) AND NOT EXISTS (SELECT 1 \
+         FROM message_flags f2 WHERE f2.user_id = {user} AND f2.message_id = m.id \
+         AND f2.flags & {over} != 0)))",
+        read = bits::READ,
+        over = bits::UNREAD_OVERRIDE
+    )
+}
 
 /// A message with one viewer's state: received and read as computed by the given expressions,
 /// and the viewer's stored flag bits (0 when no row exists).

@@ -6,7 +6,10 @@ use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
 use serde_json::Value;
 
-use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
+use crate::db::{
+    channels as channels_db, message_narrows as narrows_db, messages as messages_db,
+    users as users_db,
+};
 use crate::domain::channels::access;
 use crate::domain::emails;
 use crate::error::{Error, Result};
@@ -142,31 +145,14 @@ fn ids_list(ids: &[i64]) -> String {
     }
 }
 
-/// SQL: the viewer has received message `m`.
+/// SQL: the viewer has received message `m` (see `db::message_narrows::received_by`).
 pub fn received_sql(user: UserId) -> String {
-    let u = user.0;
-    format!(
-        "(m.conversation_id IS NOT NULL OR EXISTS (SELECT 1 FROM subscription_periods sp \
-         WHERE sp.user_id = {u} AND sp.channel_id = m.channel_id AND sp.first_message_id <= m.id \
-         AND (sp.last_message_id IS NULL OR sp.last_message_id >= m.id)) OR EXISTS (SELECT 1 \
-         FROM message_flags rf WHERE rf.user_id = {u} AND rf.message_id = m.id \
-         AND rf.flags & {received} != 0))",
-        received = bits::RECEIVED
-    )
+    narrows_db::received_by(&user.0.to_string())
 }
 
-/// SQL: the viewer has read message `m`.
+/// SQL: the viewer has read message `m` (see `db::message_narrows::read_by`).
 pub fn read_sql(user: UserId) -> String {
-    let u = user.0;
-    format!(
-        "(EXISTS (SELECT 1 FROM message_flags f WHERE f.user_id = {u} AND f.message_id = m.id \
-         AND f.flags & {read} != 0) OR (m.id <= coalesce((SELECT floor_id FROM read_floors rfl \
-         WHERE rfl.user_id = {u} AND rfl.scope = coalesce(m.channel_id, 0)), 0) AND NOT EXISTS \
-         (SELECT 1 FROM message_flags f2 WHERE f2.user_id = {u} AND f2.message_id = m.id \
-         AND f2.flags & {over} != 0)))",
-        read = bits::READ,
-        over = bits::UNREAD_OVERRIDE
-    )
+    narrows_db::read_by(&user.0.to_string())
 }
 
 /// The viewer's access condition: channels readable in full, channels readable where received,
