@@ -3,9 +3,9 @@
 
 use rusqlite::Connection;
 
+use super::message_narrows::{read_by, received_by};
 use crate::error::Result;
 use crate::ids::MessageId;
-use super::message_narrows::{read_by, received_by};
 
 /// Active users other than the sender who received and have read message `id` and share read
 /// receipts (`send_read_receipts` not turned off), by id.

@@ -22,7 +22,6 @@ pub mod wire;
 use std::borrow::Cow;
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Instant;
 
 use hyper::header::HeaderValue;
 use hyper::http::request::Parts;
@@ -32,7 +31,7 @@ use crate::app::AppState;
 use crate::domain::dtrack::model::{Principal, PrincipalKind};
 use crate::domain::dtrack::permissions::Permission;
 use crate::error::{Error, ErrorKind};
-use crate::http::rate_limit::{self, RateKey, RateState, Verdict};
+use crate::http::rate_limit::{self, Limited, RateKey, RateState};
 use crate::http::server::{Admission, Api, BoxFuture};
 use crate::http::{self, Request, Response};
 
@@ -430,6 +429,21 @@ pub struct DtTicket {
     rate: Option<RateState>,
 }
 
+/// Dependency-Track's 429 (plain text, `Retry-After`), with the rate-limit headers.
+fn rate_limited(l: Limited) -> Response {
+    let mut res = respond::respond(
+        &Error::new(
+            ErrorKind::RateLimited {
+                retry_after: l.retry_after,
+            },
+            "Too many requests; try again later",
+        ),
+        "text/plain",
+    );
+    rate_limit::add_headers(&mut res, &l.state);
+    res
+}
+
 /// Largest body of an unauthenticated request (the login forms).
 const UNAUTHENTICATED_BODY: usize = 16 * 1024;
 
@@ -446,34 +460,18 @@ impl DtrackApi {
         endpoint: &Endpoint,
         who: Option<&Principal>,
         peer: IpAddr,
-    ) -> Result<Option<RateState>, Box<Response>> {
-        let rates = &self.state.rates;
-        if matches!(endpoint.access(), Access::Badge) || rates.exempt(peer) {
+    ) -> Result<Option<RateState>, Limited> {
+        if matches!(endpoint.access(), Access::Badge) {
             return Ok(None);
         }
-        let key = |p: &Principal| match &p.kind {
-            PrincipalKind::ApiKey { id } => RateKey::Principal(format!("key:{}", id.0)),
-            PrincipalKind::User { username, .. } => RateKey::Principal(format!("user:{username}")),
-        };
-        let verdict = match who {
-            Some(p) => rates.users.check(key(p), Instant::now()),
-            None => rates.addrs.check(RateKey::Addr(peer), Instant::now()),
-        };
-        match verdict {
-            None => Ok(None),
-            Some(Verdict::Allowed(s)) => Ok(Some(s)),
-            Some(Verdict::Limited { state, retry_after }) => {
-                let mut res = respond::respond(
-                    &Error::new(
-                        ErrorKind::RateLimited { retry_after },
-                        "Too many requests; try again later",
-                    ),
-                    "text/plain",
-                );
-                rate_limit::add_headers(&mut res, &state);
-                Err(Box::new(res))
-            }
-        }
+        let caller = who.map(|p| {
+            let key = match &p.kind {
+                PrincipalKind::ApiKey { id } => format!("key:{}", id.0),
+                PrincipalKind::User { username, .. } => format!("user:{username}"),
+            };
+            (RateKey::Principal(key), false)
+        });
+        self.state.rates.admit(caller, peer)
     }
 
     /// Route, credentials, permission, media type and rate limit, from the head alone.
@@ -530,7 +528,7 @@ impl DtrackApi {
         }
         let rate = self
             .rate_check(&endpoint, who.as_deref(), peer)
-            .map_err(|r| *r)?;
+            .map_err(rate_limited)?;
         let limits = &self.state.config.limits;
         let upload = matches!(endpoint, Endpoint::PutBom | Endpoint::PostBom);
         let body_limit = match (&endpoint, endpoint.access()) {

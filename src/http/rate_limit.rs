@@ -47,6 +47,13 @@ pub enum Verdict {
     },
 }
 
+/// A refused request: the bucket's state (for the headers) and when one more is allowed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limited {
+    pub state: RateState,
+    pub retry_after: Duration,
+}
+
 struct Bucket {
     tokens: f64,
     updated: Instant,
@@ -160,6 +167,30 @@ impl Rates {
     /// Whether requests from this address skip every limit.
     pub fn exempt(&self, addr: IpAddr) -> bool {
         self.exempt_addrs.contains(&addr.to_canonical())
+    }
+
+    /// Counts one request: against the caller's bucket (`(key, is_bot)`), or before
+    /// authentication against the client address's. Exempt addresses and, when configured,
+    /// bots are not counted (`Ok(None)`). `Err` is a refusal, with the state for the headers.
+    pub fn admit(
+        &self,
+        caller: Option<(RateKey, bool)>,
+        peer: IpAddr,
+    ) -> Result<Option<RateState>, Limited> {
+        if self.exempt(peer) {
+            return Ok(None);
+        }
+        let now = Instant::now();
+        let verdict = match caller {
+            Some((_, true)) if self.exempt_bots => None,
+            Some((key, _)) => self.users.check(key, now),
+            None => self.addrs.check(RateKey::Addr(peer), now),
+        };
+        match verdict {
+            None => Ok(None),
+            Some(Verdict::Allowed(s)) => Ok(Some(s)),
+            Some(Verdict::Limited { state, retry_after }) => Err(Limited { state, retry_after }),
+        }
     }
 
     /// Drops idle buckets of both limits.

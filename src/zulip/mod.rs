@@ -20,7 +20,6 @@ pub mod wire;
 
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Instant;
 
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::http::request::Parts;
@@ -28,7 +27,7 @@ use hyper::{Method, StatusCode};
 
 use crate::app::AppState;
 use crate::error::{Error, ErrorKind, Result};
-use crate::http::rate_limit::{self, RateKey, RateState, Verdict};
+use crate::http::rate_limit::{self, Limited, RateKey, RateState};
 use crate::http::server::{Admission, Api, BoxFuture, LARGE_BODY};
 use crate::http::{self, Request, Response};
 use crate::model::User;
@@ -387,6 +386,18 @@ pub struct ChatTicket {
     rate: Option<RateState>,
 }
 
+/// The chat API's 429, with the rate-limit headers.
+fn rate_limited(l: Limited) -> Response {
+    let mut res = error_response(&Error::new(
+        ErrorKind::RateLimited {
+            retry_after: l.retry_after,
+        },
+        "API usage exceeded rate limit",
+    ));
+    rate_limit::add_headers(&mut res, &l.state);
+    res
+}
+
 /// Largest body of an unauthenticated request (`fetch_api_key` and friends): a login form.
 const UNAUTHENTICATED_BODY: usize = 16 * 1024;
 
@@ -395,36 +406,19 @@ impl ChatApi {
         ChatApi { state }
     }
 
-    /// Counts the request against its rate limit: the caller's, or for unauthenticated
-    /// requests the client address's. Long-polls are not counted (a waiting client must be
-    /// able to come back at once), nor bots when exempt, nor exempt addresses.
+    /// Counts the request against its rate limit (see `Rates::admit`). Long-polls are not
+    /// counted: a waiting client must be able to come back at once.
     fn rate_check(
         &self,
         endpoint: &Endpoint,
         caller: Option<&User>,
         peer: IpAddr,
-    ) -> Result<Option<RateState>, Box<Response>> {
-        let rates = &self.state.rates;
-        if matches!(endpoint, Endpoint::GetEvents | Endpoint::DeleteQueue) || rates.exempt(peer) {
+    ) -> Result<Option<RateState>, Limited> {
+        if matches!(endpoint, Endpoint::GetEvents | Endpoint::DeleteQueue) {
             return Ok(None);
         }
-        let verdict = match caller {
-            Some(u) if u.is_bot && rates.exempt_bots => None,
-            Some(u) => rates.users.check(RateKey::User(u.id.0), Instant::now()),
-            None => rates.addrs.check(RateKey::Addr(peer), Instant::now()),
-        };
-        match verdict {
-            None => Ok(None),
-            Some(Verdict::Allowed(s)) => Ok(Some(s)),
-            Some(Verdict::Limited { state, retry_after }) => {
-                let mut res = error_response(&Error::new(
-                    ErrorKind::RateLimited { retry_after },
-                    "API usage exceeded rate limit",
-                ));
-                rate_limit::add_headers(&mut res, &state);
-                Err(Box::new(res))
-            }
-        }
+        let caller = caller.map(|u| (RateKey::User(u.id.0), u.is_bot));
+        self.state.rates.admit(caller, peer)
     }
 
     /// Route, credentials and rate limit, from the head alone.
@@ -481,7 +475,7 @@ impl ChatApi {
         };
         let rate = self
             .rate_check(&endpoint, caller.as_deref(), peer)
-            .map_err(|r| *r)?;
+            .map_err(rate_limited)?;
         Ok(Admission {
             ticket: ChatTicket {
                 endpoint,
