@@ -39,6 +39,29 @@ fn flag_bit(flag: &str) -> Result<i64> {
     }
 }
 
+/// A flags request's operation (`true` to add) and flag bit, refused as upstream refuses them.
+fn op_and_flag(op: &str, flag: &str) -> Result<(bool, i64)> {
+    let add = match op {
+        "add" => true,
+        "remove" => false,
+        other => {
+            return Err(Error::bad_request(format!(
+                "Invalid message flag operation: '{other}'"
+            )));
+        }
+    };
+    Ok((add, flag_bit(flag)?))
+}
+
+/// The name of an editable flag's bit (as `flag_bit` accepts them).
+fn editable_name(bit: i64) -> &'static str {
+    match bit {
+        bits::READ => "read",
+        bits::STARRED => "starred",
+        _ => "collapsed",
+    }
+}
+
 /// The outcome of a flags request.
 pub struct FlagsOutcome {
     /// The message ids of the request, each once, in the order first given.
@@ -78,21 +101,8 @@ pub async fn update(
     op: &str,
     flag: &str,
 ) -> Result<FlagsOutcome> {
-    let add = match op {
-        "add" => true,
-        "remove" => false,
-        other => {
-            return Err(Error::bad_request(format!(
-                "Invalid message flag operation: '{other}'"
-            )));
-        }
-    };
-    let bit = flag_bit(flag)?;
-    let flag_name: &'static str = match bit {
-        bits::READ => "read",
-        bits::STARRED => "starred",
-        _ => "collapsed",
-    };
+    let (add, bit) = op_and_flag(op, flag)?;
+    let flag_name = editable_name(bit);
     let messages = distinct_ids(ids, state.config.limits.max_flag_message_ids)?;
     let check = messages.clone();
     let reader = user.clone();
@@ -198,16 +208,7 @@ pub async fn update_in_narrow(
     op: &str,
     flag: &str,
 ) -> Result<NarrowFlagsOutcome> {
-    let add = match op {
-        "add" => true,
-        "remove" => false,
-        other => {
-            return Err(Error::bad_request(format!(
-                "Invalid message flag operation: '{other}'"
-            )));
-        }
-    };
-    let bit = flag_bit(flag)?;
+    let (add, bit) = op_and_flag(op, flag)?;
     if range.num_before < 0 || range.num_after < 0 {
         return Err(Error::bad_request(
             "num_before and num_after must not be negative",
@@ -223,11 +224,7 @@ pub async fn update_in_narrow(
         .iter()
         .map(|v| v.message.id.0)
         .collect();
-    let name = match bit {
-        bits::READ => "read",
-        bits::STARRED => "starred",
-        _ => "collapsed",
-    };
+    let name = editable_name(bit);
     let differ: Vec<i64> = page
         .bundle
         .messages
