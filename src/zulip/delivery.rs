@@ -1014,9 +1014,12 @@ async fn deliver_typing(
     Ok(())
 }
 
-/// A new user: each queue's owner gets the person as they may see it, with the real email
-/// only where they may see it (two shapes at most, each serialized once).
-async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()> {
+/// The queues that want `realm_user` events, with their owners' rows (who sees which email
+/// depends on the owner); `None` when there are none.
+async fn realm_user_queues(
+    state: &AppState,
+    seq: u64,
+) -> Result<Option<(Vec<Arc<Queue>>, HashMap<UserId, User>)>> {
     let queues: Vec<Arc<Queue>> = state
         .queues
         .of_users(seq, None)
@@ -1024,10 +1027,19 @@ async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()>
         .filter(|q| q.options.wants("realm_user"))
         .collect();
     if queues.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let owners: HashSet<UserId> = queues.iter().map(|q| q.user_id).collect();
     let viewers = state.db.read(move |c| users_by_id(c, owners)).await?;
+    Ok(Some((queues, viewers)))
+}
+
+/// A new user: each queue's owner gets the person as they may see it, with the real email
+/// only where they may see it (two shapes at most, each serialized once).
+async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()> {
+    let Some((queues, viewers)) = realm_user_queues(state, seq).await? else {
+        return Ok(());
+    };
     let host = state.config.realm_host();
     let mut shapes: HashMap<bool, EventJson> = HashMap::new();
     for q in queues {
@@ -1055,17 +1067,9 @@ async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()>
 /// then `new_email` to everyone when the API email is the real one and so changed too (a
 /// placeholder API email stays the same).
 async fn deliver_email_change(state: &AppState, seq: u64, user: &User) -> Result<()> {
-    let queues: Vec<Arc<Queue>> = state
-        .queues
-        .of_users(seq, None)
-        .into_iter()
-        .filter(|q| q.options.wants("realm_user"))
-        .collect();
-    if queues.is_empty() {
+    let Some((queues, viewers)) = realm_user_queues(state, seq).await? else {
         return Ok(());
-    }
-    let owners: HashSet<UserId> = queues.iter().map(|q| q.user_id).collect();
-    let viewers = state.db.read(move |c| users_by_id(c, owners)).await?;
+    };
     let delivery = event_json(&json!({
         "type": "realm_user",
         "op": "update",
