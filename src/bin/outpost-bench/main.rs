@@ -111,6 +111,27 @@ struct Spec {
     credential: Option<(&'static str, String)>,
 }
 
+impl Spec {
+    /// The request, with `{n}` in the body replaced by `n`.
+    fn request(&self, n: &str) -> Request<Full<Bytes>> {
+        let mut req = Request::builder()
+            .method(self.method.clone())
+            .uri(self.path.as_str())
+            .header("host", "localhost");
+        if let Some((name, value)) = &self.credential {
+            req = req.header(*name, value.as_str());
+        }
+        let body = match &self.body {
+            Some(b) => {
+                req = req.header("content-type", "application/x-www-form-urlencoded");
+                Bytes::from(b.replace("{n}", n))
+            }
+            None => Bytes::new(),
+        };
+        req.body(Full::new(body)).expect("request")
+    }
+}
+
 fn basic(email: &str, key: &str) -> String {
     format!(
         "Basic {}",
@@ -465,22 +486,8 @@ async fn probe(addr: SocketAddr, spec: &Spec) -> Bytes {
             .await
             .unwrap_or_else(|e| fail(&format!("probe: {e}")));
     tokio::spawn(conn);
-    let mut req = Request::builder()
-        .method(spec.method.clone())
-        .uri(spec.path.as_str())
-        .header("host", "localhost");
-    if let Some((name, value)) = &spec.credential {
-        req = req.header(*name, value.as_str());
-    }
-    let body = match &spec.body {
-        Some(b) => {
-            req = req.header("content-type", "application/x-www-form-urlencoded");
-            Bytes::from(b.replace("{n}", "probe"))
-        }
-        None => Bytes::new(),
-    };
     let res = sender
-        .send_request(req.body(Full::new(body)).expect("request"))
+        .send_request(spec.request("probe"))
         .await
         .unwrap_or_else(|e| fail(&format!("probe: {e}")));
     if !res.status().is_success() {
@@ -552,22 +559,8 @@ async fn connection_loop(
         };
         tokio::spawn(conn);
         while Instant::now() < end {
-            let mut req = Request::builder()
-                .method(spec.method.clone())
-                .uri(spec.path.as_str())
-                .header("host", "localhost");
-            if let Some((name, value)) = &spec.credential {
-                req = req.header(*name, value.as_str());
-            }
-            let body = match &spec.body {
-                Some(b) => {
-                    req = req.header("content-type", "application/x-www-form-urlencoded");
-                    let n = counter.fetch_add(1, Ordering::Relaxed);
-                    Bytes::from(b.replace("{n}", &n.to_string()))
-                }
-                None => Bytes::new(),
-            };
-            let req = req.body(Full::new(body)).expect("request");
+            let n = counter.fetch_add(1, Ordering::Relaxed);
+            let req = spec.request(&n.to_string());
             if let Some(every) = interval {
                 // Timer wake-ups are coarse (about a millisecond), so latency is taken from the
                 // moment the request actually leaves; falling behind the schedule shows up as a
