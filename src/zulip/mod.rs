@@ -97,6 +97,7 @@ pub enum Endpoint {
     RemoveAlertWords,
     /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
     EmojiData,
+    RealmIcon,
 }
 
 impl Endpoint {
@@ -107,6 +108,7 @@ impl Endpoint {
                 | Endpoint::FetchApiKey
                 | Endpoint::DevFetchApiKey
                 | Endpoint::EmojiData
+                | Endpoint::RealmIcon
         )
     }
 }
@@ -331,14 +333,17 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
 pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
 
-/// The few endpoints outside `/api/v1`, by full path.
+/// The few endpoints outside `/api/v1` (static files clients fetch), by full path.
 fn static_route(method: &Method, path: &str) -> Option<Result<Endpoint, NoRoute>> {
-    (path == EMOJI_DATA_PATH).then(|| {
-        if method == Method::GET || method == Method::HEAD {
-            Ok(Endpoint::EmojiData)
-        } else {
-            Err(NoRoute::Method(vec!["GET", "HEAD"]))
-        }
+    let endpoint = match path {
+        EMOJI_DATA_PATH => Endpoint::EmojiData,
+        server::REALM_ICON_PATH => Endpoint::RealmIcon,
+        _ => return None,
+    };
+    Some(if method == Method::GET || method == Method::HEAD {
+        Ok(endpoint)
+    } else {
+        Err(NoRoute::Method(vec!["GET", "HEAD"]))
     })
 }
 
@@ -428,9 +433,6 @@ impl ChatApi {
         peer: IpAddr,
     ) -> Result<Admission<ChatTicket>, Response> {
         let path = head.uri.path();
-        if path == server::REALM_ICON_PATH && matches!(head.method, Method::GET | Method::HEAD) {
-            return Err(server::realm_icon());
-        }
         let routed = match static_route(&head.method, path) {
             Some(r) => r,
             None => {
@@ -500,8 +502,10 @@ impl ChatApi {
         let ChatTicket {
             endpoint, caller, ..
         } = ticket;
-        if endpoint == Endpoint::EmojiData {
-            return server::emoji_data(&req);
+        match endpoint {
+            Endpoint::EmojiData => return server::emoji_data(&req),
+            Endpoint::RealmIcon => return server::realm_icon(),
+            _ => {}
         }
         let max_params = self.state.config.limits.max_params;
         let parsed = if req.body.len() > LARGE_BODY {
@@ -602,7 +606,9 @@ impl ChatApi {
             Endpoint::UpdateMutedTopic => topics::update_muted_topic(state, me()?, p).await,
             Endpoint::UpdateUserTopic => topics::update_user_topic(state, me()?, p).await,
             Endpoint::Register => realtime::register(state, me()?, p).await,
-            Endpoint::GetEvents | Endpoint::EmojiData => unreachable!("answered in dispatch"),
+            Endpoint::GetEvents | Endpoint::EmojiData | Endpoint::RealmIcon => {
+                unreachable!("answered in dispatch")
+            }
             Endpoint::DeleteQueue => realtime::delete_queue(state, me()?, p),
             Endpoint::UpdatePresence => presence::update_presence(state, me()?, p).await,
             Endpoint::GetRealmPresence => presence::get_realm_presence(state).await,
@@ -732,9 +738,10 @@ mod tests {
             E::GetReadReceipts(_) => 54,
             E::AddSubmessage => 55,
             E::EmojiData => 56,
+            E::RealmIcon => 57,
         }
     }
-    const ENDPOINTS: usize = 57;
+    const ENDPOINTS: usize = 58;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -747,17 +754,17 @@ mod tests {
             assert!(i < ENDPOINTS, "{e:?}: raise ENDPOINTS");
             seen[i] += 1;
         }
-        // The one endpoint outside `/api/v1` (no parameters, no credentials) is routed by path.
-        let emoji = static_route(&Method::GET, EMOJI_DATA_PATH)
-            .unwrap()
-            .unwrap();
-        seen[ordinal(&emoji)] += 1;
+        // The endpoints outside `/api/v1` (no parameters, no credentials) are routed by path.
+        for path in [EMOJI_DATA_PATH, server::REALM_ICON_PATH] {
+            let e = static_route(&Method::GET, path).unwrap().unwrap();
+            seen[ordinal(&e)] += 1;
+        }
         let missing: Vec<usize> = (0..ENDPOINTS).filter(|&i| seen[i] != 1).collect();
         assert!(
             missing.is_empty(),
             "endpoints without one sample: {missing:?}"
         );
-        assert_eq!(SAMPLE_ROUTES.len() + 1, ENDPOINTS);
+        assert_eq!(SAMPLE_ROUTES.len() + 2, ENDPOINTS);
     }
 
     #[test]

@@ -1111,7 +1111,8 @@ async fn the_realm_icon_is_served_to_anyone() {
     assert!(r.raw.starts_with(b"\x89PNG\r\n\x1a\n") && r.raw.len() > 100);
     let r = o.srv.call(hyper::Method::HEAD, path, None, &[]).await;
     assert_eq!((r.status, r.raw.len()), (200, 0));
-    // Other methods are no icon.
+    // Other methods are refused like any other route's, naming the ones that work.
     let r = o.srv.call(hyper::Method::POST, path, None, &[]).await;
-    assert_eq!(r.status, 404);
+    assert_eq!(r.status, 405);
+    assert_eq!(r.headers["allow"], "GET, HEAD");
 }
