@@ -259,7 +259,8 @@ async fn respond<A: Api>(
     {
         Ok(Ok(a)) => a,
         Ok(Err(answer)) => return answer,
-        Err(panic) => return panicked(&*api, panic),
+        // The panic hook has reported it; the answer is the API's internal error.
+        Err(_) => return api.internal_error(),
     };
     let limit = admitted.body_limit;
     let declared = parts
@@ -315,14 +316,8 @@ async fn respond<A: Api>(
         .await
     {
         Ok(res) => res,
-        Err(panic) => panicked(&*api, panic),
+        Err(_) => api.internal_error(),
     }
-}
-
-/// A contained panic: the API's internal error. The panic hook already reported it (with its
-/// location), so it is not logged again here.
-fn panicked<A: Api>(api: &A, _panic: Box<dyn std::any::Any + Send>) -> Response {
-    api.internal_error()
 }
 
 /// Reports every panic once, through the log, with its location; installed by `serve`. The
