@@ -752,6 +752,48 @@ fn chat_answer_problem(r: &Reply) -> Option<String> {
     (!ok).then(|| format!("status {}, not Zulip's envelope", r.status))
 }
 
+/// Sends one route's malformed cases and records every answer that is not a clean error in the
+/// API's form (`problem`), and any change they made to the database.
+async fn sweep_route(
+    srv: &TestServer,
+    method: &str,
+    template: &str,
+    cases: Vec<Case>,
+    problem: fn(&Reply) -> Option<String>,
+    failures: &mut Vec<String>,
+) {
+    let before = fingerprint(srv).await;
+    let replies = send_all(srv, cases).await;
+    let after = fingerprint(srv).await;
+    for (what, r) in &replies {
+        if let Some(p) = problem(r) {
+            failures.push(format!("{what}: {p}: {}", String::from_utf8_lossy(&r.raw)));
+        }
+    }
+    let changed = changed_tables(&before, &after);
+    if !changed.is_empty() {
+        let ok: Vec<&String> = replies
+            .iter()
+            .filter(|(_, r)| r.status < 300)
+            .map(|(w, _)| w)
+            .collect();
+        failures.push(format!(
+            "{method} {template}: the database changed ({changed:?}); successes: {ok:?}"
+        ));
+    }
+}
+
+/// The sweep sent enough requests and found nothing.
+fn assert_clean(requests: usize, failures: &[String]) {
+    assert!(requests > 1000, "only {requests} requests");
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 #[tokio::test]
 async fn chat_sweep_every_route_answers_malformed_input_with_a_clean_error() {
     let srv = TestServer::start().await;
@@ -761,33 +803,17 @@ async fn chat_sweep_every_route_answers_malformed_input_with_a_clean_error() {
     for (method, template) in outpost::zulip::SAMPLE_ROUTES {
         let cases = chat_cases(&fx, method, template);
         requests += cases.len();
-        let before = fingerprint(&srv).await;
-        let replies = send_all(&srv, cases).await;
-        let after = fingerprint(&srv).await;
-        for (what, r) in &replies {
-            if let Some(p) = chat_answer_problem(r) {
-                failures.push(format!("{what}: {p}: {}", String::from_utf8_lossy(&r.raw)));
-            }
-        }
-        let changed = changed_tables(&before, &after);
-        if !changed.is_empty() {
-            let ok: Vec<&String> = replies
-                .iter()
-                .filter(|(_, r)| r.status < 300)
-                .map(|(w, _)| w)
-                .collect();
-            failures.push(format!(
-                "{method} {template}: the database changed ({changed:?}); successes: {ok:?}"
-            ));
-        }
+        sweep_route(
+            &srv,
+            method,
+            template,
+            cases,
+            chat_answer_problem,
+            &mut failures,
+        )
+        .await;
     }
-    assert!(requests > 1000, "only {requests} requests");
-    assert!(
-        failures.is_empty(),
-        "{} problems:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_clean(requests, &failures);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1375,31 +1401,15 @@ async fn dtrack_sweep_every_route_answers_malformed_input_with_a_clean_error() {
             })
             .collect();
         requests += cases.len();
-        let before = fingerprint(srv).await;
-        let replies = send_all(srv, cases).await;
-        let after = fingerprint(srv).await;
-        for (what, r) in &replies {
-            if let Some(p) = dt_answer_problem(r) {
-                failures.push(format!("{what}: {p}: {}", String::from_utf8_lossy(&r.raw)));
-            }
-        }
-        let changed = changed_tables(&before, &after);
-        if !changed.is_empty() {
-            let ok: Vec<&String> = replies
-                .iter()
-                .filter(|(_, r)| r.status < 300)
-                .map(|(w, _)| w)
-                .collect();
-            failures.push(format!(
-                "{method} {template}: the database changed ({changed:?}); successes: {ok:?}"
-            ));
-        }
+        sweep_route(
+            srv,
+            method,
+            template,
+            cases,
+            dt_answer_problem,
+            &mut failures,
+        )
+        .await;
     }
-    assert!(requests > 1000, "only {requests} requests");
-    assert!(
-        failures.is_empty(),
-        "{} problems:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_clean(requests, &failures);
 }
