@@ -10,7 +10,9 @@ CREATE TABLE meta (
 ) WITHOUT ROWID;
 
 -- Chat users, humans and bots. `email` is the real (delivery) address; the API email shown to
--- others is derived from `email_address_visibility`.
+-- others is derived from `email_address_visibility`. System bots (`is_system_bot`, seeded by
+-- src/db/system_bots.sql) stand for Zulip's cross-realm bots: they send notices, are never
+-- realm members and never log in.
 CREATE TABLE users (
     id                       INTEGER PRIMARY KEY,
     email                    TEXT NOT NULL,
@@ -29,7 +31,8 @@ CREATE TABLE users (
     email_address_visibility INTEGER NOT NULL DEFAULT 1,
     can_create_users         INTEGER NOT NULL DEFAULT 0,
     can_change_user_emails   INTEGER NOT NULL DEFAULT 0,
-    presence_enabled         INTEGER NOT NULL DEFAULT 1
+    presence_enabled         INTEGER NOT NULL DEFAULT 1,
+    is_system_bot            INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX users_email ON users (email COLLATE NOCASE);
 
@@ -42,6 +45,13 @@ CREATE TABLE user_status (
     reaction_type TEXT NOT NULL DEFAULT '',
     updated_at    INTEGER NOT NULL
 );
+
+-- Organization settings an administrator changed from their default (see
+-- src/domain/realm_settings.rs); the value is stored as text and read back with the setting's type.
+CREATE TABLE realm_settings (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
 
 -- Personal settings a user changed from their default (see src/domain/settings.rs); the
 -- value is stored as text and read back with the setting's type.
@@ -289,4 +299,4 @@ CREATE INDEX submessages_message ON submessages (message_id, id);
 
 -- The Dependency-Track tables live in src/db/dtrack.sql, applied right after this file.
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;

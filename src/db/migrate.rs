@@ -21,8 +21,12 @@ pub const SCHEMA_SQL: &str = include_str!("../../schema.sql");
 /// upgrade from version 1 (the one place their DDL lives).
 pub const DTRACK_SQL: &str = include_str!("dtrack.sql");
 
+/// The system bots' rows: applied after [`SCHEMA_SQL`] to a new database, and by the upgrade
+/// from version 4 (which added them).
+pub const SYSTEM_BOTS_SQL: &str = include_str!("system_bots.sql");
+
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`].
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -86,6 +90,7 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         }
         tx.execute_batch(SCHEMA_SQL)?;
         tx.execute_batch(DTRACK_SQL)?;
+        tx.execute_batch(SYSTEM_BOTS_SQL)?;
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('created_at', ?1)",
             [crate::time::now_secs().to_string()],
@@ -123,6 +128,16 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
              );
              CREATE INDEX submessages_message ON submessages (message_id, id);",
         )?),
+        4 => {
+            tx.execute_batch(
+                "ALTER TABLE users ADD COLUMN is_system_bot INTEGER NOT NULL DEFAULT 0;
+                 CREATE TABLE realm_settings (
+                     name  TEXT PRIMARY KEY,
+                     value TEXT NOT NULL
+                 ) WITHOUT ROWID;",
+            )?;
+            Ok(tx.execute_batch(SYSTEM_BOTS_SQL)?)
+        }
         _ => Err(Error::internal(format!(
             "no upgrade is known from schema version {from}"
         ))),
@@ -163,7 +178,17 @@ mod tests {
             let start = v1.find("CREATE TABLE submessages").unwrap();
             let end = v1.find("-- The Dependency-Track tables").unwrap();
             let v1 = format!("{}{}", &v1[..start], &v1[end..])
-                .replace("PRAGMA user_version = 4;", "PRAGMA user_version = 1;");
+                .replace("PRAGMA user_version = 5;", "PRAGMA user_version = 1;");
+            // Nor the system bots' column and the realm settings.
+            let v1 = v1.replace(
+                ",\n    is_system_bot            INTEGER NOT NULL DEFAULT 0\n",
+                "\n",
+            );
+            let start = v1.find("CREATE TABLE realm_settings").unwrap();
+            let end = start + v1[start..].find("WITHOUT ROWID;").unwrap() + 14;
+            let v1 = format!("{}{}", &v1[..start], &v1[end..]);
+            assert!(!v1.contains("is_system_bot            INTEGER"));
+            assert!(!v1.contains("CREATE TABLE realm_settings"));
             c.execute_batch(&v1).unwrap();
         }
         let conn = open_writer(&path, Synchronous::Normal).unwrap();
@@ -195,6 +220,14 @@ mod tests {
             )
             .unwrap();
         assert_eq!(submessages, 2);
+        let bots: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM users WHERE is_system_bot AND is_bot",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(bots, 2);
     }
 
     #[test]

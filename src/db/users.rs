@@ -14,7 +14,7 @@ use crate::model::{Role, Secret, User, UserStatus};
 
 const COLUMNS: &str = "id, email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, \
      api_key, timezone, date_joined, avatar_source, avatar_version, email_address_visibility, \
-     can_create_users, can_change_user_emails, presence_enabled";
+     can_create_users, can_change_user_emails, presence_enabled, is_system_bot";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<User> {
     let role: i64 = r.get(3)?;
@@ -37,26 +37,64 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<User> {
         can_create_users: r.get(14)?,
         can_change_user_emails: r.get(15)?,
         presence_enabled: r.get(16)?,
+        is_system_bot: r.get(17)?,
     })
 }
 
+/// A member of the realm by id (never a system bot).
 pub fn get(c: &Connection, id: UserId) -> Result<Option<User>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM users WHERE id = ?1 AND NOT is_system_bot"
+    ))?;
+    Ok(st.query_row([id.0], from_row).optional()?)
+}
+
+/// Any user by id, the system bots included: for senders and direct-message participants.
+pub fn get_any(c: &Connection, id: UserId) -> Result<Option<User>> {
     let mut st = c.prepare_cached(&format!("SELECT {COLUMNS} FROM users WHERE id = ?1"))?;
     Ok(st.query_row([id.0], from_row).optional()?)
 }
 
+/// A member of the realm by email (never a system bot).
 pub fn by_email(c: &Connection, email: &str) -> Result<Option<User>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM users WHERE email = ?1 COLLATE NOCASE AND NOT is_system_bot"
+    ))?;
+    Ok(st.query_row([email], from_row).optional()?)
+}
+
+/// Any user by email, the system bots included.
+pub fn by_email_any(c: &Connection, email: &str) -> Result<Option<User>> {
     let mut st = c.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM users WHERE email = ?1 COLLATE NOCASE"
     ))?;
     Ok(st.query_row([email], from_row).optional()?)
 }
 
-/// Every user, active or not, humans and bots, by id.
+/// Every member of the realm, active or not, humans and bots, by id (not the system bots).
 pub fn all(c: &Connection) -> Result<Vec<User>> {
-    let mut st = c.prepare_cached(&format!("SELECT {COLUMNS} FROM users ORDER BY id"))?;
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM users WHERE NOT is_system_bot ORDER BY id"
+    ))?;
     let rows = st.query_map([], from_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The system bots, by id.
+pub fn system_bots(c: &Connection) -> Result<Vec<User>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM users WHERE is_system_bot ORDER BY id"
+    ))?;
+    let rows = st.query_map([], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The system bot with this address.
+pub fn system_bot(c: &Connection, email: &str) -> Result<Option<User>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM users WHERE is_system_bot AND email = ?1"
+    ))?;
+    Ok(st.query_row([email], from_row).optional()?)
 }
 
 pub fn count_active_owners(c: &Connection) -> Result<i64> {

@@ -470,7 +470,8 @@ fn resolve_principals(
             UserRefArg::Id(id) => users_db::get(c, UserId(*id))?,
             UserRefArg::Email(e) => super::emails::resolve(c, actor, host, e)?,
         };
-        let Some(user) = user.filter(|u| u.is_active) else {
+        // The system bots are no realm members: they cannot be subscribed.
+        let Some(user) = user.filter(|u| u.is_active && !u.is_system_bot) else {
             return Err(Error::bad_request("No such user"));
         };
         if !out.contains(&user.id) {

@@ -172,6 +172,7 @@ mod tests {
             can_create_users: false,
             can_change_user_emails: false,
             presence_enabled: true,
+            is_system_bot: false,
         })
     }
 

@@ -70,7 +70,7 @@ fn placeholder_id(email: &str, host: &str) -> Option<UserId> {
 /// account has it.
 pub fn resolve(c: &Connection, viewer: &User, host: &str, email: &str) -> Result<Option<User>> {
     let email = email.trim();
-    if let Some(u) = users_db::by_email(c, email)?
+    if let Some(u) = users_db::by_email_any(c, email)?
         && sees_real_email(viewer, &u)
     {
         return Ok(Some(u));
@@ -78,7 +78,7 @@ pub fn resolve(c: &Connection, viewer: &User, host: &str, email: &str) -> Result
     let Some(id) = placeholder_id(email, host) else {
         return Ok(None);
     };
-    Ok(users_db::get(c, id)?.filter(|u| api_email(u, host).eq_ignore_ascii_case(email)))
+    Ok(users_db::get_any(c, id)?.filter(|u| api_email(u, host).eq_ignore_ascii_case(email)))
 }
 
 #[cfg(test)]

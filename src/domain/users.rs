@@ -146,8 +146,9 @@ pub fn check_password_strength(pw: &str) -> Result<()> {
     Ok(())
 }
 
-/// Looks up a user by email for authentication, through the cache. Unknown emails are cached
-/// too, so probing emails costs the same whether they have accounts or not.
+/// Looks up a user by email for authentication, through the cache (the system bots, not
+/// being realm members, never log in).
+/// Unknown emails are cached too, so probing emails costs the same whether they have accounts or not.
 pub async fn by_login_email(state: &AppState, email: &str) -> Result<Option<Arc<User>>> {
     let key = email.to_lowercase();
     match state.users.get(&key) {
@@ -345,7 +346,7 @@ pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpda
                 apply_profile_edits(tx, target, edits)?;
             }
             if let Some(email) = new_email.filter(|e| *e != user.email) {
-                if users_db::by_email(tx, &email)?.is_some_and(|u| u.id != target) {
+                if users_db::by_email_any(tx, &email)?.is_some_and(|u| u.id != target) {
                     return Err(Error::bad_request("Email is already in use."));
                 }
                 users_db::set_email(tx, target, &email)?;

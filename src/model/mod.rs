@@ -91,6 +91,8 @@ pub struct User {
     pub can_create_users: bool,
     pub can_change_user_emails: bool,
     pub presence_enabled: bool,
+    /// One of the system bots (Zulip's cross-realm bots): not a realm member, never logs in.
+    pub is_system_bot: bool,
 }
 
 /// A user's status message and emoji. All empty means "no status".

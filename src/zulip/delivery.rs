@@ -133,7 +133,7 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             let (mid, uid) = (*message_id, *user_id);
             let (recipients, user) = state
                 .db
-                .read(move |c| Ok((message_audience(c, mid)?, users_db::get(c, uid)?)))
+                .read(move |c| Ok((message_audience(c, mid)?, users_db::get_any(c, uid)?)))
                 .await?;
             let Some(user) = user else { return Ok(()) };
             let body = json!({
@@ -322,7 +322,7 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
         | Event::UserReactivated { user_id }
         | Event::UserDeactivated { user_id } => {
             let uid = *user_id;
-            let user = state.db.read(move |c| users_db::get(c, uid)).await?;
+            let user = state.db.read(move |c| users_db::get_any(c, uid)).await?;
             let Some(user) = user else { return Ok(()) };
             if let Event::UserCreated { .. } = event {
                 return deliver_new_user(state, seq, &user).await;
@@ -337,7 +337,7 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
         }
         Event::UserUpdated { user_id, change } => {
             let uid = *user_id;
-            let user = state.db.read(move |c| users_db::get(c, uid)).await?;
+            let user = state.db.read(move |c| users_db::get_any(c, uid)).await?;
             let Some(user) = user else { return Ok(()) };
             let person = match change {
                 PersonChange::FullName(n) => json!({"user_id": uid.0, "full_name": n}),
@@ -372,7 +372,7 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             let found = state
                 .db
                 .read(move |c| {
-                    let Some(user) = users_db::get(c, uid)? else {
+                    let Some(user) = users_db::get_any(c, uid)? else {
                         return Ok(None);
                     };
                     Ok(Some((user.presence_enabled, users_db::status(c, uid)?)))
@@ -495,7 +495,7 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
     let audience = message_audience(c, id)?;
     let mut recipients = Vec::with_capacity(audience.len());
     for u in audience.into_iter().filter(|u| queues.has_user(*u)) {
-        if let Some(user) = users_db::get(c, u)?.filter(|u| u.is_active) {
+        if let Some(user) = users_db::get_any(c, u)?.filter(|u| u.is_active) {
             let f = stored.get(&u.0).copied().unwrap_or(0);
             recipients.push((user, f));
         }
@@ -510,7 +510,7 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
         }
         _ => Vec::new(),
     };
-    let sender = users_db::get(c, m.sender_id)?;
+    let sender = users_db::get_any(c, m.sender_id)?;
     let mut bundle = Bundle::default();
     if let Some(s) = sender {
         bundle.users.insert(s.id, s);
@@ -523,7 +523,7 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
     if let Some(conv) = m.conversation_id {
         let members = messages_db::conversation_members(c, conv)?;
         for u in &members {
-            if let Some(user) = users_db::get(c, *u)? {
+            if let Some(user) = users_db::get_any(c, *u)? {
                 bundle.users.insert(user.id, user);
             }
         }
@@ -859,7 +859,7 @@ async fn deliver_subscription(
     let loaded = state
         .db
         .read(move |c| {
-            let Some(u) = users_db::get(c, user)? else {
+            let Some(u) = users_db::get_any(c, user)? else {
                 return Ok(None);
             };
             let Some(channel) = channels_db::get(c, ch)? else {
@@ -911,7 +911,7 @@ async fn deliver_presence(
     active: bool,
     timestamp: i64,
 ) -> Result<()> {
-    let u = state.db.read(move |c| users_db::get(c, user)).await?;
+    let u = state.db.read(move |c| users_db::get_any(c, user)).await?;
     let Some(u) = u else { return Ok(()) };
     let status = if active { "active" } else { "idle" };
     let presence = json!({"website": {"client": "website", "status": status, "timestamp": timestamp, "pushable": false}});
@@ -953,18 +953,18 @@ async fn deliver_typing(
     let loaded = state
         .db
         .read(move |c| {
-            let Some(s) = users_db::get(c, sender)? else {
+            let Some(s) = users_db::get_any(c, sender)? else {
                 return Ok(None);
             };
             let audience: Vec<User> = match &target {
                 TypingTarget::Direct(ids) => ids
                     .iter()
-                    .filter_map(|u| users_db::get(c, *u).ok().flatten())
+                    .filter_map(|u| users_db::get_any(c, *u).ok().flatten())
                     .collect(),
                 TypingTarget::Channel { channel_id, .. } => {
                     channels_db::subscriber_ids(c, *channel_id)?
                         .into_iter()
-                        .filter_map(|u| users_db::get(c, u).ok().flatten())
+                        .filter_map(|u| users_db::get_any(c, u).ok().flatten())
                         .collect()
                 }
             };
@@ -1102,7 +1102,7 @@ async fn deliver_email_change(state: &AppState, seq: u64, user: &User) -> Result
 fn users_by_id(c: &Connection, ids: HashSet<UserId>) -> Result<HashMap<UserId, User>> {
     let mut found = HashMap::new();
     for id in ids {
-        if let Some(u) = users_db::get(c, id)? {
+        if let Some(u) = users_db::get_any(c, id)? {
             found.insert(id, u);
         }
     }
@@ -1118,7 +1118,7 @@ async fn deliver_setting(
     name: &'static str,
     value: &SettingValue,
 ) -> Result<()> {
-    let Some(user) = state.db.read(move |c| users_db::get(c, uid)).await? else {
+    let Some(user) = state.db.read(move |c| users_db::get_any(c, uid)).await? else {
         return Ok(());
     };
     let queues = state.queues.of_users(seq, Some(&[uid]));

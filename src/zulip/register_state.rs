@@ -230,7 +230,16 @@ fn realm_users(c: &Connection, viewer: &Viewer<'_>, m: &mut Map<String, Value>) 
         "realm_non_active_users".into(),
         Value::Array(inactive.iter().map(render).collect()),
     );
-    m.insert("cross_realm_bots".into(), json!([]));
+    let mut bots = users_db::system_bots(c)?;
+    bots.sort_by(|a, b| a.full_name.cmp(&b.full_name));
+    m.insert(
+        "cross_realm_bots".into(),
+        Value::Array(
+            bots.iter()
+                .map(|u| Value::Object(wire::user(viewer, u, None)))
+                .collect(),
+        ),
+    );
     let me = viewer.user;
     m.insert("user_id".into(), json!(me.id.0));
     m.insert("email".into(), json!(wire::api_email(me, viewer.host)));

@@ -53,6 +53,7 @@ pub async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<Use
                 .db
                 .read(move |c| emails::resolve(c, &caller, &host, &email))
                 .await?
+                .filter(|u| !u.is_system_bot)
                 .ok_or_else(no_such_user)
         }
     }

@@ -212,7 +212,7 @@ fn bundle(
     }
     for u in want_users {
         if let std::collections::hash_map::Entry::Vacant(e) = b.users.entry(u)
-            && let Some(user) = users_db::get(c, u)?
+            && let Some(user) = users_db::get_any(c, u)?
         {
             e.insert(user);
         }

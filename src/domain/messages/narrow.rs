@@ -180,7 +180,7 @@ fn user_ref(c: &Connection, viewer: &User, host: &str, v: &Value) -> Result<Opti
     Ok(match v {
         Value::Number(n) => n
             .as_i64()
-            .and_then(|id| users_db::get(c, UserId(id)).ok().flatten())
+            .and_then(|id| users_db::get_any(c, UserId(id)).ok().flatten())
             .map(|u| u.id),
         Value::String(s) => emails::resolve(c, viewer, host, s)?.map(|u| u.id),
         _ => None,

@@ -209,7 +209,7 @@ fn resolve_users(
     let mut ids = vec![sender.id];
     for r in refs {
         let user = match r {
-            UserRefArg::Id(id) => users_db::get(c, UserId(*id))?
+            UserRefArg::Id(id) => users_db::get_any(c, UserId(*id))?
                 .ok_or_else(|| Error::bad_request(format!("Invalid user ID {id}")))?,
             UserRefArg::Email(e) => emails::resolve(c, sender, host, e)?
                 .ok_or_else(|| Error::bad_request(format!("Invalid email '{}'", e.trim())))?,

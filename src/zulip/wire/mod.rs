@@ -94,6 +94,9 @@ pub fn user(viewer: &Viewer<'_>, u: &User, profile: Option<&[ProfileValue]>) -> 
     if u.is_bot {
         m.insert("bot_type".into(), json!(u.bot_type));
         m.insert("bot_owner_id".into(), json!(u.bot_owner_id.map(|id| id.0)));
+        if u.is_system_bot {
+            m.insert("is_system_bot".into(), json!(true));
+        }
     } else if let Some(values) = profile {
         m.insert(
             "profile_data".into(),
