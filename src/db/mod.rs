@@ -24,6 +24,7 @@ pub mod messages;
 pub mod migrate;
 pub mod profile_fields;
 pub mod read_receipts;
+pub mod realm_settings;
 pub mod settings;
 pub mod submessages;
 pub mod topics;

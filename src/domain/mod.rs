@@ -10,5 +10,6 @@ pub mod max_received;
 pub mod messages;
 pub mod presence;
 pub mod profile_fields;
+pub mod realm_settings;
 pub mod settings;
 pub mod users;
