@@ -42,7 +42,9 @@
 //!   trail, policies and their evaluation, metrics and badge facts, BOM acceptance and import,
 //!   and the per-process state (signing key, system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
-//!   values) behind `PATCH /settings` and the `user_settings` register state.
+//!   values) behind `PATCH /settings` and the `user_settings` register state;
+//!   [`domain::realm_settings`] is the organization's. [`domain::notices`] is what the system
+//!   bots (Notification Bot, Welcome Bot) post when channels, topics and users change.
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic

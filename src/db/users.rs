@@ -105,6 +105,15 @@ pub fn count_active_owners(c: &Connection) -> Result<i64> {
     )?)
 }
 
+/// Active people in the realm (not bots).
+pub fn count_active_humans(c: &Connection) -> Result<i64> {
+    Ok(c.query_row(
+        "SELECT count(*) FROM users WHERE is_active AND NOT is_bot",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
 /// What it takes to create a user.
 pub struct NewUser<'a> {
     pub email: &'a str,

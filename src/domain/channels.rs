@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::db::{WriteTx, channels as db, groups, users as users_db};
+use crate::domain::notices;
 use crate::error::{Error, ErrorKind, Result};
 use crate::events::Event;
 use crate::ids::{ChannelId, GroupId, UserId};
@@ -188,6 +189,8 @@ pub struct ChannelOptions {
     pub message_retention_days: Option<Option<i64>>,
     pub folder_id: Option<i64>,
     pub settings: Vec<(ChannelSetting, GroupSetting)>,
+    /// Announce the new channels in the realm's new-channel announcements channel.
+    pub announce: bool,
 }
 
 /// Checks the creator's right to make a channel with these options.
@@ -299,6 +302,7 @@ pub async fn create(
     let name = check_name(raw_name)?;
     check_create_permission(actor, &opts)?;
     let actor = actor.clone();
+    let realm_url = state.config.chat.external_url.clone();
     state
         .db
         .write(move |tx| {
@@ -321,7 +325,9 @@ pub async fn create(
             for u in users {
                 subscribe_one(tx, u, ch.id, None)?;
             }
-            Ok(ch.id)
+            let id = ch.id;
+            notices::channels_created(tx, &actor, &[ch], opts.announce, &realm_url)?;
+            Ok(id)
         })
         .await
 }
@@ -371,12 +377,16 @@ pub async fn subscribe(
     }
     let actor = actor.clone();
     let host = state.config.realm_host().to_string();
+    let realm_url = state.config.chat.external_url.clone();
     state
         .db
         .write(move |tx| {
             let targets = resolve_principals(tx, &actor, &host, principals)?;
             let acting_for_others = targets.iter().any(|u| *u != actor.id);
             let mut out = SubscribeOutcome::default();
+            let mut created_channels = Vec::new();
+            // Per other user, the existing channels they were newly subscribed to.
+            let mut told: Vec<(UserId, Vec<String>)> = Vec::new();
             for (req, name) in requests.iter().zip(names) {
                 let (ch, created) = match db::by_name(tx, &name)? {
                     Some(ch) if ch.is_archived => {
@@ -412,11 +422,26 @@ pub async fn subscribe(
                     };
                     if subscribe_one(tx, *user, a.channel.id, color)? {
                         push_name(&mut out.subscribed, *user, &a.channel.name);
+                        if *user != actor.id && !created {
+                            push_name(&mut told, *user, &a.channel.name);
+                        }
                     } else {
                         push_name(&mut out.already_subscribed, *user, &a.channel.name);
                     }
                 }
+                if created {
+                    created_channels.push(a.channel);
+                }
             }
+            // Notification Bot's messages, in upstream's order: to the people subscribed by
+            // someone else (not bots), then the announcement, then the creation notices.
+            for (user, mut names) in told {
+                if users_db::get(tx, user)?.is_some_and(|u| !u.is_bot) {
+                    names.sort();
+                    notices::subscribed_by_other(tx, &actor, user, &names, &realm_url)?;
+                }
+            }
+            notices::channels_created(tx, &actor, &created_channels, opts.announce, &realm_url)?;
             Ok(out)
         })
         .await

@@ -8,6 +8,7 @@ pub mod dtrack;
 pub mod emails;
 pub mod max_received;
 pub mod messages;
+pub mod notices;
 pub mod presence;
 pub mod profile_fields;
 pub mod realm_settings;

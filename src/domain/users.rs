@@ -106,6 +106,7 @@ pub async fn create(state: &AppState, new: NewUser) -> Result<(UserId, String)> 
     let api_key = password::new_api_key();
     let key = api_key.clone();
     let visibility = state.config.chat.email_address_visibility;
+    let realm_url = state.config.chat.external_url.clone();
     let id = state
         .db
         .write(move |tx| {
@@ -127,6 +128,10 @@ pub async fn create(state: &AppState, new: NewUser) -> Result<(UserId, String)> 
                 },
             )?;
             tx.emit(Event::UserCreated { user_id: id });
+            let user = users_db::get(tx, id)?
+                .ok_or_else(|| Error::internal("a new user vanished in its own transaction"))?;
+            let first = users_db::count_active_humans(tx)? == 1;
+            crate::domain::notices::user_joined(tx, &user, first, &realm_url)?;
             Ok(id)
         })
         .await?;

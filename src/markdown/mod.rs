@@ -24,6 +24,7 @@ mod links;
 mod lists;
 mod mentions;
 mod render;
+pub mod syntax;
 mod timestamp;
 
 use std::collections::BTreeSet;

@@ -59,10 +59,8 @@ fn int_list(p: &mut Params, name: &str) -> Result<Option<Vec<i64>>> {
 
 /// Channel creation options shared by `POST /channels/create` and `POST /users/me/subscriptions`.
 fn channel_options(p: &mut Params) -> Result<ChannelOptions> {
-    // Announcements go to the realm's new-channel announcement channel, which Outpost does not
-    // configure, so the flag has nothing to announce to.
-    let _announce = p.bool("announce")?;
     let mut opts = ChannelOptions {
+        announce: p.bool("announce")?.unwrap_or(false),
         description: p.str("description"),
         invite_only: p.bool("invite_only")?.unwrap_or(false),
         is_web_public: p.bool("is_web_public")?.unwrap_or(false),

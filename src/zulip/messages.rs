@@ -408,10 +408,9 @@ pub async fn update_message(
             .map(|m| Propagate::parse(&m))
             .transpose()?,
         prev_content_sha256: p.str("prev_content_sha256"),
+        notify_old_thread: p.bool("send_notification_to_old_thread")?.unwrap_or(false),
+        notify_new_thread: p.bool("send_notification_to_new_thread")?.unwrap_or(true),
     };
-    // Outpost has no notification bot to announce moves, so these choices have no effect.
-    let _ = p.bool("send_notification_to_old_thread")?;
-    let _ = p.bool("send_notification_to_new_thread")?;
     edit::edit(state, caller, MessageId(id), req).await?;
     Ok(Success::new().field("detached_uploads", Vec::<Value>::new()))
 }

@@ -106,7 +106,23 @@ async fn create_channel_with_defaults_and_settings() {
     assert_eq!(s["topics_policy"], "inherit");
     assert_eq!(s["message_retention_days"], Value::Null);
     assert_eq!(s["subscriber_count"], 2);
-    assert_eq!(s["first_message_id"], Value::Null);
+    // The channel's first message is Notification Bot's creation notice.
+    let narrow = json!([["channel", id]]).to_string();
+    let first = o
+        .fetch(
+            &o.bob,
+            &[
+                ("anchor", "oldest"),
+                ("num_before", "0"),
+                ("num_after", "1"),
+                ("narrow", narrow.as_str()),
+            ],
+        )
+        .await;
+    let notice = &first.body["messages"][0];
+    assert_eq!(notice["sender_email"], "notification-bot@zulip.com");
+    assert_eq!(notice["subject"], "channel events");
+    assert_eq!(s["first_message_id"], notice["id"]);
     assert_eq!(s["stream_weekly_traffic"], Value::Null);
     assert_eq!(
         s["can_administer_channel_group"],

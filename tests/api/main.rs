@@ -26,6 +26,7 @@ mod message_edits;
 mod messages;
 mod mobile_app;
 mod narrow_with;
+mod notices;
 mod rate_limits;
 mod read_state;
 mod realtime;

@@ -409,7 +409,8 @@ async fn the_mobile_app_can_parse_its_register_response() {
         b["realm_default_external_accounts"]["github"],
         json!({"name": "GitHub", "text": "GitHub username", "hint": "", "url_pattern": "https://github.com/%(username)s"})
     );
-    assert_eq!(b["unread_msgs"]["count"], 2);
+    // Two sent in the test, and Welcome Bot's message.
+    assert_eq!(b["unread_msgs"]["count"], 3);
     let me = users.iter().find(|u| u["user_id"] == o.alice.id).unwrap();
     assert_eq!(me["profile_data"][field.to_string()]["value"], "alice-ant");
     // A guest sees the same keys.
@@ -504,8 +505,18 @@ async fn moves_carry_orig_subject_and_the_requested_propagate_mode() {
         )
         .await;
     r.assert_success("PATCH /messages/{message_id}");
-    let evs = wait_events(&o, &o.alice, &q, 2).await;
-    let e = &evs[1];
+    // Each move also brings Notification Bot's "moved here" message, in the same commit.
+    let evs = wait_events(&o, &o.alice, &q, 4).await;
+    let kinds: Vec<&str> = evs.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["update_message", "message", "update_message", "message"]
+    );
+    assert_eq!(
+        evs[3]["message"]["sender_email"],
+        "notification-bot@zulip.com"
+    );
+    let e = &evs[2];
     assert_eq!(
         assert_app_parses_move(e),
         (

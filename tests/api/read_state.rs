@@ -43,7 +43,12 @@ async fn a_narrow_is_marked_read_and_unread_from_an_anchor() {
         );
     }
     let other = o.send_channel(&o.alice, "random", "t", "elsewhere").await;
-    let narrow = json!([{"operator": "channel", "operand": "general"}]).to_string();
+    // The topic leaves out Notification Bot's creation notice in "channel events".
+    let narrow = json!([
+        {"operator": "channel", "operand": "general"},
+        {"operator": "topic", "operand": "t"}
+    ])
+    .to_string();
     let b = flags_narrow(
         &o,
         &o.bob,

@@ -53,7 +53,8 @@ async fn register_returns_a_queue_and_the_requested_state() {
     assert_eq!(b["user_id"], o.alice.id);
     assert_eq!(b["realm_users"].as_array().unwrap().len(), 5);
     assert_eq!(b["subscriptions"][0]["name"], "general");
-    assert_eq!(b["unread_msgs"]["count"], 1);
+    // The mention, and Welcome Bot's message.
+    assert_eq!(b["unread_msgs"]["count"], 2);
     assert_eq!(b["unread_msgs"]["mentions"], json!([m]));
     assert_eq!(b["unread_msgs"]["streams"][0]["topic"], "hello");
     assert_eq!(b["realm_user_groups"].as_array().unwrap().len(), 8);
@@ -1052,9 +1053,11 @@ async fn register_reports_statuses_stars_direct_unreads_and_system_groups() {
     assert!(!statuses.contains_key(&o.alice.id.to_string()));
     assert_eq!(b["starred_messages"], json!([dm]));
     let unread = &b["unread_msgs"];
-    assert_eq!(unread["count"], 2);
-    assert_eq!(unread["pms"][0]["other_user_id"], o.bob.id);
-    assert_eq!(unread["pms"][0]["unread_message_ids"], json!([dm]));
+    // The two messages, and Welcome Bot's.
+    assert_eq!(unread["count"], 3);
+    let pms = unread["pms"].as_array().unwrap();
+    let from_bob = pms.iter().find(|p| p["other_user_id"] == o.bob.id).unwrap();
+    assert_eq!(from_bob["unread_message_ids"], json!([dm]));
     let mut trio = [o.owner.id, o.alice.id, o.bob.id];
     trio.sort_unstable();
     let trio = trio.map(|i| i.to_string()).join(",");
@@ -1065,10 +1068,19 @@ async fn register_reports_statuses_stars_direct_unreads_and_system_groups() {
     );
     // Newest conversation first, each listing the other participants.
     let recent = b["recent_private_conversations"].as_array().expect("list");
-    assert_eq!(recent.len(), 2);
+    assert_eq!(recent.len(), 3);
     assert_eq!(recent[0]["max_message_id"], group_dm);
     assert_eq!(recent[1]["max_message_id"], dm);
     assert_eq!(recent[1]["user_ids"], json!([o.bob.id]));
+    // The oldest is Welcome Bot's conversation with Alice.
+    let welcome_bot = b["cross_realm_bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["full_name"] == "Welcome Bot")
+        .unwrap()["user_id"]
+        .clone();
+    assert_eq!(recent[2]["user_ids"], json!([welcome_bot]));
     let groups = b["realm_user_groups"].as_array().expect("groups");
     let admins = groups
         .iter()

@@ -369,7 +369,8 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
             .as_array()
             .unwrap()
             .len(),
-        1
+        2,
+        "the creation notice and the message sent there"
     );
     let r = narrow_reply(&o, &o.admin, json!([["channel", "secret"]])).await;
     r.assert_success("GET /messages");
@@ -393,7 +394,7 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
         )
         .await
         .assert_success("DELETE /users/me/subscriptions");
-    let r = narrow_reply(&o, &o.bob, json!([["channel", shared]])).await;
+    let r = narrow_reply(&o, &o.bob, json!([["channel", shared], ["topic", "t"]])).await;
     let ids: Vec<i64> = r.assert_success("GET /messages")["messages"]
         .as_array()
         .unwrap()

@@ -301,7 +301,12 @@ async fn direct_messages_reach_placeholders_and_refuse_hidden_emails() {
     assert_eq!(listed, placeholder(&o.bob));
     let r = send_direct(&o.srv, &o.alice, &json!([listed]).to_string()).await;
     let id = r.assert_success("POST /messages")["id"].as_i64().unwrap();
-    let got = narrow(&o.srv, &o.bob, json!([["is", "dm"]])).await;
+    let got = narrow(
+        &o.srv,
+        &o.bob,
+        json!([["is", "dm"], ["sender", o.alice.id]]),
+    )
+    .await;
     assert_eq!(message_ids(&got), vec![id]);
 
     // An administrator may address Bob by his real address.

@@ -69,7 +69,22 @@ async fn own_user_has_every_field() {
     assert_eq!(b["is_guest"], false);
     assert_eq!(b["is_bot"], false);
     assert_eq!(b["is_active"], true);
-    assert_eq!(b["max_message_id"], -1);
+    // The owner's only message is Welcome Bot's.
+    let welcome = o
+        .srv
+        .get(
+            "/api/v1/messages",
+            &o.owner,
+            &[
+                ("anchor", "newest"),
+                ("num_before", "1"),
+                ("num_after", "0"),
+            ],
+        )
+        .await;
+    let welcome = &welcome.assert_success("GET /messages")["messages"][0];
+    assert_eq!(welcome["sender_email"], "welcome-bot@zulip.com");
+    assert_eq!(b["max_message_id"], welcome["id"]);
     assert_eq!(b["avatar_version"], 1);
     // Own profile always carries a full gravatar URL and never reports ignored parameters.
     assert!(

@@ -10,10 +10,11 @@ use sha2::{Digest, Sha256};
 
 use crate::app::AppState;
 use crate::db::{channels as channels_db, groups, messages as db};
+use crate::domain::notices;
 use crate::error::{Error, Result};
 use crate::events::{ContentEdit, Event, MessageMove};
 use crate::ids::{ChannelId, MessageId};
-use crate::model::{ChannelSetting, Message, MessageEdit, Role, User};
+use crate::model::{Channel, ChannelSetting, Message, MessageEdit, Role, User};
 
 use super::lookup::DbLookup;
 use super::send::normalize_topic;
@@ -48,6 +49,11 @@ pub struct EditRequest {
     pub channel_id: Option<i64>,
     pub propagate: Option<Propagate>,
     pub prev_content_sha256: Option<String>,
+    /// Notification Bot leaves a breadcrumb where moved messages were
+    /// (`send_notification_to_old_thread`; the API's default is false).
+    pub notify_old_thread: bool,
+    /// ... and where they went (`send_notification_to_new_thread`; the API's default is true).
+    pub notify_new_thread: bool,
 }
 
 fn no_permission() -> Error {
@@ -55,8 +61,28 @@ fn no_permission() -> Error {
 }
 
 fn is_resolve_toggle(old: &str, new: &str) -> bool {
-    old.strip_prefix(RESOLVED_TOPIC_PREFIX) == Some(new)
-        || new.strip_prefix(RESOLVED_TOPIC_PREFIX) == Some(old)
+    resolve_direction(old, new).is_some()
+}
+
+/// `Some(true)` when renaming `old` to `new` resolves the topic, `Some(false)` when it
+/// unresolves it, `None` for any other rename.
+fn resolve_direction(old: &str, new: &str) -> Option<bool> {
+    if new.strip_prefix(RESOLVED_TOPIC_PREFIX) == Some(old) {
+        Some(true)
+    } else if old.strip_prefix(RESOLVED_TOPIC_PREFIX) == Some(new) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// What the move notices need to know about a move, gathered while it happens.
+struct MoveFacts {
+    from: Channel,
+    to: Channel,
+    to_topic: String,
+    destination_had_messages: bool,
+    propagate: Propagate,
 }
 
 /// `PATCH /messages/{id}`.
@@ -116,6 +142,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
             let mut changed_ids = vec![m.id];
             let mut content_edit = None;
             let mut moved = None;
+            let mut facts = None;
             if let Some(new_content) = content {
                 if m.sender_id != user.id {
                     return Err(no_permission());
@@ -166,6 +193,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                 let source = channels_db::get(tx, m.channel_id.ok_or_else(no_permission)?)?
                     .ok_or_else(super::invalid_message)?;
                 let moderator = user.role <= Role::Moderator;
+                let mut to = source.clone();
                 if new_topic.is_some() {
                     let within = groups::holds(
                         tx,
@@ -201,8 +229,22 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                             "You do not have permission to post in this channel.",
                         ));
                     }
+                    to = a.channel;
                 }
                 let propagate = req.propagate.unwrap_or(Propagate::One);
+                let to_topic = new_topic.clone().unwrap_or_else(|| m.topic.clone());
+                facts = Some(MoveFacts {
+                    destination_had_messages: crate::db::topics::has_message_before(
+                        tx,
+                        to.id,
+                        &to_topic,
+                        MessageId(i64::MAX),
+                    )?,
+                    from: source.clone(),
+                    to,
+                    to_topic,
+                    propagate,
+                });
                 moved = Some(MessageMove {
                     orig_channel: source.id,
                     orig_topic: m.topic.clone(),
@@ -255,14 +297,56 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                     changed_ids.push(t.id);
                 }
             }
+            let content_edited = content_edit.is_some();
             tx.emit(Event::MessageUpdated {
                 message_id: m.id,
-                message_ids: changed_ids,
+                message_ids: changed_ids.clone(),
                 edited_by: user.id,
                 edited_at: now,
                 content_edit,
                 moved,
             });
+            if let Some(f) = facts {
+                let toggle = resolve_direction(&m.topic, &f.to_topic);
+                let moved_all = f.propagate == Propagate::All
+                    || !crate::db::topics::has_message_before(
+                        tx,
+                        f.from.id,
+                        &m.topic,
+                        MessageId(i64::MAX),
+                    )?;
+                notices::messages_moved(
+                    tx,
+                    &notices::Move {
+                        actor: &user,
+                        from: &f.from,
+                        from_topic: &m.topic,
+                        to: &f.to,
+                        to_topic: &f.to_topic,
+                        moved: &changed_ids,
+                        moved_all,
+                        destination_had_messages: f.destination_had_messages,
+                        resolve_toggle: toggle.is_some(),
+                        notify_old_thread: req.notify_old_thread,
+                        notify_new_thread: req.notify_new_thread,
+                    },
+                    &realm_url,
+                )?;
+                if let Some(resolved) = toggle
+                    && !content_edited
+                    && f.from.id == f.to.id
+                {
+                    notices::topic_resolved(
+                        tx,
+                        &user,
+                        &f.to,
+                        &f.to_topic,
+                        resolved,
+                        now,
+                        &realm_url,
+                    )?;
+                }
+            }
             Ok(())
         })
         .await

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::db::{channels as channels_db, groups, messages as db, users as users_db};
+use crate::db::{WriteTx, channels as channels_db, groups, messages as db, users as users_db};
 use crate::domain::channels::{self, UserRefArg};
 use crate::domain::emails;
 use crate::error::{Error, Result};
@@ -162,6 +162,9 @@ struct Prepared {
     dm_members: Option<Vec<UserId>>,
     /// Per-user rows to write: (user, flag bits).
     flag_rows: Vec<(UserId, i64)>,
+    /// Whether the sender's topic visibility follows Zulip's automatic rules (people and their
+    /// bots, not the system bots).
+    follow: bool,
 }
 
 /// Resolves the channel a message goes to and checks the sender may post there.
@@ -274,6 +277,50 @@ fn prepare(
             (Some(ch), topic, None)
         }
     };
+    let read_by_sender = new
+        .read_by_sender
+        .unwrap_or_else(|| default_read_by_sender(&new.client));
+    compose(
+        c,
+        sender,
+        Composed {
+            channel,
+            topic,
+            dm_members,
+            content,
+            client: new.client.clone(),
+            read_by_sender,
+            trusted: false,
+        },
+        realm_url,
+    )
+}
+
+/// A message whose destination is resolved and allowed.
+struct Composed {
+    channel: Option<Channel>,
+    topic: String,
+    /// Direct-message participants (sorted), for a direct message.
+    dm_members: Option<Vec<UserId>>,
+    /// Normalized content.
+    content: String,
+    client: String,
+    read_by_sender: bool,
+    /// A system bot's notice: wildcard mentions need no permission.
+    trusted: bool,
+}
+
+/// Renders a message and works out its per-user rows.
+fn compose(c: &Connection, sender: &User, m: Composed, realm_url: &str) -> Result<Prepared> {
+    let Composed {
+        channel,
+        topic,
+        dm_members,
+        content,
+        client,
+        read_by_sender,
+        trusted,
+    } = m;
     let rendered: Rendered = crate::markdown::render_message(
         &content,
         &DbLookup {
@@ -288,7 +335,7 @@ fn prepare(
         if rendered.channel_wildcard {
             let many =
                 channels_db::subscriber_ids(c, ch.id)?.len() as i64 > WILDCARD_MENTION_THRESHOLD;
-            if many && !may_mention_many(c, sender)? {
+            if many && !trusted && !may_mention_many(c, sender)? {
                 return Err(Error::coded(
                     "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
                     "You do not have permission to use channel wildcard mentions in this channel.",
@@ -299,7 +346,7 @@ fn prepare(
         }
         if rendered.topic_wildcard {
             let many = db::topic_participant_count(c, ch.id, &topic)? > WILDCARD_MENTION_THRESHOLD;
-            if many && !may_mention_many(c, sender)? {
+            if many && !trusted && !may_mention_many(c, sender)? {
                 return Err(Error::coded(
                     "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
                     "You do not have permission to use topic wildcard mentions in this topic.",
@@ -334,9 +381,6 @@ fn prepare(
             }
         }
     }
-    let read_by_sender = new
-        .read_by_sender
-        .unwrap_or_else(|| default_read_by_sender(&new.client));
     let mut sender_bits = if read_by_sender { bits::READ } else { 0 };
     if !receives(c, sender.id, ch_id, dm_members.as_deref())? {
         sender_bits |= bits::RECEIVED;
@@ -353,7 +397,7 @@ fn prepare(
             topic,
             content,
             rendered_content: rendered.html,
-            client: new.client.clone(),
+            client,
             sent_at: crate::time::now_secs(),
             is_me_message: rendered.is_me_message,
             wildcard: wildcard_bits,
@@ -362,6 +406,7 @@ fn prepare(
         },
         dm_members,
         flag_rows: rows,
+        follow: !sender.is_system_bot,
     })
 }
 
@@ -377,52 +422,117 @@ pub async fn send(state: &AppState, sender: &User, new: NewMessage) -> Result<Se
             prepare(c, &reader, &new, content, &realm_url, &host).map(|p| (p, new.local))
         })
         .await?;
-    let (mut prepared, local) = prepared;
-    let sender_id = sender.id;
-    state
-        .db
-        .write(move |tx| {
-            if let Some(members) = &prepared.dm_members {
-                prepared.message.conversation_id = Some(db::conversation_for(tx, members)?);
-            }
-            if let Some(ch) = prepared.message.channel_id
-                && channels_db::get(tx, ch)?.is_none_or(|c| c.is_archived)
-            {
-                return Err(Error::bad_request(
-                    "The channel was archived while sending.",
-                ));
-            }
-            let id = db::insert(tx, &prepared.message)?;
-            // `/poll` and `/todo` messages start their widget in the same commit, so the
-            // message event already carries it.
-            if let Some(widget) = super::widgets::widget_for(&prepared.message.content) {
-                crate::db::submessages::insert(tx, id, sender_id, "widget", &widget.to_string())?;
-            }
-            for (u, b) in &prepared.flag_rows {
-                db::change_flags(tx, *u, id, *b, 0)?;
-            }
-            let mut policy = None;
-            if let Some(ch) = prepared.message.channel_id {
-                policy = auto_follow(tx, sender_id, ch, &prepared.message.topic, id)?;
-                if let Some(p) = policy {
-                    tx.emit(Event::UserTopicChanged {
-                        user_id: sender_id,
-                        channel_id: ch,
-                        topic: prepared.message.topic.clone(),
-                        visibility_policy: p,
-                    });
-                }
-            }
-            tx.emit(Event::MessageSent {
-                message_id: id,
-                local: local.clone(),
+    let (prepared, local) = prepared;
+    state.db.write(move |tx| store(tx, prepared, local)).await
+}
+
+/// Writes a prepared message, its per-user rows and its widget, and emits its event.
+fn store(
+    tx: &mut WriteTx<'_>,
+    mut prepared: Prepared,
+    local: Option<(String, String)>,
+) -> Result<Sent> {
+    let sender_id = prepared.message.sender_id;
+    if let Some(members) = &prepared.dm_members {
+        prepared.message.conversation_id = Some(db::conversation_for(tx, members)?);
+    }
+    if let Some(ch) = prepared.message.channel_id
+        && channels_db::get(tx, ch)?.is_none_or(|c| c.is_archived)
+    {
+        return Err(Error::bad_request(
+            "The channel was archived while sending.",
+        ));
+    }
+    let id = db::insert(tx, &prepared.message)?;
+    // `/poll` and `/todo` messages start their widget in the same commit, so the message
+    // event already carries it.
+    if let Some(widget) = super::widgets::widget_for(&prepared.message.content) {
+        crate::db::submessages::insert(tx, id, sender_id, "widget", &widget.to_string())?;
+    }
+    for (u, b) in &prepared.flag_rows {
+        db::change_flags(tx, *u, id, *b, 0)?;
+    }
+    let mut policy = None;
+    if let Some(ch) = prepared.message.channel_id
+        && prepared.follow
+    {
+        policy = auto_follow(tx, sender_id, ch, &prepared.message.topic, id)?;
+        if let Some(p) = policy {
+            tx.emit(Event::UserTopicChanged {
+                user_id: sender_id,
+                channel_id: ch,
+                topic: prepared.message.topic.clone(),
+                visibility_policy: p,
             });
-            Ok(Sent {
-                id,
-                automatic_new_visibility_policy: policy,
-            })
-        })
-        .await
+        }
+    }
+    tx.emit(Event::MessageSent {
+        message_id: id,
+        local,
+    });
+    Ok(Sent {
+        id,
+        automatic_new_visibility_policy: policy,
+    })
+}
+
+/// A message a system bot posts from inside another change's write (see `domain::notices`):
+/// the destination needs no permission, and the acting user may have read it already.
+pub struct Notice<'a> {
+    pub sender: &'a User,
+    pub destination: NoticeDestination,
+    pub content: String,
+    /// The user whose action caused the notice; it is read for them.
+    pub read_by: Option<UserId>,
+}
+
+/// Where a notice goes.
+pub enum NoticeDestination {
+    Channel {
+        channel: Channel,
+        topic: String,
+    },
+    /// Direct message to these users (the sender is added).
+    Direct(Vec<UserId>),
+}
+
+/// Posts a notice in the caller's write transaction; its event is published with the rest of
+/// that transaction's, after commit.
+pub fn post_notice(tx: &mut WriteTx<'_>, notice: Notice<'_>, realm_url: &str) -> Result<MessageId> {
+    let content = normalize_content(&notice.content)?;
+    let (channel, topic, dm_members) = match notice.destination {
+        NoticeDestination::Channel { channel, topic } => (Some(channel), topic, None),
+        NoticeDestination::Direct(mut users) => {
+            users.push(notice.sender.id);
+            users.sort_unstable();
+            users.dedup();
+            (None, String::new(), Some(users))
+        }
+    };
+    let mut prepared = compose(
+        tx,
+        notice.sender,
+        Composed {
+            channel,
+            topic,
+            dm_members,
+            content,
+            client: "Internal".into(),
+            read_by_sender: true,
+            trusted: true,
+        },
+        realm_url,
+    )?;
+    if let Some(reader) = notice.read_by {
+        let ch = prepared.message.channel_id;
+        if receives(tx, reader, ch, prepared.dm_members.as_deref())? {
+            match prepared.flag_rows.iter_mut().find(|(u, _)| *u == reader) {
+                Some((_, b)) => *b |= bits::READ,
+                None => prepared.flag_rows.push((reader, bits::READ)),
+            }
+        }
+    }
+    Ok(store(tx, prepared, None)?.id)
 }
 
 /// Zulip's defaults: a user follows the topics they start, and sending to a topic in a muted

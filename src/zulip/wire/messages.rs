@@ -49,7 +49,13 @@ pub fn message(viewer: &Viewer<'_>, v: &Viewed, b: &Bundle, opts: &MessageOption
                 .unwrap_or_default()
         ),
     );
-    out.insert("sender_realm_str".into(), json!(""));
+    // Upstream's system bots live in their own realm.
+    let realm = if sender.is_some_and(|u| u.is_system_bot) {
+        "zulipinternal"
+    } else {
+        ""
+    };
+    out.insert("sender_realm_str".into(), json!(realm));
     let avatar = match sender {
         Some(u) if viewer.leaves_avatar_to_client(u) => Value::Null,
         Some(u) => json!(user_avatar_url(u, viewer.host)),

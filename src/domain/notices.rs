@@ -1,0 +1,348 @@
+//! What the system bots post when something changes: Notification Bot's notices about new
+//! channels, subscriptions by others, moved and resolved topics and new users, and Welcome
+//! Bot's welcome message. The texts and their Markdown follow upstream Zulip's.
+//!
+//! Every function runs inside the write transaction of the change it reports, so a notice is
+//! committed with that change and its event follows the change's events. Notices are ordinary
+//! messages (`send::post_notice`): events, unreads and search treat them like any other.
+//! Owns no storage and no wire shapes.
+
+use rusqlite::Connection;
+
+use crate::db::{WriteTx, messages as messages_db, users as users_db};
+use crate::domain::messages::send::{Notice, NoticeDestination, post_notice};
+use crate::domain::realm_settings;
+use crate::error::{Error, Result};
+use crate::events::Event;
+use crate::ids::{MessageId, UserId};
+use crate::markdown::syntax::{channel_link, message_url, silent_mention, topic_link};
+use crate::model::{Channel, User};
+
+/// Notification Bot's address (upstream's default `NOTIFICATION_BOT`).
+pub const NOTIFICATION_BOT: &str = "notification-bot@zulip.com";
+/// Welcome Bot's address (upstream's default `WELCOME_BOT`).
+pub const WELCOME_BOT: &str = "welcome-bot@zulip.com";
+/// The topic of a new channel's creation notice.
+pub const CHANNEL_EVENTS_TOPIC: &str = "channel events";
+/// The topic of new-channel announcements.
+pub const NEW_CHANNELS_TOPIC: &str = "new channels";
+/// The topic of new-user announcements.
+pub const SIGNUPS_TOPIC: &str = "signups";
+/// A resolve notice this young is taken back, rather than answered, when the topic is
+/// unresolved again (upstream's `RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS`).
+pub const RESOLVE_UNDO_GRACE_SECS: i64 = 60;
+
+const RESOLVED_TEXT: &str = "has marked this topic as resolved.";
+const UNRESOLVED_TEXT: &str = "has marked this topic as unresolved.";
+
+fn bot(c: &Connection, email: &str) -> Result<User> {
+    users_db::system_bot(c, email)?
+        .ok_or_else(|| Error::internal(format!("the system bot {email} is missing")))
+}
+
+fn mention(u: &User) -> String {
+    silent_mention(&u.full_name, u.id.0)
+}
+
+fn in_channel(channel: &Channel, topic: &str) -> NoticeDestination {
+    NoticeDestination::Channel {
+        channel: channel.clone(),
+        topic: topic.to_string(),
+    }
+}
+
+/// How upstream names a channel's access policy in its creation notice.
+fn policy_label(ch: &Channel) -> &'static str {
+    if ch.is_web_public {
+        "Web-public"
+    } else if !ch.invite_only {
+        "Public"
+    } else if ch.history_public_to_subscribers {
+        "Private, shared history"
+    } else {
+        "Private, protected history"
+    }
+}
+
+/// The creation notice in a new channel's "channel events" topic.
+pub fn creation_text(actor: &User, ch: &Channel) -> String {
+    let description = if ch.description.is_empty() {
+        "*No description.*".to_string()
+    } else {
+        ch.description.replace('\n', " ")
+    };
+    format!(
+        "**{}** channel created by {}. **Description:**\n```` quote\n{description}\n````",
+        policy_label(ch),
+        mention(actor)
+    )
+}
+
+/// Channels `actor` just created (already subscribed as asked): the creation notice in each,
+/// and with `announce` one announcement in the realm's new-channel announcements channel.
+pub fn channels_created(
+    tx: &mut WriteTx<'_>,
+    actor: &User,
+    created: &[Channel],
+    announce: bool,
+    realm_url: &str,
+) -> Result<()> {
+    if created.is_empty() {
+        return Ok(());
+    }
+    let notifier = bot(tx, NOTIFICATION_BOT)?;
+    if announce
+        && let Some(target) =
+            realm_settings::channel_setting(tx, realm_settings::NEW_STREAM_ANNOUNCEMENTS)?
+    {
+        let links: Vec<String> = created
+            .iter()
+            .map(|ch| channel_link(ch.id.0, &ch.name))
+            .collect();
+        let content = if links.len() == 1 {
+            format!("{} created a new channel {}.", mention(actor), links[0])
+        } else {
+            format!(
+                "{} created the following channels: {}.",
+                mention(actor),
+                links.join(", ")
+            )
+        };
+        post(
+            tx,
+            &notifier,
+            in_channel(&target, NEW_CHANNELS_TOPIC),
+            content,
+            Some(actor.id),
+            realm_url,
+        )?;
+    }
+    for ch in created {
+        let content = creation_text(actor, ch);
+        post(
+            tx,
+            &notifier,
+            in_channel(ch, CHANNEL_EVENTS_TOPIC),
+            content,
+            Some(actor.id),
+            realm_url,
+        )?;
+    }
+    Ok(())
+}
+
+/// `actor` subscribed `user` to existing channels (names sorted by the caller).
+pub fn subscribed_by_other(
+    tx: &mut WriteTx<'_>,
+    actor: &User,
+    user: UserId,
+    channel_names: &[String],
+    realm_url: &str,
+) -> Result<()> {
+    let content = match channel_names {
+        [] => return Ok(()),
+        [one] => format!("{} subscribed you to #**{one}**.", mention(actor)),
+        many => {
+            let mut text = format!(
+                "{} subscribed you to the following channels:\n\n",
+                mention(actor)
+            );
+            for name in many {
+                text.push_str(&format!("* #**{name}**\n"));
+            }
+            text
+        }
+    };
+    let notifier = bot(tx, NOTIFICATION_BOT)?;
+    post(
+        tx,
+        &notifier,
+        NoticeDestination::Direct(vec![user]),
+        content,
+        None,
+        realm_url,
+    )?;
+    Ok(())
+}
+
+/// A move of messages, as the move notices need it.
+pub struct Move<'a> {
+    pub actor: &'a User,
+    pub from: &'a Channel,
+    pub from_topic: &'a str,
+    pub to: &'a Channel,
+    pub to_topic: &'a str,
+    /// The moved messages, oldest first (never empty).
+    pub moved: &'a [MessageId],
+    /// No message is left where they were.
+    pub moved_all: bool,
+    /// The destination held messages before the move.
+    pub destination_had_messages: bool,
+    /// The only change is resolving or unresolving the topic.
+    pub resolve_toggle: bool,
+    pub notify_old_thread: bool,
+    pub notify_new_thread: bool,
+}
+
+/// The breadcrumbs `send_notification_to_new_thread` / `..._old_thread` ask for: first in the
+/// new place, then in the old one. A bare resolve or unresolve leaves none in the new place.
+pub fn messages_moved(tx: &mut WriteTx<'_>, mv: &Move<'_>, realm_url: &str) -> Result<()> {
+    let count = mv.moved.len();
+    let who = mention(mv.actor);
+    let old_location = topic_link(mv.from.id.0, &mv.from.name, mv.from_topic);
+    let new_location = topic_link(mv.to.id.0, &mv.to.name, mv.to_topic);
+    let notifier = bot(tx, NOTIFICATION_BOT)?;
+    let channel_changed = mv.from.id != mv.to.id;
+    if mv.notify_new_thread && (channel_changed || !mv.resolve_toggle) {
+        let content = if !mv.destination_had_messages && mv.moved_all {
+            format!("This topic was moved here from {old_location} by {who}.")
+        } else if count == 1 {
+            let link = message_url(
+                realm_url,
+                mv.to.id.0,
+                &mv.to.name,
+                mv.to_topic,
+                mv.moved[0].0,
+            );
+            format!("[A message]({link}) was moved here from {old_location} by {who}.")
+        } else {
+            format!("{count} messages were moved here from {old_location} by {who}.")
+        };
+        post(
+            tx,
+            &notifier,
+            in_channel(mv.to, mv.to_topic),
+            content,
+            Some(mv.actor.id),
+            realm_url,
+        )?;
+    }
+    if mv.notify_old_thread {
+        let content = if mv.moved_all {
+            format!("This topic was moved to {new_location} by {who}.")
+        } else if count == 1 {
+            format!("A message was moved from this topic to {new_location} by {who}.")
+        } else {
+            format!("{count} messages were moved from this topic to {new_location} by {who}.")
+        };
+        post(
+            tx,
+            &notifier,
+            in_channel(mv.from, mv.from_topic),
+            content,
+            Some(mv.actor.id),
+            realm_url,
+        )?;
+    }
+    Ok(())
+}
+
+/// `actor` resolved (or unresolved) a topic, now named `topic`. Unresolving within the grace
+/// period after the resolve notice takes that notice back instead of posting another.
+pub fn topic_resolved(
+    tx: &mut WriteTx<'_>,
+    actor: &User,
+    channel: &Channel,
+    topic: &str,
+    resolved: bool,
+    now: i64,
+    realm_url: &str,
+) -> Result<()> {
+    let notifier = bot(tx, NOTIFICATION_BOT)?;
+    if let Some(&last) = messages_db::newest_topic_ids(tx, channel.id, topic, 1)?.first()
+        && let Some(m) = messages_db::get(tx, last)?
+        && m.sender_id == notifier.id
+        && now - m.sent_at < RESOLVE_UNDO_GRACE_SECS
+        && (m.content.ends_with(RESOLVED_TEXT) || m.content.ends_with(UNRESOLVED_TEXT))
+    {
+        messages_db::delete(tx, m.id)?;
+        tx.emit(Event::MessagesDeleted {
+            message_ids: vec![m.id],
+            channel_id: m.channel_id,
+            topic: m.topic,
+            dm_members: Vec::new(),
+        });
+        return Ok(());
+    }
+    let text = if resolved {
+        RESOLVED_TEXT
+    } else {
+        UNRESOLVED_TEXT
+    };
+    let content = format!("{} {text}", mention(actor));
+    post(
+        tx,
+        &notifier,
+        in_channel(channel, topic),
+        content,
+        Some(actor.id),
+        realm_url,
+    )?;
+    Ok(())
+}
+
+/// Welcome Bot's message to a new person (administrators also get the guide to moving an
+/// organization), and the signup announcement when the realm has a channel for them and the
+/// new user is not its first.
+pub fn user_joined(tx: &mut WriteTx<'_>, user: &User, first: bool, realm_url: &str) -> Result<()> {
+    if let Some(target) = realm_settings::channel_setting(tx, realm_settings::SIGNUP_ANNOUNCEMENTS)?
+        && !first
+    {
+        let notifier = bot(tx, NOTIFICATION_BOT)?;
+        let content = format!("{} joined this organization.", mention(user));
+        post(
+            tx,
+            &notifier,
+            in_channel(&target, SIGNUPS_TOPIC),
+            content,
+            None,
+            realm_url,
+        )?;
+    }
+    let welcome = bot(tx, WELCOME_BOT)?;
+    post(
+        tx,
+        &welcome,
+        NoticeDestination::Direct(vec![user.id]),
+        welcome_text(user),
+        None,
+        realm_url,
+    )?;
+    Ok(())
+}
+
+/// Welcome Bot's first message to `user`. Upstream links its help centre relative to the
+/// server; Outpost serves none, so the links go to zulip.com's.
+pub fn welcome_text(user: &User) -> String {
+    let mut text = String::from(
+        "Hello, and welcome to Zulip!👋\n\nTo learn more, check out our \
+         [getting started guide](https://zulip.com/help/getting-started-with-zulip)!",
+    );
+    if user.role.is_admin() {
+        text.push_str(
+            " We also have a guide for \
+             [moving your organization to Zulip](https://zulip.com/help/moving-to-zulip).",
+        );
+    }
+    text
+}
+
+fn post(
+    tx: &mut WriteTx<'_>,
+    sender: &User,
+    destination: NoticeDestination,
+    content: String,
+    read_by: Option<UserId>,
+    realm_url: &str,
+) -> Result<MessageId> {
+    post_notice(
+        tx,
+        Notice {
+            sender,
+            destination,
+            content,
+            read_by,
+        },
+        realm_url,
+    )
+}
