@@ -42,7 +42,9 @@
 //!   trail, policies and their evaluation, metrics and badge facts, BOM acceptance and import,
 //!   and the per-process state (signing key, system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
-//!   values) behind `PATCH /settings` and the `user_settings` register state.
+//!   values) behind `PATCH /settings` and the `user_settings` register state;
+//!   [`domain::realm_settings`] the catalogue of organization settings behind `PATCH /realm`
+//!   and register's `realm_*` keys, read by the rules that depend on them.
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
@@ -50,7 +52,7 @@
 //!   by both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
 //!   (one file per area: `users`, `channels`, `messages`, `topics`, `realtime`, `presence`,
-//!   `server`), the initial state of `POST /register` (`register_state`), event delivery
+//!   `realm`, `server`), the initial state of `POST /register` (`register_state`), event delivery
 //!   (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms

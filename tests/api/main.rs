@@ -28,6 +28,7 @@ mod mobile_app;
 mod narrow_with;
 mod rate_limits;
 mod read_state;
+mod realm_settings;
 mod realtime;
 mod security_chat;
 mod security_dtrack;
