@@ -22,7 +22,7 @@ use crate::domain::messages::narrow;
 use crate::domain::messages::send::{
     EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH,
 };
-use crate::domain::realm_settings::{self, GroupRule};
+use crate::domain::realm_settings::{self, GroupRule, RealmValue};
 use crate::domain::settings::SettingValue;
 use crate::error::Result;
 use crate::events::queues::QueueOptions;
@@ -90,6 +90,18 @@ pub async fn initial_state(
             if wants(types, "realm") {
                 // The organization's settings, stored or default (`realm_<name>`).
                 for (name, value) in realm_settings::all(c, &configured_name)? {
+                    let legacy = match name {
+                        realm_settings::CAN_CREATE_PUBLIC_CHANNEL => {
+                            Some("realm_create_public_stream_policy")
+                        }
+                        realm_settings::CAN_CREATE_PRIVATE_CHANNEL => {
+                            Some("realm_create_private_stream_policy")
+                        }
+                        _ => None,
+                    };
+                    if let (Some(key), RealmValue::Group(g)) = (legacy, &value) {
+                        m.insert(key.into(), json!(legacy_policy(g)));
+                    }
                     m.insert(format!("realm_{name}"), wire::realm_value(&value));
                 }
             }
@@ -641,6 +653,17 @@ fn emojiset_choices() -> Value {
     json!([{"key": "google", "text": "Google"}, {"key": "text", "text": "Plain text"}])
 }
 
+/// The legacy policy form of a channel-creation group (1 members, 2 administrators, 3 full
+/// members, 4 moderators); groups the old enumeration cannot express count as administrators.
+fn legacy_policy(g: &GroupSetting) -> i64 {
+    match g {
+        GroupSetting::Group(g) if *g == sys::MEMBERS => 1,
+        GroupSetting::Group(g) if *g == sys::FULL_MEMBERS => 3,
+        GroupSetting::Group(g) if *g == sys::MODERATORS => 4,
+        _ => 2,
+    }
+}
+
 /// The name of a system group, as permission metadata names defaults.
 fn system_group_name(g: GroupId) -> &'static str {
     match g {
@@ -812,9 +835,7 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
         ("realm_inline_image_preview", json!(false)),
         ("realm_inline_url_embed_preview", json!(false)),
         ("realm_message_edit_history_visibility_policy", json!("all")),
-        // The legacy forms of the channel creation groups (1 = members, 7 = owners).
-        ("realm_create_public_stream_policy", json!(1)),
-        ("realm_create_private_stream_policy", json!(1)),
+        // The legacy form of the web-public channel creation group (7 = owners).
         ("realm_create_web_public_stream_policy", json!(7)),
         (
             "realm_message_content_allowed_in_email_notifications",

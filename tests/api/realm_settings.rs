@@ -396,6 +396,7 @@ async fn the_channel_creation_groups_decide_who_may_create_channels() {
     o.channel(&o.alice, "before", &[&o.alice], &[]).await;
     let s = realm_state(&o, &o.alice).await;
     assert_eq!(s["can_create_public_streams"], true);
+    assert_eq!(s["realm_create_public_stream_policy"], 1);
 
     let r = patch_realm(
         &o,
@@ -449,6 +450,9 @@ async fn the_channel_creation_groups_decide_who_may_create_channels() {
     assert_eq!(s["can_create_private_streams"], true);
     assert_eq!(s["can_create_streams"], true);
     assert_eq!(s["realm_can_create_public_channel_group"], ADMINISTRATORS);
+    // The legacy policy forms follow the groups (2 = administrators).
+    assert_eq!(s["realm_create_public_stream_policy"], 2);
+    assert_eq!(s["realm_create_private_stream_policy"], 1);
 }
 
 #[tokio::test]
