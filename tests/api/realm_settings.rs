@@ -120,6 +120,23 @@ async fn patched_settings_are_answered_stored_and_registered() {
     patched(&r);
     let s = realm_state(&o, &o.alice).await;
     assert_eq!(s["realm_new_stream_announcements_stream_id"], -1);
+
+    // A permission for a feature Outpost lacks keeps its value and is reported as ignored.
+    let r = patch_realm(
+        &o,
+        &o.owner,
+        &[(
+            "can_add_custom_emoji_group",
+            &json!({"new": MEMBERS}).to_string(),
+        )],
+    )
+    .await;
+    assert_eq!(
+        patched(&r)["ignored_parameters_unsupported"],
+        json!(["can_add_custom_emoji_group"])
+    );
+    let s = realm_state(&o, &o.alice).await;
+    assert_eq!(s["realm_can_add_custom_emoji_group"], 1);
 }
 
 #[tokio::test]
