@@ -43,8 +43,10 @@
 //!   and the per-process state (signing key, system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
 //!   values) behind `PATCH /settings` and the `user_settings` register state;
-//!   [`domain::realm_settings`] is the organization's. [`domain::notices`] is what the system
-//!   bots (Notification Bot, Welcome Bot) post when channels, topics and users change.
+//!   [`domain::realm_settings`] the catalogue of organization settings behind `PATCH /realm`
+//!   and register's `realm_*` keys, read by the rules that depend on them.
+//!   [`domain::notices`] is what the system bots (Notification Bot, Welcome Bot) post when
+//!   channels, topics and users change.
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
@@ -52,7 +54,7 @@
 //!   by both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
 //!   (one file per area: `users`, `channels`, `messages`, `topics`, `realtime`, `presence`,
-//!   `server`), the initial state of `POST /register` (`register_state`), event delivery
+//!   `realm`, `server`), the initial state of `POST /register` (`register_state`), event delivery
 //!   (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms

@@ -14,6 +14,8 @@ use crate::events::Event;
 use crate::ids::{ChannelId, GroupId, UserId};
 use crate::model::{Channel, ChannelSetting, GroupSetting, Role, Subscription, TopicsPolicy, User};
 
+use super::realm_settings;
+
 pub const MAX_NAME_LENGTH: usize = 60;
 pub const MAX_DESCRIPTION_LENGTH: usize = 1024;
 
@@ -193,8 +195,13 @@ pub struct ChannelOptions {
     pub announce: bool,
 }
 
-/// Checks the creator's right to make a channel with these options.
-fn check_create_permission(actor: &User, opts: &ChannelOptions) -> Result<()> {
+/// Checks the creator's right to make a channel with these options; who may create public and
+/// private channels is the organization's `can_create_*_channel_group` setting.
+fn check_create_permission(
+    c: &rusqlite::Connection,
+    actor: &User,
+    opts: &ChannelOptions,
+) -> Result<()> {
     if actor.role == Role::Guest {
         return Err(Error::bad_request("Not allowed for guest users"));
     }
@@ -209,6 +216,14 @@ fn check_create_permission(actor: &User, opts: &ChannelOptions) -> Result<()> {
     }
     if opts.folder_id.is_some() {
         return Err(Error::bad_request("Invalid channel folder ID"));
+    }
+    let setting = if opts.invite_only {
+        realm_settings::CAN_CREATE_PRIVATE_CHANNEL
+    } else {
+        realm_settings::CAN_CREATE_PUBLIC_CHANNEL
+    };
+    if !realm_settings::holds(c, actor, setting)? {
+        return Err(Error::bad_request("Insufficient permission"));
     }
     Ok(())
 }
@@ -300,12 +315,12 @@ pub async fn create(
     opts: ChannelOptions,
 ) -> Result<ChannelId> {
     let name = check_name(raw_name)?;
-    check_create_permission(actor, &opts)?;
     let actor = actor.clone();
     let realm_url = state.config.chat.external_url.clone();
     state
         .db
         .write(move |tx| {
+            check_create_permission(tx, &actor, &opts)?;
             if db::by_name(tx, &name)?.is_some() {
                 return Err(Error::new(
                     ErrorKind::Conflict {
@@ -396,7 +411,7 @@ pub async fn subscribe(
                     }
                     Some(ch) => (ch, false),
                     None => {
-                        check_create_permission(&actor, &opts)?;
+                        check_create_permission(tx, &actor, &opts)?;
                         let mut o = opts.clone();
                         o.description = req.description.clone().or(o.description);
                         (insert_channel(tx, &actor, &name, &o)?, true)

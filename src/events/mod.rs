@@ -43,6 +43,11 @@ pub enum Event {
         name: &'static str,
         value: crate::domain::settings::SettingValue,
     },
+    /// An organization setting changed (`name` is its API name, as in register's `realm_*`).
+    RealmSettingChanged {
+        name: &'static str,
+        value: crate::domain::realm_settings::RealmValue,
+    },
     /// The set of custom profile fields changed.
     ProfileFieldsChanged,
     ChannelCreated {

@@ -401,6 +401,18 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             name,
             value,
         } => deliver_setting(state, seq, *user_id, name, value).await,
+        Event::RealmSettingChanged { name, value } => {
+            let mut data = serde_json::Map::new();
+            data.insert((*name).to_string(), wire::realm_value(value));
+            let body = json!({
+                "type": "realm",
+                "op": "update_dict",
+                "property": "default",
+                "data": data,
+            });
+            push_to_users(state, seq, None, "realm", &body);
+            Ok(())
+        }
         Event::ProfileFieldsChanged => {
             let fields = crate::domain::profile_fields::list(state).await?;
             let body = json!({

@@ -11,6 +11,7 @@ pub mod envelope;
 pub mod messages;
 pub mod params;
 pub mod presence;
+pub mod realm;
 pub mod realtime;
 pub mod register_state;
 pub mod server;
@@ -90,6 +91,7 @@ pub enum Endpoint {
     DeleteQueue,
     UpdatePresence,
     GetRealmPresence,
+    UpdateRealm,
     GetUserPresence(UserRef),
     SetTyping,
     GetAlertWords,
@@ -159,6 +161,7 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["register"] => vec![("POST", E::Register)],
         ["events"] => vec![("GET", E::GetEvents), ("DELETE", E::DeleteQueue)],
         ["realm", "presence"] => vec![("GET", E::GetRealmPresence)],
+        ["realm"] => vec![("PATCH", E::UpdateRealm)],
         ["typing"] => vec![("POST", E::SetTyping)],
         ["users", "me", id, "topics"] => match path_id(id) {
             Some(id) => vec![("GET", E::GetTopics(id))],
@@ -320,6 +323,7 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("DELETE", "events"),
     ("POST", "users/me/presence"),
     ("GET", "realm/presence"),
+    ("PATCH", "realm"),
     ("GET", "users/{id}/presence"),
     ("POST", "typing"),
     ("GET", "users/me/alert_words"),
@@ -554,7 +558,7 @@ impl ChatApi {
         let me = || caller.ok_or_else(|| Error::internal("no caller on an authenticated route"));
         match endpoint {
             Endpoint::ServerSettings => {
-                server::get_server_settings(state, req.header("user-agent"))
+                server::get_server_settings(state, req.header("user-agent")).await
             }
             Endpoint::FetchApiKey => server::fetch_api_key(state, p).await,
             Endpoint::DevFetchApiKey => server::dev_fetch_api_key(state, p).await,
@@ -612,6 +616,7 @@ impl ChatApi {
             Endpoint::DeleteQueue => realtime::delete_queue(state, me()?, p),
             Endpoint::UpdatePresence => presence::update_presence(state, me()?, p).await,
             Endpoint::GetRealmPresence => presence::get_realm_presence(state).await,
+            Endpoint::UpdateRealm => realm::update_realm(state, me()?, p).await,
             Endpoint::GetUserPresence(r) => presence::get_user_presence(state, me()?, &r).await,
             Endpoint::SetTyping => presence::set_typing(state, me()?, p).await,
             Endpoint::GetAlertWords => presence::get_alert_words(state, me()?).await,
@@ -739,9 +744,10 @@ mod tests {
             E::AddSubmessage => 55,
             E::EmojiData => 56,
             E::RealmIcon => 57,
+            E::UpdateRealm => 58,
         }
     }
-    const ENDPOINTS: usize = 58;
+    const ENDPOINTS: usize = 59;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

@@ -1,7 +1,8 @@
 //! The initial state `POST /register` returns, per requested type (`fetch_event_types`).
 //!
-//! Realm settings that Outpost does not let anyone change yet are reported with Zulip's
-//! defaults, so clients see a consistent organization.
+//! The organization settings administrators change (`domain::realm_settings`) are reported as
+//! stored; the rest are reported with Zulip's defaults, so clients see a consistent
+//! organization.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -21,6 +22,7 @@ use crate::domain::messages::narrow;
 use crate::domain::messages::send::{
     EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH,
 };
+use crate::domain::realm_settings::{self, GroupRule, RealmValue};
 use crate::domain::settings::SettingValue;
 use crate::error::Result;
 use crate::events::queues::QueueOptions;
@@ -56,6 +58,7 @@ pub async fn initial_state(
     let client_gravatar = opts.client_gravatar;
     let empty_topic_name = opts.empty_topic_name;
     let settings_as_object = opts.user_settings_object;
+    let configured_name = state.config.chat.realm_name.clone();
     let now = crate::time::now_secs();
     // Partial subscriber lists keep users active within the default presence window.
     let recently_active: HashSet<UserId> = match include_subscribers {
@@ -83,6 +86,24 @@ pub async fn initial_state(
             }
             if wants(types, "realm_user") {
                 realm_users(c, &viewer, &mut m)?;
+            }
+            if wants(types, "realm") {
+                // The organization's settings, stored or default (`realm_<name>`).
+                for (name, value) in realm_settings::all(c, &configured_name)? {
+                    let legacy = match name {
+                        realm_settings::CAN_CREATE_PUBLIC_CHANNEL => {
+                            Some("realm_create_public_stream_policy")
+                        }
+                        realm_settings::CAN_CREATE_PRIVATE_CHANNEL => {
+                            Some("realm_create_private_stream_policy")
+                        }
+                        _ => None,
+                    };
+                    if let (Some(key), RealmValue::Group(g)) = (legacy, &value) {
+                        m.insert(key.into(), json!(legacy_policy(g)));
+                    }
+                    m.insert(format!("realm_{name}"), wire::realm_value(&value));
+                }
             }
             if wants(types, "subscription") {
                 subscriptions(c, &viewer_user, include_subscribers, &recently_active, &mut m)?;
@@ -254,18 +275,17 @@ fn realm_users(c: &Connection, viewer: &Viewer<'_>, m: &mut Map<String, Value>) 
     m.insert("avatar_url".into(), json!(url));
     m.insert("avatar_url_medium".into(), json!(format!("{url}&s=500")));
     let member = me.role <= Role::Member;
-    for key in [
-        "can_create_streams",
-        "can_create_public_streams",
-        "can_create_private_streams",
-        "can_subscribe_other_users",
-    ] {
-        m.insert(key.into(), json!(member));
-    }
+    let public = member && realm_settings::holds(c, me, realm_settings::CAN_CREATE_PUBLIC_CHANNEL)?;
+    let private =
+        member && realm_settings::holds(c, me, realm_settings::CAN_CREATE_PRIVATE_CHANNEL)?;
+    m.insert("can_create_streams".into(), json!(public || private));
+    m.insert("can_create_public_streams".into(), json!(public));
+    m.insert("can_create_private_streams".into(), json!(private));
+    m.insert("can_subscribe_other_users".into(), json!(member));
     m.insert("can_create_web_public_streams".into(), json!(false));
     m.insert(
         "can_invite_others_to_realm".into(),
-        json!(me.role.is_admin()),
+        json!(member && realm_settings::holds(c, me, realm_settings::CAN_INVITE_USERS)?),
     );
     Ok(())
 }
@@ -633,6 +653,17 @@ fn emojiset_choices() -> Value {
     json!([{"key": "google", "text": "Google"}, {"key": "text", "text": "Plain text"}])
 }
 
+/// The legacy policy form of a channel-creation group (1 members, 2 administrators, 3 full
+/// members, 4 moderators); groups the old enumeration cannot express count as administrators.
+fn legacy_policy(g: &GroupSetting) -> i64 {
+    match g {
+        GroupSetting::Group(g) if *g == sys::MEMBERS => 1,
+        GroupSetting::Group(g) if *g == sys::FULL_MEMBERS => 3,
+        GroupSetting::Group(g) if *g == sys::MODERATORS => 4,
+        _ => 2,
+    }
+}
+
 /// The name of a system group, as permission metadata names defaults.
 fn system_group_name(g: GroupId) -> &'static str {
     match g {
@@ -646,114 +677,6 @@ fn system_group_name(g: GroupId) -> &'static str {
         _ => "role:internet",
     }
 }
-
-/// A realm-wide permission: its current (and only) value and what it may be set to.
-struct RealmPermission {
-    /// The setting's name; register reports it as `realm_<name>`.
-    name: &'static str,
-    group: GroupId,
-    allow_nobody: bool,
-    allow_everyone: bool,
-    require_system_group: bool,
-    allowed_system_groups: &'static [&'static str],
-}
-
-const fn permission(
-    name: &'static str,
-    group: GroupId,
-    allow_nobody: bool,
-    allow_everyone: bool,
-) -> RealmPermission {
-    RealmPermission {
-        name,
-        group,
-        allow_nobody,
-        allow_everyone,
-        require_system_group: false,
-        allowed_system_groups: &[],
-    }
-}
-
-/// Outpost's realm-wide permissions. Features Outpost does not have (custom emoji, bots,
-/// user groups) are held by nobody where upstream allows that, so clients offer no way in.
-const REALM_PERMISSIONS: &[RealmPermission] = &[
-    RealmPermission {
-        name: "can_access_all_users_group",
-        group: sys::EVERYONE,
-        allow_nobody: false,
-        allow_everyone: true,
-        require_system_group: true,
-        allowed_system_groups: &["role:everyone", "role:members"],
-    },
-    permission("can_add_custom_emoji_group", sys::NOBODY, true, false),
-    permission("can_add_subscribers_group", sys::MEMBERS, true, false),
-    permission("can_create_bots_group", sys::NOBODY, true, false),
-    permission("can_create_groups", sys::NOBODY, true, false),
-    permission(
-        "can_create_private_channel_group",
-        sys::MEMBERS,
-        true,
-        false,
-    ),
-    permission("can_create_public_channel_group", sys::MEMBERS, true, false),
-    RealmPermission {
-        name: "can_create_web_public_channel_group",
-        group: sys::OWNERS,
-        allow_nobody: true,
-        allow_everyone: false,
-        require_system_group: true,
-        allowed_system_groups: &[
-            "role:moderators",
-            "role:administrators",
-            "role:owners",
-            "role:nobody",
-        ],
-    },
-    permission("can_create_write_only_bots_group", sys::NOBODY, true, false),
-    permission(
-        "can_delete_any_message_group",
-        sys::ADMINISTRATORS,
-        true,
-        false,
-    ),
-    permission("can_delete_own_message_group", sys::EVERYONE, true, true),
-    permission("can_invite_users_group", sys::ADMINISTRATORS, true, false),
-    permission("can_manage_all_groups", sys::OWNERS, false, false),
-    permission(
-        "can_manage_billing_group",
-        sys::ADMINISTRATORS,
-        false,
-        false,
-    ),
-    permission(
-        "can_mention_many_users_group",
-        sys::ADMINISTRATORS,
-        true,
-        true,
-    ),
-    permission(
-        "can_move_messages_between_channels_group",
-        sys::MEMBERS,
-        true,
-        false,
-    ),
-    permission(
-        "can_move_messages_between_topics_group",
-        sys::EVERYONE,
-        true,
-        true,
-    ),
-    permission("can_resolve_topics_group", sys::EVERYONE, true, true),
-    permission("can_summarize_topics_group", sys::EVERYONE, true, true),
-    permission(
-        "create_multiuse_invite_group",
-        sys::ADMINISTRATORS,
-        true,
-        false,
-    ),
-    permission("direct_message_initiator_group", sys::EVERYONE, true, true),
-    permission("direct_message_permission_group", sys::EVERYONE, true, true),
-];
 
 fn permission_metadata(
     require_system_group: bool,
@@ -777,16 +700,27 @@ fn permission_metadata(
 /// `server_supported_permission_settings`: what each group-valued setting may be set to.
 fn supported_permission_settings() -> Value {
     let mut realm = Map::new();
-    for p in REALM_PERMISSIONS {
+    for (name, rule) in realm_settings::group_rules() {
+        let GroupRule {
+            default,
+            allow_nobody,
+            allow_everyone,
+            require_system_group,
+            allowed_system_groups,
+        } = rule;
+        let allowed: Vec<&str> = allowed_system_groups
+            .iter()
+            .map(|g| system_group_name(*g))
+            .collect();
         realm.insert(
-            p.name.into(),
+            name.into(),
             permission_metadata(
-                p.require_system_group,
-                p.allow_nobody,
-                p.allow_everyone,
-                system_group_name(p.group),
+                *require_system_group,
+                *allow_nobody,
+                *allow_everyone,
+                system_group_name(*default),
                 None,
-                p.allowed_system_groups,
+                &allowed,
             ),
         );
     }
@@ -872,10 +806,8 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
     let cfg = &state.config.chat;
     let ev = &state.config.events;
     let pairs: Vec<(&str, Value)> = vec![
-        ("realm_name", json!(cfg.realm_name)),
         ("realm_url", json!(cfg.external_url)),
         ("realm_uri", json!(cfg.external_url)),
-        ("realm_description", json!("")),
         (
             "realm_empty_topic_display_name",
             json!(EMPTY_TOPIC_DISPLAY_NAME),
@@ -888,18 +820,8 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
             "realm_default_external_accounts",
             default_external_accounts(),
         ),
-        ("realm_allow_message_editing", json!(true)),
         ("realm_allow_edit_history", json!(true)),
-        ("realm_message_content_edit_limit_seconds", json!(600)),
         ("realm_message_content_delete_limit_seconds", Value::Null),
-        (
-            "realm_move_messages_within_stream_limit_seconds",
-            json!(259200),
-        ),
-        (
-            "realm_move_messages_between_streams_limit_seconds",
-            json!(604800),
-        ),
         ("realm_message_retention_days", json!(-1)),
         ("realm_presence_disabled", json!(false)),
         ("realm_password_auth_enabled", json!(true)),
@@ -912,11 +834,8 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
         ("realm_enable_read_receipts", json!(true)),
         ("realm_inline_image_preview", json!(false)),
         ("realm_inline_url_embed_preview", json!(false)),
-        ("realm_default_language", json!("en")),
         ("realm_message_edit_history_visibility_policy", json!("all")),
-        // The legacy forms of the channel creation groups (1 = members, 7 = owners).
-        ("realm_create_public_stream_policy", json!(1)),
-        ("realm_create_private_stream_policy", json!(1)),
+        // The legacy form of the web-public channel creation group (7 = owners).
         ("realm_create_web_public_stream_policy", json!(7)),
         (
             "realm_message_content_allowed_in_email_notifications",
@@ -971,7 +890,6 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
         // Organizations are never deactivated and deleted here.
         ("server_min_deactivated_realm_deletion_days", Value::Null),
         ("server_max_deactivated_realm_deletion_days", Value::Null),
-        ("realm_waiting_period_threshold", json!(0)),
         ("realm_date_created", json!(0)),
         ("realm_plan_type", json!(1)),
         ("realm_org_type", json!(0)),
@@ -1055,15 +973,8 @@ fn realm(state: &AppState, out: &mut Map<String, Value>) {
         ("realm_digest_weekday", json!(1)),
         ("realm_is_zephyr_mirror_realm", json!(false)),
         ("realm_default_code_block_language", json!("")),
-        ("realm_moderation_request_channel_id", json!(-1)),
-        ("realm_new_stream_announcements_stream_id", json!(-1)),
-        ("realm_signup_announcements_stream_id", json!(-1)),
-        ("realm_zulip_update_announcements_stream_id", json!(-1)),
     ];
     for (k, v) in pairs {
         out.insert(k.into(), v);
-    }
-    for p in REALM_PERMISSIONS {
-        out.insert(format!("realm_{}", p.name), json!(p.group.0));
     }
 }

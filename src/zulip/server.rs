@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::app::AppState;
-use crate::domain::users;
+use crate::domain::{realm_settings, users};
 use crate::error::{Error, Result};
 use crate::model::User;
 
@@ -42,8 +42,13 @@ pub fn realm_icon() -> crate::http::Response {
 /// Unauthenticated. What a client needs before logging in: versions, realm name and URL, and
 /// which authentication methods exist. `is_incompatible` is true only for the `ZulipInvalid`
 /// client, as upstream.
-pub fn get_server_settings(state: &AppState, user_agent: Option<&str>) -> Result<Success> {
+pub async fn get_server_settings(state: &AppState, user_agent: Option<&str>) -> Result<Success> {
     let cfg = &state.config.chat;
+    let configured = cfg.realm_name.clone();
+    let (realm_name, realm_description) = state
+        .db
+        .read(move |c| realm_settings::name_and_description(c, &configured))
+        .await?;
     let incompatible = user_agent.is_some_and(|ua| ua.starts_with("ZulipInvalid"));
     Ok(Success::new()
         .field(
@@ -73,9 +78,9 @@ pub fn get_server_settings(state: &AppState, user_agent: Option<&str>) -> Result
         .field("require_email_format_usernames", true)
         .field("realm_url", cfg.external_url.as_str())
         .field("realm_uri", cfg.external_url.as_str())
-        .field("realm_name", cfg.realm_name.as_str())
+        .field("realm_name", realm_name)
         .field("realm_icon", realm_icon_url(state))
-        .field("realm_description", "")
+        .field("realm_description", realm_description)
         .field("realm_web_public_access_enabled", false))
 }
 

@@ -332,6 +332,32 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("color_scheme", Int, "2", false),
             ("default_language", Str, "de", false),
         ],
+        ("PATCH", "realm") => &[
+            ("name", Str, "Swept Org", false),
+            ("description", Str, "swept", false),
+            ("default_language", Str, "de", false),
+            ("waiting_period_threshold", Int, "3", false),
+            ("allow_message_editing", Bool, "false", false),
+            ("message_content_edit_limit_seconds", Int, "60", false),
+            (
+                "new_stream_announcements_stream_id",
+                AnyInt,
+                "{stream}",
+                false,
+            ),
+            (
+                "can_create_public_channel_group",
+                Obj,
+                r#"{"new": 3, "old": 6}"#,
+                false,
+            ),
+            (
+                "direct_message_permission_group",
+                Obj,
+                r#"{"new": {"direct_members": [{user}], "direct_subgroups": [3]}}"#,
+                false,
+            ),
+        ],
         ("GET", "users") | ("GET", "users/{id}") => &[
             ("client_gravatar", Bool, "false", false),
             ("include_custom_profile_fields", Bool, "true", false),

@@ -29,6 +29,7 @@ mod narrow_with;
 mod notices;
 mod rate_limits;
 mod read_state;
+mod realm_settings;
 mod realtime;
 mod security_chat;
 mod security_dtrack;

@@ -43,13 +43,12 @@ impl Org {
     }
 
     async fn set_realm_channel(&self, setting: &str, channel: i64) {
-        let setting = setting.to_string();
-        self.srv
-            .state
-            .db
-            .write(move |tx| outpost::db::realm_settings::set(tx, &setting, &channel.to_string()))
-            .await
-            .unwrap();
+        let value = channel.to_string();
+        let r = self
+            .srv
+            .patch("/api/v1/realm", &self.admin, &[(setting, value.as_str())])
+            .await;
+        crate::realm_settings::patched(&r);
     }
 }
 

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::app::AppState;
 use crate::db::{channels as channels_db, groups, messages as db};
-use crate::domain::notices;
+use crate::domain::{notices, realm_settings};
 use crate::error::{Error, Result};
 use crate::events::{ContentEdit, Event, MessageMove};
 use crate::ids::{ChannelId, MessageId};
@@ -19,7 +19,8 @@ use crate::model::{Channel, ChannelSetting, Message, MessageEdit, Role, User};
 use super::lookup::DbLookup;
 use super::send::normalize_topic;
 
-/// Zulip's default window for editing one's own message content.
+/// Zulip's default window for editing one's own message content (the organization may change
+/// it, see `domain::realm_settings`; likewise the two move windows).
 pub const CONTENT_EDIT_LIMIT_SECS: i64 = 600;
 /// Zulip's default window in which members may move topics.
 pub const TOPIC_MOVE_LIMIT_SECS: i64 = 3 * 24 * 3600;
@@ -147,7 +148,14 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                 if m.sender_id != user.id {
                     return Err(no_permission());
                 }
-                if age > CONTENT_EDIT_LIMIT_SECS {
+                if !realm_settings::flag(tx, realm_settings::ALLOW_MESSAGE_EDITING)? {
+                    return Err(Error::bad_request(
+                        "Your organization has turned off message editing",
+                    ));
+                }
+                let limit =
+                    realm_settings::time_limit(tx, realm_settings::MESSAGE_CONTENT_EDIT_LIMIT)?;
+                if limit.is_some_and(|l| age > l) {
                     return Err(Error::bad_request(
                         "The time limit for editing this message has passed",
                     ));
@@ -200,7 +208,10 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                         &user,
                         source.setting(ChannelSetting::MoveMessagesWithinChannel),
                     )?;
-                    let member_in_time = user.role <= Role::Member && age <= TOPIC_MOVE_LIMIT_SECS;
+                    let limit =
+                        realm_settings::time_limit(tx, realm_settings::MOVE_WITHIN_CHANNEL_LIMIT)?;
+                    let member_in_time =
+                        user.role <= Role::Member && limit.is_none_or(|l| age <= l);
                     if !(moderator || within || member_in_time) {
                         return Err(no_permission());
                     }
@@ -211,8 +222,12 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                         &user,
                         source.setting(ChannelSetting::MoveMessagesOutOfChannel),
                     )?;
+                    let limit = realm_settings::time_limit(
+                        tx,
+                        realm_settings::MOVE_BETWEEN_CHANNELS_LIMIT,
+                    )?;
                     let member_in_time =
-                        user.role <= Role::Member && age <= CHANNEL_MOVE_LIMIT_SECS;
+                        user.role <= Role::Member && limit.is_none_or(|l| age <= l);
                     if !(moderator || out || member_in_time) {
                         return Err(Error::bad_request(
                             "You don't have permission to move this message",

@@ -151,6 +151,19 @@ pub fn setting_value(v: &crate::domain::settings::SettingValue) -> Value {
     }
 }
 
+/// An organization setting's value as register and `realm` events carry it (time limits
+/// without a limit are `null`).
+pub fn realm_value(v: &crate::domain::realm_settings::RealmValue) -> Value {
+    use crate::domain::realm_settings::RealmValue as V;
+    match v {
+        V::Bool(b) => Value::Bool(*b),
+        V::Int(n) | V::Limit(Some(n)) => Value::from(*n),
+        V::Limit(None) => Value::Null,
+        V::Str(s) => Value::String(s.clone()),
+        V::Group(g) => group_setting(g),
+    }
+}
+
 pub fn status(s: &UserStatus, presence_enabled: bool) -> Map<String, Value> {
     let mut m = Map::new();
     if !presence_enabled {
