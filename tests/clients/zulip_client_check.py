@@ -154,9 +154,12 @@ def _():
     assert m["content"] == "<p>hello <strong>world</strong></p>", m
     assert m["subject"] == "greetings" and m["display_recipient"] == "client-check", m
     dms = owner.get_messages({"anchor": "newest", "num_before": 10, "num_after": 0, "narrow": [["is", "dm"]]})
-    assert [m["id"] for m in dms["messages"]] == [state["dm"]], dms
+    # Welcome Bot's message to the new owner, then the one sent here.
+    senders = [m["sender_email"] for m in dms["messages"]]
+    assert senders == ["welcome-bot@zulip.com", owner.email], dms
+    assert dms["messages"][-1]["id"] == state["dm"], dms
     found = owner.get_messages(
-        {"anchor": "newest", "num_before": 10, "num_after": 0, "narrow": [{"operator": "search", "operand": "hello"}]}
+        {"anchor": "newest", "num_before": 10, "num_after": 0, "narrow": [{"operator": "search", "operand": "world"}]}
     )
     assert [m["id"] for m in found["messages"]] == [state["channel_msg"]], found
 
@@ -185,7 +188,8 @@ def _():
 @check("topics, flags and mark as read")
 def _():
     topics = owner.get_stream_topics(state["channel_id"])
-    assert [t["name"] for t in topics["topics"]] == ["greetings"], topics
+    # Notification Bot's creation notice has its own topic.
+    assert [t["name"] for t in topics["topics"]] == ["greetings", "channel events"], topics
     r = owner.update_message_flags({"messages": [state["channel_msg"]], "op": "add", "flag": "starred"})
     assert r["result"] == "success", r
     r = owner.mark_all_as_read()
