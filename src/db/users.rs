@@ -55,6 +55,26 @@ pub fn get_any(c: &Connection, id: UserId) -> Result<Option<User>> {
     Ok(st.query_row([id.0], from_row).optional()?)
 }
 
+/// The users (system bots included) with these ids, by id, in one query; ids without a user
+/// are left out.
+pub fn get_many(c: &Connection, ids: &[UserId]) -> Result<HashMap<UserId, User>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let list = serde_json::to_string(&ids.iter().map(|u| u.0).collect::<Vec<_>>())
+        .expect("integers serialize");
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM users WHERE id IN (SELECT value FROM json_each(?1))"
+    ))?;
+    let rows = st.query_map([list], from_row)?;
+    let mut out = HashMap::with_capacity(ids.len());
+    for u in rows {
+        let u = u?;
+        out.insert(u.id, u);
+    }
+    Ok(out)
+}
+
 /// A member of the realm by email (never a system bot).
 pub fn by_email(c: &Connection, email: &str) -> Result<Option<User>> {
     let mut st = c.prepare_cached(&format!(

@@ -57,6 +57,22 @@ pub fn access(c: &rusqlite::Connection, user: &User, channel: Channel) -> Result
     })
 }
 
+/// Who hears of a channel's existence and changes (its events): for a public channel every
+/// active member except guests who are not subscribed (whom `access` denies its content), for
+/// a private one its subscribers.
+pub fn metadata_audience(c: &rusqlite::Connection, ch: &Channel) -> Result<Vec<UserId>> {
+    let subscribers = db::subscriber_ids(c, ch.id)?;
+    if ch.invite_only {
+        return Ok(subscribers);
+    }
+    Ok(users_db::all(c)?
+        .into_iter()
+        .filter(|u| u.is_active)
+        .filter(|u| u.role != Role::Guest || subscribers.contains(&u.id))
+        .map(|u| u.id)
+        .collect())
+}
+
 fn invalid_channel_id() -> Error {
     Error::bad_request("Invalid channel ID")
 }

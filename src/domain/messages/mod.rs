@@ -48,6 +48,28 @@ pub fn received_channel_message(
     db::received_in_period(c, user, ch, m.id)
 }
 
+/// Who received a message (and so hears of its changes): its channel's subscribers and its
+/// sender, or its conversation's members. `readable` answers the same question for one user.
+pub fn audience(c: &Connection, m: &Message) -> Result<Vec<UserId>> {
+    let mut users = match (m.channel_id, m.conversation_id) {
+        (Some(ch), _) => channels_db::subscriber_ids(c, ch)?,
+        (None, Some(conv)) => db::conversation_members(c, conv)?,
+        _ => Vec::new(),
+    };
+    if !users.contains(&m.sender_id) {
+        users.push(m.sender_id);
+    }
+    Ok(users)
+}
+
+/// [`audience`] of the message with this id; nobody when there is no such message.
+pub fn audience_of(c: &Connection, id: MessageId) -> Result<Vec<UserId>> {
+    match db::get(c, id)? {
+        Some(m) => audience(c, &m),
+        None => Ok(Vec::new()),
+    }
+}
+
 /// The message if `user` may read it, else "Invalid message(s)".
 pub fn readable(c: &Connection, user: &User, id: MessageId) -> Result<Readable> {
     let m = db::get(c, id)?.ok_or_else(invalid_message)?;

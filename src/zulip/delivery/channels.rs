@@ -1,0 +1,252 @@
+//! Delivery of channel events: creation, changes and archiving to those who may see the
+//! channel, subscriptions (the subscriber's own and their peers'), subscription properties and
+//! topic visibility policies.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use crate::app::AppState;
+use crate::db::{channels as channels_db, users as users_db};
+use crate::domain::channels::{self as channels_domain, metadata_audience};
+use crate::error::Result;
+use crate::ids::{ChannelId, UserId};
+use crate::zulip::wire;
+
+use super::{event_json, push_to_users, queues_wanting};
+
+/// A user's visibility policy for a topic, to their own queues.
+pub(super) fn user_topic(
+    state: &AppState,
+    seq: u64,
+    user_id: UserId,
+    channel_id: ChannelId,
+    topic: &str,
+    visibility_policy: i64,
+) {
+    let body = json!({
+        "type": "user_topic",
+        "stream_id": channel_id.0,
+        "topic_name": topic,
+        "last_updated": crate::time::now_secs(),
+        "visibility_policy": visibility_policy,
+    });
+    push_to_users(state, seq, Some(&[user_id]), "user_topic", &body);
+}
+
+/// One of a user's subscription properties, to their own queues.
+pub(super) async fn subscription_property(
+    state: &AppState,
+    seq: u64,
+    uid: UserId,
+    ch: ChannelId,
+    property: &str,
+) -> Result<()> {
+    let sub = state
+        .db
+        .read(move |c| channels_db::subscription(c, uid, ch))
+        .await?;
+    let Some(sub) = sub else { return Ok(()) };
+    let value = match property {
+        "color" => json!(sub.color),
+        "is_muted" => json!(sub.is_muted),
+        "in_home_view" => json!(!sub.is_muted),
+        "pin_to_top" => json!(sub.pin_to_top),
+        "desktop_notifications" => json!(sub.desktop_notifications),
+        "audible_notifications" => json!(sub.audible_notifications),
+        "push_notifications" => json!(sub.push_notifications),
+        "email_notifications" => json!(sub.email_notifications),
+        "wildcard_mentions_notify" => json!(sub.wildcard_mentions_notify),
+        _ => return Ok(()),
+    };
+    let body = json!({
+        "type": "subscription",
+        "op": "update",
+        "stream_id": ch.0,
+        "property": property,
+        "value": value,
+    });
+    push_to_users(state, seq, Some(&[uid]), "subscription", &body);
+    Ok(())
+}
+
+/// A new channel, to those who may see it.
+pub(super) async fn created(state: &AppState, seq: u64, ch: ChannelId) -> Result<()> {
+    let (listed, audience) = state
+        .db
+        .read(move |c| {
+            let Some(channel) = channels_db::get(c, ch)? else {
+                return Ok((None, Vec::new()));
+            };
+            let audience = metadata_audience(c, &channel)?;
+            let stats = channels_db::stats(c, &channel, crate::time::now_secs())?;
+            Ok((Some((channel, stats)), audience))
+        })
+        .await?;
+    let Some((channel, stats)) = listed else {
+        return Ok(());
+    };
+    let object = serde_json::Value::Object(wire::channel(&channel, &stats));
+    let body = json!({"type": "stream", "op": "create", "streams": [object]});
+    push_to_users(state, seq, Some(&audience), "stream", &body);
+    Ok(())
+}
+
+/// A changed channel property, to those who may see the channel.
+pub(super) async fn updated(
+    state: &AppState,
+    seq: u64,
+    ch: ChannelId,
+    property: &str,
+) -> Result<()> {
+    let found = state
+        .db
+        .read(move |c| {
+            let Some(channel) = channels_db::get(c, ch)? else {
+                return Ok(None);
+            };
+            let audience = metadata_audience(c, &channel)?;
+            Ok(Some((channel, audience)))
+        })
+        .await?;
+    let Some((channel, audience)) = found else {
+        return Ok(());
+    };
+    let (prop, value) = match property {
+        "name" => ("name", json!(channel.name)),
+        "description" => ("description", json!(channel.description)),
+        "invite_only" => ("invite_only", json!(channel.invite_only)),
+        "history_public_to_subscribers" => (
+            "history_public_to_subscribers",
+            json!(channel.history_public_to_subscribers),
+        ),
+        "is_default" => return Ok(()),
+        "message_retention_days" => (
+            "message_retention_days",
+            json!(channel.message_retention_days),
+        ),
+        "topics_policy" => ("topics_policy", json!(channel.topics_policy.name())),
+        setting => match crate::model::ChannelSetting::ALL
+            .iter()
+            .find(|s| s.name() == setting)
+        {
+            Some(s) => (s.name(), wire::group_setting(channel.setting(*s))),
+            None => return Ok(()),
+        },
+    };
+    let mut body = json!({
+        "type": "stream",
+        "op": "update",
+        "stream_id": ch.0,
+        "name": channel.name,
+        "property": prop,
+        "value": value,
+    });
+    if prop == "description" {
+        body["rendered_description"] = json!(channel.rendered_description);
+    }
+    if prop == "invite_only" {
+        body["history_public_to_subscribers"] = json!(channel.history_public_to_subscribers);
+        body["is_web_public"] = json!(channel.is_web_public);
+    }
+    push_to_users(state, seq, Some(&audience), "stream", &body);
+    Ok(())
+}
+
+/// A subscription added or removed: the subscriber's own event, and the peers' event to the
+/// others who may see the channel.
+pub(super) async fn deliver_subscription(
+    state: &AppState,
+    seq: u64,
+    user: UserId,
+    ch: ChannelId,
+    added: bool,
+) -> Result<()> {
+    let loaded = state
+        .db
+        .read(move |c| {
+            let Some(u) = users_db::get_any(c, user)? else {
+                return Ok(None);
+            };
+            let Some(channel) = channels_db::get(c, ch)? else {
+                return Ok(None);
+            };
+            let audience = metadata_audience(c, &channel)?;
+            let sub = channels_db::subscription(c, user, ch)?;
+            let access = channels_domain::access(c, &u, channel)?;
+            let stats = channels_db::stats(c, &access.channel, crate::time::now_secs())?;
+            let subscribers = channels_db::subscriber_ids(c, ch)?;
+            Ok(Some((access, sub, stats, audience, subscribers)))
+        })
+        .await?;
+    let Some((access, sub, stats, audience, subscribers)) = loaded else {
+        return Ok(());
+    };
+    let own = if added {
+        let Some(sub) = sub else { return Ok(()) };
+        let listed = channels_domain::Listed {
+            access,
+            subscription: Some(sub.clone()),
+            subscribers: Some(subscribers),
+            stats,
+        };
+        json!({"type": "subscription", "op": "add", "subscriptions": [wire::subscription(&listed, &sub)]})
+    } else {
+        json!({
+            "type": "subscription",
+            "op": "remove",
+            "subscriptions": [{"name": access.channel.name, "stream_id": ch.0}],
+        })
+    };
+    push_to_users(state, seq, Some(&[user]), "subscription", &own);
+    let peers: Vec<UserId> = audience.into_iter().filter(|u| *u != user).collect();
+    let peer = json!({
+        "type": "subscription",
+        "op": if added { "peer_add" } else { "peer_remove" },
+        "stream_ids": [ch.0],
+        "user_ids": [user.0],
+    });
+    push_to_users(state, seq, Some(&peers), "subscription", &peer);
+    Ok(())
+}
+
+/// A channel was archived. Clients that know archived channels keep it, marked; the others
+/// see it deleted.
+pub(super) async fn deliver_archive(state: &AppState, seq: u64, ch: ChannelId) -> Result<()> {
+    let found = state
+        .db
+        .read(move |c| {
+            let Some(channel) = channels_db::get(c, ch)? else {
+                return Ok(None);
+            };
+            let audience = metadata_audience(c, &channel)?;
+            Ok(Some((channel.name, audience)))
+        })
+        .await?;
+    let Some((name, audience)) = found else {
+        return Ok(());
+    };
+    let archived = event_json(&json!({
+        "type": "stream",
+        "op": "update",
+        "stream_id": ch.0,
+        "name": name,
+        "property": "is_archived",
+        "value": true,
+    }));
+    let deleted = event_json(&json!({
+        "type": "stream",
+        "op": "delete",
+        "streams": [{"stream_id": ch.0}],
+        "stream_ids": [ch.0],
+    }));
+    for q in queues_wanting(state, seq, Some(&audience), "stream") {
+        let body = if q.options.archived_channels {
+            &archived
+        } else {
+            &deleted
+        };
+        state.queues.push(&q, Arc::clone(body));
+    }
+    Ok(())
+}

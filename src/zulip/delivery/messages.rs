@@ -1,0 +1,505 @@
+//! Delivery of message events: new messages (rendered once per variant, filtered by each
+//! queue's narrow), edits and moves, deletions, reactions, widgets' submessages and flags.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+use crate::app::AppState;
+use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
+use crate::domain::emails;
+use crate::domain::messages::fetch::{self, Bundle, Viewed};
+use crate::domain::messages::{audience, audience_of};
+use crate::error::Result;
+use crate::events::queues::{EventJson, Queue, Queues};
+use crate::events::{ContentEdit, MessageMove};
+use crate::ids::{ChannelId, MessageId, UserId};
+use crate::model::{User, flags as bits, wildcard};
+use crate::zulip::wire::{self, MessageOptions, Viewer};
+
+use super::{event_json, push_to_users, queues_wanting};
+
+/// A widget's submessage, to everyone who received its message.
+pub(super) async fn submessage(
+    state: &AppState,
+    seq: u64,
+    message_id: MessageId,
+    submessage_id: i64,
+    sender_id: UserId,
+    msg_type: &str,
+    content: &str,
+) -> Result<()> {
+    let recipients = state.db.read(move |c| audience_of(c, message_id)).await?;
+    let body = json!({
+        "type": "submessage",
+        "msg_type": msg_type,
+        "message_id": message_id.0,
+        "submessage_id": submessage_id,
+        "sender_id": sender_id.0,
+        "content": content,
+    });
+    push_to_users(state, seq, Some(&recipients), "submessage", &body);
+    Ok(())
+}
+
+/// A reaction added or removed, to everyone who received the message.
+pub(super) async fn reaction(
+    state: &AppState,
+    seq: u64,
+    message_id: MessageId,
+    user_id: UserId,
+    add: bool,
+    emoji: [&str; 3],
+) -> Result<()> {
+    let [emoji_name, emoji_code, reaction_type] = emoji;
+    let (recipients, user) = state
+        .db
+        .read(move |c| Ok((audience_of(c, message_id)?, users_db::get_any(c, user_id)?)))
+        .await?;
+    let Some(user) = user else { return Ok(()) };
+    let body = json!({
+        "type": "reaction",
+        "op": if add { "add" } else { "remove" },
+        "user_id": user.id.0,
+        "user": {
+            "user_id": user.id.0,
+            "email": wire::api_email(&user, state.config.realm_host()),
+            "full_name": user.full_name,
+        },
+        "message_id": message_id.0,
+        "emoji_name": emoji_name,
+        "emoji_code": emoji_code,
+        "reaction_type": reaction_type,
+    });
+    push_to_users(state, seq, Some(&recipients), "reaction", &body);
+    Ok(())
+}
+
+/// A user's flags changed, to their own queues; unread marks carry the messages' places.
+pub(super) async fn flags(
+    state: &AppState,
+    seq: u64,
+    user_id: UserId,
+    flag: &str,
+    add: bool,
+    message_ids: &[MessageId],
+    all: bool,
+) -> Result<()> {
+    let op = if add { "add" } else { "remove" };
+    let mut body = json!({
+        "type": "update_message_flags",
+        "op": op,
+        "operation": op,
+        "flag": flag,
+        "messages": message_ids.iter().map(|m| m.0).collect::<Vec<_>>(),
+        "all": all,
+    });
+    if !add && flag == "read" {
+        let ids = message_ids.to_vec();
+        let details = state.db.read(move |c| message_details(c, &ids)).await?;
+        body["message_details"] = details;
+    }
+    push_to_users(state, seq, Some(&[user_id]), "update_message_flags", &body);
+    Ok(())
+}
+
+fn message_details(c: &Connection, ids: &[MessageId]) -> Result<Value> {
+    let mut out = serde_json::Map::new();
+    for m in messages_db::get_many(c, ids)? {
+        let d = match (m.channel_id, m.conversation_id) {
+            (Some(ch), _) => json!({"type": "stream", "stream_id": ch.0, "topic": m.topic}),
+            (None, Some(conv)) => {
+                let members = messages_db::conversation_members(c, conv)?;
+                json!({"type": "private", "user_ids": members.iter().map(|u| u.0).collect::<Vec<_>>()})
+            }
+            _ => continue,
+        };
+        out.insert(m.id.0.to_string(), d);
+    }
+    Ok(Value::Object(out))
+}
+
+/// Everything needed to render one new message for each of its recipients.
+struct MessageDelivery {
+    bundle: Bundle,
+    /// Recipient → stored flag bits.
+    recipients: Vec<(User, i64)>,
+    /// Users who only see it through `all_public_streams` or a narrow (public channels).
+    channel_public: bool,
+    topic_participants: Vec<UserId>,
+}
+
+/// Loads a new message for delivery to those of its recipients who have event queues.
+fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option<MessageDelivery>> {
+    let Some(m) = messages_db::get(c, id)? else {
+        return Ok(None);
+    };
+    let stored = messages_db::stored_flags(c, id)?;
+    // The recipients with queues, and the sender and conversation members the message
+    // object names, in one read.
+    let listening: Vec<UserId> = audience(c, &m)?
+        .into_iter()
+        .filter(|u| queues.has_user(*u))
+        .collect();
+    let members = match m.conversation_id {
+        Some(conv) => Some((conv, messages_db::conversation_members(c, conv)?)),
+        None => None,
+    };
+    let mut wanted = listening.clone();
+    wanted.push(m.sender_id);
+    if let Some((_, members)) = &members {
+        wanted.extend(members.iter().copied());
+    }
+    let users = users_db::get_many(c, &wanted)?;
+    let mut recipients = Vec::with_capacity(listening.len());
+    for u in listening {
+        if let Some(user) = users.get(&u).filter(|u| u.is_active) {
+            let f = stored.get(&u.0).copied().unwrap_or(0);
+            recipients.push((user.clone(), f));
+        }
+    }
+    let channel_public = match m.channel_id {
+        Some(ch) => channels_db::get(c, ch)?.is_some_and(|ch| !ch.invite_only),
+        None => false,
+    };
+    let topic_participants = match m.channel_id {
+        Some(ch) if m.wildcard & wildcard::TOPIC != 0 => {
+            messages_db::topic_senders_upto(c, ch, &m.topic, m.id)?
+        }
+        _ => Vec::new(),
+    };
+    let mut bundle = Bundle::default();
+    if let Some(s) = users.get(&m.sender_id) {
+        bundle.users.insert(s.id, s.clone());
+    }
+    if let Some(ch) = m.channel_id
+        && let Some(channel) = channels_db::get(c, ch)?
+    {
+        bundle.channel_names.insert(ch, channel.name);
+    }
+    if let Some((conv, members)) = members {
+        for u in &members {
+            if let Some(user) = users.get(u) {
+                bundle.users.insert(user.id, user.clone());
+            }
+        }
+        bundle.conversations.insert(conv, members);
+    }
+    let submessages = crate::db::submessages::of_messages(c, &[m.id])?;
+    bundle.messages.push(Viewed {
+        message: m,
+        flags: Vec::new(),
+        reactions: Vec::new(),
+        submessages,
+        edits: Vec::new(),
+        match_content: None,
+        match_subject: None,
+    });
+    Ok(Some(MessageDelivery {
+        bundle,
+        recipients,
+        channel_public,
+        topic_participants,
+    }))
+}
+
+/// Whether a message passes a queue's narrow, for the queue's owner `viewer`: a sender named
+/// by email matches only by an address the viewer may use for them.
+fn narrow_accepts(q: &Queue, viewer: &User, host: &str, b: &Bundle, flags: &[&str]) -> bool {
+    let m = &b.messages[0].message;
+    q.options
+        .narrow
+        .iter()
+        .all(|(op, operand)| match op.as_str() {
+            "stream" | "channel" => m
+                .channel_id
+                .and_then(|c| b.channel_names.get(&c))
+                .is_some_and(|n| n.eq_ignore_ascii_case(operand)),
+            "topic" => m.channel_id.is_some() && m.topic.eq_ignore_ascii_case(operand),
+            "sender" => b.users.get(&m.sender_id).is_some_and(|u| {
+                u.id.0.to_string() == *operand
+                    || emails::api_email(u, host).eq_ignore_ascii_case(operand.trim())
+                    || (emails::sees_real_email(viewer, u)
+                        && u.email.eq_ignore_ascii_case(operand.trim()))
+            }),
+            "is" => match operand.as_str() {
+                "dm" | "private" => m.conversation_id.is_some(),
+                "starred" => flags.contains(&"starred"),
+                "mentioned" => {
+                    flags.contains(&"mentioned") || flags.contains(&"wildcard_mentioned")
+                }
+                "unread" => !flags.contains(&"read"),
+                "alerted" => flags.contains(&"has_alert_word"),
+                "resolved" => m.topic.starts_with("✔ "),
+                _ => true,
+            },
+            _ => true,
+        })
+}
+
+/// The rendering choices that shape a message object: `apply_markdown`, whether the sender's
+/// avatar is left to the client (gravatar), `empty_topic_name`, and the viewer for direct
+/// messages (0 for channel messages, which look the same to everyone).
+type Variant = (bool, bool, bool, i64);
+
+pub(super) async fn deliver_message(
+    state: &AppState,
+    seq: u64,
+    id: MessageId,
+    local: Option<(String, String)>,
+) -> Result<()> {
+    let queues = Arc::clone(&state.queues);
+    let Some(d) = state.db.read(move |c| load_message(c, id, &queues)).await? else {
+        return Ok(());
+    };
+    let m = d.bundle.messages[0].message.clone();
+    let host = state.config.realm_host();
+    // Serialized message objects, shared by every queue with the same rendering choices.
+    let mut variants: HashMap<Variant, Arc<str>> = HashMap::new();
+    let mut render = |viewer: &User, q: &Queue| -> (Variant, Arc<str>) {
+        let v = Viewer {
+            user: viewer,
+            host,
+            client_gravatar: q.options.client_gravatar,
+        };
+        let sender_hidden_avatar = d
+            .bundle
+            .users
+            .get(&m.sender_id)
+            .is_some_and(|s| v.leaves_avatar_to_client(s));
+        // Direct messages carry a per-viewer recipient id.
+        let per_viewer = if m.conversation_id.is_some() {
+            viewer.id.0
+        } else {
+            0
+        };
+        let key = (
+            q.options.apply_markdown,
+            sender_hidden_avatar,
+            q.options.empty_topic_name,
+            per_viewer,
+        );
+        let text = variants.entry(key).or_insert_with(|| {
+            let opts = MessageOptions {
+                apply_markdown: q.options.apply_markdown,
+                client_gravatar: q.options.client_gravatar,
+                allow_empty_topic_name: q.options.empty_topic_name,
+                with_flags: false,
+            };
+            Arc::from(wire::message(&v, &d.bundle.messages[0], &d.bundle, &opts).to_string())
+        });
+        (key, Arc::clone(text))
+    };
+    let mut delivered: HashSet<UserId> = HashSet::new();
+    for (user, stored) in &d.recipients {
+        let participant = d.topic_participants.contains(&user.id);
+        let flags = fetch::flag_names(
+            *stored,
+            true,
+            stored & bits::READ != 0,
+            m.wildcard,
+            participant,
+        );
+        let flags_json = serde_json::to_string(&flags).expect("strings serialize");
+        // One shared event text per rendering variant for all of this user's queues; only the
+        // queue that sent the message (local echo) gets its own.
+        let mut shared: HashMap<Variant, EventJson> = HashMap::new();
+        for q in queues_wanting(state, seq, Some(&[user.id]), "message") {
+            if !narrow_accepts(&q, user, host, &d.bundle, &flags) {
+                continue;
+            }
+            let (key, message) = render(user, &q);
+            let local_echo = local
+                .as_ref()
+                .filter(|(queue_id, _)| *queue_id == q.id && user.id == m.sender_id);
+            let text: EventJson = match local_echo {
+                Some((_, local_id)) => Arc::from(format!(
+                    "{{\"type\":\"message\",\"flags\":{flags_json},\"message\":{message},\"local_message_id\":{}",
+                    serde_json::to_string(local_id).expect("strings serialize")
+                )),
+                None => Arc::clone(shared.entry(key).or_insert_with(|| {
+                    Arc::from(format!(
+                        "{{\"type\":\"message\",\"flags\":{flags_json},\"message\":{message}"
+                    ))
+                })),
+            };
+            state.queues.push(&q, text);
+        }
+        delivered.insert(user.id);
+    }
+    // Queues that follow all public channels (or have a narrow) also see public messages.
+    if d.channel_public {
+        let flags = vec!["read", "historical"];
+        let followers: Vec<Arc<Queue>> = queues_wanting(state, seq, None, "message")
+            .into_iter()
+            .filter(|q| {
+                !delivered.contains(&q.user_id)
+                    && (q.options.all_public_streams || !q.options.narrow.is_empty())
+            })
+            .collect();
+        if followers.is_empty() {
+            return Ok(());
+        }
+        // Their owners, in one read.
+        let owners: Vec<UserId> = followers.iter().map(|q| q.user_id).collect();
+        let viewers = state
+            .db
+            .read(move |c| users_db::get_many(c, &owners))
+            .await?;
+        for q in followers {
+            let Some(viewer) = viewers
+                .get(&q.user_id)
+                .filter(|u| u.role != crate::model::Role::Guest)
+            else {
+                continue;
+            };
+            if !narrow_accepts(&q, viewer, host, &d.bundle, &flags) {
+                continue;
+            }
+            let (_, message) = render(viewer, &q);
+            let text = format!(
+                "{{\"type\":\"message\",\"flags\":[\"read\",\"historical\"],\"message\":{message}"
+            );
+            state.queues.push(&q, Arc::from(text));
+        }
+    }
+    Ok(())
+}
+
+/// What `deliver_update` renders: one committed edit.
+pub(super) struct Update<'a> {
+    pub(super) message_id: MessageId,
+    pub(super) message_ids: &'a [MessageId],
+    pub(super) edited_by: UserId,
+    pub(super) edited_at: i64,
+    pub(super) content_edit: Option<&'a ContentEdit>,
+    pub(super) moved: Option<&'a MessageMove>,
+}
+
+pub(super) async fn deliver_update(state: &AppState, seq: u64, u: Update<'_>) -> Result<()> {
+    let id = u.message_id;
+    let orig_channel = u.moved.map(|mv| mv.orig_channel);
+    let left_channel = u
+        .moved
+        .and_then(|mv| mv.new_channel.map(|_| mv.orig_channel));
+    let loaded = state
+        .db
+        .read(move |c| {
+            let Some(m) = messages_db::get(c, id)? else {
+                return Ok(None);
+            };
+            // Upstream names the channel the messages were in before the edit.
+            let channel_name = match orig_channel.or(m.channel_id) {
+                Some(ch) => channels_db::get(c, ch)?.map(|c| c.name),
+                None => None,
+            };
+            let mut hearers = audience(c, &m)?;
+            // Subscribers of the channel the messages left hear of the move too.
+            if let Some(prev) = left_channel {
+                for u in channels_db::subscriber_ids(c, prev)? {
+                    if !hearers.contains(&u) {
+                        hearers.push(u);
+                    }
+                }
+            }
+            Ok(Some((m, channel_name, hearers)))
+        })
+        .await?;
+    let Some((m, channel_name, hearers)) = loaded else {
+        return Ok(());
+    };
+    let mut body = json!({
+        "type": "update_message",
+        "user_id": u.edited_by.0,
+        "edit_timestamp": u.edited_at,
+        "message_id": id.0,
+        "message_ids": u.message_ids.iter().map(|i| i.0).collect::<Vec<_>>(),
+        "flags": [],
+        "rendering_only": false,
+    });
+    if let Some(ce) = u.content_edit {
+        body["orig_content"] = json!(ce.orig_content);
+        body["orig_rendered_content"] = json!(ce.orig_rendered_content);
+        body["content"] = json!(m.content);
+        body["rendered_content"] = json!(m.rendered_content);
+        body["is_me_message"] = json!(m.is_me_message);
+    }
+    // Every move names its origin and the editor's propagate_mode, also when only the channel
+    // changed; `subject` and `topic_links` only when the topic changed.
+    if let Some(mv) = u.moved {
+        body["propagate_mode"] = json!(mv.propagate.name());
+        body["orig_subject"] = json!(mv.orig_topic);
+        if let Some(topic) = &mv.new_topic {
+            body["subject"] = json!(topic);
+            body["topic_links"] = json!([]);
+        }
+        body["stream_id"] = json!(mv.orig_channel.0);
+        if let Some(target) = mv.new_channel {
+            body["new_stream_id"] = json!(target.0);
+        }
+    } else if let Some(ch) = m.channel_id {
+        body["stream_id"] = json!(ch.0);
+    }
+    if let Some(name) = channel_name {
+        body["stream_name"] = json!(name);
+    }
+    push_to_users(state, seq, Some(&hearers), "update_message", &body);
+    Ok(())
+}
+
+pub(super) async fn deliver_delete(
+    state: &AppState,
+    seq: u64,
+    ids: &[MessageId],
+    channel: Option<ChannelId>,
+    topic: &str,
+    dm_members: &[UserId],
+) -> Result<()> {
+    let audience = match channel {
+        Some(ch) => {
+            state
+                .db
+                .read(move |c| channels_db::subscriber_ids(c, ch))
+                .await?
+        }
+        None => dm_members.to_vec(),
+    };
+    let (message_type, extra) = match channel {
+        Some(ch) => ("stream", json!({"stream_id": ch.0, "topic": topic})),
+        None => ("private", json!({})),
+    };
+    let bulk = {
+        let mut b = json!({
+            "type": "delete_message",
+            "message_type": message_type,
+            "message_ids": ids.iter().map(|i| i.0).collect::<Vec<_>>(),
+        });
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            b[k] = v.clone();
+        }
+        event_json(&b)
+    };
+    let singles: Vec<EventJson> = ids
+        .iter()
+        .map(|id| {
+            let mut b =
+                json!({"type": "delete_message", "message_type": message_type, "message_id": id.0});
+            for (k, v) in extra.as_object().into_iter().flatten() {
+                b[k] = v.clone();
+            }
+            event_json(&b)
+        })
+        .collect();
+    for q in queues_wanting(state, seq, Some(&audience), "delete_message") {
+        if q.options.bulk_message_deletion {
+            state.queues.push(&q, Arc::clone(&bulk));
+        } else {
+            for s in &singles {
+                state.queues.push(&q, Arc::clone(s));
+            }
+        }
+    }
+    Ok(())
+}

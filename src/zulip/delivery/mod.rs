@@ -1,0 +1,220 @@
+//! Delivery: turns committed domain events into Zulip wire events and appends them to the
+//! event queues of the users who may see them, filtered by each queue's options.
+//!
+//! Runs as one task consuming the hub's pipeline, so queues receive events in commit order.
+//! Each wire event is serialized once per distinct shape (for messages: per rendering variant)
+//! and the same text is shared by every queue it goes to. This file dispatches; one submodule
+//! per event family renders: `messages`, `channels`, `users` (people and settings) and
+//! `presence` (presence and typing). Who may see what is decided in `domain`
+//! (`domain::messages::audience`, `domain::channels::metadata_audience`).
+
+mod channels;
+mod messages;
+mod presence;
+mod users;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::app::AppState;
+use crate::error::Result;
+use crate::events::Event;
+use crate::events::queues::{EventJson, Queue};
+use crate::ids::UserId;
+
+/// Consumes the hub's pipeline until the server stops.
+pub async fn run(state: Arc<AppState>, mut rx: mpsc::UnboundedReceiver<(u64, Arc<Event>)>) {
+    let mut stopping = state.stopping.subscribe();
+    loop {
+        let next = tokio::select! {
+            next = rx.recv() => next,
+            _ = stopping.wait_for(|s| *s) => None,
+        };
+        let Some((seq, event)) = next else { return };
+        if let Err(e) = deliver(&state, seq, &event).await {
+            tracing::error!(error = %e, ?event, "could not deliver an event");
+        }
+    }
+}
+
+/// Serializes an event object without its closing brace (the queue appends the id).
+pub fn event_json(v: &Value) -> EventJson {
+    let s = v.to_string();
+    Arc::from(&s[..s.len() - 1])
+}
+
+/// Every queue of `users` (of everyone for `None`) that exists at `seq` and wants
+/// `event_type`.
+fn queues_wanting(
+    state: &AppState,
+    seq: u64,
+    users: Option<&[UserId]>,
+    event_type: &str,
+) -> Vec<Arc<Queue>> {
+    state
+        .queues
+        .of_users(seq, users)
+        .into_iter()
+        .filter(|q| q.options.wants(event_type))
+        .collect()
+}
+
+/// Pushes one shared event to every queue of `users` that wants its type.
+fn push_to_users(
+    state: &AppState,
+    seq: u64,
+    users: Option<&[UserId]>,
+    event_type: &str,
+    body: &Value,
+) {
+    let wanted = queues_wanting(state, seq, users, event_type);
+    if wanted.is_empty() {
+        return;
+    }
+    let json = event_json(body);
+    for q in wanted {
+        state.queues.push(&q, Arc::clone(&json));
+    }
+}
+
+async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
+    // No queue, nobody to tell; queues registered later only get later events.
+    if state.queues.is_empty() {
+        return Ok(());
+    }
+    match event {
+        Event::MessageSent { message_id, local } => {
+            messages::deliver_message(state, seq, *message_id, local.clone()).await
+        }
+        Event::MessageUpdated {
+            message_id,
+            message_ids,
+            edited_by,
+            edited_at,
+            content_edit,
+            moved,
+        } => {
+            let update = messages::Update {
+                message_id: *message_id,
+                message_ids,
+                edited_by: *edited_by,
+                edited_at: *edited_at,
+                content_edit: content_edit.as_ref(),
+                moved: moved.as_ref(),
+            };
+            messages::deliver_update(state, seq, update).await
+        }
+        Event::MessagesDeleted {
+            message_ids,
+            channel_id,
+            topic,
+            dm_members,
+        } => {
+            messages::deliver_delete(state, seq, message_ids, *channel_id, topic, dm_members).await
+        }
+        Event::SubmessageAdded {
+            message_id,
+            submessage_id,
+            sender_id,
+            msg_type,
+            content,
+        } => {
+            messages::submessage(
+                state,
+                seq,
+                *message_id,
+                *submessage_id,
+                *sender_id,
+                msg_type,
+                content,
+            )
+            .await
+        }
+        Event::ReactionChanged {
+            message_id,
+            user_id,
+            add,
+            emoji_name,
+            emoji_code,
+            reaction_type,
+        } => {
+            let emoji = [
+                emoji_name.as_str(),
+                emoji_code.as_str(),
+                reaction_type.as_str(),
+            ];
+            messages::reaction(state, seq, *message_id, *user_id, *add, emoji).await
+        }
+        Event::FlagsChanged {
+            user_id,
+            flag,
+            add,
+            message_ids,
+            all,
+        } => messages::flags(state, seq, *user_id, flag, *add, message_ids, *all).await,
+        Event::UserTopicChanged {
+            user_id,
+            channel_id,
+            topic,
+            visibility_policy,
+        } => {
+            channels::user_topic(state, seq, *user_id, *channel_id, topic, *visibility_policy);
+            Ok(())
+        }
+        Event::Subscribed {
+            user_id,
+            channel_id,
+        } => channels::deliver_subscription(state, seq, *user_id, *channel_id, true).await,
+        Event::Unsubscribed {
+            user_id,
+            channel_id,
+        } => channels::deliver_subscription(state, seq, *user_id, *channel_id, false).await,
+        Event::SubscriptionPropertyChanged {
+            user_id,
+            channel_id,
+            property,
+        } => channels::subscription_property(state, seq, *user_id, *channel_id, property).await,
+        Event::ChannelCreated { channel_id } => channels::created(state, seq, *channel_id).await,
+        Event::ChannelArchived { channel_id } => {
+            channels::deliver_archive(state, seq, *channel_id).await
+        }
+        Event::ChannelUpdated {
+            channel_id,
+            property,
+        } => channels::updated(state, seq, *channel_id, property).await,
+        Event::UserCreated { user_id } => users::lifecycle(state, seq, *user_id, true).await,
+        Event::UserReactivated { user_id } | Event::UserDeactivated { user_id } => {
+            users::lifecycle(state, seq, *user_id, false).await
+        }
+        Event::UserUpdated { user_id, change } => {
+            users::updated(state, seq, *user_id, change).await
+        }
+        Event::UserStatusChanged { user_id } => users::status(state, seq, *user_id).await,
+        Event::SettingChanged {
+            user_id,
+            name,
+            value,
+        } => users::deliver_setting(state, seq, *user_id, name, value).await,
+        Event::RealmSettingChanged { name, value } => {
+            users::realm_setting(state, seq, name, value);
+            Ok(())
+        }
+        Event::ProfileFieldsChanged => users::profile_fields(state, seq).await,
+        Event::AlertWordsChanged { user_id, words } => {
+            users::alert_words(state, seq, *user_id, words);
+            Ok(())
+        }
+        Event::PresenceChanged {
+            user_id,
+            active,
+            timestamp,
+        } => presence::deliver_presence(state, seq, *user_id, *active, *timestamp).await,
+        Event::Typing {
+            sender,
+            start,
+            target,
+        } => presence::deliver_typing(state, seq, *sender, *start, target).await,
+    }
+}
