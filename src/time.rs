@@ -45,6 +45,18 @@ pub fn iso_minutes(secs: i64) -> String {
     )
 }
 
+/// `2024-05-01T13:07:09+00:00`: UTC with second precision.
+pub fn iso_seconds(secs: i64) -> String {
+    let (y, mo, d) = civil_from_days(secs.div_euclid(86_400));
+    let rem = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}+00:00",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,5 +66,6 @@ mod tests {
         assert_eq!(iso_minutes(0), "1970-01-01T00:00+00:00");
         assert_eq!(iso_minutes(951_782_400), "2000-02-29T00:00+00:00");
         assert_eq!(iso_minutes(1_700_000_000), "2023-11-14T22:13+00:00");
+        assert_eq!(iso_seconds(1_700_000_009), "2023-11-14T22:13:29+00:00");
     }
 }

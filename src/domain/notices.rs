@@ -15,8 +15,11 @@ use crate::domain::realm_settings;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::{MessageId, UserId};
-use crate::markdown::syntax::{channel_link, message_url, silent_mention, topic_link};
-use crate::model::{Channel, User};
+use crate::markdown::syntax::{
+    channel_link, direct_message_url, mentions_for_display, message_link, message_url,
+    silent_mention, topic_link, unused_fence,
+};
+use crate::model::{Channel, Message, TopicsPolicy, User};
 
 /// Notification Bot's address (upstream's default `NOTIFICATION_BOT`).
 pub const NOTIFICATION_BOT: &str = "notification-bot@zulip.com";
@@ -276,6 +279,115 @@ pub fn topic_resolved(
         in_channel(channel, topic),
         content,
         Some(actor.id),
+        realm_url,
+    )?;
+    Ok(())
+}
+
+/// The longest part of a reported message quoted in its report (upstream keeps room for the
+/// reporter's description and the rest of the text within the message length limit).
+pub const REPORT_SNIPPET_LENGTH: usize = 10_000 - 1_000 - 500;
+
+/// `reporter` reported message `m` for `reason` (its display name): Notification Bot posts the
+/// report, quoting the message behind a spoiler, in the moderation requests channel `target`,
+/// in the topic "{sender's name} moderation".
+pub fn message_reported(
+    tx: &mut WriteTx<'_>,
+    reporter: &User,
+    m: &Message,
+    reason: &str,
+    description: &str,
+    target: &Channel,
+    realm_url: &str,
+) -> Result<()> {
+    let members = match m.conversation_id {
+        Some(conv) => messages_db::conversation_members(tx, conv)?,
+        None => Vec::new(),
+    };
+    let mut wanted = members.clone();
+    wanted.push(m.sender_id);
+    let users = users_db::get_many(tx, &wanted)?;
+    let sender = users
+        .get(&m.sender_id)
+        .ok_or_else(|| Error::internal("a message's sender is missing"))?;
+    let named = |id: &UserId| users.get(id).map(mention).unwrap_or_default();
+    let who = format!(
+        "{} reported a message sent by {}",
+        mention(reporter),
+        mention(sender)
+    );
+    let at = format!("<time:{}>", crate::time::iso_seconds(m.sent_at));
+    let others: Vec<UserId> = members
+        .iter()
+        .copied()
+        .filter(|u| *u != m.sender_id)
+        .collect();
+    let (header, original) = match m.channel_id {
+        Some(ch) => {
+            let channel = crate::db::channels::get(tx, ch)?
+                .ok_or_else(|| Error::internal("a message's channel is missing"))?;
+            let link = message_link(ch.0, &channel.name, &m.topic, m.id.0);
+            (
+                format!("{who} at {at}."),
+                format!("Original message at {link}"),
+            )
+        }
+        None => {
+            let one_on_one = members.len() <= 2;
+            // Upstream names a one-on-one conversation by its recipient (the sender, writing
+            // to themselves), a group by all its members.
+            let url_ids: Vec<i64> = if one_on_one {
+                match others.first() {
+                    Some(u) => vec![u.0],
+                    None => vec![m.sender_id.0],
+                }
+            } else {
+                members.iter().map(|u| u.0).collect()
+            };
+            let url = direct_message_url(realm_url, &url_ids, m.id.0);
+            let header = if one_on_one && reporter.id != m.sender_id {
+                format!("{who} at {at}.")
+            } else if one_on_one {
+                let recipient = others
+                    .first()
+                    .map(named)
+                    .unwrap_or_else(|| mention(reporter));
+                format!("{who} to {recipient} at {at}.")
+            } else {
+                let list: Vec<String> = others.iter().map(named).collect();
+                format!("{who} to {} at {at}.", mentions_for_display(&list))
+            };
+            (header, format!("[Original message]({url})"))
+        }
+    };
+    let quoted = if m.content.chars().count() > REPORT_SNIPPET_LENGTH {
+        let suffix = "\n[message truncated]";
+        let mut cut: String = m
+            .content
+            .chars()
+            .take(REPORT_SNIPPET_LENGTH - suffix.chars().count())
+            .collect();
+        cut.push_str(suffix);
+        cut
+    } else {
+        m.content.clone()
+    };
+    let fence = unused_fence(&quoted);
+    let content = format!(
+        "{header}\n```quote\n**{reason}**. {description}\n```\n\n{fence} spoiler {original}\n{quoted}\n{fence}"
+    );
+    let topic = if target.topics_policy == TopicsPolicy::EmptyTopicOnly {
+        String::new()
+    } else {
+        format!("{} moderation", sender.full_name)
+    };
+    let notifier = bot(tx, NOTIFICATION_BOT)?;
+    post(
+        tx,
+        &notifier,
+        in_channel(target, &topic),
+        content,
+        None,
         realm_url,
     )?;
     Ok(())

@@ -6,6 +6,7 @@ use crate::app::AppState;
 use crate::domain::channels::UserRefArg;
 use crate::domain::messages::edit::{self, EditRequest, Propagate};
 use crate::domain::messages::fetch::{self, Anchor, Page, Range};
+use crate::domain::messages::report::{self, ReportType};
 use crate::domain::messages::send::{self, NewMessage, Recipient};
 use crate::domain::messages::{flags, narrow, reactions};
 use crate::error::{Error, Result};
@@ -351,6 +352,21 @@ pub async fn add_submessage(state: &AppState, caller: &User, p: &mut Params) -> 
     let msg_type = p.required_str("msg_type")?;
     let content = p.required_str("content")?;
     crate::domain::messages::widgets::add(state, caller, MessageId(id), msg_type, content).await?;
+    Ok(Success::new())
+}
+
+/// # `POST /api/v1/messages/{message_id}/report`
+///
+/// Reports a message the caller can read to the organization's moderators.
+pub async fn report_message(
+    state: &AppState,
+    caller: &User,
+    id: i64,
+    p: &mut Params,
+) -> Result<Success> {
+    let kind = ReportType::parse(&p.required_str("report_type")?)?;
+    let description = p.str("description").unwrap_or_default();
+    report::report(state, caller, MessageId(id), kind, description).await?;
     Ok(Success::new())
 }
 

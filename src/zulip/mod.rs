@@ -74,6 +74,7 @@ pub enum Endpoint {
     UpdateMessageFlagsInNarrow,
     AddSubmessage,
     GetReadReceipts(i64),
+    ReportMessage(i64),
     MarkAllAsRead,
     MarkStreamAsRead,
     MarkTopicAsRead,
@@ -217,6 +218,10 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             Some(id) => vec![("GET", E::GetReadReceipts(id))],
             None => return Err(NoRoute::NotFound),
         },
+        ["messages", id, "report"] => match path_id(id) {
+            Some(id) => vec![("POST", E::ReportMessage(id))],
+            None => return Err(NoRoute::NotFound),
+        },
         ["messages", id] => match path_id(id) {
             Some(id) => vec![
                 ("GET", E::GetMessage(id)),
@@ -331,6 +336,7 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("DELETE", "users/me/alert_words"),
     ("POST", "messages/flags/narrow"),
     ("GET", "messages/{id}/read_receipts"),
+    ("POST", "messages/{id}/report"),
     ("POST", "submessage"),
 ];
 
@@ -596,6 +602,7 @@ impl ChatApi {
                 messages::update_flags_in_narrow(state, me()?, p).await
             }
             Endpoint::GetReadReceipts(id) => messages::get_read_receipts(state, me()?, id).await,
+            Endpoint::ReportMessage(id) => messages::report_message(state, me()?, id, p).await,
             Endpoint::AddSubmessage => messages::add_submessage(state, me()?, p).await,
             Endpoint::MarkAllAsRead => messages::mark_all_as_read(state, me()?).await,
             Endpoint::MarkStreamAsRead => messages::mark_stream_as_read(state, me()?, p).await,
@@ -745,9 +752,10 @@ mod tests {
             E::EmojiData => 56,
             E::RealmIcon => 57,
             E::UpdateRealm => 58,
+            E::ReportMessage(_) => 59,
         }
     }
-    const ENDPOINTS: usize = 59;
+    const ENDPOINTS: usize = 60;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

@@ -530,6 +530,10 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("flag", Str, "starred", true),
         ],
         ("GET", "messages/{id}/read_receipts") => &[],
+        ("POST", "messages/{id}/report") => &[
+            ("report_type", Str, "spam", true),
+            ("description", Str, "sweeping", false),
+        ],
         ("POST", "submessage") => &[
             ("message_id", Int, "{msg}", true),
             ("msg_type", Str, "widget", true),

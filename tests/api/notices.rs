@@ -512,3 +512,143 @@ async fn new_people_are_welcomed_and_announced() {
         format!("{} joined this organization.", mention("Carol Cat", &carol))
     );
 }
+
+#[tokio::test]
+async fn reports_reach_the_moderators_with_the_message_quoted() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let id = o
+        .send_channel(&o.bob, "general", "lunch", "```\nbuy my stuff\n```")
+        .await;
+    let path = format!("/api/v1/messages/{id}/report");
+    // Not before the organization has a moderation channel.
+    let r = o
+        .srv
+        .post(&path, &o.alice, &[("report_type", "spam")])
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Message reporting is not enabled in this organization."
+    );
+    let mods = o
+        .channel(
+            &o.admin,
+            "moderation",
+            &[&o.admin],
+            &[("invite_only", "true")],
+        )
+        .await;
+    o.set_realm_channel("moderation_request_channel_id", mods)
+        .await;
+    for (form, msg) in [
+        (
+            vec![("report_type", "other")],
+            "An explanation is required.",
+        ),
+        (vec![("report_type", "rude")], "Invalid report_type"),
+    ] {
+        let r = o.srv.post(&path, &o.alice, &form).await;
+        assert_eq!(r.assert_error(400, "BAD_REQUEST")["msg"], msg);
+    }
+    let long = "x".repeat(1001);
+    let r = o
+        .srv
+        .post(
+            &path,
+            &o.alice,
+            &[("report_type", "other"), ("description", long.as_str())],
+        )
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "description is too long (limit: 1000 characters)"
+    );
+    // A message the reporter cannot read cannot be reported.
+    o.channel(&o.admin, "secret", &[&o.admin], &[("invite_only", "true")])
+        .await;
+    let hidden = o.send_channel(&o.admin, "secret", "t", "psst").await;
+    let r = o
+        .srv
+        .post(
+            &format!("/api/v1/messages/{hidden}/report"),
+            &o.alice,
+            &[("report_type", "spam")],
+        )
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Invalid message(s)"
+    );
+    assert_eq!(
+        o.raw_messages(&o.admin, json!([["channel", mods]]), 5)
+            .await
+            .len(),
+        1
+    );
+
+    o.srv
+        .post(
+            &path,
+            &o.alice,
+            &[("report_type", "norms"), ("description", "Selling again")],
+        )
+        .await
+        .assert_success("POST /messages/{message_id}/report");
+    let reports = o
+        .raw_messages(
+            &o.admin,
+            json!([["channel", mods], ["topic", "Bob Bee moderation"]]),
+            5,
+        )
+        .await;
+    assert_eq!(reports.len(), 1);
+    let sent_at = o
+        .raw_messages(&o.bob, json!([["channel", "general"]]), 5)
+        .await;
+    let sent_at = sent_at.iter().find(|m| m["id"] == id).unwrap()["timestamp"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(reports[0]["sender_email"], NOTIFICATION_BOT);
+    assert_eq!(
+        reports[0]["content"],
+        format!(
+            "{} reported a message sent by {} at <time:{}>.\n```quote\n**Violates community norms**. Selling again\n```\n\n```` spoiler Original message at #**general>lunch@{id}**\n```\nbuy my stuff\n```\n````",
+            mention("Alice Ant", &o.alice),
+            mention("Bob Bee", &o.bob),
+            outpost::time::iso_seconds(sent_at)
+        )
+    );
+
+    // A direct message: linked, and the header names the recipient when the sender reports
+    // their own.
+    let dm = o.send_dm(&o.alice, &[&o.bob], "my own words").await;
+    o.srv
+        .post(
+            &format!("/api/v1/messages/{dm}/report"),
+            &o.alice,
+            &[("report_type", "spam")],
+        )
+        .await
+        .assert_success("POST /messages/{message_id}/report");
+    let report = &o
+        .raw_messages(
+            &o.admin,
+            json!([["channel", mods], ["topic", "Alice Ant moderation"]]),
+            1,
+        )
+        .await[0];
+    let text = report["content"].as_str().unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "{a} reported a message sent by {a} to {b} at <time:",
+            a = mention("Alice Ant", &o.alice),
+            b = mention("Bob Bee", &o.bob)
+        )),
+        "{text}"
+    );
+    assert!(text.contains(&format!(
+        "``` spoiler [Original message](http://outpost.test/#narrow/dm/{}/near/{dm})\nmy own words\n```",
+        o.bob.id
+    )));
+}

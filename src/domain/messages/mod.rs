@@ -8,6 +8,7 @@ pub mod lookup;
 pub mod narrow;
 pub mod reactions;
 pub mod receipts;
+pub mod report;
 pub mod send;
 pub mod topics;
 pub mod widgets;

@@ -501,7 +501,9 @@ pub enum NoticeDestination {
 pub fn post_notice(tx: &mut WriteTx<'_>, notice: Notice<'_>, realm_url: &str) -> Result<MessageId> {
     let content = normalize_content(&notice.content)?;
     let (channel, topic, dm_members) = match notice.destination {
-        NoticeDestination::Channel { channel, topic } => (Some(channel), topic, None),
+        NoticeDestination::Channel { channel, topic } => {
+            (Some(channel), normalize_topic(&topic)?, None)
+        }
         NoticeDestination::Direct(mut users) => {
             users.push(notice.sender.id);
             users.sort_unstable();
