@@ -58,7 +58,8 @@
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
 //!   that knows its JSON shapes) and `svg` (the badges, byte for byte).
-//! - [`model`], [`ids`]: plain domain records and newtype ids.
+//! - [`model`], [`ids`]: plain domain records (among them the parsed `Narrow`, whose rules
+//!   live in `domain::messages::narrow` and whose SQL in `db::message_narrows`) and newtype ids.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
 //!   emoji) with realm lookups behind a trait; pure.
 //! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only

@@ -574,7 +574,7 @@ fn narrow_accepts(q: &Queue, viewer: &User, host: &str, b: &Bundle, flags: &[&st
                 }
                 "unread" => !flags.contains(&"read"),
                 "alerted" => flags.contains(&"has_alert_word"),
-                "resolved" => m.topic.starts_with("✔ "),
+                "resolved" => m.topic.starts_with(crate::model::RESOLVED_TOPIC_PREFIX),
                 _ => true,
             },
             _ => true,

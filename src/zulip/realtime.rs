@@ -82,7 +82,7 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
         Some(v) => {
             let terms = crate::domain::messages::narrow::parse(&v)?;
             let mut out = Vec::new();
-            for t in terms {
+            for t in terms.terms {
                 let supported = ["channel", "stream", "topic", "sender", "is"];
                 if !supported.contains(&t.operator.as_str()) {
                     return Err(Error::bad_request(format!(
@@ -91,8 +91,12 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
                     )));
                 }
                 let operand = match &t.operand {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
+                    crate::model::Operand::Str(s) => s.clone(),
+                    crate::model::Operand::Int(i) => i.to_string(),
+                    crate::model::Operand::OtherNumber(s) | crate::model::Operand::Other(s) => {
+                        s.clone()
+                    }
+                    list => format!("{list:?}"),
                 };
                 out.push((t.operator.to_lowercase(), operand));
             }
