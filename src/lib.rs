@@ -15,7 +15,8 @@
 //!
 //! Real-time: the hub numbers every event and passes it, in order, to one delivery task
 //! (`zulip::delivery`), which renders each event once per shape and appends it to the event
-//! queues ([`events::queues`], in memory) of the users who may see it. `GET /events`
+//! queues ([`events::queues`], in memory) of the users who may see it, where the queue's narrow
+//! (resolved once at `POST /register`, `domain::messages::narrow_events`) accepts it. `GET /events`
 //! (`zulip::realtime`) waits on a queue without consuming it; the client's next
 //! `last_event_id` prunes what it has seen. A parked poll holds no timer of its own: one periodic
 //! pass over the queue table (started in [`app`]) gives due polls their heartbeat, and shutdown

@@ -547,40 +547,6 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
     }))
 }
 
-/// Whether a message passes a queue's narrow, for the queue's owner `viewer`: a sender named
-/// by email matches only by an address the viewer may use for them.
-fn narrow_accepts(q: &Queue, viewer: &User, host: &str, b: &Bundle, flags: &[&str]) -> bool {
-    let m = &b.messages[0].message;
-    q.options
-        .narrow
-        .iter()
-        .all(|(op, operand)| match op.as_str() {
-            "stream" | "channel" => m
-                .channel_id
-                .and_then(|c| b.channel_names.get(&c))
-                .is_some_and(|n| n.eq_ignore_ascii_case(operand)),
-            "topic" => m.channel_id.is_some() && m.topic.eq_ignore_ascii_case(operand),
-            "sender" => b.users.get(&m.sender_id).is_some_and(|u| {
-                u.id.0.to_string() == *operand
-                    || emails::api_email(u, host).eq_ignore_ascii_case(operand.trim())
-                    || (emails::sees_real_email(viewer, u)
-                        && u.email.eq_ignore_ascii_case(operand.trim()))
-            }),
-            "is" => match operand.as_str() {
-                "dm" | "private" => m.conversation_id.is_some(),
-                "starred" => flags.contains(&"starred"),
-                "mentioned" => {
-                    flags.contains(&"mentioned") || flags.contains(&"wildcard_mentioned")
-                }
-                "unread" => !flags.contains(&"read"),
-                "alerted" => flags.contains(&"has_alert_word"),
-                "resolved" => m.topic.starts_with(crate::model::RESOLVED_TOPIC_PREFIX),
-                _ => true,
-            },
-            _ => true,
-        })
-}
-
 /// The rendering choices that shape a message object: `apply_markdown`, whether the sender's
 /// avatar is left to the client (gravatar), `empty_topic_name`, and the viewer for direct
 /// messages (0 for channel messages, which look the same to everyone).
@@ -649,7 +615,7 @@ async fn deliver_message(
         // queue that sent the message (local echo) gets its own.
         let mut shared: HashMap<Variant, EventJson> = HashMap::new();
         for q in state.queues.of_users(seq, Some(&[user.id])) {
-            if !q.options.wants("message") || !narrow_accepts(&q, user, host, &d.bundle, &flags) {
+            if !q.options.wants("message") || !q.options.narrow.matches(&m, &flags) {
                 continue;
             }
             let (key, message) = render(user, &q);
@@ -697,7 +663,7 @@ async fn deliver_message(
             else {
                 continue;
             };
-            if !narrow_accepts(&q, viewer, host, &d.bundle, &flags) {
+            if !q.options.narrow.matches(&m, &flags) {
                 continue;
             }
             let (_, message) = render(viewer, &q);
