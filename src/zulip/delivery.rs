@@ -600,6 +600,10 @@ async fn deliver_message(
         });
         (key, Arc::clone(text))
     };
+    let channel_name = m
+        .channel_id
+        .and_then(|c| d.bundle.channel_names.get(&c))
+        .map(String::as_str);
     let mut delivered: HashSet<UserId> = HashSet::new();
     for (user, stored) in &d.recipients {
         let participant = d.topic_participants.contains(&user.id);
@@ -615,7 +619,7 @@ async fn deliver_message(
         // queue that sent the message (local echo) gets its own.
         let mut shared: HashMap<Variant, EventJson> = HashMap::new();
         for q in state.queues.of_users(seq, Some(&[user.id])) {
-            if !q.options.wants("message") || !q.options.narrow.matches(&m, &flags) {
+            if !q.options.wants("message") || !q.options.narrow.matches(&m, channel_name, &flags) {
                 continue;
             }
             let (key, message) = render(user, &q);
@@ -663,7 +667,7 @@ async fn deliver_message(
             else {
                 continue;
             };
-            if !q.options.narrow.matches(&m, &flags) {
+            if !q.options.narrow.matches(&m, channel_name, &flags) {
                 continue;
             }
             let (_, message) = render(viewer, &q);

@@ -259,3 +259,30 @@ async fn register_refuses_terms_a_queue_cannot_evaluate() {
         r.assert_success("POST /register");
     }
 }
+
+#[tokio::test]
+async fn a_queue_narrowed_to_a_channel_created_later_receives_its_messages() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let later = queue(&o, &o.bob, &json!([["channel", "Later"]])).await;
+    let not_later = queue(&o, &o.bob, &json!([negated("channel", json!("later"))])).await;
+    let all = queue(&o, &o.bob, &json!([])).await;
+    o.channel(&o.alice, "later", &[&o.alice, &o.bob], &[]).await;
+    let in_general = o.send_channel(&o.alice, "general", "t", "one").await;
+    let in_later = o.send_channel(&o.alice, "later", "t", "two").await;
+    let last = o.send_channel(&o.alice, "general", "t", "three").await;
+    wait_for(&o, &o.bob, &all, last).await;
+    // Notification Bot's notice about the new channel is left out here.
+    let sent = [in_general, in_later, last];
+    let ours = |ids: Vec<i64>| {
+        ids.into_iter()
+            .filter(|id| sent.contains(id))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ours(queued(&o, &o.bob, &later).await), vec![in_later]);
+    assert_eq!(
+        ours(queued(&o, &o.bob, &not_later).await),
+        vec![in_general, last]
+    );
+}

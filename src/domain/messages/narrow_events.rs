@@ -4,7 +4,9 @@
 //!
 //! A queue sees a message only after delivery decided the owner may read it, so matching needs
 //! no database: channel and sender operands are resolved to ids when the queue is registered,
-//! the way `GET /messages` resolves them for the same viewer. Must not build SQL.
+//! the way `GET /messages` resolves them for the same viewer; a channel name that names no
+//! channel the owner may know of then is kept and compared with the message's channel name, so a
+//! queue can wait for a channel created (or joined) later. Must not build SQL.
 
 use crate::app::AppState;
 use crate::error::{Error, Result};
@@ -53,19 +55,24 @@ impl Narrow {
         Ok(())
     }
 
-    /// Whether a new message passes this queue narrow (resolved by [`for_queue`]), given the
-    /// flags it is delivered with: every term holds, or fails when negated.
-    pub fn matches(&self, message: &Message, flags: &[&str]) -> bool {
+    /// Whether a new message passes this queue narrow (resolved by [`for_queue`]), given its
+    /// channel's name and the flags it is delivered with: every term holds, or fails when
+    /// negated.
+    pub fn matches(&self, message: &Message, channel_name: Option<&str>, flags: &[&str]) -> bool {
         self.terms
             .iter()
-            .all(|t| term_matches(t, message, flags) != t.negated)
+            .all(|t| term_matches(t, message, channel_name, flags) != t.negated)
     }
 }
 
-fn term_matches(t: &NarrowTerm, m: &Message, flags: &[&str]) -> bool {
+fn term_matches(t: &NarrowTerm, m: &Message, channel_name: Option<&str>, flags: &[&str]) -> bool {
     let has = |f: &str| flags.contains(&f);
     match (t.operator.as_str(), &t.operand) {
         ("channel" | "stream", Operand::Int(id)) => m.channel_id.is_some_and(|c| c.0 == *id),
+        ("channel" | "stream", Operand::Str(name)) => {
+            m.channel_id.is_some()
+                && channel_name.is_some_and(|n| n.eq_ignore_ascii_case(name.trim()))
+        }
         ("topic", Operand::Str(topic)) => {
             m.channel_id.is_some() && m.topic.eq_ignore_ascii_case(topic)
         }
@@ -79,7 +86,8 @@ fn term_matches(t: &NarrowTerm, m: &Message, flags: &[&str]) -> bool {
             "resolved" => m.channel_id.is_some() && m.topic.starts_with(RESOLVED_TOPIC_PREFIX),
             _ => false,
         },
-        // A channel or sender the viewer could not name when registering: no message is in it.
+        // A sender the owner could not name when registering, or an operand that names no
+        // channel: no message matches.
         _ => false,
     }
 }
@@ -87,7 +95,8 @@ fn term_matches(t: &NarrowTerm, m: &Message, flags: &[&str]) -> bool {
 /// Resolves a queue narrow (already checked by [`Narrow::check_for_events`]) for its owner:
 /// channel operands become the id of a channel `viewer` may know of, sender operands the id of
 /// the user they name (by id or by an email `viewer` may use), topics are normalized as stored.
-/// A channel or sender that names nothing stays as given and matches no message.
+/// A channel or sender that names nothing stays as given: a channel name then matches by name,
+/// anything else matches no message.
 pub async fn for_queue(state: &AppState, viewer: &User, narrow: Narrow) -> Result<Narrow> {
     if narrow.is_empty() {
         return Ok(narrow);
@@ -150,20 +159,25 @@ mod tests {
             ["sender", 7]
         ]))
         .unwrap();
-        assert!(n.matches(&message(Some(5), "lunch", 7), &[]));
-        assert!(!n.matches(&message(Some(4), "lunch", 7), &[]));
-        assert!(!n.matches(&message(Some(5), "✔ lunch", 7), &[]));
-        assert!(!n.matches(&message(Some(5), "lunch", 8), &[]));
+        assert!(n.matches(&message(Some(5), "lunch", 7), None, &[]));
+        assert!(!n.matches(&message(Some(4), "lunch", 7), None, &[]));
+        assert!(!n.matches(&message(Some(5), "✔ lunch", 7), None, &[]));
+        assert!(!n.matches(&message(Some(5), "lunch", 8), None, &[]));
     }
 
     #[test]
     fn flags_and_unresolved_operands() {
         let unread = Narrow::parse(&json!([["is", "unread"]])).unwrap();
-        assert!(unread.matches(&message(None, "", 7), &[]));
-        assert!(!unread.matches(&message(None, "", 7), &["read", "historical"]));
-        // A channel named at registration that the owner could not know matches nothing.
-        let unknown = Narrow::parse(&json!([["channel", "secret"]])).unwrap();
-        assert!(!unknown.matches(&message(Some(5), "lunch", 7), &[]));
+        assert!(unread.matches(&message(None, "", 7), None, &[]));
+        assert!(!unread.matches(&message(None, "", 7), None, &["read", "historical"]));
+        // A channel name the owner could not resolve at registration matches by name.
+        let later = Narrow::parse(&json!([["channel", "Later"]])).unwrap();
+        assert!(later.matches(&message(Some(5), "lunch", 7), Some("later"), &[]));
+        assert!(!later.matches(&message(Some(5), "lunch", 7), Some("other"), &[]));
+        assert!(!later.matches(&message(None, "", 7), None, &[]));
+        // A sender that named nobody matches nothing.
+        let nobody = Narrow::parse(&json!([["sender", "nobody@example.com"]])).unwrap();
+        assert!(!nobody.matches(&message(Some(5), "lunch", 7), None, &[]));
     }
 
     #[test]
