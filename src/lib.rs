@@ -15,7 +15,8 @@
 //!
 //! Real-time: the hub numbers every event and passes it, in order, to one delivery task
 //! (`zulip::delivery`), which renders each event once per shape and appends it to the event
-//! queues ([`events::queues`], in memory) of the users who may see it. `GET /events`
+//! queues ([`events::queues`], in memory) of the users who may see it, where the queue's narrow
+//! (resolved once at `POST /register`, `domain::messages::narrow_events`) accepts it. `GET /events`
 //! (`zulip::realtime`) waits on a queue without consuming it; the client's next
 //! `last_event_id` prunes what it has seen. A parked poll holds no timer of its own: one periodic
 //! pass over the queue table (started in [`app`]) gives due polls their heartbeat, and shutdown
@@ -60,7 +61,8 @@
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
 //!   that knows its JSON shapes) and `svg` (the badges, byte for byte).
-//! - [`model`], [`ids`]: plain domain records and newtype ids.
+//! - [`model`], [`ids`]: plain domain records (among them the parsed `Narrow`, whose rules
+//!   live in `domain::messages::narrow` and whose SQL in `db::message_narrows`) and newtype ids.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
 //!   emoji) with realm lookups behind a trait; pure.
 //! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only

@@ -1,18 +1,19 @@
-//! SQL for reading messages through narrows: statements over `messages m` whose WHERE condition
-//! and per-viewer state expressions are built by `domain::messages::narrow` and passed in as
-//! SQL text with their parameters.
+//! SQL for reading messages through narrows: the conditions over `messages m` that a narrow's
+//! resolved terms and a viewer's access become, and the statements that run them.
 //!
-//! Owns running those statements and the one definition of a user's received and read state
-//! of a message (`received_by`, `read_by`), which the narrows, unread counts and read receipts
-//! share; building the other conditions (access, narrow terms) stays with the narrow module.
+//! Owns the SQL text of every narrow condition ([`narrow_sql`] over [`Cond`]), of the viewer's
+//! access condition ([`access_sql`]) and of the one definition of a user's received and read
+//! state of a message (`received_by`, `read_by`), which the narrows, unread counts and read
+//! receipts share. Which operators exist and how their operands resolve to ids stays with
+//! `domain::messages::narrow`, which hands over resolved [`Cond`]s.
 
 use rusqlite::Connection;
 use rusqlite::types::Value;
 
 use super::messages::{columns, from_row};
 use crate::error::Result;
-use crate::ids::{MessageId, UserId};
-use crate::model::{Message, flags as bits};
+use crate::ids::{ChannelId, MessageId, UserId};
+use crate::model::{Message, RESOLVED_TOPIC_PREFIX, flags as bits};
 
 /// SQL: the user `user` (a SQL expression: an id literal or a column such as `u.id`) has
 /// received message `m`: a direct message (membership is checked by the caller's access
@@ -43,6 +44,171 @@ pub fn read_by(user: &str) -> String {
         read = bits::READ,
         over = bits::UNREAD_OVERRIDE
     )
+}
+
+/// One resolved narrow condition on message `m`, for one viewer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cond {
+    /// In this channel.
+    Channel(ChannelId),
+    /// A channel message in this (normalized) topic, compared case-insensitively.
+    Topic(String),
+    /// In this direct conversation (`None`: a conversation that does not exist).
+    Conversation(Option<i64>),
+    /// In a direct conversation this user belongs to.
+    DmIncluding(UserId),
+    Sender(UserId),
+    Id(i64),
+    /// Full-text search for all of these words and phrases (never empty).
+    Search(Vec<String>),
+    /// `in:home`: not in a channel or topic the viewer muted.
+    Home,
+    /// `channels:public`: in a channel that is not private.
+    PublicChannels,
+    HasLink,
+    HasImage,
+    HasAttachment,
+    HasReaction,
+    /// A direct message.
+    Dm,
+    Starred,
+    Alerted,
+    Unread,
+    Mentioned,
+    Resolved,
+    Followed,
+    Muted,
+}
+
+/// A SQL condition with its parameters.
+#[derive(Debug, Default)]
+pub struct Sql {
+    pub cond: String,
+    pub params: Vec<Value>,
+}
+
+impl Sql {
+    fn push(&mut self, v: impl Into<Value>) -> String {
+        self.params.push(v.into());
+        format!("?{}", self.params.len())
+    }
+}
+
+fn ids_list(ids: &[i64]) -> String {
+    if ids.is_empty() {
+        "NULL".to_string()
+    } else {
+        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+    }
+}
+
+/// SQL: the user's stored flags on message `m` include a bit of `mask`.
+pub fn flag_sql(user: i64, mask: i64) -> String {
+    format!(
+        "EXISTS (SELECT 1 FROM message_flags f WHERE f.user_id = {user} AND f.message_id = m.id \
+         AND f.flags & {mask} != 0)"
+    )
+}
+
+/// SQL: `viewer` may read message `m`: it is in one of the `full` channels (readable in full),
+/// in one of the `conversations`, or in a channel where they received it.
+pub fn access_sql(viewer: UserId, full: &[i64], conversations: &[i64]) -> String {
+    format!(
+        "(m.channel_id IN ({full}) OR m.conversation_id IN ({convs}) OR \
+         (m.channel_id IS NOT NULL AND {received}))",
+        full = ids_list(full),
+        convs = ids_list(conversations),
+        received = received_by(&viewer.0.to_string()),
+    )
+}
+
+/// Words and phrases as an FTS5 query that ANDs them.
+pub fn fts_query(tokens: &[String]) -> String {
+    tokens
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// SQL: messages `m` where every condition holds (or fails, when its flag says negated), for
+/// `viewer`; `1` when there are none.
+pub fn narrow_sql(viewer: UserId, conds: &[(Cond, bool)]) -> Sql {
+    let mut sql = Sql::default();
+    let u = viewer.0;
+    let me = u.to_string();
+    let muted_channel = format!(
+        "m.channel_id IN (SELECT channel_id FROM subscriptions WHERE user_id = {u} \
+         AND active AND is_muted)"
+    );
+    let topic_policy = |policy: i64| {
+        format!(
+            "EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = {u} AND \
+             ut.channel_id = m.channel_id AND ut.topic = m.topic AND ut.visibility_policy = {policy})"
+        )
+    };
+    let mut parts = Vec::with_capacity(conds.len());
+    for (cond, negated) in conds {
+        let text = match cond {
+            Cond::Channel(ch) => format!("m.channel_id = {}", ch.0),
+            Cond::Topic(topic) => {
+                let p = sql.push(topic.clone());
+                format!("(m.channel_id IS NOT NULL AND m.topic = {p} COLLATE NOCASE)")
+            }
+            Cond::Conversation(conv) => format!("m.conversation_id = {}", conv.unwrap_or(-1)),
+            Cond::DmIncluding(who) => format!(
+                "m.conversation_id IN (SELECT conversation_id FROM dm_members WHERE user_id = {})",
+                who.0
+            ),
+            Cond::Sender(who) => format!("m.sender_id = {}", who.0),
+            Cond::Id(id) => format!("m.id = {id}"),
+            Cond::Search(tokens) => {
+                let p = sql.push(fts_query(tokens));
+                format!("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH {p})")
+            }
+            Cond::Home => format!(
+                "NOT (m.channel_id IS NOT NULL AND ({muted_channel} OR {}))",
+                topic_policy(1)
+            ),
+            Cond::PublicChannels => {
+                "m.channel_id IN (SELECT id FROM channels WHERE NOT invite_only)".to_string()
+            }
+            Cond::HasLink => "m.rendered_content LIKE '%<a %'".to_string(),
+            Cond::HasImage => "m.rendered_content LIKE '%<img %'".to_string(),
+            Cond::HasAttachment => "m.content LIKE '%/user_uploads/%'".to_string(),
+            Cond::HasReaction => {
+                "EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)".to_string()
+            }
+            Cond::Dm => "m.conversation_id IS NOT NULL".to_string(),
+            Cond::Starred => flag_sql(u, bits::STARRED),
+            Cond::Alerted => flag_sql(u, bits::HAS_ALERT_WORD),
+            Cond::Unread => format!("({} AND NOT {})", received_by(&me), read_by(&me)),
+            Cond::Mentioned => format!(
+                "({} OR ({} AND (m.wildcard & 1 != 0 OR (m.wildcard & 2 != 0 AND EXISTS \
+                 (SELECT 1 FROM messages p WHERE p.channel_id = m.channel_id AND p.topic = \
+                 m.topic COLLATE NOCASE AND p.sender_id = {u} AND p.id <= m.id)))))",
+                flag_sql(u, bits::MENTIONED | bits::GROUP_MENTIONED),
+                received_by(&me)
+            ),
+            Cond::Resolved => {
+                let p = sql.push(format!("{RESOLVED_TOPIC_PREFIX}%"));
+                format!("m.topic LIKE {p}")
+            }
+            Cond::Followed => topic_policy(3),
+            Cond::Muted => format!("({muted_channel} OR {})", topic_policy(1)),
+        };
+        if *negated {
+            parts.push(format!("NOT ({text})"));
+        } else {
+            parts.push(text);
+        }
+    }
+    sql.cond = if parts.is_empty() {
+        "1".to_string()
+    } else {
+        parts.join(" AND ")
+    };
+    sql
 }
 
 /// A message with one viewer's state: received and read as computed by the given expressions,
@@ -116,4 +282,26 @@ pub fn unread_ids(
         Ok(MessageId(r.get(0)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_words_are_quoted_for_fts() {
+        let tokens = ["hello", "big world", "x\"y"].map(String::from);
+        assert_eq!(fts_query(&tokens), "\"hello\" \"big world\" \"x\"\"y\"");
+    }
+
+    #[test]
+    fn negated_conditions_are_wrapped_and_empty_narrows_match_all() {
+        assert_eq!(narrow_sql(UserId(1), &[]).cond, "1");
+        let sql = narrow_sql(
+            UserId(1),
+            &[(Cond::Channel(ChannelId(4)), true), (Cond::Resolved, false)],
+        );
+        assert_eq!(sql.cond, "NOT (m.channel_id = 4) AND m.topic LIKE ?1");
+        assert_eq!(sql.params, vec![Value::Text("✔ %".into())]);
+    }
 }

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use crate::ids::UserId;
+use crate::model::Narrow;
 
 /// One serialized event without its `id`: a JSON object missing the closing brace, so the
 /// queue can append `,"id":N}` when it delivers it. Shared between all queues it goes to.
@@ -33,8 +34,9 @@ pub struct QueueOptions {
     pub client_gravatar: bool,
     pub slim_presence: bool,
     pub all_public_streams: bool,
-    /// Narrow terms as (operator, operand) pairs, lower-cased operators.
-    pub narrow: Vec<(String, String)>,
+    /// The narrow its message events must match (resolved for the queue's owner at
+    /// registration; empty: no narrow).
+    pub narrow: Narrow,
     pub bulk_message_deletion: bool,
     pub user_settings_object: bool,
     pub stream_typing_notifications: bool,

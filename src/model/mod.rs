@@ -4,9 +4,11 @@
 
 mod channels;
 mod messages;
+mod narrow;
 
 pub use channels::*;
 pub use messages::*;
+pub use narrow::*;
 
 use crate::config::EmailVisibility;
 use crate::ids::{ProfileFieldId, UserId};

@@ -176,7 +176,7 @@ pub async fn get_messages(state: &AppState, caller: &User, p: &mut Params) -> Re
     let message_ids = p.json("message_ids")?;
     let narrow = match p.json("narrow")? {
         Some(v) => narrow::parse(&v)?,
-        None => Vec::new(),
+        None => narrow::Narrow::default(),
     };
     let client_gravatar = p.bool("client_gravatar")?.unwrap_or(true);
     let opts = MessageOptions {
@@ -319,7 +319,7 @@ pub async fn update_flags_in_narrow(
     let num_after = p.required_int("num_after")?;
     let terms = match p.json("narrow")? {
         Some(v) => narrow::parse(&v)?,
-        None => Vec::new(),
+        None => narrow::Narrow::default(),
     };
     let op = p.required_str("op")?;
     let flag = p.required_str("flag")?;

@@ -11,10 +11,11 @@ use rand::RngExt as _;
 use serde_json::{Map, Value};
 
 use crate::app::AppState;
+use crate::domain::messages::narrow_events;
 use crate::error::{Error, ErrorKind, Result};
 use crate::events::queues::{AckError, PollGuard, PollState, Queue, QueueOptions};
 use crate::http::{self, Response};
-use crate::model::User;
+use crate::model::{Narrow, User};
 
 use super::envelope::Success;
 use super::params::Params;
@@ -78,25 +79,11 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
     let event_types = string_list(p, "event_types")?;
     let fetch_event_types = string_list(p, "fetch_event_types")?;
     let narrow = match p.json("narrow")? {
-        None => Vec::new(),
+        None => Narrow::default(),
         Some(v) => {
-            let terms = crate::domain::messages::narrow::parse(&v)?;
-            let mut out = Vec::new();
-            for t in terms {
-                let supported = ["channel", "stream", "topic", "sender", "is"];
-                if !supported.contains(&t.operator.as_str()) {
-                    return Err(Error::bad_request(format!(
-                        "Operator {} not supported.",
-                        t.operator
-                    )));
-                }
-                let operand = match &t.operand {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                out.push((t.operator.to_lowercase(), operand));
-            }
-            out
+            let narrow = Narrow::parse(&v)?;
+            narrow.check_for_events()?;
+            narrow
         }
     };
     let caps = match p.json("client_capabilities")? {
@@ -164,10 +151,12 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
 ///
 /// Creates an event queue and returns it with the initial state of the requested types.
 pub async fn register(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
-    let reg = parse_registration(p)?;
+    let mut reg = parse_registration(p)?;
     if reg.options.all_public_streams && caller.role == crate::model::Role::Guest {
         return Err(Error::bad_request("User not authorized for this query"));
     }
+    let narrow = std::mem::take(&mut reg.options.narrow);
+    reg.options.narrow = narrow_events::for_queue(state, caller, narrow).await?;
     let fetch = reg
         .fetch_event_types
         .clone()
@@ -241,7 +230,9 @@ pub async fn get_events(state: &AppState, caller: &User, p: &mut Params) -> Resu
             if !dont_block {
                 return Err(Error::missing("queue_id"));
             }
-            let reg = parse_registration(p)?;
+            let mut reg = parse_registration(p)?;
+            let narrow = std::mem::take(&mut reg.options.narrow);
+            reg.options.narrow = narrow_events::for_queue(state, caller, narrow).await?;
             state
                 .queues
                 .register(caller.id, reg.options, state.hub.current_seq())

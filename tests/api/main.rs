@@ -25,6 +25,7 @@ mod emoji_names;
 mod message_edits;
 mod messages;
 mod mobile_app;
+mod narrow_queues;
 mod narrow_with;
 mod notices;
 mod rate_limits;

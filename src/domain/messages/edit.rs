@@ -26,7 +26,7 @@ pub const CONTENT_EDIT_LIMIT_SECS: i64 = 600;
 pub const TOPIC_MOVE_LIMIT_SECS: i64 = 3 * 24 * 3600;
 /// Zulip's default window in which members may move messages between channels.
 pub const CHANNEL_MOVE_LIMIT_SECS: i64 = 7 * 24 * 3600;
-pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
+pub use crate::model::RESOLVED_TOPIC_PREFIX;
 const DELETE_BATCH: usize = 100;
 
 pub use crate::model::Propagate;

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::model::{Message, MessageEdit, Reaction, Submessage, User, flags as bits, wildcard};
 
-use super::narrow::{self, Term};
+use super::narrow::{self, Narrow};
 
 /// Zulip's stand-in for "after the newest message".
 pub const LARGER_THAN_MAX_MESSAGE_ID: i64 = 10_000_000_000_000_000;
@@ -221,12 +221,7 @@ fn bundle(
 }
 
 /// `GET /messages` with an anchor and range.
-pub async fn fetch(
-    state: &AppState,
-    viewer: &User,
-    range: Range,
-    terms: Vec<Term>,
-) -> Result<Page> {
+pub async fn fetch(state: &AppState, viewer: &User, range: Range, narrow: Narrow) -> Result<Page> {
     if range.num_before < 0 || range.num_after < 0 {
         return Err(Error::bad_request(
             "num_before and num_after must not be negative",
@@ -246,7 +241,7 @@ pub async fn fetch(
     let host = state.config.realm_host().to_string();
     state
         .db
-        .read(move |c| fetch_sync(c, &viewer, &host, &range, &terms))
+        .read(move |c| fetch_sync(c, &viewer, &host, &range, &narrow))
         .await
 }
 
@@ -255,10 +250,10 @@ fn fetch_sync(
     viewer: &User,
     host: &str,
     range: &Range,
-    terms: &[Term],
+    narrow: &Narrow,
 ) -> Result<Page> {
     let access = narrow::access_sql(c, viewer)?;
-    let narrowed = narrow::terms_sql(c, viewer, host, terms)?;
+    let narrowed = narrow::terms_sql(c, viewer, host, narrow)?;
     let cond = format!("{access} AND ({})", narrowed.cond);
     let anchor = match range.anchor {
         Anchor::Newest => LARGER_THAN_MAX_MESSAGE_ID,
@@ -320,7 +315,8 @@ fn fetch_sync(
     let mut rows = before;
     rows.extend(at);
     rows.extend(after);
-    let search = narrow::search_terms(terms)
+    let search = narrow
+        .search_terms()
         .iter()
         .flat_map(|q| narrow::search_tokens(q))
         .collect::<Vec<_>>();
@@ -338,7 +334,7 @@ pub async fn fetch_ids(
     state: &AppState,
     viewer: &User,
     ids: Vec<i64>,
-    terms: Vec<Term>,
+    narrow: Narrow,
 ) -> Result<Page> {
     let viewer = viewer.clone();
     let host = state.config.realm_host().to_string();
@@ -346,7 +342,7 @@ pub async fn fetch_ids(
         .db
         .read(move |c| {
             let access = narrow::access_sql(c, &viewer)?;
-            let narrowed = narrow::terms_sql(c, &viewer, &host, &terms)?;
+            let narrowed = narrow::terms_sql(c, &viewer, &host, &narrow)?;
             let list = if ids.is_empty() {
                 "NULL".to_string()
             } else {

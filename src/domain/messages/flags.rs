@@ -204,7 +204,7 @@ pub async fn update_in_narrow(
     state: &AppState,
     user: &User,
     mut range: super::fetch::Range,
-    terms: Vec<narrow::Term>,
+    narrow: narrow::Narrow,
     op: &str,
     flag: &str,
 ) -> Result<NarrowFlagsOutcome> {
@@ -217,7 +217,7 @@ pub async fn update_in_narrow(
     let max = MAX_MESSAGES_PER_UPDATE;
     range.num_before = range.num_before.min((max - range.num_after).max(max / 2));
     range.num_after = range.num_after.min(max - range.num_before);
-    let page = super::fetch::fetch(state, user, range, terms).await?;
+    let page = super::fetch::fetch(state, user, range, narrow).await?;
     let processed: Vec<i64> = page
         .bundle
         .messages

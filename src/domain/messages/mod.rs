@@ -6,6 +6,7 @@ pub mod fetch;
 pub mod flags;
 pub mod lookup;
 pub mod narrow;
+pub mod narrow_events;
 pub mod reactions;
 pub mod receipts;
 pub mod report;

@@ -1,30 +1,26 @@
-//! Narrows: parsing Zulip's narrow terms and turning them into SQL over `messages m` for one
-//! viewer. The viewer's access (which channels they may read fully, which only where they
-//! received messages, which conversations are theirs) is always part of the condition.
+//! Narrows: parsing Zulip's narrow (the legacy `[operator, operand]` pairs and the
+//! `{"operator", "operand", "negated"}` objects) into one [`Narrow`], and the rules of its
+//! operators: which exist, how their operands resolve to channels, users, conversations and
+//! messages for one viewer, and which conditions they become. The viewer's access (which
+//! channels they may read fully, which only where they received messages, which conversations
+//! are theirs) is always part of what a narrow reads. The SQL text of those conditions lives in
+//! `db::message_narrows`; what an event queue can evaluate is in `narrow_events`.
 
 use rusqlite::Connection;
-use rusqlite::types::Value as SqlValue;
 use serde_json::Value;
 
-use crate::db::{
-    channels as channels_db, message_narrows as narrows_db, messages as messages_db,
-    users as users_db,
-};
+use crate::db::message_narrows::{self as narrows_db, Cond};
+use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
 use crate::domain::channels::access;
 use crate::domain::emails;
 use crate::error::{Error, Result};
-use crate::ids::UserId;
-use crate::model::{Role, User, flags as bits};
+use crate::ids::{ChannelId, MessageId, UserId};
+use crate::model::{Channel, User};
 
-/// One narrow term.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Term {
-    pub operator: String,
-    pub operand: Value,
-    pub negated: bool,
-}
+pub use crate::db::message_narrows::Sql;
+pub use crate::model::{Narrow, NarrowTerm as Term, Operand};
 
-fn bad_narrow(desc: String) -> Error {
+pub(super) fn bad_narrow(desc: String) -> Error {
     Error::coded(
         "BAD_NARROW",
         format!("Invalid narrow operator: {desc}"),
@@ -35,114 +31,116 @@ fn bad_narrow(desc: String) -> Error {
 /// Most terms one narrow may have.
 pub const MAX_TERMS: usize = 100;
 
-/// Parses a narrow: a list of `[operator, operand]` pairs or
-/// `{"operator", "operand", "negated"?}` objects.
-pub fn parse(v: &Value) -> Result<Vec<Term>> {
-    let Value::Array(items) = v else {
-        return Err(Error::bad_request("narrow is not a list"));
-    };
-    // Clients send a handful; every term costs SQL and, on an event queue, work per event.
-    if items.len() > MAX_TERMS {
-        return Err(Error::bad_request(format!(
-            "narrow has too many terms (at most {MAX_TERMS})"
-        )));
+/// Every operator a narrow may use.
+const OPERATORS: [&str; 20] = [
+    "channel",
+    "stream",
+    "topic",
+    "subject",
+    "dm",
+    "pm-with",
+    "pm_with",
+    "group-pm-with",
+    "group_pm_with",
+    "dm-including",
+    "is",
+    "sender",
+    "id",
+    "search",
+    "in",
+    "near",
+    "channels",
+    "streams",
+    "has",
+    "with",
+];
+
+/// Operators that name a direct conversation.
+const DM_OPERATORS: [&str; 6] = [
+    "dm",
+    "pm-with",
+    "pm_with",
+    "group-pm-with",
+    "group_pm_with",
+    "dm-including",
+];
+
+fn operand(v: &Value) -> Operand {
+    match v {
+        Value::String(s) => Operand::Str(s.clone()),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => Operand::Int(i),
+            None => Operand::OtherNumber(n.to_string()),
+        },
+        Value::Array(items) => Operand::List(items.iter().map(operand).collect()),
+        other => Operand::Other(other.to_string()),
     }
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let bad = || Error::bad_request(format!("Invalid narrow[{i}]"));
-        let term = match item {
-            Value::Array(pair) if pair.len() == 2 => Term {
-                operator: pair[0].as_str().ok_or_else(bad)?.to_string(),
-                operand: pair[1].clone(),
-                negated: false,
-            },
-            Value::Object(o) => Term {
-                operator: o
-                    .get("operator")
-                    .and_then(Value::as_str)
-                    .ok_or_else(bad)?
-                    .to_string(),
-                operand: o.get("operand").cloned().ok_or_else(bad)?,
-                negated: o.get("negated").and_then(Value::as_bool).unwrap_or(false),
-            },
-            _ => return Err(bad()),
+}
+
+impl Narrow {
+    /// Parses a narrow: a list of `[operator, operand]` pairs or
+    /// `{"operator", "operand", "negated"?}` objects, with known operators only.
+    pub fn parse(v: &Value) -> Result<Narrow> {
+        let Value::Array(items) = v else {
+            return Err(Error::bad_request("narrow is not a list"));
         };
-        let known = [
-            "channel",
-            "stream",
-            "topic",
-            "subject",
-            "dm",
-            "pm-with",
-            "pm_with",
-            "group-pm-with",
-            "group_pm_with",
-            "dm-including",
-            "is",
-            "sender",
-            "id",
-            "search",
-            "in",
-            "near",
-            "channels",
-            "streams",
-            "has",
-            "with",
-        ];
-        if !known.contains(&term.operator.as_str()) {
-            return Err(bad_narrow(format!("unknown operator {}", term.operator)));
+        // Clients send a handful; every term costs SQL and, on an event queue, work per event.
+        if items.len() > MAX_TERMS {
+            return Err(Error::bad_request(format!(
+                "narrow has too many terms (at most {MAX_TERMS})"
+            )));
         }
-        out.push(term);
+        let mut terms = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let bad = || Error::bad_request(format!("Invalid narrow[{i}]"));
+            let term = match item {
+                Value::Array(pair) if pair.len() == 2 => Term {
+                    operator: pair[0].as_str().ok_or_else(bad)?.to_string(),
+                    operand: operand(&pair[1]),
+                    negated: false,
+                },
+                Value::Object(o) => Term {
+                    operator: o
+                        .get("operator")
+                        .and_then(Value::as_str)
+                        .ok_or_else(bad)?
+                        .to_string(),
+                    operand: operand(o.get("operand").ok_or_else(bad)?),
+                    negated: o.get("negated").and_then(Value::as_bool).unwrap_or(false),
+                },
+                _ => return Err(bad()),
+            };
+            if !OPERATORS.contains(&term.operator.as_str()) {
+                return Err(bad_narrow(format!("unknown operator {}", term.operator)));
+            }
+            terms.push(term);
+        }
+        let has = |ops: &[&str]| {
+            terms
+                .iter()
+                .any(|t| !t.negated && ops.contains(&t.operator.as_str()))
+        };
+        if has(&["channel", "stream", "topic", "subject"]) && has(&DM_OPERATORS) {
+            return Err(bad_narrow(
+                "No message can be both a channel message and direct message".into(),
+            ));
+        }
+        Ok(Narrow { terms })
     }
-    let has = |ops: &[&str]| {
-        out.iter()
-            .any(|t| !t.negated && ops.contains(&t.operator.as_str()))
-    };
-    let dm_ops = [
-        "dm",
-        "pm-with",
-        "pm_with",
-        "group-pm-with",
-        "group_pm_with",
-        "dm-including",
-    ];
-    if has(&["channel", "stream", "topic", "subject"]) && has(&dm_ops) {
-        return Err(bad_narrow(
-            "No message can be both a channel message and direct message".into(),
-        ));
+
+    /// The narrow's (not negated) `search` strings, for match highlighting.
+    pub fn search_terms(&self) -> Vec<String> {
+        self.terms
+            .iter()
+            .filter(|t| t.operator == "search" && !t.negated)
+            .filter_map(|t| t.operand.as_str().map(str::to_string))
+            .collect()
     }
-    Ok(out)
 }
 
-/// Whether the narrow contains a `search` term (for match highlighting).
-pub fn search_terms(terms: &[Term]) -> Vec<String> {
-    terms
-        .iter()
-        .filter(|t| t.operator == "search" && !t.negated)
-        .filter_map(|t| t.operand.as_str().map(str::to_string))
-        .collect()
-}
-
-/// A SQL condition with its parameters.
-#[derive(Debug, Default)]
-pub struct Sql {
-    pub cond: String,
-    pub params: Vec<SqlValue>,
-}
-
-impl Sql {
-    fn push(&mut self, v: impl Into<SqlValue>) -> String {
-        self.params.push(v.into());
-        format!("?{}", self.params.len())
-    }
-}
-
-fn ids_list(ids: &[i64]) -> String {
-    if ids.is_empty() {
-        "NULL".to_string()
-    } else {
-        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
-    }
+/// Parses a narrow (see [`Narrow::parse`]).
+pub fn parse(v: &Value) -> Result<Narrow> {
+    Narrow::parse(v)
 }
 
 /// SQL: the viewer has received message `m` (see `db::message_narrows::received_by`).
@@ -153,6 +151,11 @@ pub fn received_sql(user: UserId) -> String {
 /// SQL: the viewer has read message `m` (see `db::message_narrows::read_by`).
 pub fn read_sql(user: UserId) -> String {
     narrows_db::read_by(&user.0.to_string())
+}
+
+/// SQL: the user's stored flags on message `m` include a bit of `mask`.
+pub fn flag_sql(user: i64, mask: i64) -> String {
+    narrows_db::flag_sql(user, mask)
 }
 
 /// The viewer's access condition: channels readable in full, channels readable where received,
@@ -166,33 +169,35 @@ pub fn access_sql(c: &Connection, viewer: &User) -> Result<String> {
         }
     }
     let convs = messages_db::conversations_of(c, viewer.id)?;
-    Ok(format!(
-        "(m.channel_id IN ({full}) OR m.conversation_id IN ({convs}) OR \
-         (m.channel_id IS NOT NULL AND {received}))",
-        full = ids_list(&full),
-        convs = ids_list(&convs),
-        received = received_sql(viewer.id),
-    ))
+    Ok(narrows_db::access_sql(viewer.id, &full, &convs))
 }
 
 /// A user named by id, or by an email `viewer` may use for them (`emails::resolve`).
-fn user_ref(c: &Connection, viewer: &User, host: &str, v: &Value) -> Result<Option<UserId>> {
+pub(super) fn user_ref(
+    c: &Connection,
+    viewer: &User,
+    host: &str,
+    v: &Operand,
+) -> Result<Option<UserId>> {
     Ok(match v {
-        Value::Number(n) => n
-            .as_i64()
-            .and_then(|id| users_db::get_any(c, UserId(id)).ok().flatten())
+        Operand::Int(id) => users_db::get_any(c, UserId(*id))
+            .ok()
+            .flatten()
             .map(|u| u.id),
-        Value::String(s) => emails::resolve(c, viewer, host, s)?.map(|u| u.id),
+        Operand::Str(s) => emails::resolve(c, viewer, host, s)?.map(|u| u.id),
         _ => None,
     })
 }
 
-fn user_list(c: &Connection, viewer: &User, host: &str, v: &Value) -> Result<Vec<UserId>> {
-    let items: Vec<Value> = match v {
-        Value::Array(a) => a.clone(),
-        Value::String(s) => s.split(',').map(|e| Value::from(e.trim())).collect(),
-        Value::Number(_) => vec![v.clone()],
-        _ => return Err(bad_narrow("invalid operand".into())),
+fn user_list(c: &Connection, viewer: &User, host: &str, v: &Operand) -> Result<Vec<UserId>> {
+    let items: Vec<Operand> = match v {
+        Operand::List(a) => a.clone(),
+        Operand::Str(s) => s
+            .split(',')
+            .map(|e| Operand::Str(e.trim().to_string()))
+            .collect(),
+        Operand::Int(_) | Operand::OtherNumber(_) => vec![v.clone()],
+        Operand::Other(_) => return Err(bad_narrow("invalid operand".into())),
     };
     items
         .iter()
@@ -203,22 +208,68 @@ fn user_list(c: &Connection, viewer: &User, host: &str, v: &Value) -> Result<Vec
         .collect()
 }
 
-fn display(v: &Value) -> String {
+/// An operand as error messages show it: strings bare, anything else as JSON.
+pub(super) fn display(v: &Operand) -> String {
     match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Operand::Str(s) => s.clone(),
+        other => json_text(other),
     }
+}
+
+fn json_text(v: &Operand) -> String {
+    match v {
+        Operand::Str(s) => Value::from(s.as_str()).to_string(),
+        Operand::Int(i) => i.to_string(),
+        Operand::OtherNumber(s) | Operand::Other(s) => s.clone(),
+        Operand::List(items) => format!(
+            "[{}]",
+            items.iter().map(json_text).collect::<Vec<_>>().join(",")
+        ),
+    }
+}
+
+/// A message id operand (`id`, `with`): an integer or a string of one.
+fn message_id(v: &Operand) -> Result<i64> {
+    match v {
+        Operand::Int(id) => Some(*id),
+        Operand::Str(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+    .ok_or_else(|| bad_narrow("invalid message ID".into()))
 }
 
 /// Whether the viewer may know this channel exists: they may see its metadata, or they were
 /// subscribed to it once (their own history there stays readable).
-fn knows_channel(c: &Connection, viewer: &User, ch: &crate::model::Channel) -> Result<bool> {
+fn knows_channel(c: &Connection, viewer: &User, ch: &Channel) -> Result<bool> {
     Ok(access(c, viewer, ch.clone())?.metadata
         || messages_db::period_channels(c, viewer.id)?.contains(&ch.id.0))
 }
 
-/// Translates terms into a condition (without the access condition). `host` is the realm's,
-/// for placeholder emails.
+/// The channel a `channel` operand names (an id, a string of one, or a name) if the viewer may
+/// know of it; a channel they may not know of answers as one that does not exist.
+pub(super) fn channel_ref(c: &Connection, viewer: &User, v: &Operand) -> Result<Option<Channel>> {
+    let ch = match v {
+        Operand::Int(id) => channels_db::get(c, ChannelId(*id)).ok().flatten(),
+        Operand::Str(s) => match s.parse::<i64>() {
+            Ok(id) => channels_db::get(c, ChannelId(id))?,
+            Err(_) => channels_db::by_name(c, s.trim())?,
+        },
+        _ => None,
+    };
+    Ok(match ch {
+        Some(ch) if knows_channel(c, viewer, &ch)? => Some(ch),
+        _ => None,
+    })
+}
+
+/// A `topic` operand as stored topics are: normalized like a sent topic.
+pub(super) fn topic_operand(v: &Operand) -> Result<String> {
+    let topic = v
+        .as_str()
+        .ok_or_else(|| bad_narrow("invalid topic".into()))?;
+    Ok(super::send::normalize_topic(topic).unwrap_or_else(|_| topic.to_string()))
+}
+
 /// Operators that say where a message is; a `with` term replaces them.
 const LOCATION_OPERATORS: [&str; 10] = [
     "channel",
@@ -241,13 +292,8 @@ fn resolve_with(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Option<
     let Some(with) = terms.iter().find(|t| t.operator == "with" && !t.negated) else {
         return Ok(None);
     };
-    let id = match &with.operand {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-    .ok_or_else(|| bad_narrow("invalid message ID".into()))?;
-    let found = match super::readable(c, viewer, crate::ids::MessageId(id)) {
+    let id = message_id(&with.operand)?;
+    let found = match super::readable(c, viewer, MessageId(id)) {
         Ok(r) => Some(r.message),
         Err(e) if e.kind == crate::error::ErrorKind::BadRequest => None,
         Err(e) => return Err(e),
@@ -261,22 +307,22 @@ fn resolve_with(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Option<
         .cloned()
         .collect();
     if let Some(m) = found {
-        let term = |operator: &str, operand: Value| Term {
+        let term = |operator: &str, operand: Operand| Term {
             operator: operator.to_string(),
             operand,
             negated: false,
         };
         match (m.channel_id, m.conversation_id) {
             (Some(ch), _) => {
-                out.push(term("channel", Value::from(ch.0)));
-                out.push(term("topic", Value::from(m.topic)));
+                out.push(term("channel", Operand::Int(ch.0)));
+                out.push(term("topic", Operand::Str(m.topic)));
             }
             (None, Some(conv)) => {
-                let members: Vec<i64> = messages_db::conversation_members(c, conv)?
+                let members = messages_db::conversation_members(c, conv)?
                     .into_iter()
-                    .map(|u| u.0)
+                    .map(|u| Operand::Int(u.0))
                     .collect();
-                out.push(term("dm", Value::from(members)));
+                out.push(term("dm", Operand::List(members)));
             }
             (None, None) => {}
         }
@@ -284,203 +330,89 @@ fn resolve_with(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Option<
     Ok(Some(out))
 }
 
-pub fn terms_sql(c: &Connection, viewer: &User, host: &str, terms: &[Term]) -> Result<Sql> {
-    let resolved = resolve_with(c, viewer, terms)?;
-    let terms = resolved.as_deref().unwrap_or(terms);
-    let mut sql = Sql::default();
-    let mut parts: Vec<String> = Vec::new();
-    let u = viewer.id.0;
+/// The condition one term stands for, for `viewer`; `None` for terms that filter nothing
+/// (`near`, `with`, `in:all`, a search without words).
+fn condition(c: &Connection, viewer: &User, host: &str, t: &Term) -> Result<Option<Cond>> {
+    let unknown = |what: &str| bad_narrow(format!("unknown {what} {}", display(&t.operand)));
+    Ok(Some(match t.operator.as_str() {
+        "channel" | "stream" => {
+            let ch = channel_ref(c, viewer, &t.operand)?.ok_or_else(|| unknown("channel"))?;
+            Cond::Channel(ch.id)
+        }
+        "topic" | "subject" => Cond::Topic(topic_operand(&t.operand)?),
+        "dm" | "pm-with" | "pm_with" | "group-pm-with" | "group_pm_with" => {
+            let mut members = user_list(c, viewer, host, &t.operand)?;
+            members.push(viewer.id);
+            members.sort_unstable();
+            members.dedup();
+            Cond::Conversation(messages_db::find_conversation(c, &members)?)
+        }
+        "dm-including" => Cond::DmIncluding(
+            user_ref(c, viewer, host, &t.operand)?.ok_or_else(|| unknown("user"))?,
+        ),
+        "sender" => {
+            Cond::Sender(user_ref(c, viewer, host, &t.operand)?.ok_or_else(|| unknown("user"))?)
+        }
+        "id" => Cond::Id(message_id(&t.operand)?),
+        "near" | "with" => return Ok(None),
+        "search" => {
+            let q = t
+                .operand
+                .as_str()
+                .ok_or_else(|| bad_narrow("invalid search".into()))?;
+            if q.contains('\0') {
+                // SQLite's full-text query parser stops at a NUL byte.
+                return Err(bad_narrow("search must not contain null bytes".into()));
+            }
+            let tokens = search_tokens(q);
+            if tokens.is_empty() {
+                return Ok(None);
+            }
+            Cond::Search(tokens)
+        }
+        "in" => match t.operand.as_str() {
+            Some("all") => return Ok(None),
+            Some("home") => Cond::Home,
+            _ => return Err(unknown("'in' operand")),
+        },
+        "channels" | "streams" => match t.operand.as_str() {
+            Some("public") | Some("web-public") => Cond::PublicChannels,
+            _ => return Err(unknown("channels operand")),
+        },
+        "has" => match t.operand.as_str() {
+            Some("link") => Cond::HasLink,
+            Some("image") => Cond::HasImage,
+            Some("attachment") => Cond::HasAttachment,
+            Some("reaction") => Cond::HasReaction,
+            _ => return Err(unknown("'has' operand")),
+        },
+        "is" => match t.operand.as_str() {
+            Some("dm") | Some("private") => Cond::Dm,
+            Some("starred") => Cond::Starred,
+            Some("alerted") => Cond::Alerted,
+            Some("unread") => Cond::Unread,
+            Some("mentioned") => Cond::Mentioned,
+            Some("resolved") => Cond::Resolved,
+            Some("followed") => Cond::Followed,
+            Some("muted") => Cond::Muted,
+            _ => return Err(unknown("'is' operand")),
+        },
+        other => return Err(bad_narrow(format!("unknown operator {other}"))),
+    }))
+}
+
+/// The narrow's condition over `messages m` for `viewer` (without the access condition).
+/// `host` is the realm's, for placeholder emails.
+pub fn terms_sql(c: &Connection, viewer: &User, host: &str, narrow: &Narrow) -> Result<Sql> {
+    let resolved = resolve_with(c, viewer, &narrow.terms)?;
+    let terms = resolved.as_deref().unwrap_or(&narrow.terms);
+    let mut conds = Vec::with_capacity(terms.len());
     for t in terms {
-        let op = t.operator.as_str();
-        let cond = match op {
-            "channel" | "stream" => {
-                let ch = match &t.operand {
-                    Value::Number(n) => n.as_i64().and_then(|id| {
-                        channels_db::get(c, crate::ids::ChannelId(id))
-                            .ok()
-                            .flatten()
-                    }),
-                    Value::String(s) => match s.parse::<i64>() {
-                        Ok(id) => channels_db::get(c, crate::ids::ChannelId(id))?,
-                        Err(_) => channels_db::by_name(c, s.trim())?,
-                    },
-                    _ => None,
-                };
-                // A channel the viewer may not know of answers as one that does not exist.
-                let ch = match ch {
-                    Some(ch) if knows_channel(c, viewer, &ch)? => Some(ch),
-                    _ => None,
-                };
-                let ch = ch.ok_or_else(|| {
-                    bad_narrow(format!("unknown channel {}", display(&t.operand)))
-                })?;
-                format!("m.channel_id = {}", ch.id.0)
-            }
-            "topic" | "subject" => {
-                let topic = t
-                    .operand
-                    .as_str()
-                    .ok_or_else(|| bad_narrow("invalid topic".into()))?;
-                let topic =
-                    super::send::normalize_topic(topic).unwrap_or_else(|_| topic.to_string());
-                let p = sql.push(topic);
-                format!("(m.channel_id IS NOT NULL AND m.topic = {p} COLLATE NOCASE)")
-            }
-            "dm" | "pm-with" | "pm_with" | "group-pm-with" | "group_pm_with" => {
-                let mut members = user_list(c, viewer, host, &t.operand)?;
-                members.push(viewer.id);
-                members.sort_unstable();
-                members.dedup();
-                let conv = messages_db::find_conversation(c, &members)?.unwrap_or(-1);
-                format!("m.conversation_id = {conv}")
-            }
-            "dm-including" => {
-                let who = user_ref(c, viewer, host, &t.operand)?
-                    .ok_or_else(|| bad_narrow(format!("unknown user {}", display(&t.operand))))?;
-                format!(
-                    "m.conversation_id IN (SELECT conversation_id FROM dm_members WHERE user_id = {})",
-                    who.0
-                )
-            }
-            "sender" => {
-                let who = user_ref(c, viewer, host, &t.operand)?
-                    .ok_or_else(|| bad_narrow(format!("unknown user {}", display(&t.operand))))?;
-                format!("m.sender_id = {}", who.0)
-            }
-            "id" => {
-                let id = match &t.operand {
-                    Value::Number(n) => n.as_i64(),
-                    Value::String(s) => s.trim().parse().ok(),
-                    _ => None,
-                }
-                .ok_or_else(|| bad_narrow("invalid message ID".into()))?;
-                format!("m.id = {id}")
-            }
-            "near" | "with" => continue,
-            "search" => {
-                let q = t
-                    .operand
-                    .as_str()
-                    .ok_or_else(|| bad_narrow("invalid search".into()))?;
-                if q.contains('\0') {
-                    // SQLite's full-text query parser stops at a NUL byte.
-                    return Err(bad_narrow("search must not contain null bytes".into()));
-                }
-                let fts = fts_query(q);
-                if fts.is_empty() {
-                    continue;
-                }
-                let p = sql.push(fts);
-                format!("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH {p})")
-            }
-            "in" => match t.operand.as_str() {
-                Some("all") => continue,
-                Some("home") => format!(
-                    "NOT (m.channel_id IS NOT NULL AND (m.channel_id IN (SELECT channel_id FROM \
-                     subscriptions WHERE user_id = {u} AND active AND is_muted) OR EXISTS (SELECT \
-                     1 FROM user_topics ut WHERE ut.user_id = {u} AND ut.channel_id = m.channel_id \
-                     AND ut.topic = m.topic AND ut.visibility_policy = 1)))"
-                ),
-                _ => {
-                    return Err(bad_narrow(format!(
-                        "unknown 'in' operand {}",
-                        display(&t.operand)
-                    )));
-                }
-            },
-            "channels" | "streams" => match t.operand.as_str() {
-                Some("public") | Some("web-public") => {
-                    "m.channel_id IN (SELECT id FROM channels WHERE NOT invite_only)".to_string()
-                }
-                _ => {
-                    return Err(bad_narrow(format!(
-                        "unknown channels operand {}",
-                        display(&t.operand)
-                    )));
-                }
-            },
-            "has" => match t.operand.as_str() {
-                Some("link") => "m.rendered_content LIKE '%<a %'".to_string(),
-                Some("image") => "m.rendered_content LIKE '%<img %'".to_string(),
-                Some("attachment") => "m.content LIKE '%/user_uploads/%'".to_string(),
-                Some("reaction") => {
-                    "EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)".to_string()
-                }
-                _ => {
-                    return Err(bad_narrow(format!(
-                        "unknown 'has' operand {}",
-                        display(&t.operand)
-                    )));
-                }
-            },
-            "is" => match t.operand.as_str() {
-                Some("dm") | Some("private") => "m.conversation_id IS NOT NULL".to_string(),
-                Some("starred") => flag_sql(u, bits::STARRED),
-                Some("alerted") => flag_sql(u, bits::HAS_ALERT_WORD),
-                Some("unread") => format!(
-                    "({} AND NOT {})",
-                    received_sql(viewer.id),
-                    read_sql(viewer.id)
-                ),
-                Some("mentioned") => format!(
-                    "({} OR ({} AND (m.wildcard & 1 != 0 OR (m.wildcard & 2 != 0 AND EXISTS \
-                     (SELECT 1 FROM messages p WHERE p.channel_id = m.channel_id AND p.topic = \
-                     m.topic COLLATE NOCASE AND p.sender_id = {u} AND p.id <= m.id)))))",
-                    flag_sql(u, bits::MENTIONED | bits::GROUP_MENTIONED),
-                    received_sql(viewer.id)
-                ),
-                Some("resolved") => "m.topic LIKE '✔ %'".to_string(),
-                Some("followed") => format!(
-                    "EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = {u} AND \
-                     ut.channel_id = m.channel_id AND ut.topic = m.topic AND ut.visibility_policy = 3)"
-                ),
-                Some("muted") => format!(
-                    "(m.channel_id IN (SELECT channel_id FROM subscriptions WHERE user_id = {u} \
-                     AND active AND is_muted) OR EXISTS (SELECT 1 FROM user_topics ut WHERE \
-                     ut.user_id = {u} AND ut.channel_id = m.channel_id AND ut.topic = m.topic \
-                     AND ut.visibility_policy = 1))"
-                ),
-                _ => {
-                    return Err(bad_narrow(format!(
-                        "unknown 'is' operand {}",
-                        display(&t.operand)
-                    )));
-                }
-            },
-            other => return Err(bad_narrow(format!("unknown operator {other}"))),
-        };
-        if t.negated {
-            parts.push(format!("NOT ({cond})"));
-        } else {
-            parts.push(cond);
+        if let Some(cond) = condition(c, viewer, host, t)? {
+            conds.push((cond, t.negated));
         }
     }
-    if viewer.role == Role::Guest {
-        // Guests never see public channels they are not subscribed to; access_sql covers it.
-    }
-    sql.cond = if parts.is_empty() {
-        "1".to_string()
-    } else {
-        parts.join(" AND ")
-    };
-    Ok(sql)
-}
-
-/// SQL: the user's stored flags on message `m` include a bit of `mask`.
-pub fn flag_sql(user: i64, mask: i64) -> String {
-    format!(
-        "EXISTS (SELECT 1 FROM message_flags f WHERE f.user_id = {user} AND f.message_id = m.id \
-         AND f.flags & {mask} != 0)"
-    )
-}
-
-/// Words and "quoted phrases" of a search, as an FTS5 query that ANDs them.
-pub fn fts_query(q: &str) -> String {
-    search_tokens(q)
-        .into_iter()
-        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-        .collect::<Vec<_>>()
-        .join(" ")
+    Ok(narrows_db::narrow_sql(viewer.id, &conds))
 }
 
 /// The words and quoted phrases of a search string.
@@ -516,7 +448,7 @@ mod tests {
     #[test]
     fn too_many_terms_are_refused() {
         let ok = Value::Array(vec![json!(["search", "x"]); MAX_TERMS]);
-        assert_eq!(parse(&ok).unwrap().len(), MAX_TERMS);
+        assert_eq!(parse(&ok).unwrap().terms.len(), MAX_TERMS);
         let over = Value::Array(vec![json!(["search", "x"]); MAX_TERMS + 1]);
         assert_eq!(
             parse(&over).unwrap_err().msg,
@@ -529,8 +461,10 @@ mod tests {
         let terms = parse(
             &json!([["stream", "Denmark"], {"operator": "topic", "operand": "x", "negated": true}]),
         )
-        .unwrap();
+        .unwrap()
+        .terms;
         assert_eq!(terms.len(), 2);
+        assert_eq!(terms[0].operand, Operand::Str("Denmark".into()));
         assert!(terms[1].negated);
         let e = parse(&json!([["color", "red"]])).unwrap_err();
         assert_eq!(e.msg, "Invalid narrow operator: unknown operator color");
@@ -546,11 +480,18 @@ mod tests {
     }
 
     #[test]
-    fn search_queries_are_quoted_for_fts() {
+    fn search_strings_split_into_words_and_phrases() {
         assert_eq!(
-            fts_query("hello \"big world\" x\"y"),
-            "\"hello\" \"big world\" \"x\"\"y\""
+            search_tokens("hello \"big world\" x\"y"),
+            vec!["hello", "big world", "x\"y"]
         );
         assert_eq!(search_tokens("  "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn operands_keep_their_kind_for_messages() {
+        let n = parse(&json!([["dm", [1, "a"]], ["id", 1.5], ["is", null]])).unwrap();
+        let shown: Vec<String> = n.terms.iter().map(|t| display(&t.operand)).collect();
+        assert_eq!(shown, vec!["[1,\"a\"]", "1.5", "null"]);
     }
 }

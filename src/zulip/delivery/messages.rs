@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 
 use crate::app::AppState;
 use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
-use crate::domain::emails;
 use crate::domain::messages::fetch::{self, Bundle, Viewed};
 use crate::domain::messages::{audience, audience_of};
 use crate::error::Result;
@@ -205,40 +204,6 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
     }))
 }
 
-/// Whether a message passes a queue's narrow, for the queue's owner `viewer`: a sender named
-/// by email matches only by an address the viewer may use for them.
-fn narrow_accepts(q: &Queue, viewer: &User, host: &str, b: &Bundle, flags: &[&str]) -> bool {
-    let m = &b.messages[0].message;
-    q.options
-        .narrow
-        .iter()
-        .all(|(op, operand)| match op.as_str() {
-            "stream" | "channel" => m
-                .channel_id
-                .and_then(|c| b.channel_names.get(&c))
-                .is_some_and(|n| n.eq_ignore_ascii_case(operand)),
-            "topic" => m.channel_id.is_some() && m.topic.eq_ignore_ascii_case(operand),
-            "sender" => b.users.get(&m.sender_id).is_some_and(|u| {
-                u.id.0.to_string() == *operand
-                    || emails::api_email(u, host).eq_ignore_ascii_case(operand.trim())
-                    || (emails::sees_real_email(viewer, u)
-                        && u.email.eq_ignore_ascii_case(operand.trim()))
-            }),
-            "is" => match operand.as_str() {
-                "dm" | "private" => m.conversation_id.is_some(),
-                "starred" => flags.contains(&"starred"),
-                "mentioned" => {
-                    flags.contains(&"mentioned") || flags.contains(&"wildcard_mentioned")
-                }
-                "unread" => !flags.contains(&"read"),
-                "alerted" => flags.contains(&"has_alert_word"),
-                "resolved" => m.topic.starts_with("✔ "),
-                _ => true,
-            },
-            _ => true,
-        })
-}
-
 /// The rendering choices that shape a message object: `apply_markdown`, whether the sender's
 /// avatar is left to the client (gravatar), `empty_topic_name`, and the viewer for direct
 /// messages (0 for channel messages, which look the same to everyone).
@@ -292,6 +257,10 @@ pub(super) async fn deliver_message(
         });
         (key, Arc::clone(text))
     };
+    let channel_name = m
+        .channel_id
+        .and_then(|c| d.bundle.channel_names.get(&c))
+        .map(String::as_str);
     let mut delivered: HashSet<UserId> = HashSet::new();
     for (user, stored) in &d.recipients {
         let participant = d.topic_participants.contains(&user.id);
@@ -307,7 +276,7 @@ pub(super) async fn deliver_message(
         // queue that sent the message (local echo) gets its own.
         let mut shared: HashMap<Variant, EventJson> = HashMap::new();
         for q in queues_wanting(state, seq, Some(&[user.id]), "message") {
-            if !narrow_accepts(&q, user, host, &d.bundle, &flags) {
+            if !q.options.narrow.matches(&m, channel_name, &flags) {
                 continue;
             }
             let (key, message) = render(user, &q);
@@ -355,7 +324,7 @@ pub(super) async fn deliver_message(
             else {
                 continue;
             };
-            if !narrow_accepts(&q, viewer, host, &d.bundle, &flags) {
+            if !q.options.narrow.matches(&m, channel_name, &flags) {
                 continue;
             }
             let (_, message) = render(viewer, &q);
