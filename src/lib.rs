@@ -48,8 +48,9 @@
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
-//!   containment), the open-files limit, HTTP types and a `multipart/form-data` reader shared
-//!   by both APIs; knows no API semantics.
+//!   containment), the open-files limit, HTTP types, path decoding and method/`Allow`
+//!   resolution for route tables (`http::route`) and a `multipart/form-data` reader shared by
+//!   both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
 //!   (one file per area: `users`, `channels`, `messages`, `topics`, `realtime`, `presence`,
 //!   `server`), the initial state of `POST /register` (`register_state`), event delivery
