@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+// Re-exported: `Config` holds it and callers (tests included) name it from here.
+pub use crate::model::EmailVisibility;
+
 /// The validated configuration of one Outpost process.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -68,50 +71,6 @@ pub struct DeptrackConfig {
     pub acl_enabled: bool,
     /// Serve badges without credentials (upstream's `general/badge.enabled`).
     pub badges_unauthenticated: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EmailVisibility {
-    Everyone = 1,
-    Members = 2,
-    Admins = 3,
-    Nobody = 4,
-    Moderators = 5,
-}
-
-impl EmailVisibility {
-    pub fn from_code(code: i64) -> Option<EmailVisibility> {
-        Some(match code {
-            1 => EmailVisibility::Everyone,
-            2 => EmailVisibility::Members,
-            3 => EmailVisibility::Admins,
-            4 => EmailVisibility::Nobody,
-            5 => EmailVisibility::Moderators,
-            _ => return None,
-        })
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            EmailVisibility::Everyone => "everyone",
-            EmailVisibility::Members => "members",
-            EmailVisibility::Admins => "admins",
-            EmailVisibility::Nobody => "nobody",
-            EmailVisibility::Moderators => "moderators",
-        }
-    }
-
-    fn from_name(name: &str) -> Option<EmailVisibility> {
-        [
-            EmailVisibility::Everyone,
-            EmailVisibility::Members,
-            EmailVisibility::Admins,
-            EmailVisibility::Nobody,
-            EmailVisibility::Moderators,
-        ]
-        .into_iter()
-        .find(|v| v.name() == name)
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

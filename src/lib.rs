@@ -35,7 +35,8 @@
 //! - [`config`]: TOML → validated `Config`; every problem reported at once.
 //! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool) and all
 //!   SQL, one submodule per area. **Invariant:** no other module opens a connection or writes
-//!   SQL, and `db` never sees HTTP types.
+//!   SQL, and `db` never sees HTTP types nor imports `domain`: it reads and writes `model`
+//!   records.
 //! - [`domain`]: the rules (permissions, invariants) shared by every entry point. **Invariant:**
 //!   no HTTP, no wire JSON. [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
 //!   logins, JWTs, `odt_` keys), portfolio and ACL, findings and analyses with their audit
@@ -59,7 +60,8 @@
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
 //!   that knows its JSON shapes) and `svg` (the badges, byte for byte).
-//! - [`model`], [`ids`]: plain domain records and newtype ids.
+//! - [`model`], [`ids`]: plain records of both APIs (the chat API's, and Dependency-Track's in
+//!   `model::dtrack` with its permissions and `PermSet`) and newtype ids.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
 //!   emoji) with realm lookups behind a trait; pure.
 //! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only

@@ -6,11 +6,9 @@
 use rusqlite::{Connection, OptionalExtension as _, Row, params};
 
 use crate::db::dtrack_portfolio::{ComponentCols, component_at};
-use crate::domain::dtrack::model::{
-    Analysis, AnalysisComment, Finding, ProjectMetrics, Vulnerability,
-};
 use crate::error::Result;
 use crate::ids::{AnalysisId, ComponentId, ProjectId, VulnerabilityId};
+use crate::model::dtrack::{Analysis, AnalysisComment, Finding, ProjectMetrics, Vulnerability};
 
 const VULN_COLS: &str = "v.id, v.uuid, v.vuln_id, v.source, v.severity, v.title, v.description,
     v.recommendation, v.cvss_v3_vector, v.created_ms, v.published_ms";

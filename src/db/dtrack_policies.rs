@@ -5,11 +5,11 @@
 use rusqlite::{Connection, OptionalExtension as _, Row, params};
 
 use crate::db::dtrack_portfolio::{ComponentCols, component_at};
-use crate::domain::dtrack::model::{
-    AnalysisComment, Component, Policy, PolicyCondition, PolicyViolation, ViolationAnalysis,
-};
 use crate::error::Result;
 use crate::ids::ProjectId;
+use crate::model::dtrack::{
+    AnalysisComment, Component, Policy, PolicyCondition, PolicyViolation, ViolationAnalysis,
+};
 
 fn policy_row(r: &Row<'_>) -> rusqlite::Result<Policy> {
     Ok(Policy {

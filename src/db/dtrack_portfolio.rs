@@ -5,9 +5,9 @@
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension as _, Row, params, params_from_iter};
 
-use crate::domain::dtrack::model::{Component, Project, ProjectFields, ProjectRef};
 use crate::error::Result;
 use crate::ids::{ComponentId, ProjectId, TeamId};
+use crate::model::dtrack::{Component, Project, ProjectFields, ProjectRef};
 
 const PROJECT_COLS: &str = "p.id, p.uuid, p.name, p.version, p.grp, p.description, p.publisher,
     p.classifier, p.cpe, p.purl, p.swid_tag_id, p.active, p.is_latest, p.collection_logic,

@@ -28,13 +28,13 @@ use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
 use crate::app::AppState;
-use crate::domain::dtrack::model::{Principal, PrincipalKind};
-use crate::domain::dtrack::permissions::Permission;
 use crate::error::{Error, ErrorKind};
 use crate::http::rate_limit::{self, Limited, RateKey, RateState};
 use crate::http::route::ListOptions;
 use crate::http::server::{Admission, Api, BoxFuture};
 use crate::http::{self, Request, Response};
+use crate::model::dtrack::permissions::Permission;
+use crate::model::dtrack::{Principal, PrincipalKind};
 
 use params::Query;
 use respond::{Out, decorate, fail_response};

@@ -19,10 +19,10 @@ use crate::error::{Error, Result};
 use crate::ids::ProjectId;
 
 use super::cyclonedx::{self, InvalidBom};
-use super::model::{Principal, ProjectFields};
-use super::permissions::Permission;
 use super::portfolio::{PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, visible};
 use super::state::write;
+use crate::model::dtrack::permissions::Permission;
+use crate::model::dtrack::{Principal, ProjectFields};
 
 /// Where an upload goes.
 #[derive(Clone, Debug)]
@@ -126,7 +126,7 @@ pub async fn accept(
                         pdb::clear_latest(tx, name, id)?;
                     }
                     if acl
-                        && matches!(who.kind, super::model::PrincipalKind::ApiKey { .. })
+                        && matches!(who.kind, crate::model::dtrack::PrincipalKind::ApiKey { .. })
                         && let Some((t, _)) = who.teams.first()
                     {
                         pdb::add_access_team(tx, id, *t)?;

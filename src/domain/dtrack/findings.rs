@@ -9,12 +9,12 @@ use crate::db::dtrack_portfolio as pdb;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::ProjectId;
 
-use super::model::{Analysis, Finding, Principal, Vulnerability};
 use super::portfolio::{
     COMPONENT_FORBIDDEN, COMPONENT_NOT_FOUND, PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, visible,
     visible_project,
 };
 use super::state::write;
+use crate::model::dtrack::{Analysis, Finding, Principal, Vulnerability};
 
 pub const VULN_NOT_FOUND: &str = "The vulnerability could not be found.";
 
@@ -109,7 +109,7 @@ fn analysed_component(
     who: &Principal,
     project: Option<&str>,
     component: &str,
-) -> Result<(crate::domain::dtrack::model::Component, ProjectId)> {
+) -> Result<(crate::model::dtrack::Component, ProjectId)> {
     let named = match project {
         Some(p) => Some(
             pdb::project_id_by_uuid(c, p)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?,

@@ -11,10 +11,10 @@ use crate::db::dtrack_portfolio as pdb;
 use crate::error::{Error, Result};
 use crate::ids::{ProjectId, TeamId};
 
-use super::model::{Principal, ProjectMetrics};
-use super::permissions::Permission;
 use super::portfolio::{PROJECT_NOT_FOUND, visible_project};
 use super::state::write;
+use crate::model::dtrack::permissions::Permission;
+use crate::model::dtrack::{Principal, ProjectMetrics};
 
 /// What a violations badge needs to know about a project.
 #[derive(Clone, Debug, PartialEq)]

@@ -15,11 +15,11 @@ use crate::db::dtrack_portfolio as pdb;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::ProjectId;
 
-use super::model::{
-    Policy, PolicyCondition, PolicyViolation, Principal, PrincipalKind, ViolationAnalysis,
-};
 use super::portfolio::visible_project;
 use super::state::write;
+use crate::model::dtrack::{
+    Policy, PolicyCondition, PolicyViolation, Principal, PrincipalKind, ViolationAnalysis,
+};
 
 pub const POLICY_NOT_FOUND: &str = "The policy could not be found.";
 pub const POLICY_UUID_NOT_FOUND: &str = "The UUID of the policy could not be found.";

@@ -10,9 +10,9 @@ use crate::db::dtrack_portfolio::ProjectQuery;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{ProjectId, TeamId};
 
-use super::model::{Component, Principal, Project, ProjectFields, TeamRef};
-use super::permissions::Permission;
 use super::state::write;
+use crate::model::dtrack::permissions::Permission;
+use crate::model::dtrack::{Component, Principal, Project, ProjectFields, TeamRef};
 
 pub const PROJECT_NOT_FOUND: &str = "The project could not be found.";
 pub const PROJECT_FORBIDDEN: &str = "Access to the specified project is forbidden";
@@ -154,7 +154,7 @@ pub async fn create_project(
         for t in teams {
             db::add_access_team(tx, id, t)?;
         }
-        if acl && matches!(who.kind, super::model::PrincipalKind::ApiKey { .. })
+        if acl && matches!(who.kind, crate::model::dtrack::PrincipalKind::ApiKey { .. })
             && let Some((t, _)) = who.teams.first()
         {
             db::add_access_team(tx, id, *t)?;
