@@ -32,7 +32,9 @@
 //! - [`app`]: `AppState` (config, database, caches, event hub) and server startup/shutdown.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
 //!   `deptrack create-team`, `backup`).
-//! - [`config`]: TOML → validated `Config`; every problem reported at once.
+//! - [`config`]: TOML → validated `Config`; every problem reported at once. Each key is one row
+//!   of the catalogue in `config::keys`, which drives defaults, parsing, the unknown-key check,
+//!   the redacted dump and `config.example.toml`.
 //! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool) and all
 //!   SQL, one submodule per area. **Invariant:** no other module opens a connection or writes
 //!   SQL, and `db` never sees HTTP types nor imports `domain`: it reads and writes `model`
