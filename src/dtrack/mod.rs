@@ -107,7 +107,9 @@ macro_rules! endpoints {
             req: &Request,
         ) -> Out {
             let $state = state;
-            let $me = || who.ok_or_else(|| Error::internal("no principal on an authenticated route"));
+            let $me = || {
+                who.ok_or_else(|| Error::internal("no principal on an authenticated route"))
+            };
             let $q = q;
             let $body = &req.body[..];
             let $req = req;
