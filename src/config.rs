@@ -3,7 +3,7 @@
 //! Owns the whole path from text to a validated value: the raw document is walked key by key so
 //! that every problem (unknown key, wrong type, bad value) is collected with its line number and
 //! reported at once, and only a fully valid document becomes a [`Config`]. Every key (type,
-//! range, default, documentation, secrecy) is one row of the catalogue in [`keys`], which drives
+//! range, default, documentation, secrecy) is one row of the catalogue in `keys`, which drives
 //! the defaults, the parser, the unknown-key check, the redacted dump and `config.example.toml`
 //! (a test checks the file equals what the catalogue renders).
 //!
