@@ -199,7 +199,7 @@ fn run(command: Command) -> Result<(), String> {
         } => {
             use crate::domain::dtrack::{identity, permissions::Permission};
             let cfg = load(config.as_ref())?;
-            let mut perms = crate::domain::dtrack::permissions::PermSet::default();
+            let mut perms = crate::model::dtrack::permissions::PermSet::default();
             for p in &permissions {
                 let perm = Permission::from_name(p).ok_or_else(|| {
                     let known: Vec<&str> = Permission::ALL.iter().map(|p| p.name()).collect();

@@ -2,11 +2,15 @@
 //!
 //! Owns the whole path from text to a validated value: the raw document is walked key by key so
 //! that every problem (unknown key, wrong type, bad value) is collected with its line number and
-//! reported at once, and only a fully valid document becomes a [`Config`]. Defaults live here and
-//! only here; `config.example.toml` must equal them (a test guards that).
+//! reported at once, and only a fully valid document becomes a [`Config`]. Every key (type,
+//! range, default, documentation, secrecy) is one row of the catalogue in `keys`, which drives
+//! the defaults, the parser, the unknown-key check, the redacted dump and `config.example.toml`
+//! (a test checks the file equals what the catalogue renders).
 //!
 //! Must not touch: the network, the database or global state. A `Config` is passed explicitly to
 //! whoever needs it, so tests can run many servers with different configs in one process.
+
+mod keys;
 
 use std::fmt::Write as _;
 use std::net::SocketAddr;
@@ -15,6 +19,58 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use keys::{KEYS, Kind};
+
+// Re-exported: `Config` holds it and callers (tests included) name it from here.
+pub use crate::model::EmailVisibility;
+
+/// A placeholder value of a config field, overwritten by the catalogue's default; lets a new
+/// field be added without writing a value anywhere but in its catalogue row.
+trait Blank {
+    fn blank() -> Self;
+}
+
+macro_rules! blank_as {
+    ($($t:ty => $v:expr),* $(,)?) => {
+        $(impl Blank for $t {
+            fn blank() -> Self {
+                $v
+            }
+        })*
+    };
+}
+
+blank_as! {
+    bool => false,
+    u32 => 0,
+    usize => 0,
+    String => String::new(),
+    PathBuf => PathBuf::new(),
+    std::time::Duration => std::time::Duration::ZERO,
+    SocketAddr => SocketAddr::from(([0, 0, 0, 0], 0)),
+    Vec<std::net::IpAddr> => Vec::new(),
+    EmailVisibility => EmailVisibility::Everyone,
+    Synchronous => Synchronous::Full,
+    LogFormat => LogFormat::Text,
+}
+
+/// Declares a config struct and its [`Blank`] (every field blank).
+macro_rules! config_struct {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident: $t:ty,)* }) => {
+        $(#[$m])*
+        pub struct $name {
+            $($(#[$fm])* pub $f: $t,)*
+        }
+
+        impl Blank for $name {
+            fn blank() -> Self {
+                $name { $($f: Blank::blank(),)* }
+            }
+        }
+    };
+}
+
+config_struct! {
 /// The validated configuration of one Outpost process.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -27,7 +83,9 @@ pub struct Config {
     pub events: EventsConfig,
     pub log: LogConfig,
 }
+}
 
+config_struct! {
 #[derive(Clone, Debug, PartialEq)]
 pub struct EventsConfig {
     /// A queue nobody polled for this long is collected.
@@ -41,7 +99,9 @@ pub struct EventsConfig {
     /// A queue holding more unacknowledged events is dropped.
     pub max_queue_events: usize,
 }
+}
 
+config_struct! {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChatConfig {
     /// Address the chat (Zulip) API listens on.
@@ -56,7 +116,9 @@ pub struct ChatConfig {
     /// Who may see a new user's real email address (Zulip's user setting, 1..=5).
     pub email_address_visibility: EmailVisibility,
 }
+}
 
+config_struct! {
 /// The Dependency-Track API, served on its own listener.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeptrackConfig {
@@ -69,49 +131,6 @@ pub struct DeptrackConfig {
     /// Serve badges without credentials (upstream's `general/badge.enabled`).
     pub badges_unauthenticated: bool,
 }
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EmailVisibility {
-    Everyone = 1,
-    Members = 2,
-    Admins = 3,
-    Nobody = 4,
-    Moderators = 5,
-}
-
-impl EmailVisibility {
-    pub fn from_code(code: i64) -> Option<EmailVisibility> {
-        Some(match code {
-            1 => EmailVisibility::Everyone,
-            2 => EmailVisibility::Members,
-            3 => EmailVisibility::Admins,
-            4 => EmailVisibility::Nobody,
-            5 => EmailVisibility::Moderators,
-            _ => return None,
-        })
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            EmailVisibility::Everyone => "everyone",
-            EmailVisibility::Members => "members",
-            EmailVisibility::Admins => "admins",
-            EmailVisibility::Nobody => "nobody",
-            EmailVisibility::Moderators => "moderators",
-        }
-    }
-
-    fn from_name(name: &str) -> Option<EmailVisibility> {
-        [
-            EmailVisibility::Everyone,
-            EmailVisibility::Members,
-            EmailVisibility::Admins,
-            EmailVisibility::Nobody,
-            EmailVisibility::Moderators,
-        ]
-        .into_iter()
-        .find(|v| v.name() == name)
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,13 +141,16 @@ pub enum Synchronous {
     Normal,
 }
 
+config_struct! {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DatabaseConfig {
     pub synchronous: Synchronous,
     /// Number of dedicated reader threads (and pooled read connections).
     pub read_threads: usize,
 }
+}
 
+config_struct! {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LimitsConfig {
     /// Largest accepted body of an ordinary request; larger ones get 413.
@@ -163,6 +185,7 @@ pub struct LimitsConfig {
     /// Message ids one `POST /messages/flags` request may name (after removing duplicates).
     pub max_flag_message_ids: usize,
 }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LogFormat {
@@ -170,69 +193,32 @@ pub enum LogFormat {
     Json,
 }
 
+config_struct! {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogConfig {
     /// A tracing filter directive such as `info` or `outpost=debug,info`.
     pub level: String,
     pub format: LogFormat,
 }
-
-const DEFAULT_LISTEN: &str = "127.0.0.1:9991";
-const DEFAULT_DEPTRACK_LISTEN: &str = "127.0.0.1:8081";
+}
 
 impl Default for Config {
+    /// The catalogue's defaults.
     fn default() -> Self {
-        let listen: SocketAddr = DEFAULT_LISTEN.parse().expect("valid default address");
-        Config {
-            data_dir: PathBuf::from("./outpost-data"),
-            chat: ChatConfig {
-                listen,
-                external_url: format!("http://{listen}"),
-                realm_name: "Outpost".to_string(),
-                development: false,
-                allow_remote_development: false,
-                email_address_visibility: EmailVisibility::Everyone,
-            },
-            deptrack: DeptrackConfig {
-                enabled: false,
-                listen: DEFAULT_DEPTRACK_LISTEN
-                    .parse()
-                    .expect("valid default address"),
-                acl_enabled: false,
-                badges_unauthenticated: false,
-            },
-            database: DatabaseConfig {
-                synchronous: Synchronous::Full,
-                read_threads: 2,
-            },
-            limits: LimitsConfig {
-                max_body_bytes: 1024 * 1024,
-                max_upload_bytes: 25 * 1024 * 1024,
-                max_params: 1000,
-                header_timeout: std::time::Duration::from_secs(30),
-                body_timeout: std::time::Duration::from_secs(60),
-                max_connections: 16_384,
-                max_concurrent_uploads: 4,
-                user_requests_per_minute: 200,
-                ip_requests_per_minute: 100,
-                rate_limit_exempt_bots: false,
-                rate_limit_exempt_addresses: Vec::new(),
-                max_queues_per_user: 50,
-                max_parked_polls_per_user: 20,
-                max_flag_message_ids: 5000,
-            },
-            events: EventsConfig {
-                queue_timeout: std::time::Duration::from_secs(600),
-                gc_interval: std::time::Duration::from_secs(60),
-                heartbeat: std::time::Duration::from_secs(45),
-                heartbeat_jitter: std::time::Duration::from_secs(10),
-                max_queue_events: 10_000,
-            },
-            log: LogConfig {
-                level: "info".to_string(),
-                format: LogFormat::Text,
-            },
+        let mut cfg = Config::blank();
+        for k in KEYS {
+            k.apply_default(&mut cfg);
         }
+        derive(&mut cfg, false);
+        cfg
+    }
+}
+
+/// Values whose default depends on others: `chat.external_url`, unless given, is http:// plus
+/// the chat listen address.
+fn derive(cfg: &mut Config, external_url_given: bool) {
+    if !external_url_given {
+        cfg.chat.external_url = format!("http://{}", cfg.chat.listen);
     }
 }
 
@@ -285,265 +271,30 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         problems: Vec::new(),
     };
     let mut cfg = Config::default();
-    let mut external_url = None;
+    let mut external_url_given = false;
     let root = doc.get_ref();
-    w.check_keys(
-        root,
-        "",
-        &[
-            "data_dir", "chat", "deptrack", "database", "limits", "events", "log",
-        ],
-    );
-    if let Some(v) = w.string(root, "", "data_dir") {
-        if v.is_empty() {
-            w.problem(root, "data_dir", "data_dir must not be empty");
+    let sections = keys::sections();
+    for section in &sections {
+        let table = if section.is_empty() {
+            let mut known: Vec<&str> = keys::of("").map(|k| k.name).collect();
+            known.extend(sections.iter().filter(|s| !s.is_empty()));
+            w.check_keys(root, "", &known);
+            root
         } else {
-            cfg.data_dir = PathBuf::from(v);
-        }
-    }
-    if let Some(chat) = w.table(root, "chat") {
-        w.check_keys(
-            chat,
-            "chat",
-            &[
-                "listen",
-                "external_url",
-                "realm_name",
-                "development",
-                "allow_remote_development",
-                "email_address_visibility",
-            ],
-        );
-        if let Some(addr) = w.socket_addr(chat, "chat", "listen") {
-            cfg.chat.listen = addr;
-        }
-        if let Some(url) = w.string(chat, "chat", "external_url") {
-            if url.starts_with("http://") || url.starts_with("https://") {
-                external_url = Some(url.trim_end_matches('/').to_string());
-            } else {
-                w.problem(
-                    chat,
-                    "external_url",
-                    "chat.external_url must start with http:// or https://",
-                );
-            }
-        }
-        if let Some(name) = w.string(chat, "chat", "realm_name") {
-            if name.trim().is_empty() || name.chars().count() > 40 {
-                w.problem(
-                    chat,
-                    "realm_name",
-                    "chat.realm_name must have 1 to 40 characters",
-                );
-            } else {
-                cfg.chat.realm_name = name;
-            }
-        }
-        if let Some(b) = w.boolean(chat, "chat", "development") {
-            cfg.chat.development = b;
-        }
-        if let Some(b) = w.boolean(chat, "chat", "allow_remote_development") {
-            cfg.chat.allow_remote_development = b;
-        }
-        if let Some(v) = w.string(chat, "chat", "email_address_visibility") {
-            match EmailVisibility::from_name(&v) {
-                Some(v) => cfg.chat.email_address_visibility = v,
-                None => w.problem(
-                    chat,
-                    "email_address_visibility",
-                    "chat.email_address_visibility must be one of everyone, members, admins, nobody, moderators",
-                ),
-            }
-        }
-    }
-    cfg.chat.external_url = external_url.unwrap_or_else(|| format!("http://{}", cfg.chat.listen));
-    if let Some(dt) = w.table(root, "deptrack") {
-        w.check_keys(
-            dt,
-            "deptrack",
-            &["enabled", "listen", "acl_enabled", "badges_unauthenticated"],
-        );
-        if let Some(b) = w.boolean(dt, "deptrack", "enabled") {
-            cfg.deptrack.enabled = b;
-        }
-        if let Some(addr) = w.socket_addr(dt, "deptrack", "listen") {
-            cfg.deptrack.listen = addr;
-        }
-        if let Some(b) = w.boolean(dt, "deptrack", "acl_enabled") {
-            cfg.deptrack.acl_enabled = b;
-        }
-        if let Some(b) = w.boolean(dt, "deptrack", "badges_unauthenticated") {
-            cfg.deptrack.badges_unauthenticated = b;
-        }
-    }
-    if let Some(db) = w.table(root, "database") {
-        w.check_keys(db, "database", &["synchronous", "read_threads"]);
-        if let Some(s) = w.string(db, "database", "synchronous") {
-            match s.as_str() {
-                "full" => cfg.database.synchronous = Synchronous::Full,
-                "normal" => cfg.database.synchronous = Synchronous::Normal,
-                _ => w.problem(
-                    db,
-                    "synchronous",
-                    "database.synchronous must be \"full\" or \"normal\"",
-                ),
-            }
-        }
-        if let Some(n) = w.integer(db, "database", "read_threads") {
-            if (1..=64).contains(&n) {
-                cfg.database.read_threads = n as usize;
-            } else {
-                w.problem(
-                    db,
-                    "read_threads",
-                    "database.read_threads must be between 1 and 64",
-                );
-            }
-        }
-    }
-    if let Some(limits) = w.table(root, "limits") {
-        let keys = [
-            "max_body_bytes",
-            "max_upload_bytes",
-            "max_params",
-            "header_timeout_secs",
-            "body_timeout_secs",
-            "max_connections",
-            "max_concurrent_uploads",
-            "user_requests_per_minute",
-            "ip_requests_per_minute",
-            "rate_limit_exempt_bots",
-            "rate_limit_exempt_addresses",
-            "max_queues_per_user",
-            "max_parked_polls_per_user",
-            "max_flag_message_ids",
-        ];
-        w.check_keys(limits, "limits", &keys);
-        let mut bounded = |key: &str, min: i64, max: i64| -> Option<i64> {
-            let n = w.integer(limits, "limits", key)?;
-            if (min..=max).contains(&n) {
-                Some(n)
-            } else {
-                w.problem(
-                    limits,
-                    key,
-                    &format!("limits.{key} must be between {min} and {max}"),
-                );
-                None
-            }
-        };
-        let l = &mut cfg.limits;
-        if let Some(n) = bounded("max_body_bytes", 1024, 1 << 32) {
-            l.max_body_bytes = n as usize;
-        }
-        if let Some(n) = bounded("max_upload_bytes", 1024, 1 << 36) {
-            l.max_upload_bytes = n as usize;
-        }
-        if let Some(n) = bounded("max_params", 1, 100_000) {
-            l.max_params = n as usize;
-        }
-        if let Some(n) = bounded("header_timeout_secs", 1, 3600) {
-            l.header_timeout = std::time::Duration::from_secs(n as u64);
-        }
-        if let Some(n) = bounded("body_timeout_secs", 1, 86_400) {
-            l.body_timeout = std::time::Duration::from_secs(n as u64);
-        }
-        if let Some(n) = bounded("max_connections", 16, 10_000_000) {
-            l.max_connections = n as usize;
-        }
-        if let Some(n) = bounded("max_concurrent_uploads", 1, 1024) {
-            l.max_concurrent_uploads = n as usize;
-        }
-        if let Some(n) = bounded("user_requests_per_minute", 0, 1_000_000) {
-            l.user_requests_per_minute = n as u32;
-        }
-        if let Some(n) = bounded("ip_requests_per_minute", 0, 1_000_000) {
-            l.ip_requests_per_minute = n as u32;
-        }
-        if let Some(n) = bounded("max_queues_per_user", 1, 10_000) {
-            l.max_queues_per_user = n as usize;
-        }
-        if let Some(n) = bounded("max_parked_polls_per_user", 1, 10_000) {
-            l.max_parked_polls_per_user = n as usize;
-        }
-        if let Some(n) = bounded("max_flag_message_ids", 1, 100_000) {
-            l.max_flag_message_ids = n as usize;
-        }
-        if let Some(b) = w.boolean(limits, "limits", "rate_limit_exempt_bots") {
-            cfg.limits.rate_limit_exempt_bots = b;
-        }
-        if let Some(list) = w.address_list(limits, "limits", "rate_limit_exempt_addresses") {
-            cfg.limits.rate_limit_exempt_addresses = list;
-        }
-    }
-    if let Some(ev) = w.table(root, "events") {
-        let keys = [
-            "queue_timeout_secs",
-            "gc_interval_secs",
-            "heartbeat_secs",
-            "heartbeat_jitter_secs",
-            "max_queue_events",
-        ];
-        w.check_keys(ev, "events", &keys);
-        let secs =
-            |w: &mut Walker<'_>, key: &str, min: i64, max: i64| -> Option<std::time::Duration> {
-                let n = w.integer(ev, "events", key)?;
-                if (min..=max).contains(&n) {
-                    Some(std::time::Duration::from_secs(n as u64))
-                } else {
-                    w.problem(
-                        ev,
-                        key,
-                        &format!("events.{key} must be between {min} and {max}"),
-                    );
-                    None
-                }
+            let Some(table) = w.table(root, section) else {
+                continue;
             };
-        if let Some(d) = secs(&mut w, "queue_timeout_secs", 1, 7 * 24 * 3600) {
-            cfg.events.queue_timeout = d;
-        }
-        if let Some(d) = secs(&mut w, "gc_interval_secs", 1, 3600) {
-            cfg.events.gc_interval = d;
-        }
-        if let Some(d) = secs(&mut w, "heartbeat_secs", 1, 3600) {
-            cfg.events.heartbeat = d;
-        }
-        if let Some(d) = secs(&mut w, "heartbeat_jitter_secs", 0, 3600) {
-            cfg.events.heartbeat_jitter = d;
-        }
-        if let Some(n) = w.integer(ev, "events", "max_queue_events") {
-            if (1..=10_000_000).contains(&n) {
-                cfg.events.max_queue_events = n as usize;
-            } else {
-                w.problem(
-                    ev,
-                    "max_queue_events",
-                    "events.max_queue_events must be between 1 and 10000000",
-                );
+            let known: Vec<&str> = keys::of(section).map(|k| k.name).collect();
+            w.check_keys(table, section, &known);
+            table
+        };
+        for k in keys::of(section) {
+            if w.apply(table, k, &mut cfg) && section == &"chat" && k.name == "external_url" {
+                external_url_given = true;
             }
         }
     }
-    if let Some(log) = w.table(root, "log") {
-        w.check_keys(log, "log", &["level", "format"]);
-        if let Some(level) = w.string(log, "log", "level") {
-            if tracing_subscriber::EnvFilter::try_new(&level).is_ok() && !level.is_empty() {
-                cfg.log.level = level;
-            } else {
-                w.problem(
-                    log,
-                    "level",
-                    "log.level is not a valid filter (try \"info\" or \"outpost=debug,info\")",
-                );
-            }
-        }
-        if let Some(f) = w.string(log, "log", "format") {
-            match f.as_str() {
-                "text" => cfg.log.format = LogFormat::Text,
-                "json" => cfg.log.format = LogFormat::Json,
-                _ => w.problem(log, "format", "log.format must be \"text\" or \"json\""),
-            }
-        }
-    }
+    derive(&mut cfg, external_url_given);
     if w.problems.is_empty() {
         Ok(cfg)
     } else {
@@ -553,101 +304,49 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
     }
 }
 
+/// The first lines of `config.example.toml`.
+const EXAMPLE_HEADER: &str = "\
+# Outpost configuration. Every key is shown with its built-in default; delete what you do not
+# change. Run `outpost check-config --config FILE` to validate a file and see the effective values.
+";
+
+/// What `config.example.toml` holds: every key with its comment and default.
+pub fn example_toml() -> String {
+    Config::default().render(true)
+}
+
 impl Config {
-    /// The effective configuration as TOML, with secrets redacted. Outpost has no secret keys in
-    /// its config today; any added later must be printed as `"***"` here.
+    /// The effective configuration as TOML, with secret keys printed as `"***"`.
     pub fn to_redacted_toml(&self) -> String {
+        self.render(false)
+    }
+
+    /// Every key in catalogue order; with `docs`, the example file (comments, real values),
+    /// otherwise the redacted dump.
+    fn render(&self, docs: bool) -> String {
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "data_dir = {}",
-            quote(&self.data_dir.display().to_string())
-        );
-        let _ = writeln!(s, "\n[chat]");
-        let _ = writeln!(s, "listen = {}", quote(&self.chat.listen.to_string()));
-        let _ = writeln!(s, "external_url = {}", quote(&self.chat.external_url));
-        let _ = writeln!(s, "realm_name = {}", quote(&self.chat.realm_name));
-        let _ = writeln!(s, "development = {}", self.chat.development);
-        let _ = writeln!(
-            s,
-            "allow_remote_development = {}",
-            self.chat.allow_remote_development
-        );
-        let _ = writeln!(
-            s,
-            "email_address_visibility = {}",
-            quote(self.chat.email_address_visibility.name())
-        );
-        let _ = writeln!(s, "\n[deptrack]");
-        let _ = writeln!(s, "enabled = {}", self.deptrack.enabled);
-        let _ = writeln!(s, "listen = {}", quote(&self.deptrack.listen.to_string()));
-        let _ = writeln!(s, "acl_enabled = {}", self.deptrack.acl_enabled);
-        let _ = writeln!(
-            s,
-            "badges_unauthenticated = {}",
-            self.deptrack.badges_unauthenticated
-        );
-        let _ = writeln!(s, "\n[database]");
-        let sync = match self.database.synchronous {
-            Synchronous::Full => "full",
-            Synchronous::Normal => "normal",
-        };
-        let _ = writeln!(s, "synchronous = {}", quote(sync));
-        let _ = writeln!(s, "read_threads = {}", self.database.read_threads);
-        let _ = writeln!(s, "\n[limits]");
-        let l = &self.limits;
-        let _ = writeln!(s, "max_body_bytes = {}", l.max_body_bytes);
-        let _ = writeln!(s, "max_upload_bytes = {}", l.max_upload_bytes);
-        let _ = writeln!(s, "max_params = {}", l.max_params);
-        let _ = writeln!(s, "header_timeout_secs = {}", l.header_timeout.as_secs());
-        let _ = writeln!(s, "body_timeout_secs = {}", l.body_timeout.as_secs());
-        let _ = writeln!(s, "max_connections = {}", l.max_connections);
-        let _ = writeln!(s, "max_concurrent_uploads = {}", l.max_concurrent_uploads);
-        let _ = writeln!(
-            s,
-            "user_requests_per_minute = {}",
-            l.user_requests_per_minute
-        );
-        let _ = writeln!(s, "ip_requests_per_minute = {}", l.ip_requests_per_minute);
-        let _ = writeln!(s, "rate_limit_exempt_bots = {}", l.rate_limit_exempt_bots);
-        let exempt: Vec<String> = l
-            .rate_limit_exempt_addresses
-            .iter()
-            .map(|a| quote(&a.to_string()))
-            .collect();
-        let _ = writeln!(s, "rate_limit_exempt_addresses = [{}]", exempt.join(", "));
-        let _ = writeln!(s, "max_queues_per_user = {}", l.max_queues_per_user);
-        let _ = writeln!(
-            s,
-            "max_parked_polls_per_user = {}",
-            l.max_parked_polls_per_user
-        );
-        let _ = writeln!(s, "max_flag_message_ids = {}", l.max_flag_message_ids);
-        let _ = writeln!(s, "\n[events]");
-        let _ = writeln!(
-            s,
-            "queue_timeout_secs = {}",
-            self.events.queue_timeout.as_secs()
-        );
-        let _ = writeln!(
-            s,
-            "gc_interval_secs = {}",
-            self.events.gc_interval.as_secs()
-        );
-        let _ = writeln!(s, "heartbeat_secs = {}", self.events.heartbeat.as_secs());
-        let _ = writeln!(
-            s,
-            "heartbeat_jitter_secs = {}",
-            self.events.heartbeat_jitter.as_secs()
-        );
-        let _ = writeln!(s, "max_queue_events = {}", self.events.max_queue_events);
-        let _ = writeln!(s, "\n[log]");
-        let _ = writeln!(s, "level = {}", quote(&self.log.level));
-        let format = match self.log.format {
-            LogFormat::Text => "text",
-            LogFormat::Json => "json",
-        };
-        let _ = writeln!(s, "format = {}", quote(format));
+        if docs {
+            s.push_str(EXAMPLE_HEADER);
+            s.push('\n');
+        }
+        for section in keys::sections() {
+            if !section.is_empty() {
+                let _ = writeln!(s, "\n[{section}]");
+            }
+            for k in keys::of(section) {
+                if docs {
+                    for line in k.doc.lines() {
+                        let _ = writeln!(s, "# {}", line.trim_start());
+                    }
+                }
+                let value = if k.secret && !docs {
+                    quote("***")
+                } else {
+                    k.render(self)
+                };
+                let _ = writeln!(s, "{} = {value}", k.name);
+            }
+        }
         s
     }
 
@@ -681,6 +380,74 @@ struct Walker<'a> {
 type Table<'i> = DeTable<'i>;
 
 impl<'a> Walker<'a> {
+    /// Reads key `k` from `table` into `cfg` if present and valid, otherwise records the
+    /// problem; true when the value was taken.
+    fn apply(&mut self, table: &Table<'_>, k: &keys::Key, cfg: &mut Config) -> bool {
+        let (section, key) = (k.section, k.name);
+        let name = if section.is_empty() {
+            key.to_string()
+        } else {
+            format!("{section}.{key}")
+        };
+        match &k.kind {
+            Kind::Str {
+                check,
+                problem,
+                set,
+                ..
+            } => match self.string(table, section, key) {
+                Some(v) if check(&v) => {
+                    set(cfg, v);
+                    true
+                }
+                Some(_) => {
+                    self.problem(table, key, problem);
+                    false
+                }
+                None => false,
+            },
+            Kind::Bool { set, .. } => self
+                .boolean(table, section, key)
+                .map(|b| set(cfg, b))
+                .is_some(),
+            Kind::Int { min, max, set, .. } => match self.integer(table, section, key) {
+                Some(n) if (*min..=*max).contains(&n) => {
+                    set(cfg, n);
+                    true
+                }
+                Some(_) => {
+                    self.problem(
+                        table,
+                        key,
+                        &format!("{name} must be between {min} and {max}"),
+                    );
+                    false
+                }
+                None => false,
+            },
+            Kind::Choice { options, set, .. } => match self.string(table, section, key) {
+                Some(v) if set(cfg, &v) => true,
+                Some(_) => {
+                    let want = match options {
+                        [a, b] => format!("\"{a}\" or \"{b}\""),
+                        _ => format!("one of {}", options.join(", ")),
+                    };
+                    self.problem(table, key, &format!("{name} must be {want}"));
+                    false
+                }
+                None => false,
+            },
+            Kind::Addr { set, .. } => self
+                .socket_addr(table, section, key)
+                .map(|a| set(cfg, a))
+                .is_some(),
+            Kind::Ips { set, .. } => self
+                .address_list(table, section, key)
+                .map(|l| set(cfg, l))
+                .is_some(),
+        }
+    }
+
     fn problem(&mut self, table: &Table<'_>, key: &str, msg: &str) {
         let line = table
             .get_key_value(key)
@@ -862,6 +629,11 @@ mod tests {
         let cfg = parse("[chat]\nlisten = \"127.0.0.1:8000\"\n").unwrap();
         assert_eq!(cfg.chat.external_url, "http://127.0.0.1:8000");
         assert_eq!(cfg.realm_host(), "127.0.0.1");
+    }
+
+    #[test]
+    fn the_example_file_is_what_the_catalogue_renders() {
+        assert_eq!(example_toml(), include_str!("../config.example.toml"));
     }
 
     #[test]

@@ -33,10 +33,13 @@
 //! - [`app`]: `AppState` (config, database, caches, event hub) and server startup/shutdown.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
 //!   `deptrack create-team`, `backup`).
-//! - [`config`]: TOML → validated `Config`; every problem reported at once.
+//! - [`config`]: TOML → validated `Config`; every problem reported at once. Each key is one row
+//!   of the catalogue in `config::keys`, which drives defaults, parsing, the unknown-key check,
+//!   the redacted dump and `config.example.toml`.
 //! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool) and all
 //!   SQL, one submodule per area. **Invariant:** no other module opens a connection or writes
-//!   SQL, and `db` never sees HTTP types.
+//!   SQL, and `db` never sees HTTP types nor imports `domain`: it reads and writes `model`
+//!   records.
 //! - [`domain`]: the rules (permissions, invariants) shared by every entry point. **Invariant:**
 //!   no HTTP, no wire JSON. [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
 //!   logins, JWTs, `odt_` keys), portfolio and ACL, findings and analyses with their audit
@@ -51,8 +54,9 @@
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
-//!   containment), the open-files limit, HTTP types and a `multipart/form-data` reader shared
-//!   by both APIs; knows no API semantics.
+//!   containment), the open-files limit, HTTP types, path decoding and method/`Allow`
+//!   resolution for route tables (`http::route`) and a `multipart/form-data` reader shared by
+//!   both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
 //!   (one file per area: `users`, `channels`, `messages`, `topics`, `realtime`, `presence`,
 //!   `realm`, `server`), the initial state of `POST /register` (`register_state`), event delivery
@@ -61,8 +65,10 @@
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
 //!   that knows its JSON shapes) and `svg` (the badges, byte for byte).
-//! - [`model`], [`ids`]: plain domain records (among them the parsed `Narrow`, whose rules
-//!   live in `domain::messages::narrow` and whose SQL in `db::message_narrows`) and newtype ids.
+//! - [`model`], [`ids`]: plain records of both APIs (the chat API's, among them the parsed
+//!   `Narrow` whose rules live in `domain::messages::narrow` and whose SQL in
+//!   `db::message_narrows`; Dependency-Track's in `model::dtrack` with its permissions and
+//!   `PermSet`) and newtype ids.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
 //!   emoji) with realm lookups behind a trait; pure.
 //! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only

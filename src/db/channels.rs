@@ -8,7 +8,9 @@ use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
 use crate::ids::{ChannelId, GroupId, UserId};
-use crate::model::{Channel, ChannelSetting, GroupSetting, Subscription, TopicsPolicy};
+use crate::model::{
+    Channel, ChannelSetting, ChannelStats, GroupSetting, Subscription, TopicsPolicy,
+};
 
 /// The JSON text stored for a group setting.
 pub fn setting_to_text(g: &GroupSetting) -> String {
@@ -314,17 +316,6 @@ pub fn colors_of(c: &Connection, user: UserId) -> Result<Vec<String>> {
     let mut st = c.prepare_cached("SELECT color FROM subscriptions WHERE user_id = ?1")?;
     let rows = st.query_map([user.0], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// Activity figures shown with a channel.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ChannelStats {
-    pub subscriber_count: i64,
-    /// Average messages per week over the last four weeks; `None` for channels younger than a
-    /// week (Zulip's "new channel").
-    pub weekly_traffic: Option<i64>,
-    /// A message was sent in the last week.
-    pub recently_active: bool,
 }
 
 pub fn stats(c: &Connection, ch: &Channel, now: i64) -> Result<ChannelStats> {

@@ -4,9 +4,9 @@
 
 use rusqlite::{Connection, OptionalExtension as _, params};
 
-use crate::domain::dtrack::model::Component;
 use crate::error::Result;
 use crate::ids::{ComponentId, ProjectId};
+use crate::model::dtrack::Component;
 
 pub fn insert_upload(
     c: &Connection,

@@ -5,14 +5,15 @@
 
 use rusqlite::{Connection, OptionalExtension as _, Row, params};
 
-use crate::domain::dtrack::model::{
-    Analysis, AnalysisComment, Component, Finding, ProjectMetrics, ProjectRef, Vulnerability,
-};
+use crate::db::dtrack_portfolio::{ComponentCols, component_at};
 use crate::error::Result;
 use crate::ids::{AnalysisId, ComponentId, ProjectId, VulnerabilityId};
+use crate::model::dtrack::{Analysis, AnalysisComment, Finding, ProjectMetrics, Vulnerability};
 
 const VULN_COLS: &str = "v.id, v.uuid, v.vuln_id, v.source, v.severity, v.title, v.description,
     v.recommendation, v.cvss_v3_vector, v.created_ms, v.published_ms";
+/// How many columns [`VULN_COLS`] lists.
+const VULN_COLUMNS: usize = 11;
 
 fn vuln_row(r: &Row<'_>) -> rusqlite::Result<Vulnerability> {
     Ok(Vulnerability {
@@ -87,38 +88,27 @@ pub fn unassign(c: &Connection, comp: ComponentId, vuln: VulnerabilityId) -> Res
 /// component name, then vulnerability id).
 pub fn findings(c: &Connection, project: ProjectId, suppressed: bool) -> Result<Vec<Finding>> {
     let sql = format!(
-        "SELECT {VULN_COLS}, c.id, c.uuid, c.name, c.version, c.grp, c.purl, c.cpe,
-                p.uuid, p.name, p.version, cv.attributed_on_ms, a.state, coalesce(a.suppressed, 0)
+        "SELECT {VULN_COLS}, {}, cv.attributed_on_ms, a.state, coalesce(a.suppressed, 0)
          FROM dt_component_vulnerabilities cv
          JOIN dt_components c ON c.id = cv.component_id
          JOIN dt_projects p ON p.id = c.project_id
          JOIN dt_vulnerabilities v ON v.id = cv.vulnerability_id
          LEFT JOIN dt_analyses a ON a.component_id = c.id AND a.vulnerability_id = v.id
          WHERE c.project_id = ?1 AND (?2 OR coalesce(a.suppressed, 0) = 0)
-         ORDER BY c.name, c.version, v.vuln_id, c.id"
+         ORDER BY c.name, c.version, v.vuln_id, c.id",
+        ComponentCols::Full.select("c", "p")
     );
+    // The vulnerability's columns, the component's, then the finding's own.
+    let at = VULN_COLUMNS;
+    let own = at + ComponentCols::Full.count();
     let mut st = c.prepare_cached(&sql)?;
     let rows = st.query_map(params![project.0, suppressed], |r| {
         Ok(Finding {
             vulnerability: vuln_row(r)?,
-            component: Component {
-                id: r.get(11)?,
-                uuid: r.get(12)?,
-                name: r.get(13)?,
-                version: r.get(14)?,
-                group: r.get(15)?,
-                purl: r.get(16)?,
-                cpe: r.get(17)?,
-                project: Some(ProjectRef {
-                    uuid: r.get(18)?,
-                    name: r.get(19)?,
-                    version: r.get(20)?,
-                }),
-                ..Component::default()
-            },
-            attributed_on_ms: r.get(21)?,
-            state: r.get(22)?,
-            suppressed: r.get(23)?,
+            component: component_at(r, at, ComponentCols::Full)?,
+            attributed_on_ms: r.get(own)?,
+            state: r.get(own + 1)?,
+            suppressed: r.get(own + 2)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

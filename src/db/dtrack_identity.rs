@@ -4,10 +4,10 @@
 
 use rusqlite::{Connection, OptionalExtension as _, params};
 
-use crate::domain::dtrack::model::{ApiKey, Team, User};
-use crate::domain::dtrack::permissions::{PermSet, Permission};
 use crate::error::Result;
 use crate::ids::{ApiKeyId, DtUserId, TeamId};
+use crate::model::dtrack::permissions::{PermSet, Permission};
+use crate::model::dtrack::{ApiKey, Team, User};
 
 pub fn count_users(c: &Connection) -> Result<i64> {
     Ok(c.query_row("SELECT count(*) FROM dt_users", [], |r| r.get(0))?)

@@ -4,12 +4,12 @@
 
 use rusqlite::{Connection, OptionalExtension as _, Row, params};
 
-use crate::domain::dtrack::model::{
-    AnalysisComment, Component, Policy, PolicyCondition, PolicyViolation, ProjectRef,
-    ViolationAnalysis,
-};
+use crate::db::dtrack_portfolio::{ComponentCols, component_at};
 use crate::error::Result;
 use crate::ids::ProjectId;
+use crate::model::dtrack::{
+    AnalysisComment, Component, Policy, PolicyCondition, PolicyViolation, ViolationAnalysis,
+};
 
 fn policy_row(r: &Row<'_>) -> rusqlite::Result<Policy> {
     Ok(Policy {
@@ -250,16 +250,23 @@ fn violation_analysis(c: &Connection, violation: i64) -> Result<Option<(i64, Vio
     Ok(Some((id, a)))
 }
 
-const VIOLATION_SQL: &str = "SELECT v.id, v.uuid, v.type, v.timestamp_ms,
+/// The policy violations query up to its `WHERE`: the violation's columns, its condition's,
+/// its policy's, then the component's (read by [`component_at`]).
+fn violation_sql() -> String {
+    format!(
+        "SELECT v.id, v.uuid, v.type, v.timestamp_ms,
         pc.id, pc.uuid, pc.subject, pc.operator, pc.value,
         p.id, p.uuid, p.name, p.operator, p.violation_state, p.include_children,
         p.only_latest_project_version,
-        c.id, c.uuid, c.name, c.version, c.grp, c.purl, pr.uuid, pr.name, pr.version
+        {}
     FROM dt_policy_violations v
     JOIN dt_policy_conditions pc ON pc.id = v.condition_id
     JOIN dt_policies p ON p.id = pc.policy_id
     JOIN dt_components c ON c.id = v.component_id
-    JOIN dt_projects pr ON pr.id = v.project_id";
+    JOIN dt_projects pr ON pr.id = v.project_id",
+        ComponentCols::Brief.select("c", "pr")
+    )
+}
 
 fn violation_row(r: &Row<'_>) -> rusqlite::Result<PolicyViolation> {
     Ok(PolicyViolation {
@@ -284,20 +291,7 @@ fn violation_row(r: &Row<'_>) -> rusqlite::Result<PolicyViolation> {
             only_latest_project_version: r.get(15)?,
             conditions: Vec::new(),
         },
-        component: Component {
-            id: r.get(16)?,
-            uuid: r.get(17)?,
-            name: r.get(18)?,
-            version: r.get(19)?,
-            group: r.get(20)?,
-            purl: r.get(21)?,
-            project: Some(ProjectRef {
-                uuid: r.get(22)?,
-                name: r.get(23)?,
-                version: r.get(24)?,
-            }),
-            ..Component::default()
-        },
+        component: component_at(r, 16, ComponentCols::Brief)?,
         analysis: None,
     })
 }
@@ -317,8 +311,10 @@ pub fn violations(
         params![project.0, suppressed],
         |r| r.get(0),
     )?;
-    let sql =
-        format!("{VIOLATION_SQL} WHERE {filter} ORDER BY v.timestamp_ms, v.id LIMIT ?3 OFFSET ?4");
+    let sql = format!(
+        "{} WHERE {filter} ORDER BY v.timestamp_ms, v.id LIMIT ?3 OFFSET ?4",
+        violation_sql()
+    );
     let mut st = c.prepare_cached(&sql)?;
     let rows = st.query_map(
         params![project.0, suppressed, limit.unwrap_or(-1), offset.max(0)],
@@ -333,7 +329,7 @@ pub fn violations(
 
 /// A violation by uuid with its component id.
 pub fn violation_by_uuid(c: &Connection, uuid: &str) -> Result<Option<PolicyViolation>> {
-    let sql = format!("{VIOLATION_SQL} WHERE v.uuid = ?1");
+    let sql = format!("{} WHERE v.uuid = ?1", violation_sql());
     Ok(c.prepare_cached(&sql)?
         .query_row([uuid], violation_row)
         .optional()?)

@@ -5,9 +5,9 @@
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension as _, Row, params, params_from_iter};
 
-use crate::domain::dtrack::model::{Component, Project, ProjectFields, ProjectRef};
 use crate::error::Result;
 use crate::ids::{ComponentId, ProjectId, TeamId};
+use crate::model::dtrack::{Component, Project, ProjectFields, ProjectRef};
 
 const PROJECT_COLS: &str = "p.id, p.uuid, p.name, p.version, p.grp, p.description, p.publisher,
     p.classifier, p.cpe, p.purl, p.swid_tag_id, p.active, p.is_latest, p.collection_logic,
@@ -335,34 +335,92 @@ pub fn projects(c: &Connection, q: &ProjectQuery) -> Result<(Vec<Project>, i64)>
     Ok((out, total))
 }
 
-const COMPONENT_COLS: &str = "c.id, c.uuid, c.name, c.version, c.grp, c.purl, c.cpe,
-    c.swid_tag_id, c.classifier, c.description, c.license, c.md5, c.sha1, c.sha256, c.sha512,
-    c.is_internal, p.uuid, p.name, p.version";
+/// How much of a component a query reads: everything, or the identity a policy violation
+/// shows (through the purl). Either way the component's project (uuid, name, version) follows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ComponentCols {
+    Full,
+    Brief,
+}
+
+const COMPONENT_IDENTITY: &[&str] = &["id", "uuid", "name", "version", "grp", "purl"];
+const COMPONENT_DETAILS: &[&str] = &[
+    "cpe",
+    "swid_tag_id",
+    "classifier",
+    "description",
+    "license",
+    "md5",
+    "sha1",
+    "sha256",
+    "sha512",
+    "is_internal",
+];
+
+impl ComponentCols {
+    /// The select list, `c` naming the components' table and `p` their projects'; read it
+    /// back with [`component_at`].
+    pub fn select(self, c: &str, p: &str) -> String {
+        let details = match self {
+            ComponentCols::Full => COMPONENT_DETAILS,
+            ComponentCols::Brief => &[],
+        };
+        let mut cols: Vec<String> = COMPONENT_IDENTITY
+            .iter()
+            .chain(details)
+            .map(|col| format!("{c}.{col}"))
+            .collect();
+        cols.extend(["uuid", "name", "version"].map(|col| format!("{p}.{col}")));
+        cols.join(", ")
+    }
+
+    /// How many columns [`ComponentCols::select`] lists.
+    pub fn count(self) -> usize {
+        match self {
+            ComponentCols::Full => COMPONENT_IDENTITY.len() + COMPONENT_DETAILS.len() + 3,
+            ComponentCols::Brief => COMPONENT_IDENTITY.len() + 3,
+        }
+    }
+}
+
+/// THE component mapper: the columns of [`ComponentCols::select`] starting at column `at`.
+pub fn component_at(r: &Row<'_>, at: usize, cols: ComponentCols) -> rusqlite::Result<Component> {
+    let mut i = at;
+    let mut next = || {
+        i += 1;
+        i - 1
+    };
+    let mut comp = Component {
+        id: r.get(next())?,
+        uuid: r.get(next())?,
+        name: r.get(next())?,
+        version: r.get(next())?,
+        group: r.get(next())?,
+        purl: r.get(next())?,
+        ..Component::default()
+    };
+    if cols == ComponentCols::Full {
+        comp.cpe = r.get(next())?;
+        comp.swid_tag_id = r.get(next())?;
+        comp.classifier = r.get(next())?;
+        comp.description = r.get(next())?;
+        comp.license = r.get(next())?;
+        comp.md5 = r.get(next())?;
+        comp.sha1 = r.get(next())?;
+        comp.sha256 = r.get(next())?;
+        comp.sha512 = r.get(next())?;
+        comp.is_internal = r.get(next())?;
+    }
+    comp.project = Some(ProjectRef {
+        uuid: r.get(next())?,
+        name: r.get(next())?,
+        version: r.get(next())?,
+    });
+    Ok(comp)
+}
 
 fn component_row(r: &Row<'_>) -> rusqlite::Result<Component> {
-    Ok(Component {
-        id: r.get(0)?,
-        uuid: r.get(1)?,
-        name: r.get(2)?,
-        version: r.get(3)?,
-        group: r.get(4)?,
-        purl: r.get(5)?,
-        cpe: r.get(6)?,
-        swid_tag_id: r.get(7)?,
-        classifier: r.get(8)?,
-        description: r.get(9)?,
-        license: r.get(10)?,
-        md5: r.get(11)?,
-        sha1: r.get(12)?,
-        sha256: r.get(13)?,
-        sha512: r.get(14)?,
-        is_internal: r.get(15)?,
-        project: Some(ProjectRef {
-            uuid: r.get(16)?,
-            name: r.get(17)?,
-            version: r.get(18)?,
-        }),
-    })
+    component_at(r, 0, ComponentCols::Full)
 }
 
 pub fn insert_component(c: &Connection, project: ProjectId, f: &Component) -> Result<ComponentId> {
@@ -427,11 +485,17 @@ pub fn delete_component(c: &Connection, id: ComponentId) -> Result<()> {
 /// A component and the id of its project.
 pub fn component_by_uuid(c: &Connection, uuid: &str) -> Result<Option<(Component, ProjectId)>> {
     let sql = format!(
-        "SELECT {COMPONENT_COLS}, p.id FROM dt_components c JOIN dt_projects p ON p.id = c.project_id
-         WHERE c.uuid = ?1"
+        "SELECT {}, p.id FROM dt_components c JOIN dt_projects p ON p.id = c.project_id
+         WHERE c.uuid = ?1",
+        ComponentCols::Full.select("c", "p")
     );
     Ok(c.prepare_cached(&sql)?
-        .query_row([uuid], |r| Ok((component_row(r)?, ProjectId(r.get(19)?))))
+        .query_row([uuid], |r| {
+            Ok((
+                component_row(r)?,
+                ProjectId(r.get(ComponentCols::Full.count())?),
+            ))
+        })
         .optional()?)
 }
 
@@ -448,8 +512,9 @@ pub fn components(
         |r| r.get(0),
     )?;
     let sql = format!(
-        "SELECT {COMPONENT_COLS} FROM dt_components c JOIN dt_projects p ON p.id = c.project_id
-         WHERE c.project_id = ?1 ORDER BY c.name, c.version, c.id LIMIT ?2 OFFSET ?3"
+        "SELECT {} FROM dt_components c JOIN dt_projects p ON p.id = c.project_id
+         WHERE c.project_id = ?1 ORDER BY c.name, c.version, c.id LIMIT ?2 OFFSET ?3",
+        ComponentCols::Full.select("c", "p")
     );
     let mut st = c.prepare_cached(&sql)?;
     let rows = st.query_map(
@@ -495,4 +560,26 @@ pub fn versions(c: &Connection, name: &str) -> Result<Vec<(String, Option<String
     )?;
     let rows = st.query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn component_select_lists_what_the_mapper_reads() {
+        assert_eq!(
+            ComponentCols::Full.select("c", "p"),
+            "c.id, c.uuid, c.name, c.version, c.grp, c.purl, c.cpe, c.swid_tag_id, \
+             c.classifier, c.description, c.license, c.md5, c.sha1, c.sha256, c.sha512, \
+             c.is_internal, p.uuid, p.name, p.version"
+        );
+        assert_eq!(
+            ComponentCols::Brief.select("c", "pr"),
+            "c.id, c.uuid, c.name, c.version, c.grp, c.purl, pr.uuid, pr.name, pr.version"
+        );
+        for cols in [ComponentCols::Full, ComponentCols::Brief] {
+            assert_eq!(cols.select("c", "p").split(", ").count(), cols.count());
+        }
+    }
 }

@@ -7,9 +7,9 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use crate::config::EmailVisibility;
 use crate::error::Result;
 use crate::ids::UserId;
+use crate::model::EmailVisibility;
 use crate::model::{Role, Secret, User, UserStatus};
 
 const COLUMNS: &str = "id, email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, \

@@ -620,7 +620,7 @@ pub struct Listed {
     pub access: Access,
     pub subscription: Option<Subscription>,
     pub subscribers: Option<Vec<UserId>>,
-    pub stats: db::ChannelStats,
+    pub stats: crate::model::ChannelStats,
 }
 
 fn listed(

@@ -168,7 +168,7 @@ mod tests {
             date_joined: 0,
             avatar_source: "G".into(),
             avatar_version: 1,
-            email_visibility: crate::config::EmailVisibility::Everyone,
+            email_visibility: crate::model::EmailVisibility::Everyone,
             can_create_users: false,
             can_change_user_emails: false,
             presence_enabled: true,

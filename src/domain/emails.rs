@@ -9,10 +9,10 @@
 
 use rusqlite::Connection;
 
-use crate::config::EmailVisibility;
 use crate::db::users as users_db;
 use crate::error::Result;
 use crate::ids::UserId;
+use crate::model::EmailVisibility;
 use crate::model::{Role, User};
 
 /// Whether `viewer` may see `target`'s real email address.

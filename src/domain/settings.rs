@@ -15,13 +15,8 @@ use crate::password;
 
 use super::users::{check_full_name, check_password_strength, rename};
 
-/// A setting's value.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SettingValue {
-    Bool(bool),
-    Int(i64),
-    Str(String),
-}
+// Re-exported so the chat modules that name it here (events, delivery, register) stay as they are.
+pub use crate::model::SettingValue;
 
 /// Which deprecated event a change is also announced with, for clients without the
 /// `user_settings_object` capability.

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use crate::app::AppState;
 use crate::domain::dtrack::identity;
-use crate::domain::dtrack::model::Principal;
 use crate::error::{Error, Result};
+use crate::model::dtrack::Principal;
 use hyper::http::request::Parts;
 
 use super::params::Query;

@@ -10,11 +10,11 @@ use hyper::StatusCode;
 
 use crate::app::AppState;
 use crate::domain::dtrack::metrics::{self as domain, BadgeTarget};
-use crate::domain::dtrack::model::Principal;
-use crate::domain::dtrack::permissions::Permission;
 use crate::domain::dtrack::portfolio::PROJECT_FORBIDDEN;
 use crate::error::Error;
 use crate::http::{self, Request};
+use crate::model::dtrack::Principal;
+use crate::model::dtrack::permissions::Permission;
 
 use super::auth;
 use super::params::{Query, valid_uuids};

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 
 use crate::app::AppState;
 use crate::domain::dtrack::bom::{self as domain, Refusal, Target};
-use crate::domain::dtrack::model::Principal;
 use crate::http::{self, Request, multipart};
+use crate::model::dtrack::Principal;
 
 use super::params::{is_uuid, json_body, printable, trimmed, valid_uuids};
 use super::respond::{Fail, Out, Violation, json};

@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::domain::dtrack::findings::{self as domain, AnalysisChange};
-use crate::domain::dtrack::model::{Principal, Vulnerability};
 use crate::error::Error;
 use crate::http;
+use crate::model::dtrack::{Principal, Vulnerability};
 
 use super::params::{
     Query, check_name, check_printable, is_uuid, json_body, printable, trimmed, valid_uuids,

@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::domain::dtrack::identity as domain;
-use crate::domain::dtrack::model::Principal;
-use crate::domain::dtrack::permissions::PermSet;
 use crate::http;
+use crate::model::dtrack::Principal;
+use crate::model::dtrack::permissions::PermSet;
 
 use super::params::{Query, check_name, json_body, valid_uuids};
 use super::respond::{Out, json, json_list};

@@ -1,7 +1,8 @@
 //! The Dependency-Track API (part of OWASP Dependency-Track 4.14's REST API under `/api`) on
 //! its own listener: route table, authentication, dispatch.
 //!
-//! [`route`] is the one table of every endpoint with the permission it needs; handlers live in
+//! [`route`] is the one table from paths to endpoints; `endpoints!` gives each endpoint one
+//! row (permission, consumed and produced media types, handler); handlers live in
 //! one file per area and stay thin (parse, call a domain function in
 //! `domain::dtrack`, render with [`wire`]). Shares nothing of its wire format or auth with the
 //! chat API. Must not contain SQL.
@@ -23,78 +24,20 @@ use std::borrow::Cow;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use hyper::header::HeaderValue;
 use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
 use crate::app::AppState;
-use crate::domain::dtrack::model::{Principal, PrincipalKind};
-use crate::domain::dtrack::permissions::Permission;
 use crate::error::{Error, ErrorKind};
 use crate::http::rate_limit::{self, Limited, RateKey, RateState};
+use crate::http::route::ListOptions;
 use crate::http::server::{Admission, Api, BoxFuture};
 use crate::http::{self, Request, Response};
+use crate::model::dtrack::permissions::Permission;
+use crate::model::dtrack::{Principal, PrincipalKind};
 
 use params::Query;
 use respond::{Out, decorate, fail_response};
-
-/// Every Dependency-Track endpoint, with its raw path parameters.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Endpoint {
-    Version,
-    Login,
-    ForceChangePassword,
-    GetTeams,
-    CreateTeam,
-    UpdateTeam,
-    DeleteTeam,
-    GetTeam(String),
-    TeamSelf,
-    CreateKey(String),
-    DeleteKey(String),
-    GetPermissions,
-    GrantTeamPermission(String, String),
-    RevokeTeamPermission(String, String),
-    GetProjects,
-    CreateProject,
-    UpdateProject,
-    LookupProject,
-    GetProject(String),
-    DeleteProject(String),
-    GetComponents(String),
-    CreateComponent(String),
-    UpdateComponent,
-    GetComponent(String),
-    DeleteComponent(String),
-    CreateVulnerability,
-    GetVulnerability(String),
-    AssignVulnerability(String, String),
-    UnassignVulnerability(String, String),
-    GetFindings(String),
-    AddMapping,
-    DeleteMapping(String, String),
-    GetTeamProjects(String),
-    GetAnalysis,
-    UpdateAnalysis,
-    BadgeByUuid(String),
-    BadgeByName(String, String),
-    RefreshMetrics(String),
-    CurrentMetrics(String),
-    GetPolicies,
-    CreatePolicy,
-    UpdatePolicy,
-    GetPolicy(String),
-    DeletePolicy(String),
-    AddCondition(String),
-    UpdateCondition,
-    DeleteCondition(String),
-    ProjectViolations(String),
-    AnalyzeViolation,
-    PutBom,
-    PostBom,
-    TokenStatus(String),
-    BomTokenStatus(String),
-}
 
 /// Who may call an endpoint.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,95 +52,176 @@ pub enum Access {
     Badge,
 }
 
-impl Endpoint {
-    pub fn access(&self) -> Access {
-        use Endpoint as E;
-        use Permission as P;
-        match self {
-            E::Version | E::Login | E::ForceChangePassword => Access::Public,
-            E::TeamSelf => Access::Authenticated,
-            E::GetTeams
-            | E::CreateTeam
-            | E::UpdateTeam
-            | E::DeleteTeam
-            | E::GetTeam(_)
-            | E::CreateKey(_)
-            | E::DeleteKey(_)
-            | E::GetPermissions
-            | E::GrantTeamPermission(..)
-            | E::RevokeTeamPermission(..)
-            | E::AddMapping
-            | E::DeleteMapping(..)
-            | E::GetTeamProjects(_) => Access::Needs(P::AccessManagement),
-            E::GetProjects
-            | E::LookupProject
-            | E::GetProject(_)
-            | E::GetComponents(_)
-            | E::GetComponent(_)
-            | E::CurrentMetrics(_) => Access::Needs(P::ViewPortfolio),
-            E::CreateProject
-            | E::UpdateProject
-            | E::DeleteProject(_)
-            | E::CreateComponent(_)
-            | E::UpdateComponent
-            | E::DeleteComponent(_)
-            | E::AssignVulnerability(..)
-            | E::UnassignVulnerability(..)
-            | E::RefreshMetrics(_) => Access::Needs(P::PortfolioManagement),
-            E::CreateVulnerability => Access::Needs(P::VulnerabilityManagement),
-            E::GetVulnerability(_) | E::GetFindings(_) | E::GetAnalysis => {
-                Access::Needs(P::ViewVulnerability)
+const JSON: &str = "application/json";
+const FORM: &str = "application/x-www-form-urlencoded";
+const MULTIPART: &str = "multipart/form-data";
+const TEXT: &str = "text/plain";
+const SVG: &str = "image/svg+xml";
+
+/// Declares [`Endpoint`] and everything known about each endpoint from one row:
+/// `Variant(path params) : access, consumes, produces => handler call;`. The handler call
+/// names the request context through the identifiers given after `with`.
+macro_rules! endpoints {
+    (@string $a:ident) => { String };
+    (
+        with ($state:ident, $me:ident, $q:ident, $body:ident, $req:ident);
+        $( $v:ident $( ( $($a:ident),* ) )? :
+            $access:expr, $consumes:expr, $produces:expr => $call:expr; )*
+    ) => {
+        /// Every Dependency-Track endpoint, with its raw path parameters.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Endpoint {
+            $( $v $( ( $( endpoints!(@string $a) ),* ) )?, )*
+        }
+
+        impl Endpoint {
+            /// Who may call it.
+            pub fn access(&self) -> Access {
+                match self {
+                    $( Endpoint::$v { .. } => $access, )*
+                }
             }
-            E::UpdateAnalysis => Access::Needs(P::VulnerabilityAnalysis),
-            E::BadgeByUuid(_) | E::BadgeByName(..) => Access::Badge,
-            E::GetPolicies
-            | E::CreatePolicy
-            | E::UpdatePolicy
-            | E::GetPolicy(_)
-            | E::DeletePolicy(_)
-            | E::AddCondition(_)
-            | E::UpdateCondition
-            | E::DeleteCondition(_) => Access::Needs(P::PolicyManagement),
-            E::ProjectViolations(_) => Access::Needs(P::ViewPolicyViolation),
-            E::AnalyzeViolation => Access::Needs(P::PolicyViolationAnalysis),
-            E::PutBom | E::PostBom | E::BomTokenStatus(_) => Access::Needs(P::BomUpload),
-            E::TokenStatus(_) => Access::Authenticated,
-        }
-    }
 
-    /// The request media type upstream declares (`@Consumes`), if any.
-    pub fn consumes(&self) -> Option<&'static str> {
-        use Endpoint as E;
-        match self {
-            E::Login | E::ForceChangePassword => Some("application/x-www-form-urlencoded"),
-            E::CreateTeam
-            | E::UpdateTeam
-            | E::DeleteTeam
-            | E::CreateProject
-            | E::UpdateProject
-            | E::CreateComponent(_)
-            | E::UpdateComponent
-            | E::CreateVulnerability
-            | E::AddMapping
-            | E::UpdateAnalysis
-            | E::CreatePolicy
-            | E::UpdatePolicy
-            | E::AddCondition(_)
-            | E::UpdateCondition
-            | E::AnalyzeViolation
-            | E::PutBom => Some("application/json"),
-            E::PostBom => Some("multipart/form-data"),
-            _ => None,
-        }
-    }
+            /// The request media type upstream declares (`@Consumes`), if any.
+            pub fn consumes(&self) -> Option<&'static str> {
+                match self {
+                    $( Endpoint::$v { .. } => $consumes, )*
+                }
+            }
 
-    /// The media type upstream declares (`@Produces`); plain-text errors are sent under it.
-    pub fn produces(&self) -> &'static str {
-        match self {
-            Endpoint::Login => "text/plain",
-            Endpoint::BadgeByUuid(_) | Endpoint::BadgeByName(..) => "image/svg+xml",
-            _ => "application/json",
+            /// The media type upstream declares (`@Produces`); plain-text errors are sent
+            /// under it.
+            pub fn produces(&self) -> &'static str {
+                match self {
+                    $( Endpoint::$v { .. } => $produces, )*
+                }
+            }
         }
+
+        /// Runs the endpoint's handler.
+        async fn call(
+            state: &AppState,
+            endpoint: Endpoint,
+            who: Option<&Principal>,
+            q: &Query,
+            req: &Request,
+        ) -> Out {
+            let $state = state;
+            let $me = || {
+                who.ok_or_else(|| Error::internal("no principal on an authenticated route"))
+            };
+            let $q = q;
+            let $body = &req.body[..];
+            let $req = req;
+            match endpoint {
+                $( Endpoint::$v $( ( $($a),* ) )? => $call, )*
+            }
+        }
+    };
+}
+
+use Access::{Authenticated, Badge, Needs, Public};
+use Permission as P;
+
+endpoints! {
+    with (state, me, q, body, req);
+    Version: Public, None, JSON => version(state);
+    Login: Public, Some(FORM), TEXT => identity::login(state, body).await;
+    ForceChangePassword: Public, Some(FORM), JSON =>
+        identity::force_change_password(state, body).await;
+    GetTeams: Needs(P::AccessManagement), None, JSON => identity::get_teams(state).await;
+    CreateTeam: Needs(P::AccessManagement), Some(JSON), JSON =>
+        identity::create_team(state, body).await;
+    UpdateTeam: Needs(P::AccessManagement), Some(JSON), JSON =>
+        identity::update_team(state, body).await;
+    DeleteTeam: Needs(P::AccessManagement), Some(JSON), JSON =>
+        identity::delete_team(state, body).await;
+    GetTeam(u): Needs(P::AccessManagement), None, JSON => identity::get_team(state, &u).await;
+    TeamSelf: Authenticated, None, JSON => identity::team_self(state, me()?).await;
+    CreateKey(u): Needs(P::AccessManagement), None, JSON =>
+        identity::create_key(state, &u).await;
+    DeleteKey(k): Needs(P::AccessManagement), None, JSON =>
+        identity::delete_key(state, &k).await;
+    GetPermissions: Needs(P::AccessManagement), None, JSON => identity::get_permissions();
+    GrantTeamPermission(p, u): Needs(P::AccessManagement), None, JSON =>
+        identity::set_permission(state, &p, &u, true).await;
+    RevokeTeamPermission(p, u): Needs(P::AccessManagement), None, JSON =>
+        identity::set_permission(state, &p, &u, false).await;
+    GetProjects: Needs(P::ViewPortfolio), None, JSON =>
+        portfolio::get_projects(state, me()?, q).await;
+    CreateProject: Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        portfolio::create_project(state, me()?, body).await;
+    UpdateProject: Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        portfolio::update_project(state, me()?, body).await;
+    LookupProject: Needs(P::ViewPortfolio), None, JSON =>
+        portfolio::lookup_project(state, me()?, q).await;
+    GetProject(u): Needs(P::ViewPortfolio), None, JSON =>
+        portfolio::get_project(state, me()?, &u).await;
+    DeleteProject(u): Needs(P::PortfolioManagement), None, JSON =>
+        portfolio::delete_project(state, me()?, &u).await;
+    GetComponents(u): Needs(P::ViewPortfolio), None, JSON =>
+        portfolio::get_components(state, me()?, &u, q).await;
+    CreateComponent(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        portfolio::create_component(state, me()?, &u, body).await;
+    UpdateComponent: Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        portfolio::update_component(state, me()?, body).await;
+    GetComponent(u): Needs(P::ViewPortfolio), None, JSON =>
+        portfolio::get_component(state, me()?, &u).await;
+    DeleteComponent(u): Needs(P::PortfolioManagement), None, JSON =>
+        portfolio::delete_component(state, me()?, &u).await;
+    CreateVulnerability: Needs(P::VulnerabilityManagement), Some(JSON), JSON =>
+        findings::create_vulnerability(state, body).await;
+    GetVulnerability(u): Needs(P::ViewVulnerability), None, JSON =>
+        findings::get_vulnerability(state, &u).await;
+    AssignVulnerability(v, c): Needs(P::PortfolioManagement), None, JSON =>
+        findings::set_assignment(state, me()?, &v, &c, true).await;
+    UnassignVulnerability(v, c): Needs(P::PortfolioManagement), None, JSON =>
+        findings::set_assignment(state, me()?, &v, &c, false).await;
+    GetFindings(u): Needs(P::ViewVulnerability), None, JSON =>
+        findings::get_findings(state, me()?, &u, q).await;
+    AddMapping: Needs(P::AccessManagement), Some(JSON), JSON => acl::add_mapping(state, body).await;
+    DeleteMapping(t, p): Needs(P::AccessManagement), None, JSON =>
+        acl::delete_mapping(state, &t, &p).await;
+    GetTeamProjects(u): Needs(P::AccessManagement), None, JSON =>
+        acl::team_projects(state, &u, q).await;
+    GetAnalysis: Needs(P::ViewVulnerability), None, JSON =>
+        findings::get_analysis(state, me()?, q).await;
+    UpdateAnalysis: Needs(P::VulnerabilityAnalysis), Some(JSON), JSON =>
+        findings::update_analysis(state, me()?, body).await;
+    BadgeByUuid(u): Badge, None, SVG => badges::by_uuid(state, req, q, &u).await;
+    BadgeByName(n, v): Badge, None, SVG => badges::by_name(state, req, q, &n, &v).await;
+    RefreshMetrics(u): Needs(P::PortfolioManagement), None, JSON =>
+        badges::refresh_metrics(state, me()?, &u).await;
+    CurrentMetrics(u): Needs(P::ViewPortfolio), None, JSON =>
+        badges::current_metrics(state, me()?, &u).await;
+    GetPolicies: Needs(P::PolicyManagement), None, JSON => policies::get_policies(state).await;
+    CreatePolicy: Needs(P::PolicyManagement), Some(JSON), JSON =>
+        policies::create_policy(state, body).await;
+    UpdatePolicy: Needs(P::PolicyManagement), Some(JSON), JSON =>
+        policies::update_policy(state, body).await;
+    GetPolicy(u): Needs(P::PolicyManagement), None, JSON => policies::get_policy(state, &u).await;
+    DeletePolicy(u): Needs(P::PolicyManagement), None, JSON =>
+        policies::delete_policy(state, &u).await;
+    AddCondition(u): Needs(P::PolicyManagement), Some(JSON), JSON =>
+        policies::add_condition(state, &u, body).await;
+    UpdateCondition: Needs(P::PolicyManagement), Some(JSON), JSON =>
+        policies::update_condition(state, body).await;
+    DeleteCondition(u): Needs(P::PolicyManagement), None, JSON =>
+        policies::delete_condition(state, &u).await;
+    ProjectViolations(u): Needs(P::ViewPolicyViolation), None, JSON =>
+        policies::project_violations(state, me()?, &u, q).await;
+    AnalyzeViolation: Needs(P::PolicyViolationAnalysis), Some(JSON), JSON =>
+        policies::analyze(state, me()?, body).await;
+    PutBom: Needs(P::BomUpload), Some(JSON), JSON => bom::put_bom(state, me()?, body).await;
+    PostBom: Needs(P::BomUpload), Some(MULTIPART), JSON => bom::post_bom(state, me()?, req).await;
+    TokenStatus(u): Authenticated, None, JSON => bom::token_status(state, &u).await;
+    BomTokenStatus(u): Needs(P::BomUpload), None, JSON => bom::token_status(state, &u).await;
+}
+
+impl Endpoint {
+    /// A BOM upload: read within `max_upload_bytes`, counted against the upload slots.
+    fn is_upload(&self) -> bool {
+        matches!(self, Endpoint::PutBom | Endpoint::PostBom)
     }
 }
 
@@ -297,24 +321,7 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["v1", "event", "token", uuid] => vec![("GET", E::TokenStatus(o(uuid)))],
         _ => return Err(NoRoute::NotFound),
     };
-    let wanted = if *method == Method::HEAD {
-        "GET"
-    } else {
-        method.as_str()
-    };
-    let mut allowed: Vec<&'static str> = Vec::with_capacity(table.len() + 2);
-    for (m, endpoint) in table {
-        if m == wanted {
-            return Ok(endpoint);
-        }
-        allowed.push(m);
-    }
-    if allowed.contains(&"GET") {
-        allowed.push("HEAD");
-    }
-    allowed.push("OPTIONS");
-    allowed.sort_unstable();
-    Err(NoRoute::Method(allowed))
+    http::route::pick(method, table, ListOptions::Yes).map_err(NoRoute::Method)
 }
 
 /// One request per endpoint, as (method, path after `/api/`), with `{team}`, `{key}`,
@@ -379,31 +386,7 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
 
 /// Splits `/api/a/b%20c` into decoded segments after `/api/`; `None` outside the API.
 fn api_segments(path: &str) -> Option<Vec<String>> {
-    let rest = path.strip_prefix("/api/")?;
-    rest.split('/')
-        .filter(|s| !s.is_empty())
-        .map(percent_decode)
-        .collect()
-}
-
-fn percent_decode(seg: &str) -> Option<String> {
-    let b = seg.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let h = (b[i + 1] as char).to_digit(16);
-            let l = (b[i + 2] as char).to_digit(16);
-            if let (Some(h), Some(l)) = (h, l) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8(out).ok()
+    http::route::segments(path.strip_prefix("/api/")?)
 }
 
 /// # `GET /api/version`
@@ -488,11 +471,7 @@ impl DtrackApi {
             Err(NoRoute::NotFound) => return Err(http::empty(StatusCode::NOT_FOUND)),
             Err(NoRoute::Method(allowed)) => {
                 if head.method == Method::OPTIONS {
-                    let mut res = http::empty(StatusCode::OK);
-                    if let Ok(v) = HeaderValue::from_str(&allowed.join(",")) {
-                        res.headers_mut().insert("allow", v);
-                    }
-                    return Err(res);
+                    return Err(http::route::allow_response(StatusCode::OK, &allowed, ","));
                 }
                 return Err(respond::respond(
                     &Error::new(ErrorKind::MethodNotAllowed(allowed), ""),
@@ -530,10 +509,10 @@ impl DtrackApi {
             .rate_check(&endpoint, who.as_deref(), peer)
             .map_err(rate_limited)?;
         let limits = &self.state.config.limits;
-        let upload = matches!(endpoint, Endpoint::PutBom | Endpoint::PostBom);
-        let body_limit = match (&endpoint, endpoint.access()) {
-            (Endpoint::PutBom | Endpoint::PostBom, _) => limits.max_upload_bytes,
-            (_, Access::Public | Access::Badge) => limits.max_body_bytes.min(UNAUTHENTICATED_BODY),
+        let upload = endpoint.is_upload();
+        let body_limit = match endpoint.access() {
+            _ if upload => limits.max_upload_bytes,
+            Access::Public | Access::Badge => limits.max_body_bytes.min(UNAUTHENTICATED_BODY),
             _ => limits.max_body_bytes,
         };
         Ok(Admission {
@@ -555,7 +534,7 @@ impl DtrackApi {
         } = ticket;
         let produces = endpoint.produces();
         let query = Query::parse(req.query());
-        let mut res = match self.call(endpoint, who.as_deref(), &query, &req).await {
+        let mut res = match call(&self.state, endpoint, who.as_deref(), &query, &req).await {
             Ok(res) => res,
             Err(f) => fail_response(&f, produces),
         };
@@ -563,77 +542,6 @@ impl DtrackApi {
             rate_limit::add_headers(&mut res, s);
         }
         res
-    }
-
-    async fn call(
-        &self,
-        endpoint: Endpoint,
-        who: Option<&Principal>,
-        q: &Query,
-        req: &Request,
-    ) -> Out {
-        use Endpoint as E;
-        let state = &*self.state;
-        let me = || who.ok_or_else(|| Error::internal("no principal on an authenticated route"));
-        let body = &req.body[..];
-        match endpoint {
-            E::Version => version(state),
-            E::Login => identity::login(state, body).await,
-            E::ForceChangePassword => identity::force_change_password(state, body).await,
-            E::GetTeams => identity::get_teams(state).await,
-            E::CreateTeam => identity::create_team(state, body).await,
-            E::UpdateTeam => identity::update_team(state, body).await,
-            E::DeleteTeam => identity::delete_team(state, body).await,
-            E::GetTeam(u) => identity::get_team(state, &u).await,
-            E::TeamSelf => identity::team_self(state, me()?).await,
-            E::CreateKey(u) => identity::create_key(state, &u).await,
-            E::DeleteKey(k) => identity::delete_key(state, &k).await,
-            E::GetPermissions => identity::get_permissions(),
-            E::GrantTeamPermission(p, u) => identity::set_permission(state, &p, &u, true).await,
-            E::RevokeTeamPermission(p, u) => identity::set_permission(state, &p, &u, false).await,
-            E::GetProjects => portfolio::get_projects(state, me()?, q).await,
-            E::CreateProject => portfolio::create_project(state, me()?, body).await,
-            E::UpdateProject => portfolio::update_project(state, me()?, body).await,
-            E::LookupProject => portfolio::lookup_project(state, me()?, q).await,
-            E::GetProject(u) => portfolio::get_project(state, me()?, &u).await,
-            E::DeleteProject(u) => portfolio::delete_project(state, me()?, &u).await,
-            E::GetComponents(u) => portfolio::get_components(state, me()?, &u, q).await,
-            E::CreateComponent(u) => portfolio::create_component(state, me()?, &u, body).await,
-            E::UpdateComponent => portfolio::update_component(state, me()?, body).await,
-            E::GetComponent(u) => portfolio::get_component(state, me()?, &u).await,
-            E::DeleteComponent(u) => portfolio::delete_component(state, me()?, &u).await,
-            E::CreateVulnerability => findings::create_vulnerability(state, body).await,
-            E::GetVulnerability(u) => findings::get_vulnerability(state, &u).await,
-            E::AssignVulnerability(v, c) => {
-                findings::set_assignment(state, me()?, &v, &c, true).await
-            }
-            E::UnassignVulnerability(v, c) => {
-                findings::set_assignment(state, me()?, &v, &c, false).await
-            }
-            E::GetFindings(u) => findings::get_findings(state, me()?, &u, q).await,
-            E::AddMapping => acl::add_mapping(state, body).await,
-            E::DeleteMapping(t, p) => acl::delete_mapping(state, &t, &p).await,
-            E::GetTeamProjects(u) => acl::team_projects(state, &u, q).await,
-            E::GetAnalysis => findings::get_analysis(state, me()?, q).await,
-            E::UpdateAnalysis => findings::update_analysis(state, me()?, body).await,
-            E::BadgeByUuid(u) => badges::by_uuid(state, req, q, &u).await,
-            E::BadgeByName(n, v) => badges::by_name(state, req, q, &n, &v).await,
-            E::RefreshMetrics(u) => badges::refresh_metrics(state, me()?, &u).await,
-            E::CurrentMetrics(u) => badges::current_metrics(state, me()?, &u).await,
-            E::GetPolicies => policies::get_policies(state).await,
-            E::CreatePolicy => policies::create_policy(state, body).await,
-            E::UpdatePolicy => policies::update_policy(state, body).await,
-            E::GetPolicy(u) => policies::get_policy(state, &u).await,
-            E::DeletePolicy(u) => policies::delete_policy(state, &u).await,
-            E::AddCondition(u) => policies::add_condition(state, &u, body).await,
-            E::UpdateCondition => policies::update_condition(state, body).await,
-            E::DeleteCondition(u) => policies::delete_condition(state, &u).await,
-            E::ProjectViolations(u) => policies::project_violations(state, me()?, &u, q).await,
-            E::AnalyzeViolation => policies::analyze(state, me()?, body).await,
-            E::PutBom => bom::put_bom(state, me()?, body).await,
-            E::PostBom => bom::post_bom(state, me()?, req).await,
-            E::TokenStatus(u) | E::BomTokenStatus(u) => bom::token_status(state, &u).await,
-        }
     }
 }
 

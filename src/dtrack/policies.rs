@@ -8,9 +8,9 @@ use hyper::StatusCode;
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::domain::dtrack::model::Principal;
 use crate::domain::dtrack::policies::{self as domain, PolicyFields};
 use crate::http;
+use crate::model::dtrack::Principal;
 
 use super::params::{Query, check_name, is_uuid, json_body, printable, trimmed, valid_uuids};
 use super::respond::{Fail, Out, Violation, json, json_list};

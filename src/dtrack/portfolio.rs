@@ -9,10 +9,10 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::db::dtrack_portfolio::ProjectQuery;
-use crate::domain::dtrack::model::{Component, Principal, ProjectFields, TeamRef};
 use crate::domain::dtrack::portfolio as domain;
 use crate::error::Error;
 use crate::http;
+use crate::model::dtrack::{Component, Principal, ProjectFields, TeamRef};
 
 use super::params::{
     Query, check_name, check_printable, json_body, trimmed, valid_uuids, violation,

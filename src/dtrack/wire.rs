@@ -14,10 +14,10 @@ pub mod policy;
 pub use input::*;
 
 use crate::domain::dtrack::keys;
-use crate::domain::dtrack::model::{
+use crate::model::dtrack::permissions::{PermSet, Permission};
+use crate::model::dtrack::{
     Analysis, ApiKey, Component, Finding, Project, ProjectMetrics, ProjectRef, Team, Vulnerability,
 };
-use crate::domain::dtrack::permissions::{PermSet, Permission};
 
 /// Inserts `key` only when the value is present (`@JsonInclude(NON_NULL)`).
 fn opt(m: &mut Map<String, Value>, key: &str, v: &Option<String>) {

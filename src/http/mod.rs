@@ -1,9 +1,10 @@
-//! HTTP plumbing shared by both APIs: the request and response types, body builders and the
-//! server loop ([`server`]). Knows nothing about Zulip or Dependency-Track semantics.
+//! HTTP plumbing shared by both APIs: the request and response types, body builders, the
+//! server loop ([`server`]) and path/method resolution for route tables ([`route`]). Knows nothing about Zulip or Dependency-Track semantics.
 
 pub mod limits;
 pub mod multipart;
 pub mod rate_limit;
+pub mod route;
 pub mod server;
 
 use std::net::SocketAddr;

@@ -223,3 +223,14 @@ pub struct Subscription {
     pub email_notifications: Option<bool>,
     pub wildcard_mentions_notify: Option<bool>,
 }
+
+/// Activity figures shown with a channel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChannelStats {
+    pub subscriber_count: i64,
+    /// Average messages per week over the last four weeks; `None` for channels younger than a
+    /// week (Zulip's "new channel").
+    pub weekly_traffic: Option<i64>,
+    /// A message was sent in the last week.
+    pub recently_active: bool,
+}

@@ -1,8 +1,10 @@
-//! Plain domain records shared by the storage, domain and wire layers.
+//! Plain records of both APIs shared by the storage, domain and wire layers (Dependency-Track's
+//! in [`dtrack`]).
 //!
 //! These are Rust values only: no SQL, no JSON. The wire modules convert them to API shapes.
 
 mod channels;
+pub mod dtrack;
 mod messages;
 mod narrow;
 
@@ -10,8 +12,61 @@ pub use channels::*;
 pub use messages::*;
 pub use narrow::*;
 
-use crate::config::EmailVisibility;
 use crate::ids::{ProfileFieldId, UserId};
+
+/// A setting's value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SettingValue {
+    Bool(bool),
+    Int(i64),
+    Str(String),
+}
+
+/// Who may see users' real email addresses (the organization's `email_address_visibility`;
+/// Zulip's integer encoding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmailVisibility {
+    Everyone = 1,
+    Members = 2,
+    Admins = 3,
+    Nobody = 4,
+    Moderators = 5,
+}
+
+impl EmailVisibility {
+    pub fn from_code(code: i64) -> Option<EmailVisibility> {
+        Some(match code {
+            1 => EmailVisibility::Everyone,
+            2 => EmailVisibility::Members,
+            3 => EmailVisibility::Admins,
+            4 => EmailVisibility::Nobody,
+            5 => EmailVisibility::Moderators,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EmailVisibility::Everyone => "everyone",
+            EmailVisibility::Members => "members",
+            EmailVisibility::Admins => "admins",
+            EmailVisibility::Nobody => "nobody",
+            EmailVisibility::Moderators => "moderators",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<EmailVisibility> {
+        [
+            EmailVisibility::Everyone,
+            EmailVisibility::Members,
+            EmailVisibility::Admins,
+            EmailVisibility::Nobody,
+            EmailVisibility::Moderators,
+        ]
+        .into_iter()
+        .find(|v| v.name() == name)
+    }
+}
 
 /// An organization-level role (Zulip's integer encoding).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

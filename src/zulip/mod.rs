@@ -22,13 +22,13 @@ pub mod wire;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use hyper::header::{ALLOW, HeaderValue};
 use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
 use crate::app::AppState;
 use crate::error::{Error, ErrorKind, Result};
 use crate::http::rate_limit::{self, Limited, RateKey, RateState};
+use crate::http::route::ListOptions;
 use crate::http::server::{Admission, Api, BoxFuture, LARGE_BODY};
 use crate::http::{self, Request, Response};
 use crate::model::User;
@@ -258,23 +258,7 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         }
         _ => return Err(NoRoute::NotFound),
     };
-    let wanted = if *method == Method::HEAD {
-        "GET"
-    } else {
-        method.as_str()
-    };
-    let mut allowed: Vec<&'static str> = Vec::with_capacity(table.len());
-    for (m, endpoint) in table {
-        if m == wanted {
-            return Ok(endpoint);
-        }
-        allowed.push(m);
-    }
-    if allowed.contains(&"GET") {
-        allowed.push("HEAD");
-    }
-    allowed.sort_unstable();
-    Err(NoRoute::Method(allowed))
+    http::route::pick(method, table, ListOptions::No).map_err(NoRoute::Method)
 }
 
 /// One request per endpoint, as (method, path after `/api/v1/`), with `{id}` marking the
@@ -362,30 +346,7 @@ fn api_segments(path: &str) -> Option<Vec<String>> {
     let rest = path
         .strip_prefix("/api/v1/")
         .or_else(|| (path == "/api/v1").then_some(""))?;
-    rest.split('/')
-        .filter(|s| !s.is_empty())
-        .map(percent_decode_path)
-        .collect()
-}
-
-fn percent_decode_path(seg: &str) -> Option<String> {
-    let b = seg.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let h = (b[i + 1] as char).to_digit(16);
-            let l = (b[i + 2] as char).to_digit(16);
-            if let (Some(h), Some(l)) = (h, l) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8(out).ok()
+    http::route::segments(rest)
 }
 
 /// The chat API as served on its listener.
@@ -464,11 +425,11 @@ impl ChatApi {
             }
             Err(NoRoute::Method(allowed)) => {
                 if head.method == Method::OPTIONS {
-                    let mut res = http::empty(StatusCode::NO_CONTENT);
-                    if let Ok(v) = HeaderValue::from_str(&allowed.join(", ")) {
-                        res.headers_mut().insert(ALLOW, v);
-                    }
-                    return Err(res);
+                    return Err(http::route::allow_response(
+                        StatusCode::NO_CONTENT,
+                        &allowed,
+                        ", ",
+                    ));
                 }
                 return Err(error_response(&Error::new(
                     ErrorKind::MethodNotAllowed(allowed),

@@ -595,8 +595,8 @@ async fn connection_loop(
 /// Dependency-Track data for `dt-badge` and `dt-analysis`: one project with a vulnerable
 /// component and an analysis, refreshed metrics, and a key of an all-permission team.
 async fn dtrack_specs(args: &Args, state: &AppState) -> Vec<Spec> {
-    use outpost::domain::dtrack::model::{Component, ProjectFields, Vulnerability};
     use outpost::domain::dtrack::{findings, identity, metrics, permissions::PermSet, portfolio};
+    use outpost::model::dtrack::{Component, ProjectFields, Vulnerability};
     let team = identity::create_team(state, "Bench", PermSet::all(), true)
         .await
         .unwrap_or_else(|e| fail(&format!("team: {e}")));

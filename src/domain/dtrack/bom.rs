@@ -19,10 +19,10 @@ use crate::error::{Error, Result};
 use crate::ids::ProjectId;
 
 use super::cyclonedx::{self, InvalidBom};
-use super::model::{Principal, ProjectFields};
-use super::permissions::Permission;
-use super::portfolio::{PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, has_access};
+use super::portfolio::{PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, visible};
 use super::state::write;
+use crate::model::dtrack::permissions::Permission;
+use crate::model::dtrack::{Principal, ProjectFields};
 
 /// Where an upload goes.
 #[derive(Clone, Debug)]
@@ -99,22 +99,18 @@ pub async fn accept(
                         (None, Some((n, v))) => Some(pdb::project_id_by_name(tx, n, v.as_deref())?),
                         (None, None) => None,
                     };
-                    let parent = match parent {
-                        Some(None) => {
-                            return Err(Error::not_found(
+                    let parent = parent
+                        .map(|p| {
+                            visible(
+                                tx,
+                                acl,
+                                &who,
+                                p,
                                 "The parent component could not be found.",
-                            ));
-                        }
-                        Some(Some(p)) => {
-                            if !has_access(tx, acl, &who, p)? {
-                                return Err(Error::forbidden(
-                                    "Access to the specified parent project is forbidden",
-                                ));
-                            }
-                            Some(p)
-                        }
-                        None => None,
-                    };
+                                "Access to the specified parent project is forbidden",
+                            )
+                        })
+                        .transpose()?;
                     let f = ProjectFields {
                         name: name.clone(),
                         version: version.clone(),
@@ -130,7 +126,7 @@ pub async fn accept(
                         pdb::clear_latest(tx, name, id)?;
                     }
                     if acl
-                        && matches!(who.kind, super::model::PrincipalKind::ApiKey { .. })
+                        && matches!(who.kind, crate::model::dtrack::PrincipalKind::ApiKey { .. })
                         && let Some((t, _)) = who.teams.first()
                     {
                         pdb::add_access_team(tx, id, *t)?;
@@ -140,10 +136,7 @@ pub async fn accept(
                 None => None,
             },
         };
-        let project = project.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-        if !has_access(tx, acl, &who, project)? {
-            return Err(Error::forbidden(PROJECT_FORBIDDEN));
-        }
+        let project = visible(tx, acl, &who, project, PROJECT_NOT_FOUND, PROJECT_FORBIDDEN)?;
         let p =
             pdb::project_by_id(tx, project)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
         if p.collection_logic != "NONE" {

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::model::Component;
+use crate::model::dtrack::Component;
 
 /// Why a document was refused: upstream's problem `detail` and, for schema failures, errors.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,7 @@
 use roxmltree::{Document, Node};
 
 use super::cyclonedx::{Bom, InvalidBom, component_types};
-use super::model::Component;
+use crate::model::dtrack::Component;
 
 const NS_PREFIX: &str = "http://cyclonedx.org/schema/bom/";
 

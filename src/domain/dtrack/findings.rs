@@ -9,9 +9,12 @@ use crate::db::dtrack_portfolio as pdb;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::ProjectId;
 
-use super::model::{Analysis, Finding, Principal, Vulnerability};
-use super::portfolio::{COMPONENT_NOT_FOUND, PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, has_access};
+use super::portfolio::{
+    COMPONENT_FORBIDDEN, COMPONENT_NOT_FOUND, PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, visible,
+    visible_project,
+};
 use super::state::write;
+use crate::model::dtrack::{Analysis, Finding, Principal, Vulnerability};
 
 pub const VULN_NOT_FOUND: &str = "The vulnerability could not be found.";
 
@@ -56,13 +59,14 @@ pub async fn set_assignment(
     write(state, move |tx| {
         let v = db::vulnerability_by_uuid(tx, &vuln)?
             .ok_or_else(|| Error::not_found(VULN_NOT_FOUND))?;
-        let (c, project) = pdb::component_by_uuid(tx, &component)?
-            .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
-        if !has_access(tx, acl, &who, project)? {
-            return Err(Error::forbidden(
-                "Access to the specified component is forbidden",
-            ));
-        }
+        let (c, _) = visible(
+            tx,
+            acl,
+            &who,
+            pdb::component_by_uuid(tx, &component)?,
+            COMPONENT_NOT_FOUND,
+            COMPONENT_FORBIDDEN,
+        )?;
         if assigned {
             db::assign(
                 tx,
@@ -89,11 +93,7 @@ pub async fn findings(
     state
         .db
         .read(move |c| {
-            let id = pdb::project_id_by_uuid(c, &project)?
-                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-            if !has_access(c, acl, &who, id)? {
-                return Err(Error::forbidden(PROJECT_FORBIDDEN));
-            }
+            let id = visible_project(c, acl, &who, &project)?;
             db::findings(c, id, suppressed)
         })
         .await
@@ -109,22 +109,16 @@ fn analysed_component(
     who: &Principal,
     project: Option<&str>,
     component: &str,
-) -> Result<(crate::domain::dtrack::model::Component, ProjectId)> {
+) -> Result<(crate::model::dtrack::Component, ProjectId)> {
     let named = match project {
         Some(p) => Some(
             pdb::project_id_by_uuid(c, p)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?,
         ),
         None => None,
     };
-    let (comp, owner) = pdb::component_by_uuid(c, component)?
-        .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
-    if named.is_some_and(|p| p != owner) {
-        return Err(Error::not_found(COMPONENT_NOT_FOUND));
-    }
-    if !has_access(c, acl, who, owner)? {
-        return Err(Error::forbidden(PROJECT_FORBIDDEN));
-    }
-    Ok((comp, owner))
+    let found = pdb::component_by_uuid(c, component)?
+        .filter(|(_, owner)| named.is_none_or(|p| p == *owner));
+    visible(c, acl, who, found, COMPONENT_NOT_FOUND, PROJECT_FORBIDDEN)
 }
 
 /// `GET /analysis`: existence and access checks (see `analysed_component`), then the analysis.

@@ -13,9 +13,9 @@ use crate::ids::TeamId;
 
 use super::jwt;
 use super::keys;
-use super::model::{ApiKey, Principal, PrincipalKind, Team};
-use super::permissions::{PermSet, Permission};
 use super::state::write;
+use crate::model::dtrack::permissions::{PermSet, Permission};
+use crate::model::dtrack::{ApiKey, Principal, PrincipalKind, Team};
 
 pub const TEAM_NOT_FOUND: &str = "The team could not be found.";
 
@@ -124,7 +124,7 @@ async fn check_password(
     username: &str,
     password: &str,
     allow_forced: bool,
-) -> Result<super::model::User> {
+) -> Result<crate::model::dtrack::User> {
     let limiter_key = username.to_lowercase();
     if let Some(wait) = state.dtrack.logins.blocked_for(&limiter_key) {
         return Err(Error::new(

@@ -11,10 +11,10 @@ use crate::db::dtrack_portfolio as pdb;
 use crate::error::{Error, Result};
 use crate::ids::{ProjectId, TeamId};
 
-use super::model::{Principal, ProjectMetrics};
-use super::permissions::Permission;
-use super::portfolio::{PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, has_access};
+use super::portfolio::{PROJECT_NOT_FOUND, visible_project};
 use super::state::write;
+use crate::model::dtrack::permissions::Permission;
+use crate::model::dtrack::{Principal, ProjectMetrics};
 
 /// What a violations badge needs to know about a project.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,11 +77,7 @@ pub async fn refresh(state: &AppState, who: &Principal, uuid: &str) -> Result<()
     let acl = state.config.deptrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
-        let id = pdb::project_id_by_uuid(tx, &uuid)?
-            .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-        if !has_access(tx, acl, &who, id)? {
-            return Err(Error::forbidden(PROJECT_FORBIDDEN));
-        }
+        let id = visible_project(tx, acl, &who, &uuid)?;
         record(tx, id)
     })
     .await
@@ -98,11 +94,7 @@ pub async fn current(
     state
         .db
         .read(move |c| {
-            let id = pdb::project_id_by_uuid(c, &uuid)?
-                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-            if !has_access(c, acl, &who, id)? {
-                return Err(Error::forbidden(PROJECT_FORBIDDEN));
-            }
+            let id = visible_project(c, acl, &who, &uuid)?;
             db::latest_metrics(c, id)
         })
         .await

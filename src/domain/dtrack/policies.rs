@@ -15,11 +15,11 @@ use crate::db::dtrack_portfolio as pdb;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::ProjectId;
 
-use super::model::{
+use super::portfolio::visible_project;
+use super::state::write;
+use crate::model::dtrack::{
     Policy, PolicyCondition, PolicyViolation, Principal, PrincipalKind, ViolationAnalysis,
 };
-use super::portfolio::{PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, has_access};
-use super::state::write;
 
 pub const POLICY_NOT_FOUND: &str = "The policy could not be found.";
 pub const POLICY_UUID_NOT_FOUND: &str = "The UUID of the policy could not be found.";
@@ -231,11 +231,7 @@ pub async fn violations(
     state
         .db
         .read(move |c| {
-            let id = pdb::project_id_by_uuid(c, &project)?
-                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-            if !has_access(c, acl, &who, id)? {
-                return Err(Error::forbidden(PROJECT_FORBIDDEN));
-            }
+            let id = visible_project(c, acl, &who, &project)?;
             db::violations(c, id, suppressed, offset, limit)
         })
         .await

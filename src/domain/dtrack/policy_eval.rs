@@ -7,7 +7,7 @@
 //! component's license text (this server has no license catalogue; `unresolved` matches a
 //! component without a license), and a condition is violated at most once per component.
 
-use super::model::{Component, Policy, PolicyCondition};
+use crate::model::dtrack::{Component, Policy, PolicyCondition};
 
 /// Upstream's `Matcher.matches(value, condition)`.
 pub fn wildcard_matches(value: Option<&str>, condition: Option<&str>) -> bool {

@@ -10,13 +10,14 @@ use crate::db::dtrack_portfolio::ProjectQuery;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{ProjectId, TeamId};
 
-use super::model::{Component, Principal, Project, ProjectFields, TeamRef};
-use super::permissions::Permission;
 use super::state::write;
+use crate::model::dtrack::permissions::Permission;
+use crate::model::dtrack::{Component, Principal, Project, ProjectFields, TeamRef};
 
 pub const PROJECT_NOT_FOUND: &str = "The project could not be found.";
 pub const PROJECT_FORBIDDEN: &str = "Access to the specified project is forbidden";
 pub const COMPONENT_NOT_FOUND: &str = "The component could not be found.";
+pub const COMPONENT_FORBIDDEN: &str = "Access to the specified component is forbidden";
 
 /// Upstream's `hasAccess`: ACL off, or `ACCESS_MANAGEMENT`, or a team mapped to the project.
 pub fn has_access(
@@ -30,6 +31,65 @@ pub fn has_access(
     }
     let teams: Vec<TeamId> = who.teams.iter().map(|(t, _)| *t).collect();
     db::has_access_team(c, project, &teams)
+}
+
+/// Something that lives in one project: that project's id, a project, or a component with
+/// its project's id.
+pub trait InProject {
+    fn project(&self) -> ProjectId;
+}
+
+impl InProject for ProjectId {
+    fn project(&self) -> ProjectId {
+        *self
+    }
+}
+
+impl InProject for Project {
+    fn project(&self) -> ProjectId {
+        self.id
+    }
+}
+
+impl InProject for (Component, ProjectId) {
+    fn project(&self) -> ProjectId {
+        self.1
+    }
+}
+
+/// The lookup-then-ACL check every project-scoped rule starts with: nothing `found` is a 404
+/// with `not_found`; something in a project the caller may not see (see [`has_access`]) is a
+/// 403 with `forbidden`.
+pub fn visible<T: InProject>(
+    c: &rusqlite::Connection,
+    acl_enabled: bool,
+    who: &Principal,
+    found: Option<T>,
+    not_found: &'static str,
+    forbidden: &'static str,
+) -> Result<T> {
+    let found = found.ok_or_else(|| Error::not_found(not_found))?;
+    if !has_access(c, acl_enabled, who, found.project())? {
+        return Err(Error::forbidden(forbidden));
+    }
+    Ok(found)
+}
+
+/// [`visible`] for the common case: a project named by UUID, with upstream's usual texts.
+pub fn visible_project(
+    c: &rusqlite::Connection,
+    acl_enabled: bool,
+    who: &Principal,
+    uuid: &str,
+) -> Result<ProjectId> {
+    visible(
+        c,
+        acl_enabled,
+        who,
+        db::project_id_by_uuid(c, uuid)?,
+        PROJECT_NOT_FOUND,
+        PROJECT_FORBIDDEN,
+    )
 }
 
 /// The team filter of listings under the ACL (`None` = everything visible). A principal with
@@ -94,7 +154,7 @@ pub async fn create_project(
         for t in teams {
             db::add_access_team(tx, id, t)?;
         }
-        if acl && matches!(who.kind, super::model::PrincipalKind::ApiKey { .. })
+        if acl && matches!(who.kind, crate::model::dtrack::PrincipalKind::ApiKey { .. })
             && let Some((t, _)) = who.teams.first()
         {
             db::add_access_team(tx, id, *t)?;
@@ -116,11 +176,14 @@ pub async fn update_project(
     let acl = state.config.deptrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
-        let cur = db::project_by_uuid(tx, &uuid)?
-            .ok_or_else(|| Error::not_found("The UUID of the project could not be found."))?;
-        if !has_access(tx, acl, &who, cur.id)? {
-            return Err(Error::forbidden(PROJECT_FORBIDDEN));
-        }
+        let cur = visible(
+            tx,
+            acl,
+            &who,
+            db::project_by_uuid(tx, &uuid)?,
+            "The UUID of the project could not be found.",
+            PROJECT_FORBIDDEN,
+        )?;
         if f.name.is_empty() {
             f.name = cur.name.clone();
         }
@@ -164,11 +227,14 @@ pub async fn project(state: &AppState, who: &Principal, uuid: &str) -> Result<Pr
     state
         .db
         .read(move |c| {
-            let mut p = db::project_by_uuid(c, &uuid)?
-                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-            if !has_access(c, acl, &who, p.id)? {
-                return Err(Error::forbidden(PROJECT_FORBIDDEN));
-            }
+            let mut p = visible(
+                c,
+                acl,
+                &who,
+                db::project_by_uuid(c, &uuid)?,
+                PROJECT_NOT_FOUND,
+                PROJECT_FORBIDDEN,
+            )?;
             p.children = Some(db::children(c, p.id)?);
             attach_metrics_and_versions(c, &mut p)?;
             Ok(p)
@@ -188,11 +254,14 @@ pub async fn lookup(
     state
         .db
         .read(move |c| {
-            let id = db::project_id_by_name(c, &name, version.as_deref())?
-                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-            if !has_access(c, acl, &who, id)? {
-                return Err(Error::forbidden(PROJECT_FORBIDDEN));
-            }
+            let id = visible(
+                c,
+                acl,
+                &who,
+                db::project_id_by_name(c, &name, version.as_deref())?,
+                PROJECT_NOT_FOUND,
+                PROJECT_FORBIDDEN,
+            )?;
             let mut p =
                 db::project_by_id(c, id)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
             attach_metrics_and_versions(c, &mut p)?;
@@ -237,11 +306,14 @@ pub async fn delete_project(state: &AppState, who: &Principal, uuid: &str) -> Re
     let acl = state.config.deptrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
-        let id = db::project_id_by_uuid(tx, &uuid)?
-            .ok_or_else(|| Error::not_found("The UUID of the project could not be found."))?;
-        if !has_access(tx, acl, &who, id)? {
-            return Err(Error::forbidden(PROJECT_FORBIDDEN));
-        }
+        let id = visible(
+            tx,
+            acl,
+            &who,
+            db::project_id_by_uuid(tx, &uuid)?,
+            "The UUID of the project could not be found.",
+            PROJECT_FORBIDDEN,
+        )?;
         db::delete_project(tx, id)
     })
     .await
@@ -302,11 +374,14 @@ pub async fn create_component(
     let acl = state.config.deptrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     write(state, move |tx| {
-        let p = db::project_by_uuid(tx, &project)?
-            .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-        if !has_access(tx, acl, &who, p.id)? {
-            return Err(Error::forbidden(PROJECT_FORBIDDEN));
-        }
+        let p = visible(
+            tx,
+            acl,
+            &who,
+            db::project_by_uuid(tx, &project)?,
+            PROJECT_NOT_FOUND,
+            PROJECT_FORBIDDEN,
+        )?;
         if p.collection_logic != "NONE" {
             return Err(Error::bad_request(
                 "Collection project cannot contain components.",
@@ -331,13 +406,14 @@ pub async fn update_component(
     let acl = state.config.deptrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
-        let (cur, project) = db::component_by_uuid(tx, &f.uuid)?
-            .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
-        if !has_access(tx, acl, &who, project)? {
-            return Err(Error::forbidden(
-                "Access to the specified component is forbidden",
-            ));
-        }
+        let (cur, project) = visible(
+            tx,
+            acl,
+            &who,
+            db::component_by_uuid(tx, &f.uuid)?,
+            COMPONENT_NOT_FOUND,
+            COMPONENT_FORBIDDEN,
+        )?;
         db::update_component(tx, cur.component_id(), &f)?;
         super::policies::evaluate_project(tx, project)?;
         Ok(db::component_by_uuid(tx, &f.uuid)?
@@ -354,13 +430,14 @@ pub async fn component(state: &AppState, who: &Principal, uuid: &str) -> Result<
     state
         .db
         .read(move |c| {
-            let (comp, project) = db::component_by_uuid(c, &uuid)?
-                .ok_or_else(|| Error::not_found(COMPONENT_NOT_FOUND))?;
-            if !has_access(c, acl, &who, project)? {
-                return Err(Error::forbidden(
-                    "Access to the specified component is forbidden",
-                ));
-            }
+            let (comp, _) = visible(
+                c,
+                acl,
+                &who,
+                db::component_by_uuid(c, &uuid)?,
+                COMPONENT_NOT_FOUND,
+                COMPONENT_FORBIDDEN,
+            )?;
             Ok(comp)
         })
         .await
@@ -371,13 +448,14 @@ pub async fn delete_component(state: &AppState, who: &Principal, uuid: &str) -> 
     let acl = state.config.deptrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
-        let (comp, project) = db::component_by_uuid(tx, &uuid)?
-            .ok_or_else(|| Error::not_found("The UUID of the component could not be found."))?;
-        if !has_access(tx, acl, &who, project)? {
-            return Err(Error::forbidden(
-                "Access to the specified component is forbidden",
-            ));
-        }
+        let (comp, project) = visible(
+            tx,
+            acl,
+            &who,
+            db::component_by_uuid(tx, &uuid)?,
+            "The UUID of the component could not be found.",
+            COMPONENT_FORBIDDEN,
+        )?;
         db::delete_component(tx, comp.component_id())?;
         super::policies::evaluate_project(tx, project)
     })
@@ -397,11 +475,7 @@ pub async fn components(
     state
         .db
         .read(move |c| {
-            let id = db::project_id_by_uuid(c, &project)?
-                .ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-            if !has_access(c, acl, &who, id)? {
-                return Err(Error::forbidden(PROJECT_FORBIDDEN));
-            }
+            let id = visible_project(c, acl, &who, &project)?;
             db::components(c, id, offset, limit)
         })
         .await

@@ -24,7 +24,7 @@ pub struct DtState {
     generation: AtomicU64,
     system_uuid: OnceLock<String>,
     /// Verified API keys (full key text) → principal.
-    pub keys: Cache<Arc<super::model::Principal>>,
+    pub keys: Cache<Arc<crate::model::dtrack::Principal>>,
     /// Badge facts by project uuid or `name\0version`.
     pub badges: Cache<Arc<super::metrics::BadgeFacts>>,
     /// Wakes the BOM worker when an upload has been accepted.

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::domain::dtrack::model::{Policy, PolicyCondition, PolicyViolation, ViolationAnalysis};
+use crate::model::dtrack::{Policy, PolicyCondition, PolicyViolation, ViolationAnalysis};
 
 pub fn condition(c: &PolicyCondition) -> Value {
     json!({

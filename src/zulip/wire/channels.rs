@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::db::channels::ChannelStats;
 use crate::domain::channels::Listed;
+use crate::model::ChannelStats;
 use crate::model::{Channel, ChannelSetting, GroupSetting, Subscription, system_groups as sys};
 
 /// A group-setting value: a group id, or `{"direct_members": [...], "direct_subgroups": [...]}`.

@@ -1,10 +1,13 @@
-//! Plain Dependency-Track records as the domain sees them (no JSON, no SQL).
+//! Plain Dependency-Track records shared by the storage, domain and wire layers, and the
+//! permissions with their sets ([`permissions`]).
 //!
 //! Must not touch HTTP types, JSON or SQL.
 
+pub mod permissions;
+
 use crate::ids::{ApiKeyId, ComponentId, DtUserId, ProjectId, TeamId, VulnerabilityId};
 
-use super::permissions::PermSet;
+use permissions::PermSet;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApiKey {

@@ -1,0 +1,502 @@
+//! THE catalogue of configuration keys: one row per key with its section, name, type and
+//! valid range, default, documentation (the comment `config.example.toml` shows above it),
+//! whether it is secret, and the field of [`Config`] it sets.
+//!
+//! Defaults, parsing, the unknown-key check, the redacted dump and the example file are all
+//! derived from [`KEYS`]; adding a key is one row here plus its field in `Config`. Must not
+//! touch: the network, the database or global state.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::{Config, EmailVisibility, LogFormat, Synchronous};
+
+/// What values a key takes, with typed access to its field of [`Config`].
+pub(super) enum Kind {
+    /// A string that `check` accepts; otherwise `problem` is reported.
+    Str {
+        default: &'static str,
+        check: fn(&str) -> bool,
+        problem: &'static str,
+        get: fn(&Config) -> String,
+        set: fn(&mut Config, String),
+    },
+    Bool {
+        default: bool,
+        get: fn(&Config) -> bool,
+        set: fn(&mut Config, bool),
+    },
+    /// An integer in `min..=max`.
+    Int {
+        default: i64,
+        min: i64,
+        max: i64,
+        get: fn(&Config) -> i64,
+        set: fn(&mut Config, i64),
+    },
+    /// One of `options`; `set` takes an option's name and says whether it was one.
+    Choice {
+        default: &'static str,
+        options: &'static [&'static str],
+        get: fn(&Config) -> &'static str,
+        set: fn(&mut Config, &str) -> bool,
+    },
+    /// An IP address and port.
+    Addr {
+        default: &'static str,
+        get: fn(&Config) -> SocketAddr,
+        set: fn(&mut Config, SocketAddr),
+    },
+    /// A list of IP addresses, empty by default.
+    Ips {
+        get: fn(&Config) -> Vec<IpAddr>,
+        set: fn(&mut Config, Vec<IpAddr>),
+    },
+}
+
+/// One configuration key.
+pub(super) struct Key {
+    /// `""` for the top level.
+    pub section: &'static str,
+    pub name: &'static str,
+    pub kind: Kind,
+    /// The comment above the key in `config.example.toml`, one line per `\n`.
+    pub doc: &'static str,
+    /// Printed as `"***"` by the redacted dump.
+    pub secret: bool,
+}
+
+const fn key(section: &'static str, name: &'static str, kind: Kind, doc: &'static str) -> Key {
+    Key {
+        section,
+        name,
+        kind,
+        doc,
+        secret: false,
+    }
+}
+
+macro_rules! boolean {
+    ($($f:ident).+, $default:expr) => {
+        Kind::Bool {
+            default: $default,
+            get: |c| c.$($f).+,
+            set: |c, v| c.$($f).+ = v,
+        }
+    };
+}
+
+macro_rules! int {
+    ($($f:ident).+, $default:expr, $min:expr, $max:expr) => {
+        Kind::Int {
+            default: $default,
+            min: $min,
+            max: $max,
+            get: |c| c.$($f).+ as i64,
+            set: |c, v| c.$($f).+ = v as _,
+        }
+    };
+}
+
+macro_rules! secs {
+    ($($f:ident).+, $default:expr, $min:expr, $max:expr) => {
+        Kind::Int {
+            default: $default,
+            min: $min,
+            max: $max,
+            get: |c| c.$($f).+.as_secs() as i64,
+            set: |c, v| c.$($f).+ = Duration::from_secs(v as u64),
+        }
+    };
+}
+
+macro_rules! addr {
+    ($($f:ident).+, $default:expr) => {
+        Kind::Addr {
+            default: $default,
+            get: |c| c.$($f).+,
+            set: |c, v| c.$($f).+ = v,
+        }
+    };
+}
+
+const EMAIL_VISIBILITY: &[&str] = &["everyone", "members", "admins", "nobody", "moderators"];
+
+/// Every key, in the order of `config.example.toml`, the dump and the problem reports.
+pub(super) const KEYS: &[Key] = &[
+    key(
+        "",
+        "data_dir",
+        Kind::Str {
+            default: "./outpost-data",
+            check: |v| !v.is_empty(),
+            problem: "data_dir must not be empty",
+            get: |c| c.data_dir.display().to_string(),
+            set: |c, v| c.data_dir = PathBuf::from(v),
+        },
+        "Directory for the SQLite database and other state; created on first start. Back it up.",
+    ),
+    key(
+        "chat",
+        "listen",
+        addr!(chat.listen, "127.0.0.1:9991"),
+        "Address and port the chat (Zulip-compatible) API listens on.",
+    ),
+    key(
+        "chat",
+        "external_url",
+        Kind::Str {
+            // Empty: http:// plus the listen address (see `super::derive`).
+            default: "",
+            check: |v| v.starts_with("http://") || v.starts_with("https://"),
+            problem: "chat.external_url must start with http:// or https://",
+            get: |c| c.chat.external_url.clone(),
+            set: |c, v| c.chat.external_url = v.trim_end_matches('/').to_string(),
+        },
+        "URL clients use to reach the server (defaults to http:// plus the listen address).",
+    ),
+    key(
+        "chat",
+        "realm_name",
+        Kind::Str {
+            default: "Outpost",
+            check: |v| !v.trim().is_empty() && v.chars().count() <= 40,
+            problem: "chat.realm_name must have 1 to 40 characters",
+            get: |c| c.chat.realm_name.clone(),
+            set: |c, v| c.chat.realm_name = v,
+        },
+        "Organization name shown to clients (1 to 40 characters).",
+    ),
+    key(
+        "chat",
+        "development",
+        boolean!(chat.development, false),
+        "Development mode: enables POST /api/v1/dev_fetch_api_key (login without a password).",
+    ),
+    key(
+        "chat",
+        "allow_remote_development",
+        boolean!(chat.allow_remote_development, false),
+        "Development mode on a non-loopback listen address: refused at start unless this is true.",
+    ),
+    key(
+        "chat",
+        "email_address_visibility",
+        Kind::Choice {
+            default: "everyone",
+            options: EMAIL_VISIBILITY,
+            get: |c| c.chat.email_address_visibility.name(),
+            set: |c, v| match EmailVisibility::from_name(v) {
+                Some(e) => {
+                    c.chat.email_address_visibility = e;
+                    true
+                }
+                None => false,
+            },
+        },
+        "Who may see a new user's real email: everyone, members, moderators, admins or nobody.",
+    ),
+    key(
+        "deptrack",
+        "enabled",
+        boolean!(deptrack.enabled, false),
+        "Serve the Dependency-Track-compatible API (on its own listener) as well.",
+    ),
+    key(
+        "deptrack",
+        "listen",
+        addr!(deptrack.listen, "127.0.0.1:8081"),
+        "Address and port the Dependency-Track API listens on (paths under /api).",
+    ),
+    key(
+        "deptrack",
+        "acl_enabled",
+        boolean!(deptrack.acl_enabled, false),
+        "Portfolio access control: API keys and users see only projects mapped to their teams.",
+    ),
+    key(
+        "deptrack",
+        "badges_unauthenticated",
+        boolean!(deptrack.badges_unauthenticated, false),
+        "Serve the SVG badges to anyone, without credentials.",
+    ),
+    key(
+        "database",
+        "synchronous",
+        Kind::Choice {
+            default: "full",
+            options: &["full", "normal"],
+            get: |c| match c.database.synchronous {
+                Synchronous::Full => "full",
+                Synchronous::Normal => "normal",
+            },
+            set: |c, v| {
+                c.database.synchronous = match v {
+                    "full" => Synchronous::Full,
+                    "normal" => Synchronous::Normal,
+                    _ => return false,
+                };
+                true
+            },
+        },
+        "\"full\" survives power loss (fsync per commit batch); \"normal\" survives process crashes only.",
+    ),
+    key(
+        "database",
+        "read_threads",
+        int!(database.read_threads, 2, 1, 64),
+        "Number of dedicated reader threads and pooled read connections.",
+    ),
+    key(
+        "limits",
+        "max_body_bytes",
+        int!(limits.max_body_bytes, 1024 * 1024, 1024, 1 << 32),
+        "Largest accepted body of an ordinary request in bytes; larger requests get 413.",
+    ),
+    key(
+        "limits",
+        "max_upload_bytes",
+        int!(limits.max_upload_bytes, 25 * 1024 * 1024, 1024, 1 << 36),
+        "Largest accepted body of an upload (Dependency-Track BOMs) in bytes.",
+    ),
+    key(
+        "limits",
+        "max_params",
+        int!(limits.max_params, 1000, 1, 100_000),
+        "Most parameters (query string plus form body) one chat request may carry.",
+    ),
+    key(
+        "limits",
+        "header_timeout_secs",
+        secs!(limits.header_timeout, 30, 1, 3600),
+        "Seconds a request head may take to arrive; keep-alive connections idle this long are closed\n\
+         (longer than clients such as Dart's HttpClient keep idle connections, so they close first).",
+    ),
+    key(
+        "limits",
+        "body_timeout_secs",
+        secs!(limits.body_timeout, 60, 1, 86_400),
+        "Seconds a whole request body may take to arrive.",
+    ),
+    key(
+        "limits",
+        "max_connections",
+        int!(limits.max_connections, 16_384, 16, 10_000_000),
+        "Most open connections over all listeners; further ones get 503. Lowered at start to stay\n\
+         below the file-descriptor limit (which `serve` raises to its hard limit).",
+    ),
+    key(
+        "limits",
+        "max_concurrent_uploads",
+        int!(limits.max_concurrent_uploads, 4, 1, 1024),
+        "Most uploads (bodies over max_body_bytes, i.e. BOMs) read at once; further ones get 503.",
+    ),
+    key(
+        "limits",
+        "user_requests_per_minute",
+        int!(limits.user_requests_per_minute, 200, 0, 1_000_000),
+        "Requests per minute of one user or API key (upstream's 200); 0 turns the limit off.",
+    ),
+    key(
+        "limits",
+        "ip_requests_per_minute",
+        int!(limits.ip_requests_per_minute, 100, 0, 1_000_000),
+        "Unauthenticated requests per minute from one address (upstream's 100); 0 turns it off.",
+    ),
+    key(
+        "limits",
+        "rate_limit_exempt_bots",
+        boolean!(limits.rate_limit_exempt_bots, false),
+        "Bots are exempt from the per-user limit.",
+    ),
+    key(
+        "limits",
+        "rate_limit_exempt_addresses",
+        Kind::Ips {
+            get: |c| c.limits.rate_limit_exempt_addresses.clone(),
+            set: |c, v| c.limits.rate_limit_exempt_addresses = v,
+        },
+        "Client addresses exempt from rate limits, e.g. [\"127.0.0.1\"].",
+    ),
+    key(
+        "limits",
+        "max_queues_per_user",
+        int!(limits.max_queues_per_user, 50, 1, 10_000),
+        "Event queues one user may hold; registering one more drops that user's stalest queue.",
+    ),
+    key(
+        "limits",
+        "max_parked_polls_per_user",
+        int!(limits.max_parked_polls_per_user, 20, 1, 10_000),
+        "Long-polls (GET /events) one user may have waiting at once; one more is refused.",
+    ),
+    key(
+        "limits",
+        "max_flag_message_ids",
+        int!(limits.max_flag_message_ids, 5000, 1, 100_000),
+        "Message ids one POST /messages/flags request may name (duplicates counted once).",
+    ),
+    key(
+        "events",
+        "queue_timeout_secs",
+        secs!(events.queue_timeout, 600, 1, 7 * 24 * 3600),
+        "A client event queue nobody polled for this many seconds is collected.",
+    ),
+    key(
+        "events",
+        "gc_interval_secs",
+        secs!(events.gc_interval, 60, 1, 3600),
+        "How often idle event queues are swept, in seconds.",
+    ),
+    key(
+        "events",
+        "heartbeat_secs",
+        secs!(events.heartbeat, 45, 1, 3600),
+        "An idle GET /api/v1/events answers with a heartbeat after this many seconds...",
+    ),
+    key(
+        "events",
+        "heartbeat_jitter_secs",
+        secs!(events.heartbeat_jitter, 10, 0, 3600),
+        "...plus a random extra of up to this many seconds.",
+    ),
+    key(
+        "events",
+        "max_queue_events",
+        int!(events.max_queue_events, 10_000, 1, 10_000_000),
+        "A queue holding more unacknowledged events than this is dropped (its client re-registers).",
+    ),
+    key(
+        "log",
+        "level",
+        Kind::Str {
+            default: "info",
+            check: |v| !v.is_empty() && tracing_subscriber::EnvFilter::try_new(v).is_ok(),
+            problem: "log.level is not a valid filter (try \"info\" or \"outpost=debug,info\")",
+            get: |c| c.log.level.clone(),
+            set: |c, v| c.log.level = v,
+        },
+        "Log filter, e.g. \"info\", \"debug\" or \"outpost=debug,info\".",
+    ),
+    key(
+        "log",
+        "format",
+        Kind::Choice {
+            default: "text",
+            options: &["text", "json"],
+            get: |c| match c.log.format {
+                LogFormat::Text => "text",
+                LogFormat::Json => "json",
+            },
+            set: |c, v| {
+                c.log.format = match v {
+                    "text" => LogFormat::Text,
+                    "json" => LogFormat::Json,
+                    _ => return false,
+                };
+                true
+            },
+        },
+        "Log line format: \"text\" or \"json\".",
+    ),
+];
+
+/// The sections in catalogue order (the top level, `""`, first).
+pub(super) fn sections() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for k in KEYS {
+        if !out.contains(&k.section) {
+            out.push(k.section);
+        }
+    }
+    out
+}
+
+/// The keys of one section, in catalogue order.
+pub(super) fn of(section: &str) -> impl Iterator<Item = &'static Key> {
+    KEYS.iter().filter(move |k| k.section == section)
+}
+
+impl Key {
+    /// Sets the key's field of `c` to its default.
+    pub(super) fn apply_default(&self, c: &mut Config) {
+        match &self.kind {
+            Kind::Str { default, set, .. } => set(c, default.to_string()),
+            Kind::Bool { default, set, .. } => set(c, *default),
+            Kind::Int { default, set, .. } => set(c, *default),
+            Kind::Choice { default, set, .. } => {
+                set(c, default);
+            }
+            Kind::Addr { default, set, .. } => {
+                set(c, default.parse().expect("valid default address"))
+            }
+            Kind::Ips { set, .. } => set(c, Vec::new()),
+        }
+    }
+
+    /// The key's value in `c` as TOML.
+    pub(super) fn render(&self, c: &Config) -> String {
+        match &self.kind {
+            Kind::Str { get, .. } => super::quote(&get(c)),
+            Kind::Bool { get, .. } => get(c).to_string(),
+            Kind::Int { get, .. } => get(c).to_string(),
+            Kind::Choice { get, .. } => super::quote(get(c)),
+            Kind::Addr { get, .. } => super::quote(&get(c).to_string()),
+            Kind::Ips { get, .. } => {
+                let items: Vec<String> = get(c)
+                    .iter()
+                    .map(|a| super::quote(&a.to_string()))
+                    .collect();
+                format!("[{}]", items.join(", "))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_choice_option_round_trips_and_the_default_is_one() {
+        for k in KEYS {
+            if let Kind::Choice {
+                default,
+                options,
+                get,
+                set,
+            } = &k.kind
+            {
+                assert!(options.contains(default), "{}", k.name);
+                let mut c = Config::default();
+                for o in *options {
+                    assert!(set(&mut c, o), "{}: {o}", k.name);
+                    assert_eq!(get(&c), *o, "{}", k.name);
+                }
+                assert!(!set(&mut c, "no such option"), "{}", k.name);
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_are_within_their_ranges_and_names_are_unique() {
+        for (i, k) in KEYS.iter().enumerate() {
+            if let Kind::Int {
+                default, min, max, ..
+            } = &k.kind
+            {
+                assert!((min..=max).contains(&default), "{}", k.name);
+            }
+            assert!(
+                !KEYS[..i]
+                    .iter()
+                    .any(|o| o.section == k.section && o.name == k.name),
+                "{}.{} twice",
+                k.section,
+                k.name
+            );
+            assert!(!k.doc.is_empty(), "{} has no doc", k.name);
+        }
+    }
+}
