@@ -46,6 +46,17 @@ CREATE TABLE user_status (
     updated_at    INTEGER NOT NULL
 );
 
+-- Folders administrators sort channels into (`channels.folder_id`).
+CREATE TABLE channel_folders (
+    id                   INTEGER PRIMARY KEY,
+    name                 TEXT NOT NULL,
+    description          TEXT NOT NULL,
+    rendered_description TEXT NOT NULL,
+    creator_id           INTEGER REFERENCES users (id),
+    date_created         INTEGER NOT NULL,
+    is_archived          INTEGER NOT NULL DEFAULT 0
+);
+
 -- Organization settings an administrator changed from their default (see
 -- src/domain/realm_settings.rs); the value is stored as text and read back with the setting's type.
 CREATE TABLE realm_settings (
@@ -299,4 +310,4 @@ CREATE INDEX submessages_message ON submessages (message_id, id);
 
 -- The Dependency-Track tables live in src/db/dtrack.sql, applied right after this file.
 
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;

@@ -26,7 +26,7 @@ pub const DTRACK_SQL: &str = include_str!("dtrack.sql");
 pub const SYSTEM_BOTS_SQL: &str = include_str!("system_bots.sql");
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`].
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -138,6 +138,17 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
             )?;
             Ok(tx.execute_batch(SYSTEM_BOTS_SQL)?)
         }
+        5 => Ok(tx.execute_batch(
+            "CREATE TABLE channel_folders (
+                 id                   INTEGER PRIMARY KEY,
+                 name                 TEXT NOT NULL,
+                 description          TEXT NOT NULL,
+                 rendered_description TEXT NOT NULL,
+                 creator_id           INTEGER REFERENCES users (id),
+                 date_created         INTEGER NOT NULL,
+                 is_archived          INTEGER NOT NULL DEFAULT 0
+             );",
+        )?),
         _ => Err(Error::internal(format!(
             "no upgrade is known from schema version {from}"
         ))),
@@ -178,12 +189,15 @@ mod tests {
             let start = v1.find("CREATE TABLE submessages").unwrap();
             let end = v1.find("-- The Dependency-Track tables").unwrap();
             let v1 = format!("{}{}", &v1[..start], &v1[end..])
-                .replace("PRAGMA user_version = 5;", "PRAGMA user_version = 1;");
+                .replace("PRAGMA user_version = 6;", "PRAGMA user_version = 1;");
             // Nor the system bots' column and the realm settings.
             let v1 = v1.replace(
                 ",\n    is_system_bot            INTEGER NOT NULL DEFAULT 0\n",
                 "\n",
             );
+            let start = v1.find("CREATE TABLE channel_folders").unwrap();
+            let end = start + v1[start..].find(");").unwrap() + 2;
+            let v1 = format!("{}{}", &v1[..start], &v1[end..]);
             let start = v1.find("CREATE TABLE realm_settings").unwrap();
             let end = start + v1[start..].find("WITHOUT ROWID;").unwrap() + 14;
             let v1 = format!("{}{}", &v1[..start], &v1[end..]);

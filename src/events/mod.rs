@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{broadcast, mpsc};
 
-use crate::ids::{ChannelId, MessageId, ProfileFieldId, UserId};
+use crate::ids::{ChannelFolderId, ChannelId, MessageId, ProfileFieldId, UserId};
 use crate::model::Propagate;
 
 /// Something that changed, as recorded by a committed write.
@@ -50,6 +50,15 @@ pub enum Event {
     },
     /// The set of custom profile fields changed.
     ProfileFieldsChanged,
+    /// A channel folder was created.
+    ChannelFolderAdded {
+        folder_id: ChannelFolderId,
+    },
+    /// One attribute of a channel folder changed.
+    ChannelFolderUpdated {
+        folder_id: ChannelFolderId,
+        change: FolderChange,
+    },
     ChannelCreated {
         channel_id: ChannelId,
     },
@@ -147,6 +156,15 @@ pub enum Event {
         channel_id: ChannelId,
         property: String,
     },
+}
+
+/// The attribute of a channel folder that changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FolderChange {
+    Name,
+    /// The description and its rendering.
+    Description,
+    Archived,
 }
 
 /// Where someone is typing.

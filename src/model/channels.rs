@@ -234,3 +234,16 @@ pub struct ChannelStats {
     /// A message was sent in the last week.
     pub recently_active: bool,
 }
+
+/// A folder administrators sort channels into.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChannelFolder {
+    pub id: crate::ids::ChannelFolderId,
+    pub name: String,
+    pub description: String,
+    pub rendered_description: String,
+    pub creator_id: Option<UserId>,
+    /// UNIX seconds.
+    pub date_created: i64,
+    pub is_archived: bool,
+}

@@ -5,6 +5,7 @@
 //! wire format. Must not contain SQL.
 
 pub mod auth;
+pub mod channel_folders;
 pub mod channels;
 pub mod delivery;
 pub mod envelope;
@@ -75,6 +76,9 @@ pub enum Endpoint {
     AddSubmessage,
     GetReadReceipts(i64),
     ReportMessage(i64),
+    CreateChannelFolder,
+    GetChannelFolders,
+    UpdateChannelFolder(i64),
     MarkAllAsRead,
     MarkStreamAsRead,
     MarkTopicAsRead,
@@ -188,6 +192,12 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             ],
         },
         ["channels", "create"] => vec![("POST", E::CreateChannel)],
+        ["channel_folders", "create"] => vec![("POST", E::CreateChannelFolder)],
+        ["channel_folders"] => vec![("GET", E::GetChannelFolders)],
+        ["channel_folders", id] => match path_id(id) {
+            Some(id) => vec![("PATCH", E::UpdateChannelFolder(id))],
+            None => return Err(NoRoute::NotFound),
+        },
         ["users", "me", "subscriptions"] => vec![
             ("GET", E::GetSubscriptions),
             ("POST", E::Subscribe),
@@ -321,6 +331,9 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "messages/flags/narrow"),
     ("GET", "messages/{id}/read_receipts"),
     ("POST", "messages/{id}/report"),
+    ("POST", "channel_folders/create"),
+    ("GET", "channel_folders"),
+    ("PATCH", "channel_folders/{id}"),
     ("POST", "submessage"),
 ];
 
@@ -543,6 +556,9 @@ impl ChatApi {
             Endpoint::GetProfileFields => users::get_profile_fields(state).await,
             Endpoint::CreateProfileField => users::create_profile_field(state, me()?, p).await,
             Endpoint::CreateChannel => channels::create_channel(state, me()?, p).await,
+            Endpoint::CreateChannelFolder => channel_folders::create(state, me()?, p).await,
+            Endpoint::GetChannelFolders => channel_folders::list(state, p).await,
+            Endpoint::UpdateChannelFolder(id) => channel_folders::update(state, me()?, id, p).await,
             Endpoint::Subscribe => channels::subscribe(state, me()?, p).await,
             Endpoint::GetSubscriptions => channels::get_subscriptions(state, me()?, p).await,
             Endpoint::Unsubscribe => channels::unsubscribe(state, me()?, p).await,
@@ -714,9 +730,12 @@ mod tests {
             E::RealmIcon => 57,
             E::UpdateRealm => 58,
             E::ReportMessage(_) => 59,
+            E::CreateChannelFolder => 60,
+            E::GetChannelFolders => 61,
+            E::UpdateChannelFolder(_) => 62,
         }
     }
-    const ENDPOINTS: usize = 60;
+    const ENDPOINTS: usize = 63;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

@@ -530,6 +530,16 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("flag", Str, "starred", true),
         ],
         ("GET", "messages/{id}/read_receipts") => &[],
+        ("POST", "channel_folders/create") => &[
+            ("name", Str, "another folder", true),
+            ("description", Str, "", true),
+        ],
+        ("GET", "channel_folders") => &[("include_archived", Bool, "false", false)],
+        ("PATCH", "channel_folders/{id}") => &[
+            ("name", Str, "renamed folder", false),
+            ("description", Str, "d", false),
+            ("is_archived", Bool, "false", false),
+        ],
         ("POST", "messages/{id}/report") => &[
             ("report_type", Str, "spam", true),
             ("description", Str, "sweeping", false),
@@ -606,6 +616,7 @@ struct ChatFixture {
     bob: TestUser,
     stream: i64,
     msg: i64,
+    folder: i64,
     queue: String,
 }
 
@@ -627,6 +638,8 @@ impl ChatFixture {
             self.bob.id
         } else if path.starts_with("messages/") {
             self.msg
+        } else if path.starts_with("channel_folders/") {
+            self.folder
         } else {
             panic!("which id does {path} take?")
         }
@@ -681,6 +694,15 @@ async fn chat_fixture(srv: &TestServer) -> ChatFixture {
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
+    let r = srv
+        .post(
+            "/api/v1/channel_folders/create",
+            &owner,
+            &[("name", "sweep folder"), ("description", "")],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let folder = r.body["channel_folder_id"].as_i64().unwrap();
     let r = srv.post("/api/v1/register", &owner, &[]).await;
     let queue = r.body["queue_id"].as_str().unwrap().to_string();
     ChatFixture {
@@ -688,6 +710,7 @@ async fn chat_fixture(srv: &TestServer) -> ChatFixture {
         bob,
         stream,
         msg,
+        folder,
         queue,
     }
 }

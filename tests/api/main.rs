@@ -7,6 +7,7 @@ mod support;
 
 mod auth;
 mod bad_input;
+mod channel_folders;
 mod channels;
 mod cli;
 mod code_blocks;

@@ -1,5 +1,6 @@
 //! Checks JSON responses against the response schemas vendored from Zulip's OpenAPI document
-//! (`tests/schemas/zulip-responses.json`, structure only; see `extract_zulip.py` beside it).
+//! (`tests/schemas/zulip-responses.json`, structure only; see `extract_zulip.py` beside it),
+//! plus the events Outpost sends that the document predates (`zulip-additions.json`).
 //!
 //! `allOf` is merged the way upstream's own validator merges it (properties combined, later
 //! definitions of a property refining earlier ones), so `additionalProperties: false` in one
@@ -13,7 +14,27 @@ fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(|| {
         let text = include_str!("../schemas/zulip-responses.json");
-        serde_json::from_str(text).expect("vendored schema is valid JSON")
+        let mut doc: Value = serde_json::from_str(text).expect("vendored schema is valid JSON");
+        // Events Outpost sends that the feature-level-382 document predates.
+        let text = include_str!("../schemas/zulip-additions.json");
+        let additions: Value = serde_json::from_str(text).expect("additions are valid JSON");
+        for (name, schema) in additions["schemas"].as_object().expect("schemas") {
+            let schemas = doc["schemas"].as_object_mut().expect("schemas");
+            assert!(!schemas.contains_key(name), "addition {name} clashes");
+            schemas.insert(name.clone(), schema.clone());
+        }
+        let events =
+            doc["responses"]["GET /events"]["allOf"][1]["properties"]["events"]["items"]["oneOf"]
+                .as_array_mut()
+                .expect("the event alternatives");
+        events.extend(
+            additions["events"]
+                .as_array()
+                .expect("events")
+                .iter()
+                .cloned(),
+        );
+        doc
     })
 }
 

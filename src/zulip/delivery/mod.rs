@@ -9,6 +9,7 @@
 //! (`domain::messages::audience`, `domain::channels::metadata_audience`).
 
 mod channels;
+mod folders;
 mod messages;
 mod presence;
 mod users;
@@ -202,6 +203,12 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             Ok(())
         }
         Event::ProfileFieldsChanged => users::profile_fields(state, seq).await,
+        Event::ChannelFolderAdded { folder_id } => {
+            folders::folder(state, seq, *folder_id, None).await
+        }
+        Event::ChannelFolderUpdated { folder_id, change } => {
+            folders::folder(state, seq, *folder_id, Some(*change)).await
+        }
         Event::AlertWordsChanged { user_id, words } => {
             users::alert_words(state, seq, *user_id, words);
             Ok(())

@@ -118,3 +118,16 @@ pub fn names_by_user(list: Vec<(crate::ids::UserId, Vec<String>)>) -> Value {
     }
     Value::Object(m)
 }
+
+/// A channel folder as `GET /channel_folders`, register and events show it.
+pub fn channel_folder(f: &crate::model::ChannelFolder) -> Value {
+    json!({
+        "id": f.id.0,
+        "name": f.name,
+        "description": f.description,
+        "rendered_description": f.rendered_description,
+        "creator_id": f.creator_id.map(|u| u.0),
+        "date_created": f.date_created,
+        "is_archived": f.is_archived,
+    })
+}

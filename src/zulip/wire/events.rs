@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::events::{ContentEdit, MessageMove};
+use crate::events::{ContentEdit, FolderChange, MessageMove};
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::model::{Message, RealmValue, User, UserStatus};
 
@@ -345,4 +345,22 @@ pub fn typing(
             "topic": topic,
         }),
     }
+}
+
+/// A new channel folder.
+pub fn channel_folder_added(folder: Value) -> Value {
+    json!({"type": "channel_folder", "op": "add", "channel_folder": folder})
+}
+
+/// A changed channel folder: the attribute `change` names, as it is now.
+pub fn channel_folder_updated(f: &crate::model::ChannelFolder, change: FolderChange) -> Value {
+    let data = match change {
+        FolderChange::Name => json!({"name": f.name}),
+        FolderChange::Description => json!({
+            "description": f.description,
+            "rendered_description": f.rendered_description,
+        }),
+        FolderChange::Archived => json!({"is_archived": f.is_archived}),
+    };
+    json!({"type": "channel_folder", "op": "update", "channel_folder_id": f.id.0, "data": data})
 }
