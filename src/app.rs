@@ -280,7 +280,7 @@ async fn heartbeats(state: Arc<AppState>) {
     loop {
         tokio::select! {
             _ = tick.tick() => {
-                state.queues.heartbeats();
+                state.queues.heartbeats(std::time::Instant::now());
             }
             _ = stopping.wait_for(|s| *s) => return,
         }
@@ -295,11 +295,12 @@ async fn sweep_queues(state: Arc<AppState>) {
     loop {
         tokio::select! {
             _ = tick.tick() => {
-                let n = state.queues.sweep();
+                let now = std::time::Instant::now();
+                let n = state.queues.sweep(now);
                 if n > 0 {
                     tracing::debug!(collected = n, "swept idle event queues");
                 }
-                state.rates.prune(std::time::Instant::now());
+                state.rates.prune(now);
             }
             _ = stopping.wait_for(|s| *s) => return,
         }

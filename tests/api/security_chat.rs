@@ -136,6 +136,7 @@ async fn parked_polls_are_capped_per_user() {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while srv.state.queues.parked_of_user(UserId(mallory.id)) < 2 {
         assert!(tokio::time::Instant::now() < deadline, "polls never parked");
+        // The queue table says when both polls are parked; check again shortly.
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     // A third waiting poll is refused at once with a clear error; non-blocking polls still work.

@@ -21,6 +21,7 @@ async fn wait_done(dt: &Dt, k: &Key, token: &str) {
         if r.body == json!({"processing": false}) {
             return;
         }
+        // Processing is asynchronous: poll the token as a client does.
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     panic!("the upload was not processed");
