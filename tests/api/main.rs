@@ -1,7 +1,6 @@
 //! The one integration-test binary: every test starts its own servers in-process on
 //! 127.0.0.1:0 and talks to them over HTTP like a client would.
 
-mod dtrack_support;
 mod schema;
 mod support;
 

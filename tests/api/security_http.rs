@@ -16,7 +16,7 @@ use tokio::net::TcpStream;
 use outpost::domain::dtrack::permissions::Permission;
 use outpost::model::Role;
 
-use crate::dtrack_support::Dt;
+use crate::support::dtrack::Dt;
 use crate::support::{TestServer, basic, body, raw};
 
 /// Reads from `s` until the peer closes or `limit` passes; `None` if it did not close.
