@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::{Reply, TestServer, TestUser, org, poll_now, wait_events};
+use crate::support::{Reply, TestServer, TestUser, org, poll_now, register_queue, wait_events};
 use outpost::model::Role;
 
 fn types(events: &[Value]) -> Vec<String> {
@@ -270,13 +270,7 @@ async fn short_server(
 }
 
 async fn register_plain(srv: &TestServer, who: &TestUser) -> String {
-    let r = srv
-        .post("/api/v1/register", who, &[("event_types", "[\"message\"]")])
-        .await;
-    r.assert_success("POST /register")["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    register_queue(srv, who, &[("event_types", "[\"message\"]")]).await
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use outpost::ids::UserId;
 use outpost::model::Role;
 
-use crate::support::{Org, TestServer, TestUser, org_with, poll_now};
+use crate::support::{Org, TestServer, TestUser, narrow_reply, org_with, poll_now};
 
 async fn events_register(srv: &TestServer, who: &TestUser) -> String {
     let r = srv
@@ -270,21 +270,6 @@ async fn backslash_links_stay_on_this_server() {
     );
 }
 
-async fn narrow_reply(o: &Org, who: &TestUser, narrow: Value) -> crate::support::Reply {
-    let n = narrow.to_string();
-    o.srv
-        .get(
-            "/api/v1/messages",
-            who,
-            &[
-                ("anchor", "newest"),
-                ("num_before", "10"),
-                ("narrow", n.as_str()),
-            ],
-        )
-        .await
-}
-
 #[tokio::test]
 async fn a_hidden_private_channel_narrows_like_a_missing_one() {
     let o = org_with(|_| {}).await;
@@ -315,8 +300,8 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
     ];
     for (hidden, missing) in cases {
         for op in ["channel", "stream"] {
-            let h = narrow_reply(&o, &o.bob, json!([[op, hidden.clone()]])).await;
-            let m = narrow_reply(&o, &o.bob, json!([[op, missing.clone()]])).await;
+            let h = narrow_reply(&o.srv, &o.bob, json!([[op, hidden.clone()]])).await;
+            let m = narrow_reply(&o.srv, &o.bob, json!([[op, missing.clone()]])).await;
             assert_eq!(h.status, 400, "{}", h.body);
             assert_eq!(m.status, 400, "{}", m.body);
             assert_eq!(h.body, unknown(hidden.clone()));
@@ -324,7 +309,7 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
         }
     }
     // Members and admins who may know the channel still narrow to it.
-    let r = narrow_reply(&o, &o.alice, json!([["channel", "secret"]])).await;
+    let r = narrow_reply(&o.srv, &o.alice, json!([["channel", "secret"]])).await;
     assert_eq!(
         r.assert_success("GET /messages")["messages"]
             .as_array()
@@ -333,7 +318,7 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
         2,
         "the creation notice and the message sent there"
     );
-    let r = narrow_reply(&o, &o.admin, json!([["channel", "secret"]])).await;
+    let r = narrow_reply(&o.srv, &o.admin, json!([["channel", "secret"]])).await;
     r.assert_success("GET /messages");
     // A former subscriber keeps their own history there.
     let shared = o
@@ -355,7 +340,7 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
         )
         .await
         .assert_success("DELETE /users/me/subscriptions");
-    let r = narrow_reply(&o, &o.bob, json!([["channel", shared], ["topic", "t"]])).await;
+    let r = narrow_reply(&o.srv, &o.bob, json!([["channel", shared], ["topic", "t"]])).await;
     let ids: Vec<i64> = r.assert_success("GET /messages")["messages"]
         .as_array()
         .unwrap()

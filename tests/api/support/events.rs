@@ -24,6 +24,15 @@ impl Org {
     }
 }
 
+/// Registers a queue with `form` (on any server, without an [`Org`]); returns its id.
+pub async fn register_queue(srv: &TestServer, who: &TestUser, form: &[(&str, &str)]) -> String {
+    let r = srv.post("/api/v1/register", who, form).await;
+    r.assert_success("POST /register")["queue_id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 /// A non-blocking `GET /events` of everything after `last`, as the raw reply.
 pub async fn poll_now(srv: &TestServer, who: &TestUser, queue: &str, last: i64) -> Reply {
     let last = last.to_string();

@@ -27,8 +27,8 @@ pub mod dtrack;
 mod events;
 mod org;
 
-pub use events::{poll_now, wait_events};
-pub use org::{Org, org, org_with};
+pub use events::{poll_now, register_queue, wait_events};
+pub use org::{Org, narrow_reply, org, org_with};
 
 pub struct TestServer {
     pub addr: SocketAddr,

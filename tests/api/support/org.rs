@@ -184,3 +184,20 @@ impl Org {
         super::patched(&r);
     }
 }
+
+/// The newest ten messages of a narrow (on any server, without an [`Org`]), as the raw reply:
+/// errors included, nothing asserted.
+pub async fn narrow_reply(srv: &TestServer, who: &TestUser, narrow: Value) -> Reply {
+    let n = narrow.to_string();
+    srv.get(
+        "/api/v1/messages",
+        who,
+        &[
+            ("anchor", "newest"),
+            ("num_before", "10"),
+            ("num_after", "0"),
+            ("narrow", n.as_str()),
+        ],
+    )
+    .await
+}
