@@ -287,7 +287,8 @@ async fn heartbeats(state: Arc<AppState>) {
     }
 }
 
-/// Sweeps idle event queues every `gc_interval` until the server stops.
+/// Sweeps idle event queues and prunes idle rate-limit buckets every `gc_interval` until the
+/// server stops; this task reads the clock and passes it to both.
 async fn sweep_queues(state: Arc<AppState>) {
     let mut stopping = state.stopping.subscribe();
     let mut tick = tokio::time::interval(state.config.events.gc_interval);
