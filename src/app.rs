@@ -280,14 +280,15 @@ async fn heartbeats(state: Arc<AppState>) {
     loop {
         tokio::select! {
             _ = tick.tick() => {
-                state.queues.heartbeats();
+                state.queues.heartbeats(std::time::Instant::now());
             }
             _ = stopping.wait_for(|s| *s) => return,
         }
     }
 }
 
-/// Sweeps idle event queues every `gc_interval` until the server stops.
+/// Sweeps idle event queues and prunes idle rate-limit buckets every `gc_interval` until the
+/// server stops; this task reads the clock and passes it to both.
 async fn sweep_queues(state: Arc<AppState>) {
     let mut stopping = state.stopping.subscribe();
     let mut tick = tokio::time::interval(state.config.events.gc_interval);
@@ -295,11 +296,12 @@ async fn sweep_queues(state: Arc<AppState>) {
     loop {
         tokio::select! {
             _ = tick.tick() => {
-                let n = state.queues.sweep();
+                let now = std::time::Instant::now();
+                let n = state.queues.sweep(now);
                 if n > 0 {
                     tracing::debug!(collected = n, "swept idle event queues");
                 }
-                state.rates.prune(std::time::Instant::now());
+                state.rates.prune(now);
             }
             _ = stopping.wait_for(|s| *s) => return,
         }

@@ -20,7 +20,9 @@
 //! (`zulip::realtime`) waits on a queue without consuming it; the client's next
 //! `last_event_id` prunes what it has seen. A parked poll holds no timer of its own: one periodic
 //! pass over the queue table (started in [`app`]) gives due polls their heartbeat, and shutdown
-//! sets the stop signal, then wakes every poll through the table.
+//! sets the stop signal, then wakes every poll through the table. The heartbeat pass, the idle
+//! queue sweep and the rate-limit prune take `now` as a parameter; only the timer tasks in
+//! [`app`] read the clock, so tests pass explicit times instead of sleeping.
 //!
 //! The Dependency-Track API ([`dtrack`]) follows the same path on its own listener: its route
 //! table names each endpoint's permission, credentials are checked (API keys through a cache

@@ -507,10 +507,9 @@ impl Queues {
         self.table().by_id.values().cloned().collect()
     }
 
-    /// Gives every waiting poll whose heartbeat is due a heartbeat; returns how many.
-    /// One periodic pass replaces a timer per parked poll.
-    pub fn heartbeats(&self) -> usize {
-        let now = Instant::now();
+    /// Gives every waiting poll whose heartbeat is due at `now` a heartbeat; returns how many.
+    /// One periodic pass replaces a timer per parked poll; the timer task passes the real clock.
+    pub fn heartbeats(&self, now: Instant) -> usize {
         self.all()
             .iter()
             .filter(|q| q.heartbeat_if_due(now))
@@ -525,9 +524,9 @@ impl Queues {
         }
     }
 
-    /// Removes queues nobody polled for the idle timeout; returns how many.
-    pub fn sweep(&self) -> usize {
-        let now = Instant::now();
+    /// Removes queues nobody polled for their idle timeout as of `now`; returns how many.
+    /// The timer task passes the real clock; tests pass explicit times instead of sleeping.
+    pub fn sweep(&self, now: Instant) -> usize {
         let mut table = self.table();
         let expired: Vec<String> = table
             .by_id
@@ -609,13 +608,71 @@ mod tests {
 
     #[test]
     fn sweep_spares_connected_and_recent_queues() {
-        let qs = Queues::new(10, Duration::from_millis(0));
+        let timeout = Duration::from_secs(600);
+        let qs = Queues::new(10, timeout);
         let idle = qs.register(UserId(1), QueueOptions::default(), 0);
         let busy = qs.register(UserId(1), QueueOptions::default(), 0);
-        let _g = busy.begin_poll(Instant::now() + Duration::from_secs(60));
-        assert_eq!(qs.sweep(), 1);
+        // Taken after both registrations: at `expiry` both have been idle the whole timeout.
+        let expiry = Instant::now() + timeout;
+        let _g = busy.begin_poll(expiry + Duration::from_secs(60));
+        assert_eq!(qs.sweep(expiry), 1);
         assert!(!qs.contains(&idle.id));
         assert!(qs.contains(&busy.id));
+    }
+
+    #[test]
+    fn sweep_waits_for_the_full_idle_timeout() {
+        let timeout = Duration::from_secs(600);
+        let qs = Queues::new(10, timeout);
+        let before = Instant::now();
+        let q = qs.register(UserId(1), QueueOptions::default(), 0);
+        let after = Instant::now();
+        // One second short of the timeout (even counted from before registering): kept.
+        assert_eq!(qs.sweep(before + timeout - Duration::from_secs(1)), 0);
+        assert!(qs.contains(&q.id));
+        assert_eq!(qs.sweep(after + timeout), 1);
+        assert_eq!(q.poll_state(0), PollState::Closed);
+    }
+
+    #[test]
+    fn an_acknowledged_or_polled_queue_is_idle_from_then_on() {
+        let timeout = Duration::from_secs(600);
+        let qs = Queues::new(10, timeout);
+        let acked = qs.register(UserId(1), QueueOptions::default(), 0);
+        let polled = qs.register(UserId(1), QueueOptions::default(), 0);
+        let stale = qs.register(UserId(1), QueueOptions::default(), 0);
+        // Later than every registration, earlier than the ack and the poll below.
+        let mark = Instant::now();
+        assert_eq!(acked.ack(-1), Ok(()));
+        polled.begin_poll(mark + timeout);
+        polled.end_poll();
+        assert_eq!(qs.sweep(mark + timeout), 1);
+        assert!(!qs.contains(&stale.id));
+        assert!(qs.contains(&acked.id) && qs.contains(&polled.id));
+    }
+
+    #[test]
+    fn queue_lifespan_stretches_the_timeout_up_to_a_week() {
+        let timeout = Duration::from_secs(600);
+        let qs = Queues::new(10, timeout);
+        let with = |secs: u64| QueueOptions {
+            lifespan: Some(Duration::from_secs(secs)),
+            ..QueueOptions::default()
+        };
+        let plain = qs.register(UserId(1), QueueOptions::default(), 0);
+        let hour = qs.register(UserId(1), with(3600), 0);
+        let short = qs.register(UserId(1), with(60), 0);
+        let huge = qs.register(UserId(1), with(30 * 24 * 3600), 0);
+        let t0 = Instant::now();
+        assert_eq!(qs.sweep(t0 + timeout), 2);
+        assert!(!qs.contains(&plain.id) && !qs.contains(&short.id));
+        assert_eq!(qs.sweep(t0 + Duration::from_secs(3599)), 0);
+        assert_eq!(qs.sweep(t0 + Duration::from_secs(3600)), 1);
+        assert!(!qs.contains(&hour.id));
+        let week = MAX_QUEUE_LIFESPAN;
+        assert_eq!(qs.sweep(t0 + week - Duration::from_secs(1)), 0);
+        assert_eq!(qs.sweep(t0 + week), 1);
+        assert!(!qs.contains(&huge.id));
     }
 
     #[test]
@@ -624,16 +681,35 @@ mod tests {
         let due = qs.register(UserId(1), QueueOptions::default(), 0);
         let later = qs.register(UserId(1), QueueOptions::default(), 0);
         let idle = qs.register(UserId(1), QueueOptions::default(), 0);
-        let g1 = due.begin_poll(Instant::now());
-        let g2 = later.begin_poll(Instant::now() + Duration::from_secs(60));
+        let t0 = Instant::now();
+        let g1 = due.begin_poll(t0 + Duration::from_secs(45));
+        let g2 = later.begin_poll(t0 + Duration::from_secs(60));
+        assert_eq!(qs.heartbeats(t0 + Duration::from_millis(44_999)), 0);
         assert_eq!(due.poll_state(g1), PollState::Wait);
-        assert_eq!(qs.heartbeats(), 1);
+        assert_eq!(qs.heartbeats(t0 + Duration::from_secs(45)), 1);
         assert_eq!(due.poll_state(g1), PollState::Ready);
         assert_eq!(due.snapshot(), vec!["{\"type\":\"heartbeat\",\"id\":0}"]);
         assert_eq!(later.poll_state(g2), PollState::Wait);
         assert!(idle.is_empty());
         // Already answered: no second heartbeat for the same poll.
-        assert_eq!(qs.heartbeats(), 0);
+        assert_eq!(qs.heartbeats(t0 + Duration::from_secs(50)), 0);
+        assert_eq!(qs.heartbeats(t0 + Duration::from_secs(60)), 1);
+        assert_eq!(later.poll_state(g2), PollState::Ready);
+    }
+
+    #[test]
+    fn no_heartbeat_once_the_poll_ended_or_events_are_waiting() {
+        let qs = Queues::new(10, Duration::from_secs(600));
+        let ended = qs.register(UserId(1), QueueOptions::default(), 0);
+        let busy = qs.register(UserId(1), QueueOptions::default(), 0);
+        let t0 = Instant::now();
+        ended.begin_poll(t0);
+        ended.end_poll();
+        busy.begin_poll(t0);
+        qs.push(&busy, body("a"));
+        assert_eq!(qs.heartbeats(t0 + Duration::from_secs(3600)), 0);
+        assert!(ended.is_empty());
+        assert_eq!(busy.snapshot(), vec!["{\"type\":\"a\",\"id\":0}"]);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use outpost::db::digest::{self, TableDigest};
 use outpost::model::Role;
 
-use crate::dtrack_support::{Dt, Key, all, text};
+use crate::support::dtrack::{Dt, Key, all, text};
 use crate::support::{Reply, TestServer, TestUser, basic, body, raw};
 
 // ---------------------------------------------------------------------------------------------

@@ -3,73 +3,8 @@
 use serde_json::{Value, json};
 
 use outpost::events::Event;
-use outpost::model::Role;
 
-use crate::support::{TestServer, TestUser};
-
-pub struct Org {
-    pub srv: TestServer,
-    pub owner: TestUser,
-    pub admin: TestUser,
-    pub alice: TestUser,
-    pub bob: TestUser,
-    pub guest: TestUser,
-}
-
-pub async fn org() -> Org {
-    let srv = TestServer::start().await;
-    let owner = srv
-        .user("owner@example.com", "Olive Owner", Role::Owner)
-        .await;
-    let admin = srv
-        .user("admin@example.com", "Ada Admin", Role::Administrator)
-        .await;
-    let alice = srv
-        .user("alice@example.com", "Alice Ant", Role::Member)
-        .await;
-    let bob = srv.user("bob@example.com", "Bob Bee", Role::Member).await;
-    let guest = srv
-        .user("guest@example.com", "Gus Guest", Role::Guest)
-        .await;
-    Org {
-        srv,
-        owner,
-        admin,
-        alice,
-        bob,
-        guest,
-    }
-}
-
-impl Org {
-    /// Creates a channel through the API; returns its id.
-    pub async fn channel(
-        &self,
-        who: &TestUser,
-        name: &str,
-        subscribers: &[&TestUser],
-        extra: &[(&str, &str)],
-    ) -> i64 {
-        let ids = json!(subscribers.iter().map(|u| u.id).collect::<Vec<_>>()).to_string();
-        let mut form = vec![("name", name), ("subscribers", ids.as_str())];
-        form.extend_from_slice(extra);
-        let r = self.srv.post("/api/v1/channels/create", who, &form).await;
-        r.assert_success("POST /channels/create")["id"]
-            .as_i64()
-            .unwrap()
-    }
-
-    pub async fn stream_names(&self, who: &TestUser) -> Vec<String> {
-        let r = self.srv.get("/api/v1/streams", who, &[]).await;
-        let b = r.assert_success("GET /streams");
-        b["streams"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["name"].as_str().unwrap().to_string())
-            .collect()
-    }
-}
+use crate::support::org;
 
 #[tokio::test]
 async fn create_channel_with_defaults_and_settings() {

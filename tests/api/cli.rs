@@ -242,6 +242,7 @@ fn serve_logs_its_address_and_stops_on_sigterm() {
             break;
         }
         assert!(std::time::Instant::now() < deadline, "server did not stop");
+        // A real child process: check its exit status now and then until the deadline.
         std::thread::sleep(Duration::from_millis(50));
     }
 }

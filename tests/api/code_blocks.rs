@@ -1,7 +1,7 @@
 //! Fenced code as clients see it: upstream's `div.codehilite` with Pygments' short token
 //! classes inside for the common languages, plain escaped text for the rest.
 
-use crate::channels::{Org, org};
+use crate::support::{Org, org};
 
 /// Sends `content` as a direct message from Alice to Bob; returns the HTML Bob fetches.
 async fn rendered(o: &Org, content: &str) -> String {

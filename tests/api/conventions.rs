@@ -295,6 +295,7 @@ async fn shutdown_lets_in_flight_requests_finish() {
         .body(body("username=a%40example.com&password=wrong+password"))
         .unwrap();
     let in_flight = tokio::spawn(async move { client.request(req).await.map(|r| r.status()) });
+    // Real time: the login must be under way (hashing) when the stop comes.
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     srv.shutdown().await;
     let status = in_flight

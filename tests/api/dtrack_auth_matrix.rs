@@ -4,7 +4,7 @@
 use hyper::Method;
 use serde_json::Value;
 
-use crate::dtrack_support::{Dt, all};
+use crate::support::dtrack::{Dt, all};
 
 const U: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
 const UPPER: &str = "0F8FAD5B-D9CB-469F-A165-70867728950E";

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use outpost::domain::dtrack::permissions::Permission as P;
 
-use crate::dtrack_support::{Dt, all, text};
+use crate::support::dtrack::{Dt, all, text};
 
 const NOMETRICS: &str = include_str!("../dtrack-badges/project-violations-nometrics.rendered.svg");
 const NONE: &str = include_str!("../dtrack-badges/project-violations-none.rendered.svg");

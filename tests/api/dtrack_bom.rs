@@ -1,32 +1,15 @@
 //! Dependency-Track BOM uploads: acceptance, background import, tokens, restarts.
 
-use base64::Engine as _;
 use hyper::Method;
 use serde_json::{Value, json};
 
 use outpost::domain::dtrack::permissions::Permission as P;
 
-use crate::dtrack_support::{Dt, Key, all, text};
+use crate::support::dtrack::{Dt, Key, all, b64, text, wait_done};
 
 fn bom(components: Value) -> String {
     json!({"bomFormat": "CycloneDX", "specVersion": "1.5", "version": 1, "components": components})
         .to_string()
-}
-
-fn b64(s: &str) -> String {
-    base64::engine::general_purpose::STANDARD.encode(s)
-}
-
-async fn wait_done(dt: &Dt, k: &Key, token: &str) {
-    for _ in 0..500 {
-        let r = dt.get(&format!("/api/v1/event/token/{token}"), k).await;
-        assert_eq!(r.status, 200);
-        if r.body == json!({"processing": false}) {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    panic!("the upload was not processed");
 }
 
 async fn names(dt: &Dt, k: &Key, project: &str) -> Vec<String> {

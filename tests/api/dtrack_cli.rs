@@ -5,7 +5,7 @@ use std::process::Command;
 use hyper::Method;
 use serde_json::{Value, json};
 
-use crate::dtrack_support::{Dt, text};
+use crate::support::dtrack::{Dt, text};
 
 const BIN: &str = env!("CARGO_BIN_EXE_outpost");
 

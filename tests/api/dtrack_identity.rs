@@ -5,7 +5,7 @@ use serde_json::json;
 
 use outpost::domain::dtrack::permissions::Permission as P;
 
-use crate::dtrack_support::{Dt, all, text};
+use crate::support::dtrack::{Dt, all, text};
 
 #[tokio::test]
 async fn version_is_public_with_upstreams_headers() {
@@ -77,7 +77,7 @@ async fn missing_bad_and_underpowered_credentials() {
     let r = dt.get("/api/v1/team", &weak).await;
     assert_eq!((r.status, r.raw.len()), (403, 0));
     // Bodies of another media type than the endpoint consumes.
-    let admin = dt.key("Admins", &crate::dtrack_support::all()).await;
+    let admin = dt.key("Admins", &crate::support::dtrack::all()).await;
     let r = dt
         .req(
             Method::PUT,

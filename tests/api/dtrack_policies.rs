@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use outpost::domain::dtrack::permissions::Permission as P;
 
-use crate::dtrack_support::{Dt, Key, all, text};
+use crate::support::dtrack::{Dt, Key, all, text};
 
 async fn policy(
     dt: &Dt,

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use outpost::domain::dtrack::permissions::Permission as P;
 
-use crate::dtrack_support::{Dt, all, text};
+use crate::support::dtrack::{Dt, all, text};
 
 const NOBODY: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
 

@@ -5,8 +5,7 @@
 use hyper::Method;
 use serde_json::{Value, json};
 
-use crate::channels::{Org, org};
-use crate::support::{body, raw};
+use crate::support::{Org, body, org, raw};
 
 /// Names and the codes upstream's table gives them: every third name of Zulip's own naming
 /// data (`custom_emoji_names.py`), plus the ones clients press most. Checked against upstream's

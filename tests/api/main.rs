@@ -1,7 +1,11 @@
 //! The one integration-test binary: every test starts its own servers in-process on
 //! 127.0.0.1:0 and talks to them over HTTP like a client would.
+//!
+//! Shared fixtures live in `support/` (the server harness, the usual organization, event
+//! queues, the Dependency-Track listener). A test file is named after the `src/` area it tests
+//! (`dtrack_*` for `src/dtrack/`); `bad_input`, `conventions`, `mobile_app` and `security_*`
+//! cut across areas.
 
-mod dtrack_support;
 mod schema;
 mod support;
 
@@ -14,11 +18,11 @@ mod code_blocks;
 mod config;
 mod conventions;
 mod dtrack_acl;
-mod dtrack_analysis;
 mod dtrack_auth_matrix;
 mod dtrack_badges;
 mod dtrack_bom;
 mod dtrack_cli;
+mod dtrack_findings;
 mod dtrack_identity;
 mod dtrack_policies;
 mod dtrack_portfolio;
@@ -37,7 +41,7 @@ mod security_chat;
 mod security_dtrack;
 mod security_emails;
 mod security_http;
-mod server_info;
+mod server;
 mod settings;
 mod users;
 mod widgets;

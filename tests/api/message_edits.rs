@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::channels::org;
+use crate::support::org;
 
 #[tokio::test]
 async fn content_edits_keep_history() {

@@ -1,79 +1,8 @@
 //! Sending and reading messages: recipients, topics, narrows, anchors, flags, read state.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::channels::{Org, org};
-use crate::support::{Reply, TestUser};
-
-impl Org {
-    pub async fn send_channel(&self, who: &TestUser, to: &str, topic: &str, content: &str) -> i64 {
-        let r = self
-            .srv
-            .post(
-                "/api/v1/messages",
-                who,
-                &[
-                    ("type", "stream"),
-                    ("to", to),
-                    ("topic", topic),
-                    ("content", content),
-                ],
-            )
-            .await;
-        r.assert_success("POST /messages")["id"].as_i64().unwrap()
-    }
-
-    pub async fn send_dm(&self, who: &TestUser, to: &[&TestUser], content: &str) -> i64 {
-        let ids = json!(to.iter().map(|u| u.id).collect::<Vec<_>>()).to_string();
-        let r = self
-            .srv
-            .post(
-                "/api/v1/messages",
-                who,
-                &[
-                    ("type", "direct"),
-                    ("to", ids.as_str()),
-                    ("content", content),
-                ],
-            )
-            .await;
-        r.assert_success("POST /messages")["id"].as_i64().unwrap()
-    }
-
-    pub async fn fetch(&self, who: &TestUser, query: &[(&str, &str)]) -> Reply {
-        let r = self.srv.get("/api/v1/messages", who, query).await;
-        r.assert_success("GET /messages");
-        r
-    }
-
-    /// The ids of the messages people sent in a narrow, oldest first (the system bots' notices
-    /// are left out here; `notices.rs` tests them).
-    pub async fn ids(&self, who: &TestUser, narrow: Value) -> Vec<i64> {
-        let n = narrow.to_string();
-        let r = self
-            .fetch(
-                who,
-                &[
-                    ("anchor", "newest"),
-                    ("num_before", "100"),
-                    ("narrow", n.as_str()),
-                ],
-            )
-            .await;
-        r.body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| {
-                !m["sender_email"]
-                    .as_str()
-                    .unwrap()
-                    .ends_with("-bot@zulip.com")
-            })
-            .map(|m| m["id"].as_i64().unwrap())
-            .collect()
-    }
-}
+use crate::support::{TestUser, org};
 
 #[tokio::test]
 async fn send_to_a_channel_by_name_or_id() {

@@ -8,9 +8,7 @@
 
 use serde_json::{Value, json};
 
-use crate::channels::{Org, org};
-use crate::realtime::wait_events;
-use crate::support::TestUser;
+use crate::support::{Org, TestUser, org, wait_events};
 
 /// A JSON type as the app's parser casts it.
 #[derive(Clone, Copy)]

@@ -5,8 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use crate::channels::{Org, org};
-use crate::support::TestUser;
+use crate::support::{Org, TestUser, org};
 
 /// Registers a queue for message events only, with `narrow`.
 async fn queue(o: &Org, who: &TestUser, narrow: &Value) -> String {

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::channels::org;
+use crate::support::org;
 
 #[tokio::test]
 async fn with_follows_a_moved_message_to_its_current_place() {

@@ -5,52 +5,10 @@ use serde_json::{Value, json};
 
 use outpost::model::Role;
 
-use crate::channels::{Org, org};
-use crate::support::TestUser;
+use crate::support::{TestUser, org};
 
 const NOTIFICATION_BOT: &str = "notification-bot@zulip.com";
 const WELCOME_BOT: &str = "welcome-bot@zulip.com";
-
-impl Org {
-    /// The newest `n` messages of a narrow as `who` sees them, oldest first, with their
-    /// Markdown source as content.
-    async fn raw_messages(&self, who: &TestUser, narrow: Value, n: usize) -> Vec<Value> {
-        let narrow = narrow.to_string();
-        let n = n.to_string();
-        let r = self
-            .fetch(
-                who,
-                &[
-                    ("anchor", "newest"),
-                    ("num_before", n.as_str()),
-                    ("num_after", "0"),
-                    ("narrow", narrow.as_str()),
-                    ("apply_markdown", "false"),
-                ],
-            )
-            .await;
-        r.body["messages"].as_array().unwrap().clone()
-    }
-
-    async fn subscribe(&self, who: &TestUser, names: &[&str], extra: &[(&str, &str)]) {
-        let subs = json!(names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()).to_string();
-        let mut form = vec![("subscriptions", subs.as_str())];
-        form.extend_from_slice(extra);
-        self.srv
-            .post("/api/v1/users/me/subscriptions", who, &form)
-            .await
-            .assert_success("POST /users/me/subscriptions");
-    }
-
-    async fn set_realm_channel(&self, setting: &str, channel: i64) {
-        let value = channel.to_string();
-        let r = self
-            .srv
-            .patch("/api/v1/realm", &self.admin, &[(setting, value.as_str())])
-            .await;
-        crate::realm_settings::patched(&r);
-    }
-}
 
 fn flags(m: &Value) -> Vec<&str> {
     m["flags"]

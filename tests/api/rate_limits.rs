@@ -7,7 +7,7 @@ use hyper::Method;
 use outpost::domain::dtrack::permissions::Permission;
 use outpost::model::Role;
 
-use crate::dtrack_support::Dt;
+use crate::support::dtrack::Dt;
 use crate::support::{Reply, TestServer};
 
 fn header(r: &Reply, name: &str) -> String {

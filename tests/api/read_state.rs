@@ -3,8 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::channels::{Org, org};
-use crate::support::TestUser;
+use crate::support::{Org, TestUser, org};
 
 /// `POST /messages/flags/narrow` with the given window; returns the success body.
 async fn flags_narrow(o: &Org, who: &TestUser, form: &[(&str, &str)]) -> Value {

@@ -4,9 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::channels::{Org, org};
-use crate::realtime::wait_events;
-use crate::support::{Reply, TestUser};
+use crate::support::{Org, Reply, TestUser, org, patched, wait_events};
 
 const OWNERS: i64 = 2;
 const ADMINISTRATORS: i64 = 3;
@@ -25,16 +23,6 @@ async fn realm_state(o: &Org, who: &TestUser) -> Value {
         )
         .await;
     r.assert_success("POST /register").clone()
-}
-
-/// A successful `PATCH /realm` answer (upstream's OpenAPI document has no schema for it: its
-/// body is the envelope plus what changed); returns the body.
-#[track_caller]
-pub(crate) fn patched(r: &Reply) -> &Value {
-    assert_eq!(r.status, 200, "body: {}", r.body);
-    assert_eq!(r.body["result"], "success", "body: {}", r.body);
-    assert_eq!(r.body["msg"], "", "body: {}", r.body);
-    &r.body
 }
 
 async fn patch_realm(o: &Org, who: &TestUser, form: &[(&str, &str)]) -> Reply {

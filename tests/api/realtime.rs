@@ -5,26 +5,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::channels::{Org, org};
-use crate::support::{Reply, TestServer, TestUser};
+use crate::support::{Reply, TestServer, TestUser, org, poll_now, register_queue, wait_events};
 use outpost::model::Role;
-
-impl Org {
-    pub async fn register(&self, who: &TestUser, form: &[(&str, &str)]) -> (String, Value) {
-        let r = self.srv.post("/api/v1/register", who, form).await;
-        let b = r.assert_success("POST /register").clone();
-        (b["queue_id"].as_str().unwrap().to_string(), b)
-    }
-
-    /// Non-blocking fetch of everything after `last`.
-    pub async fn events(&self, who: &TestUser, queue: &str, last: i64) -> Vec<Value> {
-        let r = poll_now(&self.srv, who, queue, last).await;
-        r.assert_success("GET /events")["events"]
-            .as_array()
-            .unwrap()
-            .clone()
-    }
-}
 
 fn types(events: &[Value]) -> Vec<String> {
     events
@@ -144,6 +126,7 @@ async fn a_parked_poll_wakes_up_for_a_message() {
         let b = res.into_body().collect().await.unwrap().to_bytes();
         serde_json::from_slice::<Value>(&b).unwrap()
     });
+    // Real time: a client's blocking poll must still be open a while later.
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(!poll.is_finished(), "the poll waits while nothing happens");
     let id = o
@@ -287,13 +270,7 @@ async fn short_server(
 }
 
 async fn register_plain(srv: &TestServer, who: &TestUser) -> String {
-    let r = srv
-        .post("/api/v1/register", who, &[("event_types", "[\"message\"]")])
-        .await;
-    r.assert_success("POST /register")["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    register_queue(srv, who, &[("event_types", "[\"message\"]")]).await
 }
 
 #[tokio::test]
@@ -319,18 +296,21 @@ async fn idle_polls_get_a_heartbeat() {
 
 #[tokio::test]
 async fn idle_queues_are_collected() {
+    // The sweep timer never fires during the test; it runs the sweep itself at chosen times.
     let (srv, a, _) = short_server(|c| {
         c.events.queue_timeout = Duration::from_secs(1);
-        c.events.gc_interval = Duration::from_millis(200);
+        c.events.gc_interval = Duration::from_secs(3600);
     })
     .await;
+    let timeout = srv.state.config.events.queue_timeout;
     let q = register_plain(&srv, &a).await;
     let keep = register_plain(&srv, &a).await;
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    // Later than both registrations, earlier than the poll that keeps `keep` in use.
+    let mark = std::time::Instant::now();
     poll_now(&srv, &a, &keep, -1)
         .await
         .assert_success("GET /events");
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(srv.state.queues.sweep(mark + timeout), 1);
     poll_now(&srv, &a, &q, -1)
         .await
         .assert_error(400, "BAD_EVENT_QUEUE_ID");
@@ -356,7 +336,7 @@ async fn overflowing_queues_are_dropped() {
         .await
         .assert_success("POST /messages");
     }
-    // Delivery is asynchronous; give it a moment.
+    // Delivery is asynchronous: poll until the overflow lands (no clock involved).
     let mut gone = false;
     for _ in 0..50 {
         let r = poll_now(&srv, &b, &q, -1).await;
@@ -368,35 +348,6 @@ async fn overflowing_queues_are_dropped() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(gone, "the overflowing queue was dropped");
-}
-
-/// A non-blocking `GET /events` of everything after `last`, as the raw reply.
-pub(crate) async fn poll_now(srv: &TestServer, who: &TestUser, queue: &str, last: i64) -> Reply {
-    let last = last.to_string();
-    srv.get(
-        "/api/v1/events",
-        who,
-        &[
-            ("queue_id", queue),
-            ("last_event_id", last.as_str()),
-            ("dont_block", "true"),
-        ],
-    )
-    .await
-}
-
-/// Waits until the queue holds at least `n` events and returns them (all schema-checked).
-pub(crate) async fn wait_events(o: &Org, who: &TestUser, q: &str, n: usize) -> Vec<Value> {
-    for _ in 0..100 {
-        let r = poll_now(&o.srv, who, q, -1).await;
-        let b = r.assert_success("GET /events");
-        let evs = b["events"].as_array().unwrap().clone();
-        if evs.len() >= n {
-            return evs;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("fewer than {n} events arrived");
 }
 
 #[tokio::test]
@@ -958,9 +909,10 @@ async fn archiving_is_an_update_only_for_clients_that_know_archived_channels() {
 
 #[tokio::test]
 async fn queue_lifespan_secs_keeps_an_idle_queue_longer() {
+    // The sweep timer never fires during the test; it runs the sweep itself at chosen times.
     let (srv, a, _) = short_server(|c| {
         c.events.queue_timeout = Duration::from_secs(1);
-        c.events.gc_interval = Duration::from_millis(200);
+        c.events.gc_interval = Duration::from_secs(3600);
     })
     .await;
     let plain = register_plain(&srv, &a).await;
@@ -978,13 +930,23 @@ async fn queue_lifespan_secs_keeps_an_idle_queue_longer() {
         .as_str()
         .unwrap()
         .to_string();
-    tokio::time::sleep(Duration::from_millis(1600)).await;
+    // Later than both registrations: the sweep sees both idle for 1.6 s, then for 31 s.
+    let mark = std::time::Instant::now();
+    assert_eq!(
+        srv.state.queues.sweep(mark + Duration::from_millis(1600)),
+        1
+    );
     poll_now(&srv, &a, &plain, -1)
         .await
         .assert_error(400, "BAD_EVENT_QUEUE_ID");
     poll_now(&srv, &a, &long, -1)
         .await
         .assert_success("GET /events");
+    let later = std::time::Instant::now() + Duration::from_secs(31);
+    assert_eq!(srv.state.queues.sweep(later), 1);
+    poll_now(&srv, &a, &long, -1)
+        .await
+        .assert_error(400, "BAD_EVENT_QUEUE_ID");
 }
 
 #[tokio::test]
@@ -1004,7 +966,15 @@ async fn parked_polls_answer_when_the_server_stops() {
         s.read_to_end(&mut out).await.expect("read");
         String::from_utf8(out).expect("UTF-8")
     });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The queue table says when the poll is parked; no guessing how long that takes.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while srv.state.queues.parked_of_user(outpost::ids::UserId(a.id)) < 1 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the poll never parked"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     assert!(
         !poll.is_finished(),
         "the poll must be parked before the stop"

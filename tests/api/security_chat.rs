@@ -11,34 +11,7 @@ use serde_json::{Value, json};
 use outpost::ids::UserId;
 use outpost::model::Role;
 
-use crate::channels::Org;
-use crate::support::{TestServer, TestUser};
-
-/// The usual test organization on a server with an adjusted config.
-async fn org_with(adjust: impl FnOnce(&mut outpost::config::Config)) -> Org {
-    let srv = TestServer::start_with(adjust).await;
-    let owner = srv
-        .user("owner@example.com", "Olive Owner", Role::Owner)
-        .await;
-    let admin = srv
-        .user("admin@example.com", "Ada Admin", Role::Administrator)
-        .await;
-    let alice = srv
-        .user("alice@example.com", "Alice Ant", Role::Member)
-        .await;
-    let bob = srv.user("bob@example.com", "Bob Bee", Role::Member).await;
-    let guest = srv
-        .user("guest@example.com", "Gus Guest", Role::Guest)
-        .await;
-    Org {
-        srv,
-        owner,
-        admin,
-        alice,
-        bob,
-        guest,
-    }
-}
+use crate::support::{Org, TestServer, TestUser, narrow_reply, org_with, poll_now};
 
 async fn events_register(srv: &TestServer, who: &TestUser) -> String {
     let r = srv
@@ -58,19 +31,6 @@ async fn events_register(srv: &TestServer, who: &TestUser) -> String {
         .to_string()
 }
 
-async fn poll_now(srv: &TestServer, who: &TestUser, queue: &str) -> crate::support::Reply {
-    srv.get(
-        "/api/v1/events",
-        who,
-        &[
-            ("queue_id", queue),
-            ("last_event_id", "-1"),
-            ("dont_block", "true"),
-        ],
-    )
-    .await
-}
-
 #[tokio::test]
 async fn registering_queues_without_end_evicts_the_users_oldest() {
     let srv = TestServer::start_with(|c| c.limits.max_queues_per_user = 3).await;
@@ -87,19 +47,19 @@ async fn registering_queues_without_end_evicts_the_users_oldest() {
     assert_eq!(srv.state.queues.count_of_user(UserId(mallory.id)), 3);
     assert_eq!(srv.state.queues.len(), 4);
     // The oldest queues are gone as if collected; the newest still work.
-    let r = poll_now(&srv, &mallory, &ids[0]).await;
+    let r = poll_now(&srv, &mallory, &ids[0], -1).await;
     let b = r.assert_error(400, "BAD_EVENT_QUEUE_ID");
     assert_eq!(b["queue_id"], ids[0].as_str());
-    poll_now(&srv, &mallory, &ids[4])
+    poll_now(&srv, &mallory, &ids[4], -1)
         .await
         .assert_error(400, "BAD_EVENT_QUEUE_ID");
     for id in &ids[5..] {
-        poll_now(&srv, &mallory, id)
+        poll_now(&srv, &mallory, id, -1)
             .await
             .assert_success("GET /events");
     }
     // Another user's queue is untouched.
-    poll_now(&srv, &alice, &alices)
+    poll_now(&srv, &alice, &alices, -1)
         .await
         .assert_success("GET /events");
 }
@@ -136,6 +96,7 @@ async fn parked_polls_are_capped_per_user() {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while srv.state.queues.parked_of_user(UserId(mallory.id)) < 2 {
         assert!(tokio::time::Instant::now() < deadline, "polls never parked");
+        // The queue table says when both polls are parked; check again shortly.
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     // A third waiting poll is refused at once with a clear error; non-blocking polls still work.
@@ -146,7 +107,7 @@ async fn parked_polls_are_capped_per_user() {
         .expect("the poll over the cap is answered at once, not parked");
     let b = r.assert_error(429, "RATE_LIMIT_HIT");
     assert!(b["msg"].as_str().unwrap().contains("limit 2"), "{b}");
-    poll_now(&srv, &mallory, &queues[2])
+    poll_now(&srv, &mallory, &queues[2], -1)
         .await
         .assert_success("GET /events");
     // The parked polls were really waiting: deleting their queues answers them.
@@ -309,21 +270,6 @@ async fn backslash_links_stay_on_this_server() {
     );
 }
 
-async fn narrow_reply(o: &Org, who: &TestUser, narrow: Value) -> crate::support::Reply {
-    let n = narrow.to_string();
-    o.srv
-        .get(
-            "/api/v1/messages",
-            who,
-            &[
-                ("anchor", "newest"),
-                ("num_before", "10"),
-                ("narrow", n.as_str()),
-            ],
-        )
-        .await
-}
-
 #[tokio::test]
 async fn a_hidden_private_channel_narrows_like_a_missing_one() {
     let o = org_with(|_| {}).await;
@@ -354,8 +300,8 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
     ];
     for (hidden, missing) in cases {
         for op in ["channel", "stream"] {
-            let h = narrow_reply(&o, &o.bob, json!([[op, hidden.clone()]])).await;
-            let m = narrow_reply(&o, &o.bob, json!([[op, missing.clone()]])).await;
+            let h = narrow_reply(&o.srv, &o.bob, json!([[op, hidden.clone()]])).await;
+            let m = narrow_reply(&o.srv, &o.bob, json!([[op, missing.clone()]])).await;
             assert_eq!(h.status, 400, "{}", h.body);
             assert_eq!(m.status, 400, "{}", m.body);
             assert_eq!(h.body, unknown(hidden.clone()));
@@ -363,7 +309,7 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
         }
     }
     // Members and admins who may know the channel still narrow to it.
-    let r = narrow_reply(&o, &o.alice, json!([["channel", "secret"]])).await;
+    let r = narrow_reply(&o.srv, &o.alice, json!([["channel", "secret"]])).await;
     assert_eq!(
         r.assert_success("GET /messages")["messages"]
             .as_array()
@@ -372,7 +318,7 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
         2,
         "the creation notice and the message sent there"
     );
-    let r = narrow_reply(&o, &o.admin, json!([["channel", "secret"]])).await;
+    let r = narrow_reply(&o.srv, &o.admin, json!([["channel", "secret"]])).await;
     r.assert_success("GET /messages");
     // A former subscriber keeps their own history there.
     let shared = o
@@ -394,7 +340,7 @@ async fn a_hidden_private_channel_narrows_like_a_missing_one() {
         )
         .await
         .assert_success("DELETE /users/me/subscriptions");
-    let r = narrow_reply(&o, &o.bob, json!([["channel", shared], ["topic", "t"]])).await;
+    let r = narrow_reply(&o.srv, &o.bob, json!([["channel", shared], ["topic", "t"]])).await;
     let ids: Vec<i64> = r.assert_success("GET /messages")["messages"]
         .as_array()
         .unwrap()

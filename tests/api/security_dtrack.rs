@@ -1,30 +1,13 @@
 //! Issue 9 (security), Dependency-Track: each test performs an attack over HTTP the way a
 //! client would and checks what the client sees afterwards.
 
-use base64::Engine as _;
 use hyper::Method;
 use serde_json::json;
 
 use outpost::domain::dtrack::permissions::Permission as P;
 use outpost::model::Role;
 
-use crate::dtrack_support::{Dt, Key, all, text};
-
-fn b64(s: &str) -> String {
-    base64::engine::general_purpose::STANDARD.encode(s)
-}
-
-async fn wait_done(dt: &Dt, k: &Key, token: &str) {
-    for _ in 0..2000 {
-        let r = dt.get(&format!("/api/v1/event/token/{token}"), k).await;
-        assert_eq!(r.status, 200, "{:?}", r.raw);
-        if r.body == json!({"processing": false}) {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    panic!("the upload was not processed");
-}
+use crate::support::dtrack::{Dt, Key, all, b64, text, wait_done};
 
 /// An XML BOM whose components nest `depth` levels deep, one component per level.
 fn nested_xml(depth: usize) -> String {

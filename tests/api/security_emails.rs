@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use outpost::config::EmailVisibility;
 use outpost::model::Role;
 
-use crate::support::{Reply, TestServer, TestUser};
+use crate::support::{Reply, TestServer, TestUser, narrow_reply, register_queue};
 
 const PASSWORD: &str = "correct horse battery";
 
@@ -81,34 +81,11 @@ async fn next_events(srv: &TestServer, who: &TestUser, queue: &str) -> Reply {
     r
 }
 
-async fn register(srv: &TestServer, who: &TestUser, form: &[(&str, &str)]) -> String {
-    let r = srv.post("/api/v1/register", who, form).await;
-    r.assert_success("POST /register")["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
 async fn send_direct(srv: &TestServer, who: &TestUser, to: &str) -> Reply {
     srv.post(
         "/api/v1/messages",
         who,
         &[("type", "direct"), ("to", to), ("content", "psst")],
-    )
-    .await
-}
-
-async fn narrow(srv: &TestServer, who: &TestUser, narrow: Value) -> Reply {
-    let n = narrow.to_string();
-    srv.get(
-        "/api/v1/messages",
-        who,
-        &[
-            ("anchor", "newest"),
-            ("num_before", "10"),
-            ("num_after", "0"),
-            ("narrow", n.as_str()),
-        ],
     )
     .await
 }
@@ -137,8 +114,8 @@ fn message_ids(r: &Reply) -> Vec<i64> {
 async fn realm_user_add_events_carry_the_real_email_only_to_those_who_may_see_it() {
     let o = org().await;
     let events = [("event_types", "[\"realm_user\"]")];
-    let member_q = register(&o.srv, &o.alice, &events).await;
-    let admin_q = register(&o.srv, &o.admin, &events).await;
+    let member_q = register_queue(&o.srv, &o.alice, &events).await;
+    let admin_q = register_queue(&o.srv, &o.admin, &events).await;
     let r = o
         .srv
         .post(
@@ -181,11 +158,11 @@ async fn narrows_by_a_hidden_email_answer_as_for_an_unknown_email() {
     let real = "bob@example.com";
     let unknown = "nobody@example.com";
     for op in ["sender", "dm", "dm-including", "pm-with"] {
-        let hidden = narrow(&o.srv, &o.alice, json!([[op, real]])).await;
-        let none = narrow(&o.srv, &o.alice, json!([[op, unknown]])).await;
+        let hidden = narrow_reply(&o.srv, &o.alice, json!([[op, real]])).await;
+        let none = narrow_reply(&o.srv, &o.alice, json!([[op, unknown]])).await;
         same_error(&hidden, real, &none, unknown);
         // The same in the object form, and in a different case.
-        let hidden = narrow(
+        let hidden = narrow_reply(
             &o.srv,
             &o.alice,
             json!([{"operator": op, "operand": "BOB@example.com"}]),
@@ -193,14 +170,14 @@ async fn narrows_by_a_hidden_email_answer_as_for_an_unknown_email() {
         .await;
         same_error(&hidden, "BOB@example.com", &none, unknown);
         // The placeholder API email names Bob.
-        let found = narrow(&o.srv, &o.alice, json!([[op, placeholder(&o.bob)]])).await;
+        let found = narrow_reply(&o.srv, &o.alice, json!([[op, placeholder(&o.bob)]])).await;
         assert_eq!(message_ids(&found), vec![dm], "{op}");
     }
     // An administrator may use the real address.
     let r = send_direct(&o.srv, &o.bob, &json!([o.admin.id]).to_string()).await;
     let to_admin = r.assert_success("POST /messages")["id"].as_i64().unwrap();
     for op in ["sender", "dm", "dm-including"] {
-        let found = narrow(&o.srv, &o.admin, json!([[op, real]])).await;
+        let found = narrow_reply(&o.srv, &o.admin, json!([[op, real]])).await;
         assert_eq!(message_ids(&found), vec![to_admin], "{op}");
     }
 }
@@ -217,7 +194,7 @@ async fn event_queue_narrows_do_not_match_a_hidden_sender_email() {
         )
         .await;
     r.assert_success("POST /users/me/subscriptions");
-    let by_real = register(
+    let by_real = register_queue(
         &o.srv,
         &o.alice,
         &[
@@ -226,7 +203,7 @@ async fn event_queue_narrows_do_not_match_a_hidden_sender_email() {
         ],
     )
     .await;
-    let by_placeholder = register(
+    let by_placeholder = register_queue(
         &o.srv,
         &o.alice,
         &[
@@ -301,7 +278,7 @@ async fn direct_messages_reach_placeholders_and_refuse_hidden_emails() {
     assert_eq!(listed, placeholder(&o.bob));
     let r = send_direct(&o.srv, &o.alice, &json!([listed]).to_string()).await;
     let id = r.assert_success("POST /messages")["id"].as_i64().unwrap();
-    let got = narrow(
+    let got = narrow_reply(
         &o.srv,
         &o.bob,
         json!([["is", "dm"], ["sender", o.alice.id]]),
@@ -312,7 +289,7 @@ async fn direct_messages_reach_placeholders_and_refuse_hidden_emails() {
     // An administrator may address Bob by his real address.
     let r = send_direct(&o.srv, &o.admin, &json!([real]).to_string()).await;
     let id = r.assert_success("POST /messages")["id"].as_i64().unwrap();
-    let got = narrow(&o.srv, &o.bob, json!([["dm", placeholder(&o.admin)]])).await;
+    let got = narrow_reply(&o.srv, &o.bob, json!([["dm", placeholder(&o.admin)]])).await;
     assert_eq!(message_ids(&got), vec![id]);
 }
 
@@ -340,7 +317,7 @@ async fn avatar_urls_do_not_hash_hidden_emails() {
     let replies = [
         o.srv.get("/api/v1/users", &o.alice, &[]).await,
         o.srv.post("/api/v1/register", &o.alice, &[]).await,
-        narrow(&o.srv, &o.alice, json!([])).await,
+        narrow_reply(&o.srv, &o.alice, json!([])).await,
     ];
     for r in &replies {
         assert_eq!(r.status, 200, "{}", r.body);

@@ -16,7 +16,7 @@ use tokio::net::TcpStream;
 use outpost::domain::dtrack::permissions::Permission;
 use outpost::model::Role;
 
-use crate::dtrack_support::Dt;
+use crate::support::dtrack::Dt;
 use crate::support::{TestServer, basic, body, raw};
 
 /// Reads from `s` until the peer closes or `limit` passes; `None` if it did not close.
@@ -148,6 +148,7 @@ async fn a_slowly_sent_request_head_is_cut_off() {
     let started = Instant::now();
     let mut closed = false;
     while started.elapsed() < Duration::from_secs(6) {
+        // Real time: a slow client trickles its header lines in.
         tokio::time::sleep(Duration::from_millis(250)).await;
         if s.write_all(b"x-slow: 1\r\n").await.is_err() {
             closed = true;
@@ -306,6 +307,7 @@ async fn connections_over_the_cap_are_refused_with_503() {
             break;
         }
         assert!(Instant::now() < deadline, "the freed slot was never reused");
+        // The freed connection slot is released asynchronously: retry shortly.
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -404,11 +406,13 @@ async fn a_client_aborting_mid_body_is_not_logged_as_an_error() {
         basic(&me.email, &me.api_key)
     );
     s.write_all(head.as_bytes()).await.unwrap();
+    // Real time: the server must be reading the body when the client goes away.
     tokio::time::sleep(Duration::from_millis(100)).await;
     drop(s);
     let deadline = Instant::now() + Duration::from_secs(5);
     while !logs.text().contains("request body broke off") {
         assert!(Instant::now() < deadline, "{}", logs.text());
+        // The log line comes from the server task: look again shortly.
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let text = logs.text();
@@ -461,6 +465,7 @@ async fn uploads_over_the_slots_are_refused_with_503() {
     let mut first = TcpStream::connect(addr).await.unwrap();
     first.write_all(head.as_bytes()).await.unwrap();
     first.write_all(&[b'A'; 64 * 1024]).await.unwrap();
+    // Real time: the first upload must hold the slot before the second one asks.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut second = TcpStream::connect(addr).await.unwrap();
     second.write_all(head.as_bytes()).await.unwrap();
@@ -491,6 +496,7 @@ async fn uploads_over_the_slots_are_refused_with_503() {
             break;
         }
         assert!(Instant::now() < deadline, "the upload slot was never freed");
+        // The upload slot is freed asynchronously: retry shortly.
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

@@ -3,8 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::channels::org;
-use crate::realtime::wait_events;
+use crate::support::{org, wait_events};
 
 fn of_type<'a>(events: &'a [Value], t: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == t).collect()

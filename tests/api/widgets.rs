@@ -4,8 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::channels::org;
-use crate::realtime::wait_events;
+use crate::support::{org, wait_events};
 
 fn widget(m: &Value) -> Value {
     let s = &m["submessages"][0];

@@ -1,6 +1,7 @@
 //! Helpers for the Dependency-Track tests: a server with the Dependency-Track listener on
 //! 127.0.0.1:0, teams with keys created through the domain layer, and raw requests.
 
+use base64::Engine as _;
 use bytes::Bytes;
 use hyper::Method;
 use serde_json::Value;
@@ -126,4 +127,23 @@ pub fn text(r: &Reply) -> &str {
 /// Every permission: what an administrator's key holds.
 pub fn all() -> Vec<Permission> {
     Permission::ALL.to_vec()
+}
+
+/// Standard base64, as Dependency-Track's clients encode BOMs in JSON bodies.
+pub fn b64(s: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+/// Waits until the BOM upload behind `token` has been processed, asking as a client does.
+pub async fn wait_done(dt: &Dt, k: &Key, token: &str) {
+    for _ in 0..2000 {
+        let r = dt.get(&format!("/api/v1/event/token/{token}"), k).await;
+        assert_eq!(r.status, 200, "{:?}", r.raw);
+        if r.body == serde_json::json!({"processing": false}) {
+            return;
+        }
+        // Processing is asynchronous: poll the token as a client does.
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("the upload was not processed");
 }

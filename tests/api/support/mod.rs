@@ -1,6 +1,8 @@
 //! Test harness: in-process servers on 127.0.0.1:0 with their own temporary data directory,
 //! users created through the domain layer, and a small HTTP client returning parsed JSON.
-//! A server stops when its `TestServer` is dropped.
+//! A server stops when its `TestServer` is dropped. The shared fixtures live in the submodules:
+//! [`org`] (the usual organization and its chat helpers), [`events`] (event queues) and
+//! [`dtrack`] (the Dependency-Track listener, teams and keys).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,6 +22,13 @@ use outpost::app::{self, AppState};
 use outpost::config::Config;
 use outpost::domain::users::{self, NewUser};
 use outpost::model::Role;
+
+pub mod dtrack;
+mod events;
+mod org;
+
+pub use events::{poll_now, register_queue, wait_events};
+pub use org::{Org, narrow_reply, org, org_with};
 
 pub struct TestServer {
     pub addr: SocketAddr,
@@ -251,4 +260,14 @@ pub fn raw(method: Method, path: &str) -> hyper::http::request::Builder {
 
 pub fn body(b: impl Into<Bytes>) -> Full<Bytes> {
     Full::new(b.into())
+}
+
+/// A successful `PATCH /realm` answer (upstream's OpenAPI document has no schema for it: its
+/// body is the envelope plus what changed); returns the body.
+#[track_caller]
+pub fn patched(r: &Reply) -> &Value {
+    assert_eq!(r.status, 200, "body: {}", r.body);
+    assert_eq!(r.body["result"], "success", "body: {}", r.body);
+    assert_eq!(r.body["msg"], "", "body: {}", r.body);
+    &r.body
 }
