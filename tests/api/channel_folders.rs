@@ -3,9 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::channels::{Org, org};
-use crate::realtime::wait_events;
-use crate::support::{Reply, TestUser};
+use crate::support::{Org, Reply, TestUser, org, wait_events};
 
 impl Org {
     async fn create_folder(&self, who: &TestUser, name: &str, description: &str) -> Reply {
