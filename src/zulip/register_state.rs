@@ -516,45 +516,15 @@ async fn presences(
     days: i64,
     out: &mut Map<String, Value>,
 ) -> Result<()> {
-    let oldest = crate::time::now_secs().saturating_sub(days.saturating_mul(86_400));
-    let entries: Vec<_> = state
-        .presence
-        .all()
-        .into_iter()
-        .filter(|(_, e)| e.idle_timestamp >= oldest)
-        .collect();
-    let ids: Vec<UserId> = entries.iter().map(|(u, _)| *u).collect();
-    let users = state
-        .db
-        .read(move |c| {
-            let mut v = Vec::new();
-            for id in ids {
-                if let Some(u) = users_db::get(c, id)? {
-                    v.push(u);
-                }
-            }
-            Ok(v)
-        })
-        .await?;
-    let host = state.config.realm_host();
-    let mut m = Map::new();
-    for (uid, e) in entries {
-        let Some(u) = users.iter().find(|u| u.id == uid) else {
-            continue;
-        };
-        if slim {
-            m.insert(
-                uid.0.to_string(),
-                json!({"active_timestamp": e.active_timestamp, "idle_timestamp": e.idle_timestamp}),
-            );
-        } else {
-            m.insert(
-                wire::api_email(u, host),
-                super::presence::legacy_entry(&e, true),
-            );
-        }
-    }
-    out.insert("presences".into(), Value::Object(m));
+    let query = super::presence::PresenceQuery {
+        slim,
+        since_update_id: None,
+        history_days: days,
+    };
+    out.insert(
+        "presences".into(),
+        super::presence::realm_presences(state, &query).await?,
+    );
     out.insert(
         "presence_last_update_id".into(),
         json!(state.presence.last_update_id()),

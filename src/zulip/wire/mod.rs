@@ -6,9 +6,11 @@
 
 mod channels;
 mod messages;
+mod presence;
 
 pub use channels::*;
 pub use messages::*;
+pub use presence::*;
 
 use md5::{Digest, Md5};
 use serde_json::{Map, Value, json};
