@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::app::AppState;
-use crate::domain::presence::PresenceEntry;
+use crate::domain::presence::{OFFLINE_THRESHOLD_SECS, PresenceEntry};
 use crate::error::{Error, Result};
 use crate::events::{Event, TypingTarget};
 use crate::ids::{ChannelId, UserId};
@@ -14,9 +14,6 @@ use super::params::{Params, as_int};
 use super::realtime::DEFAULT_PRESENCE_HISTORY_DAYS;
 use super::users::UserRef;
 use super::wire;
-
-/// A user is shown offline after this long without a report.
-const OFFLINE_THRESHOLD_SECS: i64 = 200;
 
 /// # `POST /api/v1/users/me/presence`
 ///
