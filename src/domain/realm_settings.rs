@@ -68,17 +68,7 @@ pub const MAX_DESCRIPTION_LENGTH: usize = 1000;
 /// Largest day count or number of seconds a setting takes (the range of upstream's columns).
 const MAX_COUNT: i64 = i32::MAX as i64;
 
-/// A setting's value.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RealmValue {
-    Bool(bool),
-    /// An integer; channel-valued settings hold a channel id or `-1` for none.
-    Int(i64),
-    /// A time limit in seconds; `None` is no limit.
-    Limit(Option<i64>),
-    Str(String),
-    Group(GroupSetting),
-}
+pub use crate::model::RealmValue;
 
 /// Who may hold a group-valued setting (upstream's permission configuration).
 pub struct GroupRule {

@@ -7,7 +7,7 @@
 
 use base64::Engine as _;
 use hyper::StatusCode;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::app::AppState;
 use crate::domain::dtrack::bom::{self as domain, Refusal, Target};
@@ -24,22 +24,12 @@ const MAX_JSON_STRING: usize = 20_000_000;
 fn refusal(r: Refusal) -> Fail {
     match r {
         Refusal::Error(e) => Fail::Error(e),
-        Refusal::Invalid(i) => {
-            let mut body = json!({
-                "status": 400,
-                "title": "The uploaded BOM is invalid",
-                "detail": i.detail,
-            });
-            if !i.errors.is_empty() {
-                body["errors"] = Value::from(i.errors);
-            }
-            Fail::Raw(body)
-        }
+        Refusal::Invalid(i) => Fail::Raw(wire::bom_invalid(&i.detail, i.errors)),
     }
 }
 
 fn token(t: String) -> Out {
-    Ok(json(StatusCode::OK, &json!({"token": t})))
+    Ok(json(StatusCode::OK, &wire::bom_token(&t)))
 }
 
 fn tags(list: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -220,5 +210,5 @@ pub async fn post_bom(state: &AppState, who: &Principal, req: &Request) -> Out {
 pub async fn token_status(state: &AppState, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "isTokenBeingProcessed.arg0")])?;
     let processing = domain::is_processing(state, uuid).await?;
-    Ok(json(StatusCode::OK, &json!({"processing": processing})))
+    Ok(json(StatusCode::OK, &wire::token_processing(processing)))
 }

@@ -314,3 +314,26 @@ pub fn metrics(m: &ProjectMetrics) -> Value {
         "lastOccurrence": m.last_occurrence_ms,
     })
 }
+
+/// Upstream's problem details for a BOM that fails validation.
+pub fn bom_invalid(detail: &str, errors: Vec<String>) -> Value {
+    let mut body = json!({
+        "status": 400,
+        "title": "The uploaded BOM is invalid",
+        "detail": detail,
+    });
+    if !errors.is_empty() {
+        body["errors"] = Value::from(errors);
+    }
+    body
+}
+
+/// The token a BOM upload answers with.
+pub fn bom_token(token: &str) -> Value {
+    json!({ "token": token })
+}
+
+/// Whether an upload's token is still being processed.
+pub fn token_processing(processing: bool) -> Value {
+    json!({ "processing": processing })
+}

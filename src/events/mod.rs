@@ -41,12 +41,12 @@ pub enum Event {
     SettingChanged {
         user_id: UserId,
         name: &'static str,
-        value: crate::domain::settings::SettingValue,
+        value: crate::model::SettingValue,
     },
     /// An organization setting changed (`name` is its API name, as in register's `realm_*`).
     RealmSettingChanged {
         name: &'static str,
-        value: crate::domain::realm_settings::RealmValue,
+        value: crate::model::RealmValue,
     },
     /// The set of custom profile fields changed.
     ProfileFieldsChanged,

@@ -22,6 +22,18 @@ pub enum SettingValue {
     Str(String),
 }
 
+/// An organization setting's value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RealmValue {
+    Bool(bool),
+    /// An integer; channel-valued settings hold a channel id or `-1` for none.
+    Int(i64),
+    /// A time limit in seconds; `None` is no limit.
+    Limit(Option<i64>),
+    Str(String),
+    Group(GroupSetting),
+}
+
 /// Who may see users' real email addresses (the organization's `email_address_visibility`;
 /// Zulip's integer encoding).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

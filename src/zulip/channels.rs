@@ -1,7 +1,7 @@
 //! Channel and subscription endpoints. Handlers parse parameters into the typed requests of
 //! `domain::channels` and render with `wire`.
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::app::AppState;
 use crate::domain::channels::{
@@ -142,13 +142,7 @@ pub async fn subscribe(state: &AppState, caller: &User, p: &mut Params) -> Resul
     let fatal = p.bool("authorization_errors_fatal")?.unwrap_or(true);
     let opts = channel_options(p)?;
     let out = channels::subscribe(state, caller, requests, principals, fatal, opts).await?;
-    let by_user = |list: Vec<(crate::ids::UserId, Vec<String>)>| -> Value {
-        let mut m = Map::new();
-        for (u, names) in list {
-            m.insert(u.0.to_string(), json!(names));
-        }
-        Value::Object(m)
-    };
+    let by_user = wire::names_by_user;
     let mut s = Success::new()
         .field("subscribed", by_user(out.subscribed))
         .field("already_subscribed", by_user(out.already_subscribed));

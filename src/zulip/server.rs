@@ -1,7 +1,7 @@
 //! Server information and API-key endpoints: `server_settings`, password and development logins,
 //! key regeneration.
 
-use serde_json::json;
+use serde_json::Value;
 
 use crate::app::AppState;
 use crate::domain::{realm_settings, users};
@@ -10,6 +10,7 @@ use crate::model::User;
 
 use super::envelope::Success;
 use super::params::Params;
+use super::wire;
 
 /// The Zulip version and API feature level Outpost implements.
 pub const ZULIP_VERSION: &str = "11.0-outpost";
@@ -53,22 +54,9 @@ pub async fn get_server_settings(state: &AppState, user_agent: Option<&str>) -> 
     Ok(Success::new()
         .field(
             "authentication_methods",
-            json!({
-                "password": true,
-                "dev": cfg.development,
-                "email": true,
-                "ldap": false,
-                "remoteuser": false,
-                "github": false,
-                "azuread": false,
-                "gitlab": false,
-                "apple": false,
-                "google": false,
-                "saml": false,
-                "openid connect": false,
-            }),
+            wire::authentication_methods(cfg.development),
         )
-        .field("external_authentication_methods", json!([]))
+        .field("external_authentication_methods", Vec::<Value>::new())
         .field("zulip_version", ZULIP_VERSION)
         .field("zulip_merge_base", ZULIP_MERGE_BASE)
         .field("zulip_feature_level", FEATURE_LEVEL)
@@ -134,12 +122,12 @@ pub async fn regenerate_api_key(state: &AppState, caller: &User) -> Result<Succe
 fn emoji_data_body() -> &'static (bytes::Bytes, String) {
     static BODY: std::sync::OnceLock<(bytes::Bytes, String)> = std::sync::OnceLock::new();
     BODY.get_or_init(|| {
-        let mut code_to_names = serde_json::Map::new();
-        for e in crate::emoji::all() {
-            code_to_names.insert(e.code.to_string(), json!(e.names));
-        }
-        let body = serde_json::to_vec(&json!({ "code_to_names": code_to_names }))
-            .expect("JSON values serialize");
+        let table = wire::emoji_data(
+            crate::emoji::all()
+                .iter()
+                .map(|e| (e.code, e.names.as_slice())),
+        );
+        let body = serde_json::to_vec(&table).expect("JSON values serialize");
         use sha2::Digest as _;
         let digest = sha2::Sha256::digest(&body);
         let etag = format!("\"{}\"", hex_prefix(&digest[..16]));

@@ -1,7 +1,5 @@
 //! Topic endpoints: listing a channel's topics, deleting a topic, muting and following.
 
-use serde_json::json;
-
 use crate::app::AppState;
 use crate::domain::messages::edit;
 use crate::domain::messages::send::EMPTY_TOPIC_DISPLAY_NAME;
@@ -12,6 +10,7 @@ use crate::model::User;
 
 use super::envelope::Success;
 use super::params::Params;
+use super::wire;
 
 /// # `GET /api/v1/users/me/{stream_id}/topics`
 ///
@@ -32,7 +31,7 @@ pub async fn get_topics(
             } else {
                 name
             };
-            json!({"name": name, "max_id": max_id})
+            wire::topic(&name, max_id)
         })
         .collect();
     Ok(Success::new().field("topics", out))

@@ -5,7 +5,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rusqlite::Connection;
-use serde_json::{Value, json};
 
 use crate::app::AppState;
 use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
@@ -16,6 +15,7 @@ use crate::events::queues::{EventJson, Queue, Queues};
 use crate::events::{ContentEdit, MessageMove};
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::model::{User, flags as bits, wildcard};
+use crate::zulip::wire::events::{self, MessageEdited, MessagePlace};
 use crate::zulip::wire::{self, MessageOptions, Viewer};
 
 use super::{event_json, push_to_users, queues_wanting};
@@ -31,14 +31,7 @@ pub(super) async fn submessage(
     content: &str,
 ) -> Result<()> {
     let recipients = state.db.read(move |c| audience_of(c, message_id)).await?;
-    let body = json!({
-        "type": "submessage",
-        "msg_type": msg_type,
-        "message_id": message_id.0,
-        "submessage_id": submessage_id,
-        "sender_id": sender_id.0,
-        "content": content,
-    });
+    let body = events::submessage(message_id, submessage_id, sender_id, msg_type, content);
     push_to_users(state, seq, Some(&recipients), "submessage", &body);
     Ok(())
 }
@@ -52,26 +45,12 @@ pub(super) async fn reaction(
     add: bool,
     emoji: [&str; 3],
 ) -> Result<()> {
-    let [emoji_name, emoji_code, reaction_type] = emoji;
     let (recipients, user) = state
         .db
         .read(move |c| Ok((audience_of(c, message_id)?, users_db::get_any(c, user_id)?)))
         .await?;
     let Some(user) = user else { return Ok(()) };
-    let body = json!({
-        "type": "reaction",
-        "op": if add { "add" } else { "remove" },
-        "user_id": user.id.0,
-        "user": {
-            "user_id": user.id.0,
-            "email": wire::api_email(&user, state.config.realm_host()),
-            "full_name": user.full_name,
-        },
-        "message_id": message_id.0,
-        "emoji_name": emoji_name,
-        "emoji_code": emoji_code,
-        "reaction_type": reaction_type,
-    });
+    let body = events::reaction(add, &user, state.config.realm_host(), message_id, emoji);
     push_to_users(state, seq, Some(&recipients), "reaction", &body);
     Ok(())
 }
@@ -86,38 +65,29 @@ pub(super) async fn flags(
     message_ids: &[MessageId],
     all: bool,
 ) -> Result<()> {
-    let op = if add { "add" } else { "remove" };
-    let mut body = json!({
-        "type": "update_message_flags",
-        "op": op,
-        "operation": op,
-        "flag": flag,
-        "messages": message_ids.iter().map(|m| m.0).collect::<Vec<_>>(),
-        "all": all,
-    });
-    if !add && flag == "read" {
+    let details = if !add && flag == "read" {
         let ids = message_ids.to_vec();
-        let details = state.db.read(move |c| message_details(c, &ids)).await?;
-        body["message_details"] = details;
-    }
+        Some(state.db.read(move |c| message_places(c, &ids)).await?)
+    } else {
+        None
+    };
+    let body = events::flags(add, flag, message_ids, all, details.as_deref());
     push_to_users(state, seq, Some(&[user_id]), "update_message_flags", &body);
     Ok(())
 }
 
-fn message_details(c: &Connection, ids: &[MessageId]) -> Result<Value> {
-    let mut out = serde_json::Map::new();
+/// Where each of these messages is.
+fn message_places(c: &Connection, ids: &[MessageId]) -> Result<Vec<(MessageId, MessagePlace)>> {
+    let mut out = Vec::with_capacity(ids.len());
     for m in messages_db::get_many(c, ids)? {
-        let d = match (m.channel_id, m.conversation_id) {
-            (Some(ch), _) => json!({"type": "stream", "stream_id": ch.0, "topic": m.topic}),
-            (None, Some(conv)) => {
-                let members = messages_db::conversation_members(c, conv)?;
-                json!({"type": "private", "user_ids": members.iter().map(|u| u.0).collect::<Vec<_>>()})
-            }
+        let place = match (m.channel_id, m.conversation_id) {
+            (Some(ch), _) => MessagePlace::Channel(ch, m.topic),
+            (None, Some(conv)) => MessagePlace::Direct(messages_db::conversation_members(c, conv)?),
             _ => continue,
         };
-        out.insert(m.id.0.to_string(), d);
+        out.push((m.id, place));
     }
-    Ok(Value::Object(out))
+    Ok(out)
 }
 
 /// Everything needed to render one new message for each of its recipients.
@@ -379,41 +349,15 @@ pub(super) async fn deliver_update(state: &AppState, seq: u64, u: Update<'_>) ->
     let Some((m, channel_name, hearers)) = loaded else {
         return Ok(());
     };
-    let mut body = json!({
-        "type": "update_message",
-        "user_id": u.edited_by.0,
-        "edit_timestamp": u.edited_at,
-        "message_id": id.0,
-        "message_ids": u.message_ids.iter().map(|i| i.0).collect::<Vec<_>>(),
-        "flags": [],
-        "rendering_only": false,
+    let body = events::update_message(&MessageEdited {
+        m: &m,
+        message_ids: u.message_ids,
+        edited_by: u.edited_by,
+        edited_at: u.edited_at,
+        content_edit: u.content_edit,
+        moved: u.moved,
+        channel_name: channel_name.as_deref(),
     });
-    if let Some(ce) = u.content_edit {
-        body["orig_content"] = json!(ce.orig_content);
-        body["orig_rendered_content"] = json!(ce.orig_rendered_content);
-        body["content"] = json!(m.content);
-        body["rendered_content"] = json!(m.rendered_content);
-        body["is_me_message"] = json!(m.is_me_message);
-    }
-    // Every move names its origin and the editor's propagate_mode, also when only the channel
-    // changed; `subject` and `topic_links` only when the topic changed.
-    if let Some(mv) = u.moved {
-        body["propagate_mode"] = json!(mv.propagate.name());
-        body["orig_subject"] = json!(mv.orig_topic);
-        if let Some(topic) = &mv.new_topic {
-            body["subject"] = json!(topic);
-            body["topic_links"] = json!([]);
-        }
-        body["stream_id"] = json!(mv.orig_channel.0);
-        if let Some(target) = mv.new_channel {
-            body["new_stream_id"] = json!(target.0);
-        }
-    } else if let Some(ch) = m.channel_id {
-        body["stream_id"] = json!(ch.0);
-    }
-    if let Some(name) = channel_name {
-        body["stream_name"] = json!(name);
-    }
     push_to_users(state, seq, Some(&hearers), "update_message", &body);
     Ok(())
 }
@@ -435,32 +379,9 @@ pub(super) async fn deliver_delete(
         }
         None => dm_members.to_vec(),
     };
-    let (message_type, extra) = match channel {
-        Some(ch) => ("stream", json!({"stream_id": ch.0, "topic": topic})),
-        None => ("private", json!({})),
-    };
-    let bulk = {
-        let mut b = json!({
-            "type": "delete_message",
-            "message_type": message_type,
-            "message_ids": ids.iter().map(|i| i.0).collect::<Vec<_>>(),
-        });
-        for (k, v) in extra.as_object().into_iter().flatten() {
-            b[k] = v.clone();
-        }
-        event_json(&b)
-    };
-    let singles: Vec<EventJson> = ids
-        .iter()
-        .map(|id| {
-            let mut b =
-                json!({"type": "delete_message", "message_type": message_type, "message_id": id.0});
-            for (k, v) in extra.as_object().into_iter().flatten() {
-                b[k] = v.clone();
-            }
-            event_json(&b)
-        })
-        .collect();
+    let (bulk, singles) = events::delete_messages(ids, channel.map(|ch| (ch, topic)));
+    let bulk = event_json(&bulk);
+    let singles: Vec<EventJson> = singles.iter().map(event_json).collect();
     for q in queues_wanting(state, seq, Some(&audience), "delete_message") {
         if q.options.bulk_message_deletion {
             state.queues.push(&q, Arc::clone(&bulk));

@@ -2,15 +2,13 @@
 
 use std::sync::Arc;
 
-use serde_json::json;
-
 use crate::app::AppState;
 use crate::db::{channels as channels_db, users as users_db};
 use crate::error::Result;
 use crate::events::TypingTarget;
 use crate::ids::UserId;
 use crate::model::User;
-use crate::zulip::wire;
+use crate::zulip::wire::{self, events};
 
 use super::{event_json, queues_wanting};
 
@@ -24,21 +22,16 @@ pub(super) async fn deliver_presence(
 ) -> Result<()> {
     let u = state.db.read(move |c| users_db::get_any(c, user)).await?;
     let Some(u) = u else { return Ok(()) };
-    let status = if active { "active" } else { "idle" };
-    let presence = json!({"website": {"client": "website", "status": status, "timestamp": timestamp, "pushable": false}});
-    let full = event_json(&json!({
-        "type": "presence",
-        "user_id": user.0,
-        "email": wire::api_email(&u, state.config.realm_host()),
-        "server_timestamp": crate::time::now_millis() as f64 / 1000.0,
-        "presence": presence,
-    }));
-    let slim = event_json(&json!({
-        "type": "presence",
-        "user_id": user.0,
-        "server_timestamp": crate::time::now_millis() as f64 / 1000.0,
-        "presence": presence,
-    }));
+    let now_ms = crate::time::now_millis();
+    let email = wire::api_email(&u, state.config.realm_host());
+    let full = event_json(&events::presence(
+        user,
+        Some(&email),
+        active,
+        timestamp,
+        now_ms,
+    ));
+    let slim = event_json(&events::presence(user, None, active, timestamp, now_ms));
     for q in queues_wanting(state, seq, None, "presence") {
         if q.user_id == user {
             continue;
@@ -88,28 +81,10 @@ pub(super) async fn deliver_typing(
         return Ok(());
     };
     let host = state.config.realm_host();
-    let op = if start { "start" } else { "stop" };
-    let sender_obj = json!({"user_id": s.id.0, "email": wire::api_email(&s, host)});
     let (body, stream) = match &target {
-        TypingTarget::Direct(_) => (
-            json!({
-                "type": "typing",
-                "op": op,
-                "message_type": "direct",
-                "sender": sender_obj,
-                "recipients": recipients.iter().map(|u| json!({"user_id": u.id.0, "email": wire::api_email(u, host)})).collect::<Vec<_>>(),
-            }),
-            false,
-        ),
+        TypingTarget::Direct(_) => (events::typing(start, &s, host, &recipients, None), false),
         TypingTarget::Channel { channel_id, topic } => (
-            json!({
-                "type": "typing",
-                "op": op,
-                "message_type": "stream",
-                "sender": sender_obj,
-                "stream_id": channel_id.0,
-                "topic": topic,
-            }),
+            events::typing(start, &s, host, &[], Some((*channel_id, topic.as_str()))),
             true,
         ),
     };

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::app::AppState;
 use crate::db::users as users_db;
@@ -16,6 +16,7 @@ use crate::events::PersonChange;
 use crate::events::queues::{EventJson, Queue};
 use crate::ids::UserId;
 use crate::model::User;
+use crate::zulip::wire::events::{self, PersonField};
 use crate::zulip::wire::{self, Viewer};
 
 use super::{event_json, push_to_users, queues_wanting};
@@ -32,11 +33,7 @@ pub(super) async fn lifecycle(
     if created {
         return deliver_new_user(state, seq, &user).await;
     }
-    let body = json!({
-        "type": "realm_user",
-        "op": "update",
-        "person": {"user_id": uid.0, "is_active": user.is_active},
-    });
+    let body = events::user_updated(events::person(uid, PersonField::Active(user.is_active)));
     push_to_users(state, seq, None, "realm_user", &body);
     Ok(())
 }
@@ -50,31 +47,27 @@ pub(super) async fn updated(
 ) -> Result<()> {
     let user = state.db.read(move |c| users_db::get_any(c, uid)).await?;
     let Some(user) = user else { return Ok(()) };
-    let person = match change {
-        PersonChange::FullName(n) => json!({"user_id": uid.0, "full_name": n}),
-        PersonChange::Role(r) => json!({"user_id": uid.0, "role": r}),
+    let field = match change {
+        PersonChange::FullName(n) => PersonField::FullName(n),
+        PersonChange::Role(r) => PersonField::Role(*r),
         PersonChange::Email(_) => return deliver_email_change(state, seq, &user).await,
-        PersonChange::Timezone(tz) => json!({
-            "user_id": uid.0,
-            "email": wire::api_email(&user, state.config.realm_host()),
-            "timezone": tz,
-        }),
+        PersonChange::Timezone(tz) => PersonField::Timezone {
+            email: wire::api_email(&user, state.config.realm_host()),
+            timezone: tz,
+        },
         PersonChange::ProfileField {
             field_id,
             value,
             rendered_value,
-        } => json!({
-            "user_id": uid.0,
-            "custom_profile_field": {
-                "id": field_id.0,
-                "value": value,
-                "rendered_value": rendered_value,
-            },
-        }),
+        } => PersonField::ProfileField {
+            id: field_id.0,
+            value,
+            rendered_value,
+        },
         // A new API key concerns nobody else.
         PersonChange::ApiKey => return Ok(()),
     };
-    let body = json!({"type": "realm_user", "op": "update", "person": person});
+    let body = events::user_updated(events::person(uid, field));
     push_to_users(state, seq, None, "realm_user", &body);
     Ok(())
 }
@@ -93,49 +86,28 @@ pub(super) async fn status(state: &AppState, seq: u64, uid: UserId) -> Result<()
     let Some((presence_enabled, status)) = found else {
         return Ok(());
     };
-    let mut body = json!({
-        "type": "user_status",
-        "user_id": uid.0,
-        "away": !presence_enabled,
-        "status_text": status.status_text,
-        "emoji_name": status.emoji_name,
-        "emoji_code": status.emoji_code,
-    });
-    // A cleared emoji has no reaction type.
-    if !status.reaction_type.is_empty() {
-        body["reaction_type"] = json!(status.reaction_type);
-    }
+    let body = events::user_status(uid, presence_enabled, &status);
     push_to_users(state, seq, None, "user_status", &body);
     Ok(())
 }
 
 /// An organization setting, to everyone.
 pub(super) fn realm_setting(state: &AppState, seq: u64, name: &str, value: &RealmValue) {
-    let mut data = serde_json::Map::new();
-    data.insert(name.to_string(), wire::realm_value(value));
-    let body = json!({
-        "type": "realm",
-        "op": "update_dict",
-        "property": "default",
-        "data": data,
-    });
+    let body = events::realm_setting(name, value);
     push_to_users(state, seq, None, "realm", &body);
 }
 
 /// The custom profile fields, to everyone.
 pub(super) async fn profile_fields(state: &AppState, seq: u64) -> Result<()> {
     let fields = crate::domain::profile_fields::list(state).await?;
-    let body = json!({
-        "type": "custom_profile_fields",
-        "fields": fields.iter().map(wire::profile_field).collect::<Vec<_>>(),
-    });
+    let body = events::profile_fields(fields.iter().map(wire::profile_field).collect());
     push_to_users(state, seq, None, "custom_profile_fields", &body);
     Ok(())
 }
 
 /// A user's alert words, to their own queues.
 pub(super) fn alert_words(state: &AppState, seq: u64, user_id: UserId, words: &[String]) {
-    let body = json!({"type": "alert_words", "alert_words": words});
+    let body = events::alert_words(words);
     push_to_users(state, seq, Some(&[user_id]), "alert_words", &body);
 }
 
@@ -174,13 +146,9 @@ async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()>
             host,
             client_gravatar: false,
         };
-        let text = shapes.entry(v.sees_real_email(user)).or_insert_with(|| {
-            event_json(&json!({
-                "type": "realm_user",
-                "op": "add",
-                "person": Value::Object(wire::user(&v, user, None)),
-            }))
-        });
+        let text = shapes
+            .entry(v.sees_real_email(user))
+            .or_insert_with(|| event_json(&events::user_added(wire::user(&v, user, None))));
         state.queues.push(&q, Arc::clone(text));
     }
     Ok(())
@@ -193,20 +161,15 @@ async fn deliver_email_change(state: &AppState, seq: u64, user: &User) -> Result
     let Some((queues, viewers)) = realm_user_queues(state, seq).await? else {
         return Ok(());
     };
-    let delivery = event_json(&json!({
-        "type": "realm_user",
-        "op": "update",
-        "person": {"user_id": user.id.0, "delivery_email": user.email},
-    }));
+    let delivery = event_json(&events::user_updated(events::person(
+        user.id,
+        PersonField::DeliveryEmail(&user.email),
+    )));
     let api_email_changed = emails::is_public(user);
-    let new_email = event_json(&json!({
-        "type": "realm_user",
-        "op": "update",
-        "person": {
-            "user_id": user.id.0,
-            "new_email": wire::api_email(user, state.config.realm_host()),
-        },
-    }));
+    let new_email = event_json(&events::user_updated(events::person(
+        user.id,
+        PersonField::NewEmail(wire::api_email(user, state.config.realm_host())),
+    )));
     for q in queues {
         let Some(owner) = viewers.get(&q.user_id) else {
             continue;
@@ -242,34 +205,16 @@ pub(super) async fn deliver_setting(
         ("default_language", Value::String(code)) => Some(settings::language_name(code)),
         _ => None,
     };
-    let mut current =
-        json!({"type": "user_settings", "op": "update", "property": name, "value": value});
     let email = wire::api_email(&user, state.config.realm_host());
-    let mut legacy = match settings::legacy_class(name) {
-        Legacy::Display => Some(json!({
-            "type": "update_display_settings",
-            "user": email,
-            "setting_name": name,
-            "setting": value,
-        })),
-        Legacy::Notification => Some(json!({
-            "type": "update_global_notifications",
-            "user": email,
-            "notification_name": name,
-            "setting": value,
-        })),
+    let current = event_json(&events::user_setting(name, &value, language));
+    let kind = match settings::legacy_class(name) {
+        Legacy::Display => Some("update_display_settings"),
+        Legacy::Notification => Some("update_global_notifications"),
         Legacy::None => None,
     };
-    if let Some(lang) = language {
-        current["language_name"] = json!(lang);
-        if let Some(l) = legacy.as_mut() {
-            l["language_name"] = json!(lang);
-        }
-    }
-    let current = event_json(&current);
-    let legacy = legacy.map(|l| {
-        let t = l["type"].as_str().unwrap_or_default().to_string();
-        (t, event_json(&l))
+    let legacy = kind.map(|t| {
+        let e = events::legacy_user_setting(t, &email, name, &value, language);
+        (t, event_json(&e))
     });
     for q in queues {
         if q.options.wants("user_settings") {

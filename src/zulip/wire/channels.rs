@@ -128,3 +128,17 @@ pub fn as_partial_subscribers(mut v: Value) -> Value {
     }
     v
 }
+
+/// A topic of `GET /users/me/{stream_id}/topics`.
+pub fn topic(name: &str, max_id: i64) -> Value {
+    json!({"name": name, "max_id": max_id})
+}
+
+/// `{"<user id>": [channel names]}`, as subscribe results list them.
+pub fn names_by_user(list: Vec<(crate::ids::UserId, Vec<String>)>) -> Value {
+    let mut m = Map::new();
+    for (u, names) in list {
+        m.insert(u.0.to_string(), json!(names));
+    }
+    Value::Object(m)
+}

@@ -5,6 +5,7 @@
 //! `domain::emails`.
 
 mod channels;
+pub mod events;
 mod initial_state;
 mod messages;
 mod presence;
@@ -201,4 +202,32 @@ pub fn profile_field(f: &ProfileField) -> Value {
     m.insert("required".into(), json!(f.required));
     m.insert("editable_by_user".into(), json!(f.editable_by_user));
     Value::Object(m)
+}
+
+/// `server_settings`' `authentication_methods`: passwords and email, the development login
+/// when enabled, no external methods.
+pub fn authentication_methods(dev: bool) -> Value {
+    json!({
+        "password": true,
+        "dev": dev,
+        "email": true,
+        "ldap": false,
+        "remoteuser": false,
+        "github": false,
+        "azuread": false,
+        "gitlab": false,
+        "apple": false,
+        "google": false,
+        "saml": false,
+        "openid connect": false,
+    })
+}
+
+/// The emoji table as upstream serves it: `{"code_to_names": {code: [canonical, aliases...]}}`.
+pub fn emoji_data<'a>(entries: impl Iterator<Item = (&'a str, &'a [&'a str])>) -> Value {
+    let mut code_to_names = Map::new();
+    for (code, names) in entries {
+        code_to_names.insert(code.to_string(), json!(names));
+    }
+    json!({ "code_to_names": code_to_names })
 }

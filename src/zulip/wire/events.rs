@@ -1,0 +1,348 @@
+//! The chat API's event shapes (`GET /events`) for messages, people, settings, presence and
+//! typing. Delivery decides who gets an event; these functions only say how it looks.
+
+use serde_json::{Map, Value, json};
+
+use crate::events::{ContentEdit, MessageMove};
+use crate::ids::{ChannelId, MessageId, UserId};
+use crate::model::{Message, RealmValue, User, UserStatus};
+
+use super::api_email;
+
+fn ids<T: Copy>(list: &[T], id: impl Fn(T) -> i64) -> Vec<i64> {
+    list.iter().map(|x| id(*x)).collect()
+}
+
+/// A widget's submessage.
+pub fn submessage(
+    message_id: MessageId,
+    submessage_id: i64,
+    sender_id: UserId,
+    msg_type: &str,
+    content: &str,
+) -> Value {
+    json!({
+        "type": "submessage",
+        "msg_type": msg_type,
+        "message_id": message_id.0,
+        "submessage_id": submessage_id,
+        "sender_id": sender_id.0,
+        "content": content,
+    })
+}
+
+/// A reaction added or removed by `user`.
+pub fn reaction(
+    add: bool,
+    user: &User,
+    host: &str,
+    message_id: MessageId,
+    emoji: [&str; 3],
+) -> Value {
+    let [emoji_name, emoji_code, reaction_type] = emoji;
+    json!({
+        "type": "reaction",
+        "op": if add { "add" } else { "remove" },
+        "user_id": user.id.0,
+        "user": {
+            "user_id": user.id.0,
+            "email": api_email(user, host),
+            "full_name": user.full_name,
+        },
+        "message_id": message_id.0,
+        "emoji_name": emoji_name,
+        "emoji_code": emoji_code,
+        "reaction_type": reaction_type,
+    })
+}
+
+/// Where a message is, for `message_details` of unread marks.
+pub enum MessagePlace {
+    Channel(ChannelId, String),
+    Direct(Vec<UserId>),
+}
+
+/// A user's flags changed; `details` (for removed read flags) say where the messages are.
+pub fn flags(
+    add: bool,
+    flag: &str,
+    message_ids: &[MessageId],
+    all: bool,
+    details: Option<&[(MessageId, MessagePlace)]>,
+) -> Value {
+    let op = if add { "add" } else { "remove" };
+    let mut body = json!({
+        "type": "update_message_flags",
+        "op": op,
+        "operation": op,
+        "flag": flag,
+        "messages": ids(message_ids, |m| m.0),
+        "all": all,
+    });
+    if let Some(details) = details {
+        let mut out = Map::new();
+        for (id, place) in details {
+            let d = match place {
+                MessagePlace::Channel(ch, topic) => {
+                    json!({"type": "stream", "stream_id": ch.0, "topic": topic})
+                }
+                MessagePlace::Direct(members) => {
+                    json!({"type": "private", "user_ids": ids(members, |u| u.0)})
+                }
+            };
+            out.insert(id.0.to_string(), d);
+        }
+        body["message_details"] = Value::Object(out);
+    }
+    body
+}
+
+/// One committed edit of `m` (as it is now): content, topic and channel changes.
+pub struct MessageEdited<'a> {
+    pub m: &'a Message,
+    pub message_ids: &'a [MessageId],
+    pub edited_by: UserId,
+    pub edited_at: i64,
+    pub content_edit: Option<&'a ContentEdit>,
+    pub moved: Option<&'a MessageMove>,
+    /// The channel the messages were in before the edit.
+    pub channel_name: Option<&'a str>,
+}
+
+/// `update_message`.
+pub fn update_message(e: &MessageEdited<'_>) -> Value {
+    let m = e.m;
+    let mut body = json!({
+        "type": "update_message",
+        "user_id": e.edited_by.0,
+        "edit_timestamp": e.edited_at,
+        "message_id": m.id.0,
+        "message_ids": ids(e.message_ids, |i| i.0),
+        "flags": [],
+        "rendering_only": false,
+    });
+    if let Some(ce) = e.content_edit {
+        body["orig_content"] = json!(ce.orig_content);
+        body["orig_rendered_content"] = json!(ce.orig_rendered_content);
+        body["content"] = json!(m.content);
+        body["rendered_content"] = json!(m.rendered_content);
+        body["is_me_message"] = json!(m.is_me_message);
+    }
+    // Every move names its origin and the editor's propagate_mode, also when only the channel
+    // changed; `subject` and `topic_links` only when the topic changed.
+    if let Some(mv) = e.moved {
+        body["propagate_mode"] = json!(mv.propagate.name());
+        body["orig_subject"] = json!(mv.orig_topic);
+        if let Some(topic) = &mv.new_topic {
+            body["subject"] = json!(topic);
+            body["topic_links"] = json!([]);
+        }
+        body["stream_id"] = json!(mv.orig_channel.0);
+        if let Some(target) = mv.new_channel {
+            body["new_stream_id"] = json!(target.0);
+        }
+    } else if let Some(ch) = m.channel_id {
+        body["stream_id"] = json!(ch.0);
+    }
+    if let Some(name) = e.channel_name {
+        body["stream_name"] = json!(name);
+    }
+    body
+}
+
+/// `delete_message` for clients that take a list (`bulk`) and, one per message, for those
+/// that do not; `channel` is the channel and topic of channel messages.
+pub fn delete_messages(
+    ids: &[MessageId],
+    channel: Option<(ChannelId, &str)>,
+) -> (Value, Vec<Value>) {
+    let place = |mut b: Value| {
+        match channel {
+            Some((ch, topic)) => {
+                b["message_type"] = json!("stream");
+                b["stream_id"] = json!(ch.0);
+                b["topic"] = json!(topic);
+            }
+            None => b["message_type"] = json!("private"),
+        }
+        b
+    };
+    let bulk = place(json!({
+        "type": "delete_message",
+        "message_ids": ids.iter().map(|i| i.0).collect::<Vec<_>>(),
+    }));
+    let singles = ids
+        .iter()
+        .map(|id| place(json!({"type": "delete_message", "message_id": id.0})))
+        .collect();
+    (bulk, singles)
+}
+
+/// A new person, as `viewer` may see them.
+pub fn user_added(person: Map<String, Value>) -> Value {
+    json!({"type": "realm_user", "op": "add", "person": Value::Object(person)})
+}
+
+/// A change to a person's record (`person` holds `user_id` and the changed fields).
+pub fn user_updated(person: Value) -> Value {
+    json!({"type": "realm_user", "op": "update", "person": person})
+}
+
+/// The changed fields of a person, for [`user_updated`].
+pub enum PersonField<'a> {
+    Active(bool),
+    FullName(&'a str),
+    Role(i64),
+    Timezone {
+        email: String,
+        timezone: &'a str,
+    },
+    ProfileField {
+        id: i64,
+        value: &'a Option<String>,
+        rendered_value: &'a Option<String>,
+    },
+    DeliveryEmail(&'a str),
+    NewEmail(String),
+}
+
+/// `person` for [`user_updated`].
+pub fn person(user_id: UserId, field: PersonField<'_>) -> Value {
+    let id = user_id.0;
+    match field {
+        PersonField::Active(a) => json!({"user_id": id, "is_active": a}),
+        PersonField::FullName(n) => json!({"user_id": id, "full_name": n}),
+        PersonField::Role(r) => json!({"user_id": id, "role": r}),
+        PersonField::Timezone { email, timezone } => {
+            json!({"user_id": id, "email": email, "timezone": timezone})
+        }
+        PersonField::ProfileField {
+            id: field,
+            value,
+            rendered_value,
+        } => json!({
+            "user_id": id,
+            "custom_profile_field": {"id": field, "value": value, "rendered_value": rendered_value},
+        }),
+        PersonField::DeliveryEmail(e) => json!({"user_id": id, "delivery_email": e}),
+        PersonField::NewEmail(e) => json!({"user_id": id, "new_email": e}),
+    }
+}
+
+/// A person's status.
+pub fn user_status(user_id: UserId, presence_enabled: bool, status: &UserStatus) -> Value {
+    let mut body = json!({
+        "type": "user_status",
+        "user_id": user_id.0,
+        "away": !presence_enabled,
+        "status_text": status.status_text,
+        "emoji_name": status.emoji_name,
+        "emoji_code": status.emoji_code,
+    });
+    // A cleared emoji has no reaction type.
+    if !status.reaction_type.is_empty() {
+        body["reaction_type"] = json!(status.reaction_type);
+    }
+    body
+}
+
+/// An organization setting's new value.
+pub fn realm_setting(name: &str, value: &RealmValue) -> Value {
+    let mut data = Map::new();
+    data.insert(name.to_string(), super::realm_value(value));
+    json!({"type": "realm", "op": "update_dict", "property": "default", "data": data})
+}
+
+/// The custom profile fields, all of them.
+pub fn profile_fields(fields: Vec<Value>) -> Value {
+    json!({"type": "custom_profile_fields", "fields": fields})
+}
+
+/// A user's alert words.
+pub fn alert_words(words: &[String]) -> Value {
+    json!({"type": "alert_words", "alert_words": words})
+}
+
+/// A personal setting: the current event, with the language's name for `default_language`.
+pub fn user_setting(name: &str, value: &Value, language_name: Option<&str>) -> Value {
+    let mut e = json!({"type": "user_settings", "op": "update", "property": name, "value": value});
+    if let Some(lang) = language_name {
+        e["language_name"] = json!(lang);
+    }
+    e
+}
+
+/// The deprecated form of a personal setting event (`update_display_settings` or
+/// `update_global_notifications`, by `kind`).
+pub fn legacy_user_setting(
+    kind: &str,
+    email: &str,
+    name: &str,
+    value: &Value,
+    language_name: Option<&str>,
+) -> Value {
+    let key = if kind == "update_display_settings" {
+        "setting_name"
+    } else {
+        "notification_name"
+    };
+    let mut e = json!({"type": kind, "user": email, key: name, "setting": value});
+    if let Some(lang) = language_name {
+        e["language_name"] = json!(lang);
+    }
+    e
+}
+
+/// A user became active or idle on the web; `email` is left out for slim presence.
+pub fn presence(
+    user_id: UserId,
+    email: Option<&str>,
+    active: bool,
+    timestamp: i64,
+    now_ms: i64,
+) -> Value {
+    let status = if active { "active" } else { "idle" };
+    let mut body = json!({
+        "type": "presence",
+        "user_id": user_id.0,
+        "server_timestamp": now_ms as f64 / 1000.0,
+        "presence": {"website": {"client": "website", "status": status, "timestamp": timestamp, "pushable": false}},
+    });
+    if let Some(email) = email {
+        body["email"] = json!(email);
+    }
+    body
+}
+
+/// Typing started or stopped: in a direct conversation (naming its `recipients`) or in a
+/// channel's topic.
+pub fn typing(
+    start: bool,
+    sender: &User,
+    host: &str,
+    recipients: &[User],
+    channel: Option<(ChannelId, &str)>,
+) -> Value {
+    let op = if start { "start" } else { "stop" };
+    let sender_obj = json!({"user_id": sender.id.0, "email": api_email(sender, host)});
+    match channel {
+        None => json!({
+            "type": "typing",
+            "op": op,
+            "message_type": "direct",
+            "sender": sender_obj,
+            "recipients": recipients
+                .iter()
+                .map(|u| json!({"user_id": u.id.0, "email": api_email(u, host)}))
+                .collect::<Vec<_>>(),
+        }),
+        Some((ch, topic)) => json!({
+            "type": "typing",
+            "op": op,
+            "message_type": "stream",
+            "sender": sender_obj,
+            "stream_id": ch.0,
+            "topic": topic,
+        }),
+    }
+}
