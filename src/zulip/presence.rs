@@ -1,6 +1,6 @@
 //! Presence, typing notifications and alert words.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::app::AppState;
 use crate::domain::presence::{OFFLINE_THRESHOLD_SECS, PresenceEntry};
@@ -156,12 +156,9 @@ pub async fn get_user_presence(state: &AppState, caller: &User, who: &UserRef) -
         .get(target.id)
         .filter(|_| target.presence_enabled)
         .ok_or_else(|| Error::bad_request(format!("No presence data for {label}")))?;
-    let mut v = wire::legacy_presence(&entry, false);
     let latest = entry.idle_timestamp.max(entry.active_timestamp);
-    if crate::time::now_secs() - latest > OFFLINE_THRESHOLD_SECS {
-        v["aggregated"]["status"] = json!("offline");
-    }
-    Ok(Success::new().field("presence", v))
+    let offline = crate::time::now_secs() - latest > OFFLINE_THRESHOLD_SECS;
+    Ok(Success::new().field("presence", wire::user_presence(&entry, offline)))
 }
 
 /// # `POST /api/v1/typing`

@@ -27,3 +27,13 @@ pub fn legacy_presence(e: &PresenceEntry, with_client: bool) -> Value {
 pub fn slim_presence(e: &PresenceEntry) -> Value {
     json!({"active_timestamp": e.active_timestamp, "idle_timestamp": e.idle_timestamp})
 }
+
+/// One user's presence (`GET /users/{id}/presence`): the legacy entry without client keys,
+/// the aggregated status `offline` once the user is past the offline threshold.
+pub fn user_presence(e: &PresenceEntry, offline: bool) -> Value {
+    let mut v = legacy_presence(e, false);
+    if offline {
+        v["aggregated"]["status"] = json!("offline");
+    }
+    v
+}
