@@ -61,8 +61,9 @@
 //!   both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
 //!   (one file per area: `users`, `channels`, `messages`, `topics`, `realtime`, `presence`,
-//!   `realm`, `server`), the initial state of `POST /register` (`register_state`), event delivery
-//!   (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.
+//!   `realm`, `server`), the initial state of `POST /register` (`register_state`: a table of
+//!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
+//!   delivery (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place

@@ -7,6 +7,13 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use crate::ids::UserId;
 
+/// How often clients are told to report presence (`server_presence_ping_interval_seconds`).
+pub const PING_INTERVAL_SECS: i64 = 60;
+
+/// A user is shown offline after this long without a report
+/// (`server_presence_offline_threshold_seconds`).
+pub const OFFLINE_THRESHOLD_SECS: i64 = 200;
+
 /// One user's latest activity.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PresenceEntry {

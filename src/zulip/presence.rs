@@ -1,9 +1,9 @@
 //! Presence, typing notifications and alert words.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::app::AppState;
-use crate::domain::presence::PresenceEntry;
+use crate::domain::presence::{OFFLINE_THRESHOLD_SECS, PresenceEntry};
 use crate::error::{Error, Result};
 use crate::events::{Event, TypingTarget};
 use crate::ids::{ChannelId, UserId};
@@ -11,29 +11,9 @@ use crate::model::User;
 
 use super::envelope::Success;
 use super::params::{Params, as_int};
+use super::realtime::DEFAULT_PRESENCE_HISTORY_DAYS;
 use super::users::UserRef;
 use super::wire;
-
-/// A user is shown offline after this long without a report.
-const OFFLINE_THRESHOLD_SECS: i64 = 200;
-
-/// The legacy presence entry: `{"website": {...}, "aggregated": {...}}`.
-pub fn legacy_entry(e: &PresenceEntry, with_client: bool) -> Value {
-    let status = if e.status_active() { "active" } else { "idle" };
-    let ts = e.idle_timestamp.max(e.active_timestamp);
-    let (website, aggregated) = if with_client {
-        (
-            json!({"client": "website", "status": status, "timestamp": ts, "pushable": false}),
-            json!({"client": "website", "status": status, "timestamp": ts}),
-        )
-    } else {
-        (
-            json!({"status": status, "timestamp": ts}),
-            json!({"status": status, "timestamp": ts}),
-        )
-    };
-    json!({"website": website, "aggregated": aggregated})
-}
 
 /// # `POST /api/v1/users/me/presence`
 ///
@@ -54,7 +34,9 @@ pub async fn update_presence(state: &AppState, caller: &User, p: &mut Params) ->
     let _new_user_input = p.bool("new_user_input")?;
     let last_update_id = p.int("last_update_id")?;
     let slim = p.bool("slim_presence")?.unwrap_or(false) || last_update_id.is_some();
-    let _ = p.int("history_limit_days")?;
+    let history_days = p
+        .int("history_limit_days")?
+        .map_or(DEFAULT_PRESENCE_HISTORY_DAYS, |d| d.max(0));
     let now = crate::time::now_secs();
     if caller.presence_enabled && state.presence.report(caller.id, active, now) {
         state.hub.publish(vec![Event::PresenceChanged {
@@ -66,7 +48,12 @@ pub async fn update_presence(state: &AppState, caller: &User, p: &mut Params) ->
     if ping_only {
         return Ok(Success::new());
     }
-    let presences = all_presences(state, slim, last_update_id).await?;
+    let query = PresenceQuery {
+        slim,
+        since_update_id: last_update_id,
+        history_days,
+    };
+    let presences = realm_presences(state, &query).await?;
     Ok(Success::new()
         .field("presences", presences)
         .field(
@@ -76,12 +63,34 @@ pub async fn update_presence(state: &AppState, caller: &User, p: &mut Params) ->
         .field("presence_last_update_id", state.presence.last_update_id()))
 }
 
-async fn all_presences(state: &AppState, slim: bool, since: Option<i64>) -> Result<Value> {
+/// Which presence entries a realm-wide listing reports, and in which form.
+pub struct PresenceQuery {
+    /// Keyed by user id with the slim entry, rather than by email with the legacy one.
+    pub slim: bool,
+    /// Only entries changed after this `presence_last_update_id` (a client catching up).
+    pub since_update_id: Option<i64>,
+    /// Only users connected within this many days; 0 asks for nothing.
+    pub history_days: i64,
+}
+
+/// Everyone's presence, the one listing `POST /register`, `GET /realm/presence` and
+/// `POST /users/me/presence` share. Upstream's rule (`get_presence_dict_by_realm`): active,
+/// human users connected within the history window (a client catching up from a positive
+/// `last_update_id` gets every newer change instead). Users who turned presence sharing off
+/// are left out: upstream never shows them online, and Outpost keeps no presence for them,
+/// as `GET /users/{id}/presence` says.
+pub async fn realm_presences(state: &AppState, q: &PresenceQuery) -> Result<Value> {
+    if q.history_days == 0 {
+        return Ok(Value::Object(Map::new()));
+    }
+    let catching_up = q.since_update_id.is_some_and(|s| s > 0);
+    let oldest = crate::time::now_secs().saturating_sub(q.history_days.saturating_mul(86_400));
     let entries: Vec<(UserId, PresenceEntry)> = state
         .presence
         .all()
         .into_iter()
-        .filter(|(_, e)| since.is_none_or(|s| e.last_update_id > s))
+        .filter(|(_, e)| q.since_update_id.is_none_or(|s| e.last_update_id > s))
+        .filter(|(_, e)| catching_up || e.idle_timestamp >= oldest)
         .collect();
     let ids: Vec<UserId> = entries.iter().map(|(u, _)| *u).collect();
     let users = state
@@ -89,8 +98,8 @@ async fn all_presences(state: &AppState, slim: bool, since: Option<i64>) -> Resu
         .read(move |c| {
             let mut v = Vec::new();
             for id in ids {
-                if let Some(u) =
-                    crate::db::users::get(c, id)?.filter(|u| u.is_active && u.presence_enabled)
+                if let Some(u) = crate::db::users::get(c, id)?
+                    .filter(|u| u.is_active && !u.is_bot && u.presence_enabled)
                 {
                     v.push(u);
                 }
@@ -104,13 +113,10 @@ async fn all_presences(state: &AppState, slim: bool, since: Option<i64>) -> Resu
         let Some(u) = users.iter().find(|u| u.id == uid) else {
             continue;
         };
-        if slim {
-            m.insert(
-                uid.0.to_string(),
-                json!({"active_timestamp": e.active_timestamp, "idle_timestamp": e.idle_timestamp}),
-            );
+        if q.slim {
+            m.insert(uid.0.to_string(), wire::slim_presence(&e));
         } else {
-            m.insert(wire::api_email(u, host), legacy_entry(&e, true));
+            m.insert(wire::api_email(u, host), wire::legacy_presence(&e, true));
         }
     }
     Ok(Value::Object(m))
@@ -118,7 +124,12 @@ async fn all_presences(state: &AppState, slim: bool, since: Option<i64>) -> Resu
 
 /// # `GET /api/v1/realm/presence`
 pub async fn get_realm_presence(state: &AppState) -> Result<Success> {
-    let presences = all_presences(state, false, None).await?;
+    let query = PresenceQuery {
+        slim: false,
+        since_update_id: None,
+        history_days: DEFAULT_PRESENCE_HISTORY_DAYS,
+    };
+    let presences = realm_presences(state, &query).await?;
     Ok(Success::new()
         .field("presences", presences)
         .field(
@@ -145,12 +156,9 @@ pub async fn get_user_presence(state: &AppState, caller: &User, who: &UserRef) -
         .get(target.id)
         .filter(|_| target.presence_enabled)
         .ok_or_else(|| Error::bad_request(format!("No presence data for {label}")))?;
-    let mut v = legacy_entry(&entry, false);
     let latest = entry.idle_timestamp.max(entry.active_timestamp);
-    if crate::time::now_secs() - latest > OFFLINE_THRESHOLD_SECS {
-        v["aggregated"]["status"] = json!("offline");
-    }
-    Ok(Success::new().field("presence", v))
+    let offline = crate::time::now_secs() - latest > OFFLINE_THRESHOLD_SECS;
+    Ok(Success::new().field("presence", wire::user_presence(&entry, offline)))
 }
 
 /// # `POST /api/v1/typing`

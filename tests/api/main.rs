@@ -37,6 +37,7 @@ mod rate_limits;
 mod read_state;
 mod realm_settings;
 mod realtime;
+mod register_state;
 mod security_chat;
 mod security_dtrack;
 mod security_emails;

@@ -105,6 +105,30 @@ pub fn subscription(l: &Listed, sub: &Subscription) -> Value {
     Value::Object(m)
 }
 
+/// A channel the viewer never subscribed to, as register's `never_subscribed` lists it: the
+/// basic channel plus `subscribers` when the viewer may see them.
+pub fn never_subscribed(l: &Listed) -> Value {
+    let mut v = basic_channel(l, false);
+    if let (Some(obj), Some(ids)) = (v.as_object_mut(), &l.subscribers) {
+        obj.insert(
+            "subscribers".into(),
+            json!(ids.iter().map(|u| u.0).collect::<Vec<_>>()),
+        );
+    }
+    v
+}
+
+/// A register channel entry whose subscriber list was shortened: `subscribers` becomes
+/// `partial_subscribers`.
+pub fn as_partial_subscribers(mut v: Value) -> Value {
+    if let Some(obj) = v.as_object_mut()
+        && let Some(ids) = obj.remove("subscribers")
+    {
+        obj.insert("partial_subscribers".into(), ids);
+    }
+    v
+}
+
 /// A topic of `GET /users/me/{stream_id}/topics`.
 pub fn topic(name: &str, max_id: i64) -> Value {
     json!({"name": name, "max_id": max_id})

@@ -6,10 +6,16 @@
 
 mod channels;
 pub mod events;
+mod initial_state;
 mod messages;
+mod presence;
+mod realm_state;
 
 pub use channels::*;
+pub use initial_state::*;
 pub use messages::*;
+pub use presence::*;
+pub use realm_state::*;
 
 use md5::{Digest, Md5};
 use serde_json::{Map, Value, json};

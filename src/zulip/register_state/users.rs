@@ -1,0 +1,128 @@
+//! Register builders for users: `realm_users` (with the caller's identity and abilities),
+//! `user_status`, `realm_user_groups`, `custom_profile_fields`, `user_settings` and
+//! `realm_user_settings_defaults`.
+
+use rusqlite::Connection;
+use serde_json::Value;
+
+use super::{Ctx, State};
+use crate::app::AppState;
+use crate::db::users as users_db;
+use crate::domain::realm_settings;
+use crate::error::Result;
+use crate::model::{Role, User, system_groups as sys};
+use crate::zulip::wire::{self, CallerAbilities};
+
+/// `realm_user`: active and deactivated users, the cross-realm bots, and who the caller is
+/// and may do.
+pub(super) fn realm_users(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()> {
+    let viewer = ctx.viewer();
+    let all = users_db::all(c)?;
+    let (active, inactive): (Vec<&User>, Vec<&User>) = all.iter().partition(|u| u.is_active);
+    let values = crate::db::profile_fields::values(c, None)?;
+    let render = |u: &&User| Value::Object(wire::user(&viewer, u, Some(&values)));
+    m.insert(
+        "realm_users".into(),
+        Value::Array(active.iter().map(render).collect()),
+    );
+    m.insert(
+        "realm_non_active_users".into(),
+        Value::Array(inactive.iter().map(render).collect()),
+    );
+    let mut bots = users_db::system_bots(c)?;
+    bots.sort_by(|a, b| a.full_name.cmp(&b.full_name));
+    m.insert(
+        "cross_realm_bots".into(),
+        Value::Array(
+            bots.iter()
+                .map(|u| Value::Object(wire::user(&viewer, u, None)))
+                .collect(),
+        ),
+    );
+    let me = &ctx.user;
+    let member = me.role <= Role::Member;
+    let can = CallerAbilities {
+        create_public_channels: member
+            && realm_settings::holds(c, me, realm_settings::CAN_CREATE_PUBLIC_CHANNEL)?,
+        create_private_channels: member
+            && realm_settings::holds(c, me, realm_settings::CAN_CREATE_PRIVATE_CHANNEL)?,
+        subscribe_others: member,
+        invite_others: member && realm_settings::holds(c, me, realm_settings::CAN_INVITE_USERS)?,
+    };
+    wire::caller_identity(&viewer, &can, m);
+    Ok(())
+}
+
+/// `user_status`: the statuses of active users that have one (away counts).
+pub(super) fn user_status(c: &Connection, _ctx: &Ctx, m: &mut State) -> Result<()> {
+    let mut statuses = serde_json::Map::new();
+    let stored = users_db::all_statuses(c)?;
+    for u in users_db::all(c)?.into_iter().filter(|u| u.is_active) {
+        let s = stored.get(&u.id).cloned().unwrap_or_default();
+        let w = wire::status(&s, u.presence_enabled);
+        if !w.is_empty() {
+            statuses.insert(u.id.0.to_string(), Value::Object(w));
+        }
+    }
+    m.insert("user_status".into(), Value::Object(statuses));
+    Ok(())
+}
+
+/// `realm_user_groups`: the role-based system groups (as seeded by `schema.sql`) with their
+/// direct members.
+pub(super) fn system_groups(c: &Connection, _ctx: &Ctx, m: &mut State) -> Result<()> {
+    let users = users_db::all(c)?;
+    let groups: Vec<Value> = crate::db::groups::system_groups(c)?
+        .into_iter()
+        .map(|(gid, name, description)| {
+            let members: Vec<i64> = match sys::direct_role(gid) {
+                Some(role) => users
+                    .iter()
+                    .filter(|u| u.is_active && u.role == role)
+                    .map(|u| u.id.0)
+                    .collect(),
+                None => Vec::new(),
+            };
+            let subgroups: Vec<i64> = sys::direct_subgroup(gid).map(|g| g.0).into_iter().collect();
+            wire::system_group(gid, &name, &description, &members, &subgroups)
+        })
+        .collect();
+    m.insert("realm_user_groups".into(), Value::Array(groups));
+    Ok(())
+}
+
+/// `custom_profile_fields`: the field definitions and the field types.
+pub(super) fn profile_fields(c: &Connection, _ctx: &Ctx, m: &mut State) -> Result<()> {
+    let fields = crate::db::profile_fields::all(c)?;
+    m.insert(
+        "custom_profile_fields".into(),
+        Value::Array(fields.iter().map(wire::profile_field).collect()),
+    );
+    m.insert(
+        "custom_profile_field_types".into(),
+        wire::profile_field_types(),
+    );
+    Ok(())
+}
+
+/// `user_settings`: the caller's settings (also at the top level for older clients).
+pub(super) fn user_settings(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()> {
+    let current = crate::domain::settings::all_of(c, &ctx.user)?;
+    wire::user_settings(
+        &current,
+        ctx.user.email_visibility as i64,
+        ctx.settings_as_object,
+        m,
+    );
+    Ok(())
+}
+
+/// `realm_user_settings_defaults`: the settings new users get.
+pub(super) fn user_settings_defaults(state: &AppState, _ctx: &Ctx, out: &mut State) {
+    let defaults = crate::domain::settings::defaults();
+    let visibility = state.config.chat.email_address_visibility as i64;
+    out.insert(
+        "realm_user_settings_defaults".into(),
+        wire::user_settings_defaults(&defaults, visibility),
+    );
+}
