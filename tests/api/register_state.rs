@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::channels::org;
+use crate::support::org;
 
 fn keys(presences: &Value) -> BTreeSet<String> {
     presences
