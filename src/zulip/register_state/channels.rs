@@ -101,3 +101,13 @@ pub(super) async fn streams(state: &AppState, ctx: &Ctx, out: &mut State) -> Res
     out.insert("streams".into(), Value::Array(streams));
     Ok(())
 }
+
+/// `channel_folders`: every folder, archived ones too (clients show where channels sit).
+pub(super) fn channel_folders(c: &Connection, _ctx: &Ctx, m: &mut State) -> Result<()> {
+    let folders = crate::db::channel_folders::all(c, true)?;
+    m.insert(
+        "channel_folders".into(),
+        Value::Array(folders.iter().map(wire::channel_folder).collect()),
+    );
+    Ok(())
+}

@@ -90,6 +90,7 @@ const BUILDERS: &[(&str, Builder)] = &[
     ("realm_user", Db(users::realm_users)),
     ("realm", Db(realm::organization_settings)),
     ("subscription", Db(channels::subscriptions)),
+    ("channel_folders", Db(channels::channel_folders)),
     ("update_message_flags", Db(messages::unread_msgs)),
     ("starred_messages", Db(messages::starred)),
     ("user_topic", Db(messages::user_topics)),
