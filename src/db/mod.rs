@@ -11,6 +11,7 @@
 
 pub mod alert_words;
 pub mod channels;
+pub mod conversations;
 pub mod digest;
 pub mod dtrack_bom;
 pub mod dtrack_findings;
@@ -18,11 +19,14 @@ pub mod dtrack_identity;
 pub mod dtrack_policies;
 pub mod dtrack_portfolio;
 pub mod groups;
+pub mod message_edits;
+pub mod message_flags;
 pub mod message_mentions;
 pub mod message_narrows;
 pub mod messages;
 pub mod migrate;
 pub mod profile_fields;
+pub mod reactions;
 pub mod read_receipts;
 pub mod realm_settings;
 pub mod settings;

@@ -6,6 +6,7 @@
 
 use rusqlite::{Connection, params};
 
+use super::{conversations as conversations_db, message_flags as flags_db};
 use crate::error::Result;
 use crate::ids::UserId;
 use crate::model::flags as bits;
@@ -49,14 +50,14 @@ pub fn unread(
     );
     let mut q = c.prepare(&sql)?;
     for (ch, first) in scopes {
-        let floor = super::messages::read_floor(c, user, ch)?;
+        let floor = flags_db::read_floor(c, user, ch)?;
         let from = first.max(floor + 1);
         for row in q.query_map(params![ch, from], unread_row)? {
             rows.push(row?);
         }
     }
-    let dm_floor = super::messages::read_floor(c, user, 0)?;
-    let convs = super::messages::conversations_of(c, user)?;
+    let dm_floor = flags_db::read_floor(c, user, 0)?;
+    let convs = conversations_db::of_user(c, user)?;
     if !convs.is_empty() {
         let list = convs
             .iter()

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use crate::app::AppState;
+use crate::db::topics as topics_db;
 use crate::db::{WriteTx, channels as db, groups, users as users_db};
 use crate::domain::notices;
 use crate::error::{Error, ErrorKind, Result};
@@ -859,7 +860,7 @@ pub async fn update(
             }
             if let Some(p) = up.topics_policy.filter(|p| *p != ch.topics_policy) {
                 if p == TopicsPolicy::EmptyTopicOnly
-                    && crate::db::messages::channel_has_named_topic(tx, ch.id)?
+                    && topics_db::channel_has_named_topic(tx, ch.id)?
                 {
                     return Err(Error::bad_request(
                         "To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.",

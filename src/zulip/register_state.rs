@@ -13,6 +13,7 @@ use super::realtime::{
     DEFAULT_PRESENCE_HISTORY_DAYS, PARTIAL_SUBSCRIBERS_THRESHOLD, SubscriberDetail,
 };
 use crate::app::AppState;
+use crate::db::conversations as conversations_db;
 use crate::db::{
     channels as channels_db, messages as messages_db, topics as topics_db, unreads as unreads_db,
     users as users_db,
@@ -406,7 +407,7 @@ fn unread_msgs(c: &Connection, user: &User, empty_topic_name: bool) -> Result<Va
                 streams.entry((*ch, topic)).or_default().push(*id);
             }
             (None, Some(conv)) => {
-                let members = messages_db::conversation_members(c, *conv)?;
+                let members = conversations_db::members(c, *conv)?;
                 if members.len() <= 2 {
                     let other = members
                         .iter()
@@ -438,11 +439,11 @@ fn unread_msgs(c: &Connection, user: &User, empty_topic_name: bool) -> Result<Va
 
 fn recent_conversations(c: &Connection, user: UserId) -> Result<Value> {
     let mut out = Vec::new();
-    for conv in messages_db::conversations_of(c, user)? {
+    for conv in conversations_db::of_user(c, user)? {
         let Some(max) = unreads_db::newest_in_conversation(c, conv)? else {
             continue;
         };
-        let others: Vec<i64> = messages_db::conversation_members(c, conv)?
+        let others: Vec<i64> = conversations_db::members(c, conv)?
             .into_iter()
             .filter(|u| *u != user)
             .map(|u| u.0)

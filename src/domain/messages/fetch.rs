@@ -9,7 +9,11 @@ use rusqlite::types::Value as SqlValue;
 
 use crate::app::AppState;
 use crate::db::message_narrows::{self as narrows_db, ViewedRow};
-use crate::db::{channels as channels_db, messages as db, users as users_db};
+use crate::db::{channels as channels_db, users as users_db};
+use crate::db::{
+    conversations as conversations_db, message_edits as edits_db, reactions as reactions_db,
+    topics as topics_db,
+};
 use crate::error::{Error, Result};
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::model::{Message, MessageEdit, Reaction, Submessage, User, flags as bits, wildcard};
@@ -156,7 +160,7 @@ fn bundle(
 ) -> Result<Bundle> {
     let ids: Vec<MessageId> = rows.iter().map(|r| r.message.id).collect();
     let mut reactions: HashMap<i64, Vec<Reaction>> = HashMap::new();
-    for r in db::reactions_for(c, &ids)? {
+    for r in reactions_db::for_messages(c, &ids)? {
         reactions.entry(r.message_id.0).or_default().push(r);
     }
     let mut submessages: HashMap<i64, Vec<Submessage>> = HashMap::new();
@@ -177,18 +181,18 @@ fn bundle(
         if let Some(conv) = m.conversation_id
             && !b.conversations.contains_key(&conv)
         {
-            let members = db::conversation_members(c, conv)?;
+            let members = conversations_db::members(c, conv)?;
             want_users.extend(members.iter().copied());
             b.conversations.insert(conv, members);
         }
         let participant = match m.channel_id {
             Some(ch) if m.wildcard & wildcard::TOPIC != 0 => {
-                db::topic_participant(c, ch, &m.topic, viewer.id, m.id)?
+                topics_db::has_participant(c, ch, &m.topic, viewer.id, m.id)?
             }
             _ => false,
         };
         let edits = if m.last_edit_at.is_some() || m.last_moved_at.is_some() {
-            db::edits_for(c, m.id)?
+            edits_db::for_message(c, m.id)?
         } else {
             Vec::new()
         };

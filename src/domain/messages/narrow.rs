@@ -9,6 +9,7 @@
 use rusqlite::Connection;
 use serde_json::Value;
 
+use crate::db::conversations as conversations_db;
 use crate::db::message_narrows::{self as narrows_db, Cond};
 use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
 use crate::domain::channels::access;
@@ -168,7 +169,7 @@ pub fn access_sql(c: &Connection, viewer: &User) -> Result<String> {
             full.push(a.channel.id.0);
         }
     }
-    let convs = messages_db::conversations_of(c, viewer.id)?;
+    let convs = conversations_db::of_user(c, viewer.id)?;
     Ok(narrows_db::access_sql(viewer.id, &full, &convs))
 }
 
@@ -318,7 +319,7 @@ fn resolve_with(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Option<
                 out.push(term("topic", Operand::Str(m.topic)));
             }
             (None, Some(conv)) => {
-                let members = messages_db::conversation_members(c, conv)?
+                let members = conversations_db::members(c, conv)?
                     .into_iter()
                     .map(|u| Operand::Int(u.0))
                     .collect();
@@ -345,7 +346,7 @@ fn condition(c: &Connection, viewer: &User, host: &str, t: &Term) -> Result<Opti
             members.push(viewer.id);
             members.sort_unstable();
             members.dedup();
-            Cond::Conversation(messages_db::find_conversation(c, &members)?)
+            Cond::Conversation(conversations_db::find(c, &members)?)
         }
         "dm-including" => Cond::DmIncluding(
             user_ref(c, viewer, host, &t.operand)?.ok_or_else(|| unknown("user"))?,
