@@ -12,7 +12,7 @@ use rusqlite::types::Value;
 
 use super::messages::{columns, from_row};
 use crate::error::Result;
-use crate::ids::{ChannelId, MessageId, UserId};
+use crate::ids::{ChannelId, ConversationId, MessageId, UserId};
 use crate::model::{Message, RESOLVED_TOPIC_PREFIX, flags as bits};
 
 /// SQL: the user `user` (a SQL expression: an id literal or a column such as `u.id`) has
@@ -54,7 +54,7 @@ pub enum Cond {
     /// A channel message in this (normalized) topic, compared case-insensitively.
     Topic(String),
     /// In this direct conversation (`None`: a conversation that does not exist).
-    Conversation(Option<i64>),
+    Conversation(Option<ConversationId>),
     /// In a direct conversation this user belongs to.
     DmIncluding(UserId),
     Sender(UserId),
@@ -112,12 +112,12 @@ pub fn flag_sql(user: i64, mask: i64) -> String {
 
 /// SQL: `viewer` may read message `m`: it is in one of the `full` channels (readable in full),
 /// in one of the `conversations`, or in a channel where they received it.
-pub fn access_sql(viewer: UserId, full: &[i64], conversations: &[i64]) -> String {
+pub fn access_sql(viewer: UserId, full: &[i64], conversations: &[ConversationId]) -> String {
     format!(
         "(m.channel_id IN ({full}) OR m.conversation_id IN ({convs}) OR \
          (m.channel_id IS NOT NULL AND {received}))",
         full = ids_list(full),
-        convs = ids_list(conversations),
+        convs = ids_list(&conversations.iter().map(|c| c.0).collect::<Vec<_>>()),
         received = received_by(&viewer.0.to_string()),
     )
 }
@@ -155,7 +155,7 @@ pub fn narrow_sql(viewer: UserId, conds: &[(Cond, bool)]) -> Sql {
                 let p = sql.push(topic.clone());
                 format!("(m.channel_id IS NOT NULL AND m.topic = {p} COLLATE NOCASE)")
             }
-            Cond::Conversation(conv) => format!("m.conversation_id = {}", conv.unwrap_or(-1)),
+            Cond::Conversation(conv) => format!("m.conversation_id = {}", conv.map_or(-1, |c| c.0)),
             Cond::DmIncluding(who) => format!(
                 "m.conversation_id IN (SELECT conversation_id FROM dm_members WHERE user_id = {})",
                 who.0

@@ -8,7 +8,7 @@
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::error::Result;
-use crate::ids::{ChannelId, MessageId, UserId};
+use crate::ids::{ChannelId, ConversationId, MessageId, UserId};
 use crate::model::Message;
 
 const COLUMNS: &str = "id, sender_id, channel_id, conversation_id, topic, content, \
@@ -19,7 +19,7 @@ pub fn from_row(r: &Row<'_>) -> rusqlite::Result<Message> {
         id: MessageId(r.get(0)?),
         sender_id: UserId(r.get(1)?),
         channel_id: r.get::<_, Option<i64>>(2)?.map(ChannelId),
-        conversation_id: r.get(3)?,
+        conversation_id: r.get::<_, Option<i64>>(3)?.map(ConversationId),
         topic: r.get(4)?,
         content: r.get(5)?,
         rendered_content: r.get(6)?,
@@ -69,7 +69,7 @@ pub fn insert(c: &Connection, m: &Message) -> Result<MessageId> {
     st.execute(params![
         m.sender_id.0,
         m.channel_id.map(|c| c.0),
-        m.conversation_id,
+        m.conversation_id.map(|c| c.0),
         m.topic,
         m.content,
         m.rendered_content,

@@ -8,12 +8,12 @@ use rusqlite::{Connection, params};
 
 use super::{conversations as conversations_db, message_flags as flags_db};
 use crate::error::Result;
-use crate::ids::UserId;
+use crate::ids::{ConversationId, UserId};
 use crate::model::flags as bits;
 
 /// One unread message: id, channel, topic, direct-message conversation, sender, and whether it
 /// mentions the user (personally, through a group, or with a wildcard).
-pub type UnreadRow = (i64, Option<i64>, String, Option<i64>, i64, bool);
+pub type UnreadRow = (i64, Option<i64>, String, Option<ConversationId>, i64, bool);
 
 /// The conditions on `m` that [`unread`] takes, all built by the narrow module.
 pub struct UnreadSql<'a> {
@@ -61,7 +61,7 @@ pub fn unread(
     if !convs.is_empty() {
         let list = convs
             .iter()
-            .map(i64::to_string)
+            .map(ConversationId::to_string)
             .collect::<Vec<_>>()
             .join(",");
         let sql = format!(
@@ -82,7 +82,7 @@ fn unread_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<UnreadRow> {
         r.get(0)?,
         r.get(1)?,
         r.get(2)?,
-        r.get(3)?,
+        r.get::<_, Option<i64>>(3)?.map(ConversationId),
         r.get(4)?,
         r.get(5)?,
     ))
@@ -100,9 +100,9 @@ pub fn starred(c: &Connection, user: UserId) -> Result<Vec<i64>> {
 }
 
 /// The newest message id of a direct-message conversation, if it has any message.
-pub fn newest_in_conversation(c: &Connection, conversation: i64) -> Result<Option<i64>> {
+pub fn newest_in_conversation(c: &Connection, conversation: ConversationId) -> Result<Option<i64>> {
     let max = c
         .prepare_cached("SELECT max(id) FROM messages WHERE conversation_id = ?1")?
-        .query_row([conversation], |r| r.get(0))?;
+        .query_row([conversation.0], |r| r.get(0))?;
     Ok(max)
 }

@@ -15,7 +15,7 @@ use crate::db::{
     topics as topics_db,
 };
 use crate::error::{Error, Result};
-use crate::ids::{ChannelId, MessageId, UserId};
+use crate::ids::{ChannelId, ConversationId, MessageId, UserId};
 use crate::model::{Message, MessageEdit, Reaction, Submessage, User, flags as bits, wildcard};
 
 use super::narrow::{self, Narrow};
@@ -69,7 +69,7 @@ pub struct Bundle {
     pub messages: Vec<Viewed>,
     pub users: HashMap<UserId, User>,
     pub channel_names: HashMap<ChannelId, String>,
-    pub conversations: HashMap<i64, Vec<UserId>>,
+    pub conversations: HashMap<ConversationId, Vec<UserId>>,
 }
 
 /// A `GET /messages` result.
