@@ -4,10 +4,11 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::message_narrows::access_sql;
 use super::messages::{columns, from_row};
 use crate::error::Result;
 use crate::ids::{ChannelId, MessageId, UserId};
-use crate::model::Message;
+use crate::model::{Message, MessageAccess};
 
 /// A user's visibility policy for a topic (0 when none is set).
 pub fn visibility_policy(c: &Connection, user: UserId, ch: ChannelId, topic: &str) -> Result<i64> {
@@ -73,18 +74,24 @@ pub fn has_message_before(
     .is_some())
 }
 
-/// A channel's topics as (name, newest message id), newest first, counting only messages `m`
-/// matching `access`; each name is as in the newest message of its case-insensitive group.
-pub fn list_for_channel(c: &Connection, ch: ChannelId, access: &str) -> Result<Vec<(String, i64)>> {
+/// A channel's topics as (name, newest message id), newest first, counting only messages the
+/// viewer may read; each name is as in the newest message of its case-insensitive group.
+pub fn list_for_channel(
+    c: &Connection,
+    ch: ChannelId,
+    access: &MessageAccess,
+) -> Result<Vec<(String, i64)>> {
     let sql = format!(
         "SELECT t.topic, t.id FROM messages t WHERE t.id IN (SELECT max(m.id) FROM \
          messages m WHERE m.channel_id = ?1 AND {access} GROUP BY m.topic COLLATE NOCASE) \
-         ORDER BY t.id DESC"
+         ORDER BY t.id DESC",
+        access = access_sql(access)
     );
     let mut st = c.prepare(&sql)?;
     let rows = st.query_map([ch.0], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
 /// Whether a channel has any message outside the empty topic.
 pub fn channel_has_named_topic(c: &Connection, ch: ChannelId) -> Result<bool> {
     let mut st =

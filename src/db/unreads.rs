@@ -1,11 +1,12 @@
 //! SQL for what one user has left to read, for the initial state of `POST /register`: unread
 //! messages (up to a cap), starred message ids and the newest message of each direct-message
-//! conversation. Read-only. The "read", "received" and "mentioned" conditions come in as SQL
-//! fragments from the narrow builder, so this module does not restate those rules; it knows
+//! conversation. Read-only. The "read", "received" and "mentioned" conditions are the narrow
+//! builder's (`db::message_narrows`), so this module does not restate those rules; it knows
 //! nothing of JSON.
 
 use rusqlite::{Connection, params};
 
+use super::message_narrows::{flag_sql, read_by, received_by};
 use super::{conversations as conversations_db, message_flags as flags_db};
 use crate::error::Result;
 use crate::ids::{ConversationId, UserId};
@@ -15,26 +16,17 @@ use crate::model::flags as bits;
 /// mentions the user (personally, through a group, or with a wildcard).
 pub type UnreadRow = (i64, Option<i64>, String, Option<ConversationId>, i64, bool);
 
-/// The conditions on `m` that [`unread`] takes, all built by the narrow module.
-pub struct UnreadSql<'a> {
-    pub read: &'a str,
-    pub received: &'a str,
-    pub mentioned: &'a str,
-}
-
 /// The user's unread messages, at most `limit` per channel and `limit` among direct messages
-/// (the caller sorts and caps the union).
-pub fn unread(
-    c: &Connection,
-    user: UserId,
-    sql: &UnreadSql<'_>,
-    limit: usize,
-) -> Result<Vec<UnreadRow>> {
-    let UnreadSql {
-        read,
-        received,
-        mentioned,
-    } = sql;
+/// (the caller sorts and caps the union). Wildcard mentions count among the mentions, as
+/// Zulip counts them.
+pub fn unread(c: &Connection, user: UserId, limit: usize) -> Result<Vec<UnreadRow>> {
+    let u = user.0.to_string();
+    let read = read_by(&u);
+    let received = received_by(&u);
+    let mentioned = format!(
+        "{} OR m.wildcard != 0",
+        flag_sql(user.0, bits::MENTIONED | bits::GROUP_MENTIONED)
+    );
     let mut rows: Vec<UnreadRow> = Vec::new();
     // Channels, starting above the read floor and the first subscription.
     let mut st = c.prepare_cached(

@@ -19,7 +19,6 @@ use crate::db::{
     users as users_db,
 };
 use crate::domain::channels::{self, ListFilter, Listed};
-use crate::domain::messages::narrow;
 use crate::domain::messages::send::{
     EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH,
 };
@@ -28,7 +27,7 @@ use crate::domain::settings::SettingValue;
 use crate::error::Result;
 use crate::events::queues::QueueOptions;
 use crate::ids::{GroupId, UserId};
-use crate::model::{ChannelSetting, GroupSetting, Role, User, flags as bits, system_groups as sys};
+use crate::model::{ChannelSetting, GroupSetting, Role, User, system_groups as sys};
 
 use super::server::{FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION};
 use super::wire::{self, Viewer};
@@ -375,17 +374,7 @@ fn subscriptions(
 
 /// Unread messages grouped as Zulip reports them.
 fn unread_msgs(c: &Connection, user: &User, empty_topic_name: bool) -> Result<Value> {
-    // Zulip counts wildcard mentions among a user's unread mentions.
-    let mentioned = format!(
-        "{} OR m.wildcard != 0",
-        narrow::flag_sql(user.id.0, bits::MENTIONED | bits::GROUP_MENTIONED)
-    );
-    let sql = unreads_db::UnreadSql {
-        read: &narrow::read_sql(user.id),
-        received: &narrow::received_sql(user.id),
-        mentioned: &mentioned,
-    };
-    let mut rows = unreads_db::unread(c, user.id, &sql, MAX_UNREAD)?;
+    let mut rows = unreads_db::unread(c, user.id, MAX_UNREAD)?;
     rows.sort_by_key(|r| r.0);
     let old_unreads_missing = rows.len() > MAX_UNREAD;
     rows.truncate(MAX_UNREAD);

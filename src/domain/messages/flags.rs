@@ -5,8 +5,6 @@
 
 use std::time::{Duration, Instant};
 
-use rusqlite::Connection;
-
 use crate::app::AppState;
 use crate::db::{message_flags as flags_db, topics as topics_db};
 use crate::db::{message_narrows as narrows_db, messages as db};
@@ -248,22 +246,6 @@ pub async fn update_in_narrow(
     })
 }
 
-/// Unread message ids of `user` among `m` rows matching `cond`.
-fn unread_ids(
-    c: &Connection,
-    user: &User,
-    cond: &str,
-    params: &[rusqlite::types::Value],
-) -> Result<Vec<MessageId>> {
-    narrows_db::unread_ids(
-        c,
-        cond,
-        &narrow::received_sql(user.id),
-        &narrow::read_sql(user.id),
-        params,
-    )
-}
-
 /// `POST /mark_all_as_read`: returns whether everything was marked within the time budget.
 pub async fn mark_all(state: &AppState, user: &User) -> Result<bool> {
     let started = Instant::now();
@@ -315,7 +297,7 @@ pub async fn mark_channel(state: &AppState, user: &User, channel: ChannelId) -> 
         .db
         .write(move |tx| {
             crate::domain::channels::visible_by_id(tx, &user, channel)?;
-            let ids = unread_ids(tx, &user, &format!("m.channel_id = {}", channel.0), &[])?;
+            let ids = narrows_db::unread_in_channel(tx, user.id, channel)?;
             flags_db::read_whole_scope(tx, user.id, channel.0)?;
             if !ids.is_empty() {
                 tx.emit(Event::FlagsChanged {
@@ -346,15 +328,7 @@ pub async fn mark_topic(
             if !topics_db::exists(tx, channel, &topic)? {
                 return Err(Error::bad_request(format!("No such topic '{topic}'")));
             }
-            let ids = unread_ids(
-                tx,
-                &user,
-                &format!(
-                    "m.channel_id = {} AND m.topic = ?1 COLLATE NOCASE",
-                    channel.0
-                ),
-                &[rusqlite::types::Value::Text(topic.clone())],
-            )?;
+            let ids = narrows_db::unread_in_topic(tx, user.id, channel, &topic)?;
             for id in &ids {
                 flags_db::change(tx, user.id, *id, bits::READ, bits::UNREAD_OVERRIDE)?;
             }

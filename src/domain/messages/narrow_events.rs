@@ -138,7 +138,11 @@ mod tests {
             id: MessageId(1),
             sender_id: UserId(sender),
             channel_id: channel.map(ChannelId),
-            conversation_id: if channel.is_some() { None } else { Some(ConversationId(9)) },
+            conversation_id: if channel.is_some() {
+                None
+            } else {
+                Some(ConversationId(9))
+            },
             topic: topic.to_string(),
             content: String::new(),
             rendered_content: String::new(),
