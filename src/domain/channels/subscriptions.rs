@@ -10,7 +10,7 @@ use crate::domain::notices;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::{ChannelId, UserId};
-use crate::model::{ChannelSetting, Role, User};
+use crate::model::{ChannelSetting, Role, SubscriptionProperty, User};
 
 use super::*;
 
@@ -326,8 +326,14 @@ pub async fn set_properties(
                         Error::bad_request(format!("{} is not a boolean", change.property))
                     })
                 };
-                match change.property.as_str() {
-                    "color" => {
+                let Some(property) = SubscriptionProperty::from_name(&change.property) else {
+                    return Err(Error::bad_request(format!(
+                        "Unknown subscription property: {}",
+                        change.property
+                    )));
+                };
+                match property {
+                    SubscriptionProperty::Color => {
                         let c = change
                             .value
                             .as_str()
@@ -335,31 +341,30 @@ pub async fn set_properties(
                         check_color(c)?;
                         sub.color = c.to_lowercase();
                     }
-                    "is_muted" => sub.is_muted = flag(&change.value)?,
-                    "in_home_view" => sub.is_muted = !flag(&change.value)?,
-                    "pin_to_top" => sub.pin_to_top = flag(&change.value)?,
-                    "desktop_notifications" => {
+                    SubscriptionProperty::IsMuted => sub.is_muted = flag(&change.value)?,
+                    SubscriptionProperty::InHomeView => sub.is_muted = !flag(&change.value)?,
+                    SubscriptionProperty::PinToTop => sub.pin_to_top = flag(&change.value)?,
+                    SubscriptionProperty::DesktopNotifications => {
                         sub.desktop_notifications = Some(flag(&change.value)?)
                     }
-                    "audible_notifications" => {
+                    SubscriptionProperty::AudibleNotifications => {
                         sub.audible_notifications = Some(flag(&change.value)?)
                     }
-                    "push_notifications" => sub.push_notifications = Some(flag(&change.value)?),
-                    "email_notifications" => sub.email_notifications = Some(flag(&change.value)?),
-                    "wildcard_mentions_notify" => {
-                        sub.wildcard_mentions_notify = Some(flag(&change.value)?)
+                    SubscriptionProperty::PushNotifications => {
+                        sub.push_notifications = Some(flag(&change.value)?)
                     }
-                    other => {
-                        return Err(Error::bad_request(format!(
-                            "Unknown subscription property: {other}"
-                        )));
+                    SubscriptionProperty::EmailNotifications => {
+                        sub.email_notifications = Some(flag(&change.value)?)
+                    }
+                    SubscriptionProperty::WildcardMentionsNotify => {
+                        sub.wildcard_mentions_notify = Some(flag(&change.value)?)
                     }
                 }
                 db::update_subscription(tx, &sub)?;
                 tx.emit(Event::SubscriptionPropertyChanged {
                     user_id: actor_id,
                     channel_id: ch,
-                    property: change.property.clone(),
+                    property,
                 });
             }
             Ok(())

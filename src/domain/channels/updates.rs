@@ -7,7 +7,7 @@ use crate::db::topics as topics_db;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::ChannelId;
-use crate::model::{ChannelSetting, GroupSetting, Role, TopicsPolicy, User};
+use crate::model::{ChannelProperty, ChannelSetting, GroupSetting, Role, TopicsPolicy, User};
 
 use super::*;
 
@@ -66,18 +66,18 @@ pub async fn update(
                 ));
             }
             let mut ch = a.channel.clone();
-            let mut changed: Vec<&'static str> = Vec::new();
+            let mut changed: Vec<ChannelProperty> = Vec::new();
             if let Some(name) = new_name.filter(|n| *n != ch.name) {
                 if db::by_name(tx, &name)?.is_some_and(|o| o.id != ch.id) {
                     return Err(Error::bad_request(format!("Channel name '{name}' is already taken.")));
                 }
                 ch.name = name;
-                changed.push("name");
+                changed.push(ChannelProperty::Name);
             }
             if let Some(d) = description.filter(|d| *d != ch.description) {
                 ch.rendered_description = crate::markdown::render(&d);
                 ch.description = d;
-                changed.push("description");
+                changed.push(ChannelProperty::Description);
             }
             if let Some(p) = up.invite_only.filter(|p| *p != ch.invite_only) {
                 if !p && !actor.role.is_admin() && !a.content {
@@ -87,7 +87,7 @@ pub async fn update(
                 if !p {
                     ch.history_public_to_subscribers = true;
                 }
-                changed.push("invite_only");
+                changed.push(ChannelProperty::InviteOnly);
             }
             if let Some(h) = up.history_public_to_subscribers {
                 if !ch.invite_only && !h {
@@ -97,7 +97,7 @@ pub async fn update(
                 }
                 if h != ch.history_public_to_subscribers {
                     ch.history_public_to_subscribers = h;
-                    changed.push("history_public_to_subscribers");
+                    changed.push(ChannelProperty::HistoryPublicToSubscribers);
                 }
             }
             if let Some(d) = up.is_default.filter(|d| *d != ch.is_default) {
@@ -108,14 +108,14 @@ pub async fn update(
                     return Err(Error::bad_request("A default channel cannot be private."));
                 }
                 ch.is_default = d;
-                changed.push("is_default");
+                changed.push(ChannelProperty::IsDefault);
             }
             if let Some(r) = up.message_retention_days.filter(|r| *r != ch.message_retention_days) {
                 if actor.role != Role::Owner {
                     return Err(Error::not_owner());
                 }
                 ch.message_retention_days = r;
-                changed.push("message_retention_days");
+                changed.push(ChannelProperty::MessageRetentionDays);
             }
             if let Some(p) = up.topics_policy.filter(|p| *p != ch.topics_policy) {
                 if p == TopicsPolicy::EmptyTopicOnly
@@ -126,7 +126,7 @@ pub async fn update(
                     ));
                 }
                 ch.topics_policy = p;
-                changed.push("topics_policy");
+                changed.push(ChannelProperty::TopicsPolicy);
             }
             for change in &up.settings {
                 let i = ChannelSetting::ALL.iter().position(|s| *s == change.which).expect("listed");
@@ -142,7 +142,7 @@ pub async fn update(
                 validate_setting(tx, change.which, &change.new)?;
                 if change.new != ch.settings[i] {
                     ch.settings[i] = change.new.clone();
-                    changed.push(change.which.name());
+                    changed.push(ChannelProperty::Setting(change.which));
                 }
             }
             if changed.is_empty() {
