@@ -9,8 +9,10 @@ use crate::events::Event;
 use crate::ids::{ChannelId, UserId};
 use crate::model::{Channel, ChannelSetting, GroupSetting, Role, TopicsPolicy, User};
 
-use super::*;
 use crate::domain::realm_settings;
+
+use super::subscriptions::subscribe_one;
+use super::values::{check_description, check_name, validate_setting};
 
 /// Settings of a channel to create.
 #[derive(Clone, Debug, Default)]

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::ids::{ChannelId, UserId};
 use crate::model::{Role, Subscription, User};
 
-use super::*;
+use super::access::{Access, access, invalid_channel_id, visible_by_id};
 
 /// A channel with the caller's subscription and activity figures, for listings.
 pub struct Listed {

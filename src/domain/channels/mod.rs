@@ -28,8 +28,3 @@ pub use updates::{ChannelUpdate, SettingChange, archive, update};
 pub use values::{
     check_color, check_description, check_name, parse_group_setting, parse_retention,
 };
-
-use access::invalid_channel_id;
-use creation::{check_create_permission, insert_channel};
-use subscriptions::subscribe_one;
-use values::validate_setting;

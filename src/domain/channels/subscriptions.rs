@@ -12,7 +12,9 @@ use crate::events::Event;
 use crate::ids::{ChannelId, UserId};
 use crate::model::{ChannelSetting, Role, SubscriptionProperty, User};
 
-use super::*;
+use super::access::{Access, access};
+use super::creation::{ChannelOptions, check_create_permission, insert_channel};
+use super::values::{check_color, check_name};
 
 /// Colors given to new subscriptions, in order of preference.
 const COLORS: [&str; 24] = [

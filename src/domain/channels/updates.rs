@@ -9,7 +9,8 @@ use crate::events::Event;
 use crate::ids::ChannelId;
 use crate::model::{ChannelProperty, ChannelSetting, GroupSetting, Role, TopicsPolicy, User};
 
-use super::*;
+use super::access::visible_by_id;
+use super::values::{check_description, check_name, validate_setting};
 
 /// A requested change of a group setting: the new value and, optionally, the expected old one.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::ids::{GroupId, UserId};
 use crate::model::{ChannelSetting, GroupSetting};
 
-use super::*;
+use super::{MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH};
 
 /// Validates and trims a channel name.
 pub fn check_name(raw: &str) -> Result<String> {
