@@ -39,11 +39,13 @@
 //!   of the catalogue in `config::keys`, which drives defaults, parsing, the unknown-key check,
 //!   the redacted dump and `config.example.toml`.
 //! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool) and all
-//!   SQL, one submodule per area. **Invariant:** no other module opens a connection or writes
-//!   SQL, and `db` never sees HTTP types nor imports `domain`: it reads and writes `model`
-//!   records.
+//!   SQL, one submodule per area (a message's surroundings one idea each: `messages`,
+//!   `conversations`, `message_flags`, `reactions`, `message_edits`, `topics`, and the narrow
+//!   and access SQL in `message_narrows`). **Invariant:** no other module opens a connection or
+//!   writes SQL, and `db` never sees HTTP types, builds no JSON, nor imports `domain`: it reads
+//!   and writes `model` records.
 //! - [`domain`]: the rules (permissions, invariants) shared by every entry point. **Invariant:**
-//!   no HTTP, no wire JSON. [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
+//!   no HTTP, no wire JSON, no SQL text, no `zulip` import. [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
 //!   logins, JWTs, `odt_` keys), portfolio and ACL, findings and analyses with their audit
 //!   trail, policies and their evaluation, metrics and badge facts, BOM acceptance and import,
 //!   and the per-process state (signing key, system UUID, generation-checked caches).
@@ -51,6 +53,9 @@
 //!   values) behind `PATCH /settings` and the `user_settings` register state;
 //!   [`domain::realm_settings`] the catalogue of organization settings behind `PATCH /realm`
 //!   and register's `realm_*` keys, read by the rules that depend on them.
+//!   [`domain::channels`] holds the channel rules (`access`, `values`, `creation`,
+//!   `subscriptions`, `listing`, `updates`); [`domain::users`] the user rules, with statuses in
+//!   [`domain::user_status`] and profile field values in `domain::profile_fields::values`.
 //!   [`domain::notices`] is what the system bots (Notification Bot, Welcome Bot) post when
 //!   channels, topics and users change.
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
@@ -70,7 +75,7 @@
 //!   that knows its JSON shapes) and `svg` (the badges, byte for byte).
 //! - [`model`], [`ids`]: plain records of both APIs (the chat API's, among them the parsed
 //!   `Narrow` whose rules live in `domain::messages::narrow` and whose SQL in
-//!   `db::message_narrows`; Dependency-Track's in `model::dtrack` with its permissions and
+//!   `db::message_narrows`, and the `ChannelProperty`/`SubscriptionProperty` names events carry; Dependency-Track's in `model::dtrack` with its permissions and
 //!   `PermSet`) and newtype ids.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
 //!   emoji) with realm lookups behind a trait; pure.

@@ -1,48 +1,16 @@
 //! SQL for channels, subscriptions and subscription periods.
 //!
-//! Group settings are stored as JSON text in one column each; this module converts them to
-//! and from [`GroupSetting`] so no caller sees the storage form.
+//! Group settings are stored as text in one column each, in the form
+//! [`GroupSetting::to_stored_text`] writes and [`GroupSetting::from_stored_text`] reads, so no
+//! caller sees the storage form and this module builds no JSON.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
-use crate::ids::{ChannelId, GroupId, UserId};
+use crate::ids::{ChannelId, UserId};
 use crate::model::{
     Channel, ChannelSetting, ChannelStats, GroupSetting, Subscription, TopicsPolicy,
 };
-
-/// The JSON text stored for a group setting.
-pub fn setting_to_text(g: &GroupSetting) -> String {
-    match g {
-        GroupSetting::Group(id) => id.0.to_string(),
-        GroupSetting::Members { users, groups } => json!({
-            "direct_members": users.iter().map(|u| u.0).collect::<Vec<_>>(),
-            "direct_subgroups": groups.iter().map(|g| g.0).collect::<Vec<_>>(),
-        })
-        .to_string(),
-    }
-}
-
-fn setting_from_text(text: &str) -> GroupSetting {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Number(n)) => GroupSetting::Group(GroupId(n.as_i64().unwrap_or(1))),
-        Ok(Value::Object(o)) => {
-            let ids = |k: &str| -> Vec<i64> {
-                o.get(k)
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_i64).collect())
-                    .unwrap_or_default()
-            };
-            GroupSetting::Members {
-                users: ids("direct_members").into_iter().map(UserId).collect(),
-                groups: ids("direct_subgroups").into_iter().map(GroupId).collect(),
-            }
-        }
-        // Unreadable settings fail closed.
-        _ => GroupSetting::Group(crate::model::system_groups::NOBODY),
-    }
-}
 
 fn columns() -> String {
     let mut cols = String::from(
@@ -63,7 +31,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Channel> {
     let mut settings = Vec::with_capacity(ChannelSetting::ALL.len());
     for i in 0..ChannelSetting::ALL.len() {
         let text: String = r.get(15 + i)?;
-        settings.push(setting_from_text(&text));
+        settings.push(GroupSetting::from_stored_text(&text));
     }
     Ok(Channel {
         id: ChannelId(r.get(0)?),
@@ -125,7 +93,11 @@ pub fn insert(c: &Connection, ch: &Channel) -> Result<ChannelId> {
          message_retention_days, folder_id, creator_id, date_created, is_archived{names}) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13{marks})"
     );
-    let texts: Vec<String> = ch.settings.iter().map(setting_to_text).collect();
+    let texts: Vec<String> = ch
+        .settings
+        .iter()
+        .map(GroupSetting::to_stored_text)
+        .collect();
     let mut values: Vec<Box<dyn rusqlite::ToSql>> = vec![
         Box::new(ch.name.clone()),
         Box::new(ch.description.clone()),
@@ -174,7 +146,7 @@ pub fn update(c: &Connection, ch: &Channel) -> Result<()> {
         Box::new(ch.is_archived),
     ];
     for s in &ch.settings {
-        values.push(Box::new(setting_to_text(s)));
+        values.push(Box::new(s.to_stored_text()));
     }
     c.execute(&sql, rusqlite::params_from_iter(values.iter()))?;
     Ok(())

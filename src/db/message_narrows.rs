@@ -12,8 +12,8 @@ use rusqlite::types::Value;
 
 use super::messages::{columns, from_row};
 use crate::error::Result;
-use crate::ids::{ChannelId, MessageId, UserId};
-use crate::model::{Message, RESOLVED_TOPIC_PREFIX, flags as bits};
+use crate::ids::{ChannelId, ConversationId, MessageId, UserId};
+use crate::model::{Message, MessageAccess, RESOLVED_TOPIC_PREFIX, flags as bits};
 
 /// SQL: the user `user` (a SQL expression: an id literal or a column such as `u.id`) has
 /// received message `m`: a direct message (membership is checked by the caller's access
@@ -54,7 +54,7 @@ pub enum Cond {
     /// A channel message in this (normalized) topic, compared case-insensitively.
     Topic(String),
     /// In this direct conversation (`None`: a conversation that does not exist).
-    Conversation(Option<i64>),
+    Conversation(Option<ConversationId>),
     /// In a direct conversation this user belongs to.
     DmIncluding(UserId),
     Sender(UserId),
@@ -110,15 +110,17 @@ pub fn flag_sql(user: i64, mask: i64) -> String {
     )
 }
 
-/// SQL: `viewer` may read message `m`: it is in one of the `full` channels (readable in full),
-/// in one of the `conversations`, or in a channel where they received it.
-pub fn access_sql(viewer: UserId, full: &[i64], conversations: &[i64]) -> String {
+/// SQL: `access.viewer` may read message `m`: it is in one of the channels readable in full,
+/// in one of their conversations, or in a channel where they received it.
+pub fn access_sql(access: &MessageAccess) -> String {
+    let full: Vec<i64> = access.full_channels.iter().map(|c| c.0).collect();
+    let convs: Vec<i64> = access.conversations.iter().map(|c| c.0).collect();
     format!(
         "(m.channel_id IN ({full}) OR m.conversation_id IN ({convs}) OR \
          (m.channel_id IS NOT NULL AND {received}))",
-        full = ids_list(full),
-        convs = ids_list(conversations),
-        received = received_by(&viewer.0.to_string()),
+        full = ids_list(&full),
+        convs = ids_list(&convs),
+        received = received_by(&access.viewer.0.to_string()),
     )
 }
 
@@ -155,7 +157,7 @@ pub fn narrow_sql(viewer: UserId, conds: &[(Cond, bool)]) -> Sql {
                 let p = sql.push(topic.clone());
                 format!("(m.channel_id IS NOT NULL AND m.topic = {p} COLLATE NOCASE)")
             }
-            Cond::Conversation(conv) => format!("m.conversation_id = {}", conv.unwrap_or(-1)),
+            Cond::Conversation(conv) => format!("m.conversation_id = {}", conv.map_or(-1, |c| c.0)),
             Cond::DmIncluding(who) => format!(
                 "m.conversation_id IN (SELECT conversation_id FROM dm_members WHERE user_id = {})",
                 who.0
@@ -221,20 +223,21 @@ pub struct ViewedRow {
 }
 
 /// Messages `m` matching `cond` (then `tail`, e.g. ORDER BY/LIMIT) with `viewer`'s state.
-pub fn select_with_state(
+fn select_with_state(
     c: &Connection,
     viewer: UserId,
-    received: &str,
-    read: &str,
     cond: &str,
     params: &[Value],
     tail: &str,
 ) -> Result<Vec<ViewedRow>> {
+    let user = viewer.0.to_string();
     let sql = format!(
         "SELECT {cols}, {received} AS rcv, {read} AS rd, coalesce((SELECT flags FROM \
          message_flags fx WHERE fx.user_id = {u} AND fx.message_id = m.id), 0) AS fl \
          FROM messages m WHERE {cond} {tail}",
         cols = columns("m"),
+        received = received_by(&user),
+        read = read_by(&user),
         u = viewer.0,
     );
     let mut st = c.prepare(&sql)?;
@@ -249,39 +252,123 @@ pub fn select_with_state(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The oldest message `m` matching `cond` that is `received` but not `read`, if any.
-pub fn first_unread(
-    c: &Connection,
-    cond: &str,
-    received: &str,
-    read: &str,
-    params: &[Value],
-) -> Result<Option<i64>> {
-    let sql =
-        format!("SELECT min(m.id) FROM messages m WHERE {cond} AND {received} AND NOT {read}");
-    Ok(
-        c.query_row(&sql, rusqlite::params_from_iter(params.iter()), |r| {
-            r.get(0)
-        })?,
-    )
+/// Which messages around an anchor a page reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Older than the anchor, newest first.
+    Before,
+    /// The anchor itself.
+    At,
+    /// Newer than the anchor, oldest first.
+    After,
 }
 
-/// Ids of messages `m` matching `cond` that are `received` but not `read`, in id order.
-pub fn unread_ids(
+/// Up to `limit` messages the viewer may read that match `narrow`, on one `side` of `anchor`,
+/// with the viewer's state (`limit` is ignored for [`Side::At`]).
+pub fn around(
     c: &Connection,
+    access: &MessageAccess,
+    narrow: &Sql,
+    side: Side,
+    anchor: i64,
+    limit: i64,
+) -> Result<Vec<ViewedRow>> {
+    let cond = format!("{} AND ({})", access_sql(access), narrow.cond);
+    let n = narrow.params.len() + 1;
+    let mut params = narrow.params.clone();
+    params.push(Value::Integer(anchor));
+    let (cond, tail) = match side {
+        Side::Before => (
+            format!("{cond} AND m.id < ?{n}"),
+            format!("ORDER BY m.id DESC LIMIT {limit}"),
+        ),
+        Side::At => (format!("{cond} AND m.id = ?{n}"), String::new()),
+        Side::After => (
+            format!("{cond} AND m.id > ?{n}"),
+            format!("ORDER BY m.id ASC LIMIT {limit}"),
+        ),
+    };
+    select_with_state(c, access.viewer, &cond, &params, &tail)
+}
+
+/// The messages among `ids` the viewer may read that match `narrow`, in id order, with the
+/// viewer's state.
+pub fn among_ids(
+    c: &Connection,
+    access: &MessageAccess,
+    narrow: &Sql,
+    ids: &[i64],
+) -> Result<Vec<ViewedRow>> {
+    let cond = format!(
+        "{} AND ({}) AND m.id IN ({})",
+        access_sql(access),
+        narrow.cond,
+        ids_list(ids)
+    );
+    select_with_state(c, access.viewer, &cond, &narrow.params, "ORDER BY m.id")
+}
+
+/// One message with `viewer`'s state (no access check: the caller has made it).
+pub fn one(c: &Connection, viewer: UserId, id: MessageId) -> Result<Vec<ViewedRow>> {
+    select_with_state(c, viewer, "m.id = ?1", &[Value::Integer(id.0)], "")
+}
+
+/// The oldest message the viewer may read that matches `narrow` and that they received but
+/// have not read, if any.
+pub fn first_unread(c: &Connection, access: &MessageAccess, narrow: &Sql) -> Result<Option<i64>> {
+    let user = access.viewer.0.to_string();
+    let sql = format!(
+        "SELECT min(m.id) FROM messages m WHERE {} AND ({}) AND {} AND NOT {}",
+        access_sql(access),
+        narrow.cond,
+        received_by(&user),
+        read_by(&user)
+    );
+    Ok(c.query_row(
+        &sql,
+        rusqlite::params_from_iter(narrow.params.iter()),
+        |r| r.get(0),
+    )?)
+}
+
+/// Ids of messages `m` matching `cond` that `user` received but has not read, in id order.
+fn unread_ids(
+    c: &Connection,
+    user: UserId,
     cond: &str,
-    received: &str,
-    read: &str,
     params: &[Value],
 ) -> Result<Vec<MessageId>> {
+    let u = user.0.to_string();
     let sql = format!(
-        "SELECT m.id FROM messages m WHERE {cond} AND {received} AND NOT {read} ORDER BY m.id"
+        "SELECT m.id FROM messages m WHERE {cond} AND {} AND NOT {} ORDER BY m.id",
+        received_by(&u),
+        read_by(&u)
     );
     let mut st = c.prepare(&sql)?;
     let rows = st.query_map(rusqlite::params_from_iter(params.iter()), |r| {
         Ok(MessageId(r.get(0)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The channel's messages `user` received but has not read, in id order.
+pub fn unread_in_channel(c: &Connection, user: UserId, ch: ChannelId) -> Result<Vec<MessageId>> {
+    unread_ids(c, user, &format!("m.channel_id = {}", ch.0), &[])
+}
+
+/// The topic's (case-insensitive) messages `user` received but has not read, in id order.
+pub fn unread_in_topic(
+    c: &Connection,
+    user: UserId,
+    ch: ChannelId,
+    topic: &str,
+) -> Result<Vec<MessageId>> {
+    unread_ids(
+        c,
+        user,
+        &format!("m.channel_id = {} AND m.topic = ?1 COLLATE NOCASE", ch.0),
+        &[Value::Text(topic.to_string())],
+    )
 }
 
 #[cfg(test)]

@@ -1,39 +1,32 @@
 //! SQL for what one user has left to read, for the initial state of `POST /register`: unread
 //! messages (up to a cap), starred message ids and the newest message of each direct-message
-//! conversation. Read-only. The "read", "received" and "mentioned" conditions come in as SQL
-//! fragments from the narrow builder, so this module does not restate those rules; it knows
+//! conversation. Read-only. The "read", "received" and "mentioned" conditions are the narrow
+//! builder's (`db::message_narrows`), so this module does not restate those rules; it knows
 //! nothing of JSON.
 
 use rusqlite::{Connection, params};
 
+use super::message_narrows::{flag_sql, read_by, received_by};
+use super::{conversations as conversations_db, message_flags as flags_db};
 use crate::error::Result;
-use crate::ids::UserId;
+use crate::ids::{ConversationId, UserId};
 use crate::model::flags as bits;
 
 /// One unread message: id, channel, topic, direct-message conversation, sender, and whether it
 /// mentions the user (personally, through a group, or with a wildcard).
-pub type UnreadRow = (i64, Option<i64>, String, Option<i64>, i64, bool);
-
-/// The conditions on `m` that [`unread`] takes, all built by the narrow module.
-pub struct UnreadSql<'a> {
-    pub read: &'a str,
-    pub received: &'a str,
-    pub mentioned: &'a str,
-}
+pub type UnreadRow = (i64, Option<i64>, String, Option<ConversationId>, i64, bool);
 
 /// The user's unread messages, at most `limit` per channel and `limit` among direct messages
-/// (the caller sorts and caps the union).
-pub fn unread(
-    c: &Connection,
-    user: UserId,
-    sql: &UnreadSql<'_>,
-    limit: usize,
-) -> Result<Vec<UnreadRow>> {
-    let UnreadSql {
-        read,
-        received,
-        mentioned,
-    } = sql;
+/// (the caller sorts and caps the union). Wildcard mentions count among the mentions, as
+/// Zulip counts them.
+pub fn unread(c: &Connection, user: UserId, limit: usize) -> Result<Vec<UnreadRow>> {
+    let u = user.0.to_string();
+    let read = read_by(&u);
+    let received = received_by(&u);
+    let mentioned = format!(
+        "{} OR m.wildcard != 0",
+        flag_sql(user.0, bits::MENTIONED | bits::GROUP_MENTIONED)
+    );
     let mut rows: Vec<UnreadRow> = Vec::new();
     // Channels, starting above the read floor and the first subscription.
     let mut st = c.prepare_cached(
@@ -49,18 +42,18 @@ pub fn unread(
     );
     let mut q = c.prepare(&sql)?;
     for (ch, first) in scopes {
-        let floor = super::messages::read_floor(c, user, ch)?;
+        let floor = flags_db::read_floor(c, user, ch)?;
         let from = first.max(floor + 1);
         for row in q.query_map(params![ch, from], unread_row)? {
             rows.push(row?);
         }
     }
-    let dm_floor = super::messages::read_floor(c, user, 0)?;
-    let convs = super::messages::conversations_of(c, user)?;
+    let dm_floor = flags_db::read_floor(c, user, 0)?;
+    let convs = conversations_db::of_user(c, user)?;
     if !convs.is_empty() {
         let list = convs
             .iter()
-            .map(i64::to_string)
+            .map(ConversationId::to_string)
             .collect::<Vec<_>>()
             .join(",");
         let sql = format!(
@@ -81,7 +74,7 @@ fn unread_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<UnreadRow> {
         r.get(0)?,
         r.get(1)?,
         r.get(2)?,
-        r.get(3)?,
+        r.get::<_, Option<i64>>(3)?.map(ConversationId),
         r.get(4)?,
         r.get(5)?,
     ))
@@ -99,9 +92,9 @@ pub fn starred(c: &Connection, user: UserId) -> Result<Vec<i64>> {
 }
 
 /// The newest message id of a direct-message conversation, if it has any message.
-pub fn newest_in_conversation(c: &Connection, conversation: i64) -> Result<Option<i64>> {
+pub fn newest_in_conversation(c: &Connection, conversation: ConversationId) -> Result<Option<i64>> {
     let max = c
         .prepare_cached("SELECT max(id) FROM messages WHERE conversation_id = ?1")?
-        .query_row([conversation], |r| r.get(0))?;
+        .query_row([conversation.0], |r| r.get(0))?;
     Ok(max)
 }

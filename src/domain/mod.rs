@@ -14,4 +14,5 @@ pub mod presence;
 pub mod profile_fields;
 pub mod realm_settings;
 pub mod settings;
+pub mod user_status;
 pub mod users;

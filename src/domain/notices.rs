@@ -10,6 +10,7 @@
 use rusqlite::Connection;
 
 use crate::db::{WriteTx, messages as messages_db, users as users_db};
+use crate::db::{conversations as conversations_db, topics as topics_db};
 use crate::domain::messages::send::{Notice, NoticeDestination, post_notice};
 use crate::domain::realm_settings;
 use crate::error::{Error, Result};
@@ -252,7 +253,7 @@ pub fn topic_resolved(
     realm_url: &str,
 ) -> Result<()> {
     let notifier = bot(tx, NOTIFICATION_BOT)?;
-    if let Some(&last) = messages_db::newest_topic_ids(tx, channel.id, topic, 1)?.first()
+    if let Some(&last) = topics_db::newest_ids(tx, channel.id, topic, 1)?.first()
         && let Some(m) = messages_db::get(tx, last)?
         && m.sender_id == notifier.id
         && now - m.sent_at < RESOLVE_UNDO_GRACE_SECS
@@ -301,7 +302,7 @@ pub fn message_reported(
     realm_url: &str,
 ) -> Result<()> {
     let members = match m.conversation_id {
-        Some(conv) => messages_db::conversation_members(tx, conv)?,
+        Some(conv) => conversations_db::members(tx, conv)?,
         None => Vec::new(),
     };
     let mut wanted = members.clone();

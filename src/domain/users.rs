@@ -1,9 +1,10 @@
-//! User rules: creation, authentication, role and profile changes, activation, status.
+//! User rules: creation, authentication, role and profile changes, activation. Statuses are
+//! `domain::user_status`; what a profile field value may be is
+//! `domain::profile_fields::values`.
 //!
 //! Functions take typed input and the acting user, check permissions and invariants (the last
 //! owner keeps the role, only owners touch the owner role, ...), and run their reads and writes
-//! through `state.db`. Each write emits the events that describe it. No HTTP or JSON here
-//! except the JSON text Zulip stores for some profile field values.
+//! through `state.db`. Each write emits the events that describe it. No HTTP or wire JSON here.
 
 use std::sync::Arc;
 
@@ -15,14 +16,13 @@ use crate::domain::credentials::Cached;
 use crate::error::{Error, ErrorKind, LoginFailure, Result};
 use crate::events::{Event, PersonChange};
 use crate::ids::{ProfileFieldId, UserId};
-use crate::model::{ProfileFieldType, ProfileValue, Role, User, UserStatus};
+use crate::model::{ProfileValue, Role, User};
 use crate::password;
 
 pub const MAX_NAME_LENGTH: usize = 100;
 pub const MIN_NAME_LENGTH: usize = 2;
 pub const MIN_PASSWORD_LENGTH: usize = 6;
 pub const MAX_PASSWORD_LENGTH: usize = 100;
-pub const MAX_STATUS_TEXT_LENGTH: usize = 60;
 /// An id no user has (ids start at 1), for lookups that must cost what a real one costs.
 const NO_ONE: UserId = UserId(0);
 const NAME_INVALID_CHARS: &[char] = &['*', '`', '\\', '>', '"', '@'];
@@ -392,7 +392,7 @@ fn apply_profile_edits(
             });
             continue;
         };
-        let stored = validate_profile_value(tx, &field, &value)?;
+        let stored = crate::domain::profile_fields::values::validate(tx, &field, &value)?;
         let rendered = field
             .field_type
             .is_markdown()
@@ -416,91 +416,6 @@ fn apply_profile_edits(
         });
     }
     Ok(())
-}
-
-/// Checks a value against its field's type; returns the text to store.
-fn validate_profile_value(
-    c: &rusqlite::Connection,
-    field: &crate::model::ProfileField,
-    value: &Value,
-) -> Result<String> {
-    let name = &field.name;
-    let text = || -> Result<String> {
-        value
-            .as_str()
-            .map(str::to_string)
-            .ok_or_else(|| Error::bad_request(format!("{name} is not a string")))
-    };
-    let capped = |limit: usize| -> Result<String> {
-        let s = text()?;
-        if s.chars().count() > limit {
-            return Err(Error::bad_request(format!(
-                "{name} is too long (limit: {limit} characters)"
-            )));
-        }
-        Ok(s)
-    };
-    match field.field_type {
-        ProfileFieldType::ShortText
-        | ProfileFieldType::Pronouns
-        | ProfileFieldType::ExternalAccount => capped(50),
-        ProfileFieldType::LongText => capped(500),
-        ProfileFieldType::Select => {
-            let s = text()?;
-            let choices: serde_json::Map<String, Value> =
-                serde_json::from_str(&field.field_data).unwrap_or_default();
-            if !choices.contains_key(&s) {
-                return Err(Error::bad_request(format!(
-                    "'{s}' is not a valid choice for '{name}'."
-                )));
-            }
-            Ok(s)
-        }
-        ProfileFieldType::Date => {
-            let s = text()?;
-            if !is_iso_date(&s) {
-                return Err(Error::bad_request(format!("{name} is not a date")));
-            }
-            Ok(s)
-        }
-        ProfileFieldType::Link => {
-            let s = capped(500)?;
-            if !(s.starts_with("http://") || s.starts_with("https://"))
-                || s.contains(char::is_whitespace)
-            {
-                return Err(Error::bad_request(format!("{name} is not a URL")));
-            }
-            Ok(s)
-        }
-        ProfileFieldType::User => {
-            let ids = value
-                .as_array()
-                .ok_or_else(|| Error::bad_request(format!("{name} is not a list")))?;
-            let mut out = Vec::new();
-            for v in ids {
-                let id = crate::zulip::params::as_int(v).ok_or_else(|| {
-                    Error::bad_request(format!("{name} is not a list of integers"))
-                })?;
-                if users_db::get(c, UserId(id))?.is_none() {
-                    return Err(Error::bad_request(format!("Invalid user ID: {id}")));
-                }
-                out.push(id);
-            }
-            Ok(serde_json::to_string(&out).expect("ints serialize"))
-        }
-    }
-}
-
-fn is_iso_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
-    }
-    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().ok();
-    match (num(0..4), num(5..7), num(8..10)) {
-        (Some(_), Some(m), Some(d)) => (1..=12).contains(&m) && (1..=31).contains(&d),
-        _ => false,
-    }
 }
 
 /// Deactivates a user (not a bot) on an administrator's request.
@@ -550,123 +465,4 @@ pub async fn reactivate(state: &AppState, actor: &User, target: UserId) -> Resul
             Ok(())
         })
         .await
-}
-
-pub async fn status(state: &AppState, id: UserId) -> Result<Option<(User, UserStatus)>> {
-    state
-        .db
-        .read(move |c| {
-            let Some(user) = users_db::get(c, id)? else {
-                return Ok(None);
-            };
-            let status = users_db::status(c, id)?;
-            Ok(Some((user, status)))
-        })
-        .await
-}
-
-/// A status change; `None` fields stay as they are.
-pub struct StatusUpdate {
-    pub status_text: Option<String>,
-    pub away: Option<bool>,
-    pub emoji_name: Option<String>,
-    pub emoji_code: Option<String>,
-    pub reaction_type: Option<String>,
-}
-
-/// Updates the caller's status (`POST /users/me/status`).
-pub async fn update_status(state: &AppState, user: &User, up: StatusUpdate) -> Result<()> {
-    if user.is_bot {
-        return Err(Error::bad_request(
-            "This endpoint does not accept bot requests.",
-        ));
-    }
-    if up.status_text.is_none()
-        && up.away.is_none()
-        && up.emoji_name.is_none()
-        && up.emoji_code.is_none()
-        && up.reaction_type.is_none()
-    {
-        return Err(Error::bad_request("Client did not pass any new values."));
-    }
-    let text = up.status_text.map(|t| t.trim().to_string());
-    if text
-        .as_ref()
-        .is_some_and(|t| t.chars().count() > MAX_STATUS_TEXT_LENGTH)
-    {
-        return Err(Error::bad_request(format!(
-            "status_text is too long (limit: {MAX_STATUS_TEXT_LENGTH} characters)"
-        )));
-    }
-    if text.as_ref().is_some_and(|t| t.contains('\0')) {
-        return Err(Error::bad_request(
-            "status_text must not contain null bytes",
-        ));
-    }
-    if up.emoji_name.is_none() && (up.emoji_code.is_some() || up.reaction_type.is_some()) {
-        return Err(Error::bad_request(
-            "Client must pass emoji_name if they pass either emoji_code or reaction_type.",
-        ));
-    }
-    let emoji = match up.emoji_name {
-        None => None,
-        Some(name) if name.is_empty() => Some((String::new(), String::new(), String::new())),
-        Some(name) => {
-            let rt = up
-                .reaction_type
-                .unwrap_or_else(|| "unicode_emoji".to_string());
-            let code = check_emoji(&name, up.emoji_code.as_deref(), &rt)?;
-            Some((name, code, rt))
-        }
-    };
-    let id = user.id;
-    let away = up.away;
-    state
-        .db
-        .write(move |tx| {
-            let mut status = users_db::status(tx, id)?;
-            if let Some(t) = text {
-                status.status_text = t;
-            }
-            if let Some((name, code, rt)) = emoji {
-                status.emoji_name = name;
-                status.emoji_code = code;
-                status.reaction_type = rt;
-            }
-            users_db::set_status(tx, id, &status, crate::time::now_secs())?;
-            if let Some(away) = away {
-                users_db::set_presence_enabled(tx, id, !away)?;
-            }
-            tx.emit(Event::UserStatusChanged { user_id: id });
-            Ok(())
-        })
-        .await
-}
-
-/// Validates an emoji given by name (and optionally code); returns its code.
-pub fn check_emoji(name: &str, code: Option<&str>, reaction_type: &str) -> Result<String> {
-    match reaction_type {
-        "unicode_emoji" => {
-            let code = match code {
-                Some(c) => c.to_string(),
-                None => crate::emoji::code_for_name(name)
-                    .ok_or_else(|| Error::bad_request(format!("Emoji '{name}' does not exist")))?,
-            };
-            if crate::emoji::by_code(&code).is_none() {
-                return Err(Error::bad_request("Invalid emoji code."));
-            }
-            if !crate::emoji::name_matches_code(name, &code) {
-                return Err(Error::bad_request("Invalid emoji name."));
-            }
-            Ok(code)
-        }
-        "zulip_extra_emoji" | "service_extra_emoji" => {
-            if name != "zulip" || code.is_some_and(|c| c != "zulip") {
-                return Err(Error::bad_request("Invalid emoji name."));
-            }
-            Ok("zulip".to_string())
-        }
-        "realm_emoji" => Err(Error::bad_request("Invalid custom emoji.")),
-        _ => Err(Error::bad_request("Invalid reaction_type")),
-    }
 }

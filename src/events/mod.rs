@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::ids::{ChannelFolderId, ChannelId, MessageId, ProfileFieldId, UserId};
-use crate::model::Propagate;
+use crate::model::{ChannelProperty, Propagate, SubscriptionProperty};
 
 /// Something that changed, as recorded by a committed write.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,10 +62,10 @@ pub enum Event {
     ChannelCreated {
         channel_id: ChannelId,
     },
-    /// A channel setting changed (`property` is its API name).
+    /// A channel setting changed.
     ChannelUpdated {
         channel_id: ChannelId,
-        property: &'static str,
+        property: ChannelProperty,
     },
     ChannelArchived {
         channel_id: ChannelId,
@@ -154,7 +154,7 @@ pub enum Event {
     SubscriptionPropertyChanged {
         user_id: UserId,
         channel_id: ChannelId,
-        property: String,
+        property: SubscriptionProperty,
     },
 }
 

@@ -74,6 +74,50 @@ impl GroupSetting {
     }
 }
 
+/// The stored text of a group setting, one column per setting: a group id (`7`) or the set
+/// `{"direct_members":[1,2],"direct_subgroups":[3]}`. Written and read here, by hand, so the
+/// storage layer handles plain text and builds no JSON.
+impl GroupSetting {
+    pub fn to_stored_text(&self) -> String {
+        fn list(ids: impl Iterator<Item = i64>) -> String {
+            ids.map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+        }
+        match self {
+            GroupSetting::Group(id) => id.0.to_string(),
+            GroupSetting::Members { users, groups } => format!(
+                "{{\"direct_members\":[{}],\"direct_subgroups\":[{}]}}",
+                list(users.iter().map(|u| u.0)),
+                list(groups.iter().map(|g| g.0))
+            ),
+        }
+    }
+
+    /// Reads [`GroupSetting::to_stored_text`]'s form (whitespace allowed); anything else is
+    /// unreadable and fails closed to the `nobody` group.
+    pub fn from_stored_text(text: &str) -> GroupSetting {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        if let Ok(id) = compact.parse::<i64>() {
+            return GroupSetting::Group(GroupId(id));
+        }
+        let ids = |key: &str| -> Vec<i64> {
+            let start = format!("\"{key}\":[");
+            compact
+                .find(&start)
+                .map(|at| &compact[at + start.len()..])
+                .and_then(|rest| rest.split_once(']'))
+                .map(|(inner, _)| inner.split(',').filter_map(|s| s.parse().ok()).collect())
+                .unwrap_or_default()
+        };
+        if compact.starts_with('{') && compact.ends_with('}') {
+            return GroupSetting::Members {
+                users: ids("direct_members").into_iter().map(UserId).collect(),
+                groups: ids("direct_subgroups").into_iter().map(GroupId).collect(),
+            };
+        }
+        GroupSetting::Group(system_groups::NOBODY)
+    }
+}
+
 /// How a channel treats the empty topic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TopicsPolicy {
@@ -246,4 +290,48 @@ pub struct ChannelFolder {
     /// UNIX seconds.
     pub date_created: i64,
     pub is_archived: bool,
+}
+
+#[cfg(test)]
+mod stored_text_tests {
+    use super::*;
+
+    #[test]
+    fn group_settings_round_trip_through_their_stored_text() {
+        let set = GroupSetting::Members {
+            users: vec![UserId(1), UserId(22)],
+            groups: vec![GroupId(3)],
+        };
+        let text = set.to_stored_text();
+        assert_eq!(text, r#"{"direct_members":[1,22],"direct_subgroups":[3]}"#);
+        assert_eq!(GroupSetting::from_stored_text(&text), set);
+        let empty = GroupSetting::Members {
+            users: vec![],
+            groups: vec![],
+        };
+        assert_eq!(
+            empty.to_stored_text(),
+            r#"{"direct_members":[],"direct_subgroups":[]}"#
+        );
+        assert_eq!(
+            GroupSetting::from_stored_text(&empty.to_stored_text()),
+            empty
+        );
+        assert_eq!(GroupSetting::Group(GroupId(7)).to_stored_text(), "7");
+        assert_eq!(
+            GroupSetting::from_stored_text("7"),
+            GroupSetting::Group(GroupId(7))
+        );
+        assert_eq!(
+            GroupSetting::from_stored_text(r#"{ "direct_members": [4, 5] }"#),
+            GroupSetting::Members {
+                users: vec![UserId(4), UserId(5)],
+                groups: vec![],
+            }
+        );
+        assert_eq!(
+            GroupSetting::from_stored_text("garbage"),
+            GroupSetting::Group(system_groups::NOBODY)
+        );
+    }
 }

@@ -1,6 +1,6 @@
 //! Message, reaction and edit records, and the per-user message flag bits.
 
-use crate::ids::{ChannelId, MessageId, UserId};
+use crate::ids::{ChannelId, ConversationId, MessageId, UserId};
 
 /// Per-user message state bits as stored in `message_flags.flags`.
 pub mod flags {
@@ -52,7 +52,7 @@ pub enum Destination {
         topic: String,
     },
     /// A direct-message conversation (its id) between these users, sorted.
-    Direct { conversation_id: i64 },
+    Direct { conversation_id: ConversationId },
 }
 
 /// A message as stored.
@@ -61,7 +61,7 @@ pub struct Message {
     pub id: MessageId,
     pub sender_id: UserId,
     pub channel_id: Option<ChannelId>,
-    pub conversation_id: Option<i64>,
+    pub conversation_id: Option<ConversationId>,
     /// Empty for direct messages.
     pub topic: String,
     pub content: String,

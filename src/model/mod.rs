@@ -3,11 +3,13 @@
 //!
 //! These are Rust values only: no SQL, no JSON. The wire modules convert them to API shapes.
 
+mod channel_properties;
 mod channels;
 pub mod dtrack;
 mod messages;
 mod narrow;
 
+pub use channel_properties::*;
 pub use channels::*;
 pub use messages::*;
 pub use narrow::*;

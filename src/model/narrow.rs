@@ -50,3 +50,14 @@ impl Operand {
 /// The prefix that marks a topic resolved (`✔ `), the one definition for resolving topics,
 /// `is:resolved` narrows and event-queue filters.
 pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
+
+/// What one viewer may read, as the narrows and topic listings need it: the channels readable
+/// in full (public history the viewer can see), the viewer's direct-message conversations, and
+/// (implicitly) every channel message they received. Resolved by
+/// `domain::messages::narrow::message_access`; turned into SQL by `db::message_narrows`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageAccess {
+    pub viewer: crate::ids::UserId,
+    pub full_channels: Vec<crate::ids::ChannelId>,
+    pub conversations: Vec<crate::ids::ConversationId>,
+}

@@ -9,7 +9,8 @@ use crate::app::AppState;
 use crate::domain::emails;
 use crate::domain::profile_fields::{self, NewField};
 use crate::domain::settings::{self, SettingsUpdate};
-use crate::domain::users::{self, NewUser, ProfileEdit, StatusUpdate, UserUpdate};
+use crate::domain::user_status::{self, StatusUpdate};
+use crate::domain::users::{self, NewUser, ProfileEdit, UserUpdate};
 use crate::error::{Error, Result};
 use crate::ids::UserId;
 use crate::model::{Role, User};
@@ -266,7 +267,7 @@ pub async fn reactivate_user(state: &AppState, caller: &User, id: i64) -> Result
 
 /// # `GET /api/v1/users/{user_id}/status`
 pub async fn get_user_status(state: &AppState, id: i64) -> Result<Success> {
-    let (user, status) = users::status(state, UserId(id))
+    let (user, status) = user_status::status(state, UserId(id))
         .await?
         .ok_or_else(no_such_user)?;
     Ok(Success::new().field(
@@ -286,7 +287,7 @@ pub async fn update_own_status(state: &AppState, caller: &User, p: &mut Params) 
         emoji_code: p.str("emoji_code"),
         reaction_type: p.str("reaction_type"),
     };
-    users::update_status(state, caller, up).await?;
+    user_status::update(state, caller, up).await?;
     Ok(Success::new())
 }
 

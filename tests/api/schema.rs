@@ -34,6 +34,15 @@ fn document() -> &'static Value {
                 .iter()
                 .cloned(),
         );
+        let register = doc["responses"]["POST /register"]["allOf"][1]["properties"]
+            .as_object_mut()
+            .expect("register's keys");
+        for (key, schema) in additions["register_properties"].as_object().expect("keys") {
+            assert!(
+                register.insert(key.clone(), schema.clone()).is_none(),
+                "{key} clashes"
+            );
+        }
         doc
     })
 }

@@ -10,6 +10,9 @@ use sha2::{Digest, Sha256};
 
 use crate::app::AppState;
 use crate::db::{channels as channels_db, groups, messages as db};
+use crate::db::{
+    conversations as conversations_db, message_edits as edits_db, topics as topics_db,
+};
 use crate::domain::{notices, realm_settings};
 use crate::error::{Error, Result};
 use crate::events::{ContentEdit, Event, MessageMove};
@@ -168,7 +171,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                         realm_url: &realm_url,
                     },
                 );
-                db::add_edit(
+                edits_db::add(
                     tx,
                     &MessageEdit {
                         message_id: m.id,
@@ -275,7 +278,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                         } else {
                             0
                         };
-                        db::topic_messages_from(tx, source.id, &m.topic, floor)?
+                        topics_db::messages_from(tx, source.id, &m.topic, floor)?
                     }
                 };
                 changed_ids.clear();
@@ -285,7 +288,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                         || moved_topic
                             .as_deref()
                             .is_some_and(|nt| !is_resolve_toggle(&t.topic, nt));
-                    db::add_edit(
+                    edits_db::add(
                         tx,
                         &MessageEdit {
                             message_id: t.id,
@@ -391,7 +394,7 @@ pub async fn delete(state: &AppState, user: &User, id: MessageId) -> Result<()> 
                 ));
             }
             let dm_members = match m.conversation_id {
-                Some(conv) => db::conversation_members(tx, conv)?,
+                Some(conv) => conversations_db::members(tx, conv)?,
                 None => Vec::new(),
             };
             db::delete(tx, m.id)?;
@@ -429,7 +432,7 @@ pub async fn delete_topic(
             .db
             .write(move |tx| {
                 crate::domain::channels::visible_by_id(tx, &viewer, channel)?;
-                let ids = db::newest_topic_ids(tx, channel, &topic, DELETE_BATCH as i64)?;
+                let ids = topics_db::newest_ids(tx, channel, &topic, DELETE_BATCH as i64)?;
                 for id in &ids {
                     db::delete(tx, *id)?;
                 }
@@ -473,7 +476,7 @@ pub async fn history(state: &AppState, user: &User, id: MessageId) -> Result<Vec
         .db
         .read(move |c| {
             let m = super::readable(c, &user, id)?.message;
-            let edits = db::edits_for(c, m.id)?;
+            let edits = edits_db::for_message(c, m.id)?;
             // Walk back from the current state to the original one.
             let mut content = m.content.clone();
             let mut rendered = m.rendered_content.clone();

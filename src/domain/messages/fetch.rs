@@ -5,13 +5,16 @@
 use std::collections::HashMap;
 
 use rusqlite::Connection;
-use rusqlite::types::Value as SqlValue;
 
 use crate::app::AppState;
-use crate::db::message_narrows::{self as narrows_db, ViewedRow};
-use crate::db::{channels as channels_db, messages as db, users as users_db};
+use crate::db::message_narrows::{self as narrows_db, Side, ViewedRow};
+use crate::db::{channels as channels_db, users as users_db};
+use crate::db::{
+    conversations as conversations_db, message_edits as edits_db, reactions as reactions_db,
+    topics as topics_db,
+};
 use crate::error::{Error, Result};
-use crate::ids::{ChannelId, MessageId, UserId};
+use crate::ids::{ChannelId, ConversationId, MessageId, UserId};
 use crate::model::{Message, MessageEdit, Reaction, Submessage, User, flags as bits, wildcard};
 
 use super::narrow::{self, Narrow};
@@ -65,7 +68,7 @@ pub struct Bundle {
     pub messages: Vec<Viewed>,
     pub users: HashMap<UserId, User>,
     pub channel_names: HashMap<ChannelId, String>,
-    pub conversations: HashMap<i64, Vec<UserId>>,
+    pub conversations: HashMap<ConversationId, Vec<UserId>>,
 }
 
 /// A `GET /messages` result.
@@ -129,24 +132,6 @@ pub fn flag_names(
     out
 }
 
-fn select_rows(
-    c: &Connection,
-    viewer: &User,
-    cond: &str,
-    params: &[SqlValue],
-    tail: &str,
-) -> Result<Vec<ViewedRow>> {
-    narrows_db::select_with_state(
-        c,
-        viewer.id,
-        &narrow::received_sql(viewer.id),
-        &narrow::read_sql(viewer.id),
-        cond,
-        params,
-        tail,
-    )
-}
-
 /// Loads everything needed to render `rows` for `viewer`.
 fn bundle(
     c: &Connection,
@@ -156,7 +141,7 @@ fn bundle(
 ) -> Result<Bundle> {
     let ids: Vec<MessageId> = rows.iter().map(|r| r.message.id).collect();
     let mut reactions: HashMap<i64, Vec<Reaction>> = HashMap::new();
-    for r in db::reactions_for(c, &ids)? {
+    for r in reactions_db::for_messages(c, &ids)? {
         reactions.entry(r.message_id.0).or_default().push(r);
     }
     let mut submessages: HashMap<i64, Vec<Submessage>> = HashMap::new();
@@ -177,18 +162,18 @@ fn bundle(
         if let Some(conv) = m.conversation_id
             && !b.conversations.contains_key(&conv)
         {
-            let members = db::conversation_members(c, conv)?;
+            let members = conversations_db::members(c, conv)?;
             want_users.extend(members.iter().copied());
             b.conversations.insert(conv, members);
         }
         let participant = match m.channel_id {
             Some(ch) if m.wildcard & wildcard::TOPIC != 0 => {
-                db::topic_participant(c, ch, &m.topic, viewer.id, m.id)?
+                topics_db::has_participant(c, ch, &m.topic, viewer.id, m.id)?
             }
             _ => false,
         };
         let edits = if m.last_edit_at.is_some() || m.last_moved_at.is_some() {
-            db::edits_for(c, m.id)?
+            edits_db::for_message(c, m.id)?
         } else {
             Vec::new()
         };
@@ -252,57 +237,30 @@ fn fetch_sync(
     range: &Range,
     narrow: &Narrow,
 ) -> Result<Page> {
-    let access = narrow::access_sql(c, viewer)?;
+    let access = narrow::message_access(c, viewer)?;
     let narrowed = narrow::terms_sql(c, viewer, host, narrow)?;
-    let cond = format!("{access} AND ({})", narrowed.cond);
     let anchor = match range.anchor {
         Anchor::Newest => LARGER_THAN_MAX_MESSAGE_ID,
         Anchor::Oldest => 0,
         Anchor::Id(id) => id,
         Anchor::FirstUnread => {
-            let first = narrows_db::first_unread(
-                c,
-                &cond,
-                &narrow::received_sql(viewer.id),
-                &narrow::read_sql(viewer.id),
-                &narrowed.params,
-            )?;
-            first.unwrap_or(LARGER_THAN_MAX_MESSAGE_ID)
+            narrows_db::first_unread(c, &access, &narrowed)?.unwrap_or(LARGER_THAN_MAX_MESSAGE_ID)
         }
     };
-    let n = narrowed.params.len();
-    let mut params = narrowed.params.clone();
-    params.push(SqlValue::Integer(anchor));
+    let side =
+        |side: Side, limit: i64| narrows_db::around(c, &access, &narrowed, side, anchor, limit);
     let mut before = if range.num_before > 0 {
-        select_rows(
-            c,
-            viewer,
-            &format!("{cond} AND m.id < ?{}", n + 1),
-            &params,
-            &format!("ORDER BY m.id DESC LIMIT {}", range.num_before),
-        )?
+        side(Side::Before, range.num_before)?
     } else {
         Vec::new()
     };
     let at = if range.include_anchor {
-        select_rows(
-            c,
-            viewer,
-            &format!("{cond} AND m.id = ?{}", n + 1),
-            &params,
-            "",
-        )?
+        side(Side::At, 0)?
     } else {
         Vec::new()
     };
     let after = if range.num_after > 0 {
-        select_rows(
-            c,
-            viewer,
-            &format!("{cond} AND m.id > ?{}", n + 1),
-            &params,
-            &format!("ORDER BY m.id ASC LIMIT {}", range.num_after),
-        )?
+        side(Side::After, range.num_after)?
     } else {
         Vec::new()
     };
@@ -341,15 +299,9 @@ pub async fn fetch_ids(
     state
         .db
         .read(move |c| {
-            let access = narrow::access_sql(c, &viewer)?;
+            let access = narrow::message_access(c, &viewer)?;
             let narrowed = narrow::terms_sql(c, &viewer, &host, &narrow)?;
-            let list = if ids.is_empty() {
-                "NULL".to_string()
-            } else {
-                ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
-            };
-            let cond = format!("{access} AND ({}) AND m.id IN ({list})", narrowed.cond);
-            let rows = select_rows(c, &viewer, &cond, &narrowed.params, "ORDER BY m.id")?;
+            let rows = narrows_db::among_ids(c, &access, &narrowed, &ids)?;
             Ok(Page {
                 bundle: bundle(c, &viewer, rows, &[])?,
                 anchor: None,
@@ -368,7 +320,7 @@ pub async fn fetch_one(state: &AppState, viewer: &User, id: MessageId) -> Result
         .db
         .read(move |c| {
             super::readable(c, &viewer, id)?;
-            let rows = select_rows(c, &viewer, "m.id = ?1", &[SqlValue::Integer(id.0)], "")?;
+            let rows = narrows_db::one(c, viewer.id, id)?;
             bundle(c, &viewer, rows, &[])
         })
         .await

@@ -5,9 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use rusqlite::Connection;
-
 use crate::app::AppState;
+use crate::db::{message_flags as flags_db, topics as topics_db};
 use crate::db::{message_narrows as narrows_db, messages as db};
 use crate::error::{Error, ErrorKind, Result};
 use crate::events::Event;
@@ -144,13 +143,13 @@ pub async fn update(
                     let (set, clear) = match (bit, add) {
                         (bits::READ, true) => (bits::READ, bits::UNREAD_OVERRIDE),
                         (bits::READ, false) => {
-                            let below = id <= db::read_floor(tx, user.id, scope)?;
+                            let below = id <= flags_db::read_floor(tx, user.id, scope)?;
                             (if below { bits::UNREAD_OVERRIDE } else { 0 }, bits::READ)
                         }
                         (b, true) => (b, 0),
                         (b, false) => (0, b),
                     };
-                    db::change_flags(tx, user.id, MessageId(id), set, clear)?;
+                    flags_db::change(tx, user.id, MessageId(id), set, clear)?;
                     changed.push(MessageId(id));
                 }
                 let count = changed.len();
@@ -247,22 +246,6 @@ pub async fn update_in_narrow(
     })
 }
 
-/// Unread message ids of `user` among `m` rows matching `cond`.
-fn unread_ids(
-    c: &Connection,
-    user: &User,
-    cond: &str,
-    params: &[rusqlite::types::Value],
-) -> Result<Vec<MessageId>> {
-    narrows_db::unread_ids(
-        c,
-        cond,
-        &narrow::received_sql(user.id),
-        &narrow::read_sql(user.id),
-        params,
-    )
-}
-
 /// `POST /mark_all_as_read`: returns whether everything was marked within the time budget.
 pub async fn mark_all(state: &AppState, user: &User) -> Result<bool> {
     let started = Instant::now();
@@ -284,10 +267,10 @@ pub async fn mark_all(state: &AppState, user: &User) -> Result<bool> {
             .db
             .write(move |tx| {
                 for scope in batch {
-                    db::read_whole_scope(tx, uid, scope)?;
+                    flags_db::read_whole_scope(tx, uid, scope)?;
                 }
                 // Messages the user received without a subscription (their own copies).
-                db::read_own_copies(tx, uid)
+                flags_db::read_own_copies(tx, uid)
             })
             .await?;
     }
@@ -314,8 +297,8 @@ pub async fn mark_channel(state: &AppState, user: &User, channel: ChannelId) -> 
         .db
         .write(move |tx| {
             crate::domain::channels::visible_by_id(tx, &user, channel)?;
-            let ids = unread_ids(tx, &user, &format!("m.channel_id = {}", channel.0), &[])?;
-            db::read_whole_scope(tx, user.id, channel.0)?;
+            let ids = narrows_db::unread_in_channel(tx, user.id, channel)?;
+            flags_db::read_whole_scope(tx, user.id, channel.0)?;
             if !ids.is_empty() {
                 tx.emit(Event::FlagsChanged {
                     user_id: user.id,
@@ -342,20 +325,12 @@ pub async fn mark_topic(
         .db
         .write(move |tx| {
             crate::domain::channels::visible_by_id(tx, &user, channel)?;
-            if !db::topic_exists(tx, channel, &topic)? {
+            if !topics_db::exists(tx, channel, &topic)? {
                 return Err(Error::bad_request(format!("No such topic '{topic}'")));
             }
-            let ids = unread_ids(
-                tx,
-                &user,
-                &format!(
-                    "m.channel_id = {} AND m.topic = ?1 COLLATE NOCASE",
-                    channel.0
-                ),
-                &[rusqlite::types::Value::Text(topic.clone())],
-            )?;
+            let ids = narrows_db::unread_in_topic(tx, user.id, channel, &topic)?;
             for id in &ids {
-                db::change_flags(tx, user.id, *id, bits::READ, bits::UNREAD_OVERRIDE)?;
+                flags_db::change(tx, user.id, *id, bits::READ, bits::UNREAD_OVERRIDE)?;
             }
             if !ids.is_empty() {
                 tx.emit(Event::FlagsChanged {

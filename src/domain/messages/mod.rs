@@ -17,6 +17,7 @@ pub mod widgets;
 use rusqlite::Connection;
 
 use crate::db::{channels as channels_db, messages as db};
+use crate::db::{conversations as conversations_db, message_flags as flags_db};
 use crate::error::{Error, Result};
 use crate::ids::{MessageId, UserId};
 use crate::model::{Message, User, flags as bits};
@@ -55,7 +56,7 @@ pub fn received_channel_message(
 pub fn audience(c: &Connection, m: &Message) -> Result<Vec<UserId>> {
     let mut users = match (m.channel_id, m.conversation_id) {
         (Some(ch), _) => channels_db::subscriber_ids(c, ch)?,
-        (None, Some(conv)) => db::conversation_members(c, conv)?,
+        (None, Some(conv)) => conversations_db::members(c, conv)?,
         _ => Vec::new(),
     };
     if !users.contains(&m.sender_id) {
@@ -75,12 +76,12 @@ pub fn audience_of(c: &Connection, id: MessageId) -> Result<Vec<UserId>> {
 /// The message if `user` may read it, else "Invalid message(s)".
 pub fn readable(c: &Connection, user: &User, id: MessageId) -> Result<Readable> {
     let m = db::get(c, id)?.ok_or_else(invalid_message)?;
-    let stored = db::flags_for(c, user.id, &[id])?
+    let stored = flags_db::for_messages(c, user.id, &[id])?
         .get(&id.0)
         .copied()
         .unwrap_or(0);
     if let Some(conv) = m.conversation_id {
-        let members = db::conversation_members(c, conv)?;
+        let members = conversations_db::members(c, conv)?;
         if !members.contains(&user.id) {
             return Err(invalid_message());
         }

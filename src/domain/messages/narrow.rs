@@ -9,13 +9,14 @@
 use rusqlite::Connection;
 use serde_json::Value;
 
+use crate::db::conversations as conversations_db;
 use crate::db::message_narrows::{self as narrows_db, Cond};
 use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
 use crate::domain::channels::access;
 use crate::domain::emails;
 use crate::error::{Error, Result};
 use crate::ids::{ChannelId, MessageId, UserId};
-use crate::model::{Channel, User};
+use crate::model::{Channel, MessageAccess, User};
 
 pub use crate::db::message_narrows::Sql;
 pub use crate::model::{Narrow, NarrowTerm as Term, Operand};
@@ -143,33 +144,21 @@ pub fn parse(v: &Value) -> Result<Narrow> {
     Narrow::parse(v)
 }
 
-/// SQL: the viewer has received message `m` (see `db::message_narrows::received_by`).
-pub fn received_sql(user: UserId) -> String {
-    narrows_db::received_by(&user.0.to_string())
-}
-
-/// SQL: the viewer has read message `m` (see `db::message_narrows::read_by`).
-pub fn read_sql(user: UserId) -> String {
-    narrows_db::read_by(&user.0.to_string())
-}
-
-/// SQL: the user's stored flags on message `m` include a bit of `mask`.
-pub fn flag_sql(user: i64, mask: i64) -> String {
-    narrows_db::flag_sql(user, mask)
-}
-
-/// The viewer's access condition: channels readable in full, channels readable where received,
+/// What the viewer may read: channels readable in full, channels readable where received,
 /// and the viewer's conversations.
-pub fn access_sql(c: &Connection, viewer: &User) -> Result<String> {
+pub fn message_access(c: &Connection, viewer: &User) -> Result<MessageAccess> {
     let mut full = Vec::new();
     for ch in channels_db::all(c)? {
         let a = access(c, viewer, ch)?;
         if a.content && a.channel.history_public_to_subscribers {
-            full.push(a.channel.id.0);
+            full.push(a.channel.id);
         }
     }
-    let convs = messages_db::conversations_of(c, viewer.id)?;
-    Ok(narrows_db::access_sql(viewer.id, &full, &convs))
+    Ok(MessageAccess {
+        viewer: viewer.id,
+        full_channels: full,
+        conversations: conversations_db::of_user(c, viewer.id)?,
+    })
 }
 
 /// A user named by id, or by an email `viewer` may use for them (`emails::resolve`).
@@ -318,7 +307,7 @@ fn resolve_with(c: &Connection, viewer: &User, terms: &[Term]) -> Result<Option<
                 out.push(term("topic", Operand::Str(m.topic)));
             }
             (None, Some(conv)) => {
-                let members = messages_db::conversation_members(c, conv)?
+                let members = conversations_db::members(c, conv)?
                     .into_iter()
                     .map(|u| Operand::Int(u.0))
                     .collect();
@@ -345,7 +334,7 @@ fn condition(c: &Connection, viewer: &User, host: &str, t: &Term) -> Result<Opti
             members.push(viewer.id);
             members.sort_unstable();
             members.dedup();
-            Cond::Conversation(messages_db::find_conversation(c, &members)?)
+            Cond::Conversation(conversations_db::find(c, &members)?)
         }
         "dm-including" => Cond::DmIncluding(
             user_ref(c, viewer, host, &t.operand)?.ok_or_else(|| unknown("user"))?,
@@ -401,7 +390,8 @@ fn condition(c: &Connection, viewer: &User, host: &str, t: &Term) -> Result<Opti
     }))
 }
 
-/// The narrow's condition over `messages m` for `viewer` (without the access condition).
+/// The narrow's condition for `viewer` (without the access condition), as `db::message_narrows`
+/// takes it.
 /// `host` is the realm's, for placeholder emails.
 pub fn terms_sql(c: &Connection, viewer: &User, host: &str, narrow: &Narrow) -> Result<Sql> {
     let resolved = resolve_with(c, viewer, &narrow.terms)?;

@@ -130,7 +130,7 @@ pub async fn for_queue(state: &AppState, viewer: &User, narrow: Narrow) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{ChannelId, MessageId, UserId};
+    use crate::ids::{ChannelId, ConversationId, MessageId, UserId};
     use serde_json::json;
 
     fn message(channel: Option<i64>, topic: &str, sender: i64) -> Message {
@@ -138,7 +138,11 @@ mod tests {
             id: MessageId(1),
             sender_id: UserId(sender),
             channel_id: channel.map(ChannelId),
-            conversation_id: if channel.is_some() { None } else { Some(9) },
+            conversation_id: if channel.is_some() {
+                None
+            } else {
+                Some(ConversationId(9))
+            },
             topic: topic.to_string(),
             content: String::new(),
             rendered_content: String::new(),

@@ -1,7 +1,7 @@
 //! Emoji reactions on messages.
 
 use crate::app::AppState;
-use crate::db::messages as db;
+use crate::db::reactions as reactions_db;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::MessageId;
@@ -81,7 +81,7 @@ pub async fn add(
                     (code.unwrap_or(found_code), t.unwrap_or(found_type))
                 }
             };
-            let name = match db::existing_reaction_name(tx, id, rtype, &code)? {
+            let name = match reactions_db::existing_name(tx, id, rtype, &code)? {
                 Some(existing) => existing,
                 None => {
                     check_new_reaction(&name, &code, rtype)?;
@@ -95,7 +95,7 @@ pub async fn add(
                 emoji_code: code,
                 reaction_type: rtype.to_string(),
             };
-            if !db::add_reaction(tx, &reaction)? {
+            if !reactions_db::add(tx, &reaction)? {
                 return Err(Error::coded(
                     "REACTION_ALREADY_EXISTS",
                     "Reaction already exists.",
@@ -144,9 +144,10 @@ pub async fn remove(
             if rtype == "unicode_emoji" && crate::emoji::by_code(&code).is_none() {
                 return Err(Error::bad_request("Invalid emoji code."));
             }
-            let removed = db::remove_reaction(tx, id, user.id, rtype, &code)?.ok_or_else(|| {
-                Error::coded("REACTION_DOES_NOT_EXIST", "Reaction doesn't exist.", vec![])
-            })?;
+            let removed =
+                reactions_db::remove(tx, id, user.id, rtype, &code)?.ok_or_else(|| {
+                    Error::coded("REACTION_DOES_NOT_EXIST", "Reaction doesn't exist.", vec![])
+                })?;
             tx.emit(Event::ReactionChanged {
                 message_id: id,
                 user_id: user.id,

@@ -10,6 +10,9 @@ use serde_json::Value;
 
 use crate::app::AppState;
 use crate::db::{WriteTx, channels as channels_db, groups, messages as db, users as users_db};
+use crate::db::{
+    conversations as conversations_db, message_flags as flags_db, topics as topics_db,
+};
 use crate::domain::channels::{self, UserRefArg};
 use crate::domain::emails;
 use crate::error::{Error, Result};
@@ -345,7 +348,7 @@ fn compose(c: &Connection, sender: &User, m: Composed, realm_url: &str) -> Resul
             wildcard_bits |= wildcard::CHANNEL;
         }
         if rendered.topic_wildcard {
-            let many = db::topic_participant_count(c, ch.id, &topic)? > WILDCARD_MENTION_THRESHOLD;
+            let many = topics_db::participant_count(c, ch.id, &topic)? > WILDCARD_MENTION_THRESHOLD;
             if many && !trusted && !may_mention_many(c, sender)? {
                 return Err(Error::coded(
                     "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
@@ -434,7 +437,7 @@ fn store(
 ) -> Result<Sent> {
     let sender_id = prepared.message.sender_id;
     if let Some(members) = &prepared.dm_members {
-        prepared.message.conversation_id = Some(db::conversation_for(tx, members)?);
+        prepared.message.conversation_id = Some(conversations_db::get_or_create(tx, members)?);
     }
     if let Some(ch) = prepared.message.channel_id
         && channels_db::get(tx, ch)?.is_none_or(|c| c.is_archived)
@@ -450,7 +453,7 @@ fn store(
         crate::db::submessages::insert(tx, id, sender_id, "widget", &widget.to_string())?;
     }
     for (u, b) in &prepared.flag_rows {
-        db::change_flags(tx, *u, id, *b, 0)?;
+        flags_db::change(tx, *u, id, *b, 0)?;
     }
     let mut policy = None;
     if let Some(ch) = prepared.message.channel_id

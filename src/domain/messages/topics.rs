@@ -18,7 +18,7 @@ pub async fn list(state: &AppState, user: &User, channel: ChannelId) -> Result<V
         .db
         .read(move |c| {
             crate::domain::channels::visible_by_id(c, &user, channel)?;
-            let access = narrow::access_sql(c, &user)?;
+            let access = narrow::message_access(c, &user)?;
             db::list_for_channel(c, channel, &access)
         })
         .await

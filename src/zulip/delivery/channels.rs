@@ -11,6 +11,7 @@ use crate::db::{channels as channels_db, users as users_db};
 use crate::domain::channels::{self as channels_domain, metadata_audience};
 use crate::error::Result;
 use crate::ids::{ChannelId, UserId};
+use crate::model::{ChannelProperty, SubscriptionProperty};
 use crate::zulip::wire;
 
 use super::{event_json, push_to_users, queues_wanting};
@@ -40,7 +41,7 @@ pub(super) async fn subscription_property(
     seq: u64,
     uid: UserId,
     ch: ChannelId,
-    property: &str,
+    property: SubscriptionProperty,
 ) -> Result<()> {
     let sub = state
         .db
@@ -48,22 +49,21 @@ pub(super) async fn subscription_property(
         .await?;
     let Some(sub) = sub else { return Ok(()) };
     let value = match property {
-        "color" => json!(sub.color),
-        "is_muted" => json!(sub.is_muted),
-        "in_home_view" => json!(!sub.is_muted),
-        "pin_to_top" => json!(sub.pin_to_top),
-        "desktop_notifications" => json!(sub.desktop_notifications),
-        "audible_notifications" => json!(sub.audible_notifications),
-        "push_notifications" => json!(sub.push_notifications),
-        "email_notifications" => json!(sub.email_notifications),
-        "wildcard_mentions_notify" => json!(sub.wildcard_mentions_notify),
-        _ => return Ok(()),
+        SubscriptionProperty::Color => json!(sub.color),
+        SubscriptionProperty::IsMuted => json!(sub.is_muted),
+        SubscriptionProperty::InHomeView => json!(!sub.is_muted),
+        SubscriptionProperty::PinToTop => json!(sub.pin_to_top),
+        SubscriptionProperty::DesktopNotifications => json!(sub.desktop_notifications),
+        SubscriptionProperty::AudibleNotifications => json!(sub.audible_notifications),
+        SubscriptionProperty::PushNotifications => json!(sub.push_notifications),
+        SubscriptionProperty::EmailNotifications => json!(sub.email_notifications),
+        SubscriptionProperty::WildcardMentionsNotify => json!(sub.wildcard_mentions_notify),
     };
     let body = json!({
         "type": "subscription",
         "op": "update",
         "stream_id": ch.0,
-        "property": property,
+        "property": property.name(),
         "value": value,
     });
     push_to_users(state, seq, Some(&[uid]), "subscription", &body);
@@ -97,7 +97,7 @@ pub(super) async fn updated(
     state: &AppState,
     seq: u64,
     ch: ChannelId,
-    property: &str,
+    property: ChannelProperty,
 ) -> Result<()> {
     let found = state
         .db
@@ -112,40 +112,30 @@ pub(super) async fn updated(
     let Some((channel, audience)) = found else {
         return Ok(());
     };
-    let (prop, value) = match property {
-        "name" => ("name", json!(channel.name)),
-        "description" => ("description", json!(channel.description)),
-        "invite_only" => ("invite_only", json!(channel.invite_only)),
-        "history_public_to_subscribers" => (
-            "history_public_to_subscribers",
-            json!(channel.history_public_to_subscribers),
-        ),
-        "is_default" => return Ok(()),
-        "message_retention_days" => (
-            "message_retention_days",
-            json!(channel.message_retention_days),
-        ),
-        "topics_policy" => ("topics_policy", json!(channel.topics_policy.name())),
-        setting => match crate::model::ChannelSetting::ALL
-            .iter()
-            .find(|s| s.name() == setting)
-        {
-            Some(s) => (s.name(), wire::group_setting(channel.setting(*s))),
-            None => return Ok(()),
-        },
+    let value = match property {
+        ChannelProperty::Name => json!(channel.name),
+        ChannelProperty::Description => json!(channel.description),
+        ChannelProperty::InviteOnly => json!(channel.invite_only),
+        ChannelProperty::HistoryPublicToSubscribers => {
+            json!(channel.history_public_to_subscribers)
+        }
+        ChannelProperty::IsDefault => return Ok(()),
+        ChannelProperty::MessageRetentionDays => json!(channel.message_retention_days),
+        ChannelProperty::TopicsPolicy => json!(channel.topics_policy.name()),
+        ChannelProperty::Setting(s) => wire::group_setting(channel.setting(s)),
     };
     let mut body = json!({
         "type": "stream",
         "op": "update",
         "stream_id": ch.0,
         "name": channel.name,
-        "property": prop,
+        "property": property.name(),
         "value": value,
     });
-    if prop == "description" {
+    if property == ChannelProperty::Description {
         body["rendered_description"] = json!(channel.rendered_description);
     }
-    if prop == "invite_only" {
+    if property == ChannelProperty::InviteOnly {
         body["history_public_to_subscribers"] = json!(channel.history_public_to_subscribers);
         body["is_web_public"] = json!(channel.is_web_public);
     }

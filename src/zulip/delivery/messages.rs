@@ -8,6 +8,9 @@ use rusqlite::Connection;
 
 use crate::app::AppState;
 use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
+use crate::db::{
+    conversations as conversations_db, message_flags as flags_db, topics as topics_db,
+};
 use crate::domain::messages::fetch::{self, Bundle, Viewed};
 use crate::domain::messages::{audience, audience_of};
 use crate::error::Result;
@@ -82,7 +85,7 @@ fn message_places(c: &Connection, ids: &[MessageId]) -> Result<Vec<(MessageId, M
     for m in messages_db::get_many(c, ids)? {
         let place = match (m.channel_id, m.conversation_id) {
             (Some(ch), _) => MessagePlace::Channel(ch, m.topic),
-            (None, Some(conv)) => MessagePlace::Direct(messages_db::conversation_members(c, conv)?),
+            (None, Some(conv)) => MessagePlace::Direct(conversations_db::members(c, conv)?),
             _ => continue,
         };
         out.push((m.id, place));
@@ -105,7 +108,7 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
     let Some(m) = messages_db::get(c, id)? else {
         return Ok(None);
     };
-    let stored = messages_db::stored_flags(c, id)?;
+    let stored = flags_db::stored_for_message(c, id)?;
     // The recipients with queues, and the sender and conversation members the message
     // object names, in one read.
     let listening: Vec<UserId> = audience(c, &m)?
@@ -113,7 +116,7 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
         .filter(|u| queues.has_user(*u))
         .collect();
     let members = match m.conversation_id {
-        Some(conv) => Some((conv, messages_db::conversation_members(c, conv)?)),
+        Some(conv) => Some((conv, conversations_db::members(c, conv)?)),
         None => None,
     };
     let mut wanted = listening.clone();
@@ -135,7 +138,7 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
     };
     let topic_participants = match m.channel_id {
         Some(ch) if m.wildcard & wildcard::TOPIC != 0 => {
-            messages_db::topic_senders_upto(c, ch, &m.topic, m.id)?
+            topics_db::senders_upto(c, ch, &m.topic, m.id)?
         }
         _ => Vec::new(),
     };

@@ -176,7 +176,7 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             user_id,
             channel_id,
             property,
-        } => channels::subscription_property(state, seq, *user_id, *channel_id, property).await,
+        } => channels::subscription_property(state, seq, *user_id, *channel_id, *property).await,
         Event::ChannelCreated { channel_id } => channels::created(state, seq, *channel_id).await,
         Event::ChannelArchived { channel_id } => {
             channels::deliver_archive(state, seq, *channel_id).await
@@ -184,7 +184,7 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
         Event::ChannelUpdated {
             channel_id,
             property,
-        } => channels::updated(state, seq, *channel_id, property).await,
+        } => channels::updated(state, seq, *channel_id, *property).await,
         Event::UserCreated { user_id } => users::lifecycle(state, seq, *user_id, true).await,
         Event::UserReactivated { user_id } | Event::UserDeactivated { user_id } => {
             users::lifecycle(state, seq, *user_id, false).await

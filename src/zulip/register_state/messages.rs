@@ -8,13 +8,12 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use super::{Ctx, State};
+use crate::db::conversations as conversations_db;
 use crate::db::{
     channels as channels_db, messages as messages_db, topics as topics_db, unreads as unreads_db,
 };
-use crate::domain::messages::narrow;
 use crate::domain::messages::send::{EMPTY_TOPIC_DISPLAY_NAME, visibility};
 use crate::error::Result;
-use crate::model::flags as bits;
 use crate::zulip::wire::{self, Unreads};
 
 /// Most unread message ids reported (Zulip's cap).
@@ -34,17 +33,7 @@ pub(super) fn unread_msgs(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()
         return Ok(());
     }
     let user = &ctx.user;
-    // Zulip counts wildcard mentions among a user's unread mentions.
-    let mentioned = format!(
-        "{} OR m.wildcard != 0",
-        narrow::flag_sql(user.id.0, bits::MENTIONED | bits::GROUP_MENTIONED)
-    );
-    let sql = unreads_db::UnreadSql {
-        read: &narrow::read_sql(user.id),
-        received: &narrow::received_sql(user.id),
-        mentioned: &mentioned,
-    };
-    let mut rows = unreads_db::unread(c, user.id, &sql, MAX_UNREAD)?;
+    let mut rows = unreads_db::unread(c, user.id, MAX_UNREAD)?;
     rows.sort_by_key(|r| r.0);
     let old_unreads_missing = rows.len() > MAX_UNREAD;
     rows.truncate(MAX_UNREAD);
@@ -66,7 +55,7 @@ pub(super) fn unread_msgs(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()
                 streams.entry((*ch, topic)).or_default().push(*id);
             }
             (None, Some(conv)) => {
-                let members = messages_db::conversation_members(c, *conv)?;
+                let members = conversations_db::members(c, *conv)?;
                 if members.len() <= 2 {
                     let other = members
                         .iter()
@@ -144,11 +133,11 @@ pub(super) fn alert_words(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()
 pub(super) fn recent_conversations(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()> {
     let user = ctx.user.id;
     let mut found = Vec::new();
-    for conv in messages_db::conversations_of(c, user)? {
+    for conv in conversations_db::of_user(c, user)? {
         let Some(max) = unreads_db::newest_in_conversation(c, conv)? else {
             continue;
         };
-        let others: Vec<i64> = messages_db::conversation_members(c, conv)?
+        let others: Vec<i64> = conversations_db::members(c, conv)?
             .into_iter()
             .filter(|u| *u != user)
             .map(|u| u.0)

@@ -4,6 +4,7 @@ use serde_json::{Map, Value, json};
 
 use crate::domain::messages::fetch::{Bundle, Viewed};
 use crate::domain::messages::send::EMPTY_TOPIC_DISPLAY_NAME;
+use crate::ids::ConversationId;
 use crate::model::User;
 
 use super::{Viewer, api_email, user_avatar_url};
@@ -26,8 +27,8 @@ fn channel_recipient(channel: i64) -> i64 {
     channel * 3 + 1
 }
 
-fn group_recipient(conversation: i64) -> i64 {
-    conversation * 3 + 2
+fn group_recipient(conversation: ConversationId) -> i64 {
+    conversation.0 * 3 + 2
 }
 
 /// A message as `viewer` sees it.

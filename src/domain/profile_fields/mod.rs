@@ -1,8 +1,11 @@
-//! Custom profile fields: creating them and listing them.
+//! Custom profile fields: creating them and listing them; what a value of each field type may
+//! be is [`values`].
 //!
 //! Organization administrators define fields; users' values are set through the user update
 //! rules in `domain::users`. Must not know any wire format beyond the JSON text Zulip keeps in
 //! `field_data`.
+
+pub mod values;
 
 use serde_json::{Map, Value};
 
