@@ -124,13 +124,13 @@ pub fn insert(c: &Connection, ch: &Channel) -> Result<ChannelId> {
 pub fn update(c: &Connection, ch: &Channel) -> Result<()> {
     let mut sets = String::new();
     for (i, s) in ChannelSetting::ALL.iter().enumerate() {
-        sets.push_str(&format!(", {} = ?{}", s.name(), 12 + i));
+        sets.push_str(&format!(", {} = ?{}", s.name(), 13 + i));
     }
     let sql = format!(
         "UPDATE channels SET name = ?2, description = ?3, rendered_description = ?4, \
          invite_only = ?5, is_web_public = ?6, history_public_to_subscribers = ?7, \
          is_default = ?8, topics_policy = ?9, message_retention_days = ?10, \
-         is_archived = ?11{sets} WHERE id = ?1"
+         is_archived = ?11, folder_id = ?12{sets} WHERE id = ?1"
     );
     let mut values: Vec<Box<dyn rusqlite::ToSql>> = vec![
         Box::new(ch.id.0),
@@ -144,6 +144,7 @@ pub fn update(c: &Connection, ch: &Channel) -> Result<()> {
         Box::new(ch.topics_policy.name()),
         Box::new(ch.message_retention_days),
         Box::new(ch.is_archived),
+        Box::new(ch.folder_id),
     ];
     for s in &ch.settings {
         values.push(Box::new(s.to_stored_text()));

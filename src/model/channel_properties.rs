@@ -14,6 +14,8 @@ pub enum ChannelProperty {
     IsDefault,
     MessageRetentionDays,
     TopicsPolicy,
+    /// The channel folder it sits in.
+    FolderId,
     /// One of the permission settings.
     Setting(ChannelSetting),
 }
@@ -29,6 +31,7 @@ impl ChannelProperty {
             ChannelProperty::IsDefault => "is_default",
             ChannelProperty::MessageRetentionDays => "message_retention_days",
             ChannelProperty::TopicsPolicy => "topics_policy",
+            ChannelProperty::FolderId => "folder_id",
             ChannelProperty::Setting(s) => s.name(),
         }
     }

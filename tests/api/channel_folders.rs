@@ -207,3 +207,89 @@ async fn folders_are_renamed_described_archived_and_restored() {
         .await;
     ok(&r);
 }
+
+#[tokio::test]
+async fn channels_sit_in_folders_and_a_folder_in_use_stays() {
+    let o = org().await;
+    let folder = ok(&o.create_folder(&o.admin, "Teams", "").await)["channel_folder_id"]
+        .as_i64()
+        .unwrap();
+    let folder_s = folder.to_string();
+    // Created in the folder.
+    let ch = o
+        .channel(
+            &o.admin,
+            "backend",
+            &[&o.admin, &o.bob],
+            &[("folder_id", folder_s.as_str())],
+        )
+        .await;
+    let r = o
+        .srv
+        .get(&format!("/api/v1/streams/{ch}"), &o.bob, &[])
+        .await;
+    assert_eq!(
+        r.assert_success("GET /streams/{stream_id}")["stream"]["folder_id"],
+        folder
+    );
+    // No channel goes into a folder that does not exist.
+    let r = o
+        .srv
+        .post(
+            "/api/v1/channels/create",
+            &o.admin,
+            &[
+                ("name", "nowhere"),
+                ("subscribers", "[]"),
+                ("folder_id", "9999"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Invalid channel folder ID"
+    );
+    assert!(
+        !o.stream_names(&o.admin)
+            .await
+            .contains(&"nowhere".to_string())
+    );
+
+    let folder_path = format!("/api/v1/channel_folders/{folder}");
+    let r = o
+        .srv
+        .patch(&folder_path, &o.admin, &[("is_archived", "true")])
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "You need to remove all the channels from this folder to archive it."
+    );
+    // Taken out of the folder (everyone who sees the channel hears of it), the folder can go.
+    let (q, _) = o.register(&o.bob, &[("event_types", "[\"stream\"]")]).await;
+    let stream_path = format!("/api/v1/streams/{ch}");
+    o.srv
+        .patch(&stream_path, &o.admin, &[("folder_id", "null")])
+        .await
+        .assert_success("PATCH /streams/{stream_id}");
+    let evs = wait_events(&o, &o.bob, &q, 1).await;
+    assert_eq!(evs[0]["property"], "folder_id");
+    assert_eq!(evs[0]["value"], Value::Null);
+    ok(&o
+        .srv
+        .patch(&folder_path, &o.admin, &[("is_archived", "true")])
+        .await);
+    // An archived folder takes no channels.
+    let r = o
+        .srv
+        .patch(&stream_path, &o.admin, &[("folder_id", folder_s.as_str())])
+        .await;
+    assert_eq!(
+        r.assert_error(400, "BAD_REQUEST")["msg"],
+        "Invalid channel folder ID"
+    );
+    let r = o.srv.get(&stream_path, &o.bob, &[]).await;
+    assert_eq!(
+        r.assert_success("GET /streams/{stream_id}")["stream"]["folder_id"],
+        Value::Null
+    );
+}

@@ -50,8 +50,8 @@ pub(super) fn check_create_permission(
     if matches!(opts.message_retention_days, Some(Some(_))) && actor.role != Role::Owner {
         return Err(Error::not_owner());
     }
-    if opts.folder_id.is_some() {
-        return Err(Error::bad_request("Invalid channel folder ID"));
+    if let Some(folder) = opts.folder_id {
+        crate::domain::channel_folders::usable(c, folder)?;
     }
     let setting = if opts.invite_only {
         realm_settings::CAN_CREATE_PRIVATE_CHANNEL

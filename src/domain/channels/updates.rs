@@ -51,9 +51,6 @@ pub async fn update(
     if up.is_web_public == Some(true) {
         return Err(Error::bad_request("Web-public channels are not enabled."));
     }
-    if let Some(Some(_)) = up.folder_id {
-        return Err(Error::bad_request("Invalid channel folder ID"));
-    }
     let actor = actor.clone();
     state
         .db
@@ -128,6 +125,13 @@ pub async fn update(
                 }
                 ch.topics_policy = p;
                 changed.push(ChannelProperty::TopicsPolicy);
+            }
+            if let Some(folder) = up.folder_id.filter(|f| *f != ch.folder_id) {
+                if let Some(f) = folder {
+                    crate::domain::channel_folders::usable(tx, f)?;
+                }
+                ch.folder_id = folder;
+                changed.push(ChannelProperty::FolderId);
             }
             for change in &up.settings {
                 let i = ChannelSetting::ALL.iter().position(|s| *s == change.which).expect("listed");

@@ -4,15 +4,13 @@
 
 use std::sync::Arc;
 
-use serde_json::json;
-
 use crate::app::AppState;
 use crate::db::{channels as channels_db, users as users_db};
 use crate::domain::channels::{self as channels_domain, metadata_audience};
 use crate::error::Result;
 use crate::ids::{ChannelId, UserId};
 use crate::model::{ChannelProperty, SubscriptionProperty};
-use crate::zulip::wire;
+use crate::zulip::wire::{self, events};
 
 use super::{event_json, push_to_users, queues_wanting};
 
@@ -25,13 +23,12 @@ pub(super) fn user_topic(
     topic: &str,
     visibility_policy: i64,
 ) {
-    let body = json!({
-        "type": "user_topic",
-        "stream_id": channel_id.0,
-        "topic_name": topic,
-        "last_updated": crate::time::now_secs(),
-        "visibility_policy": visibility_policy,
-    });
+    let body = events::user_topic(
+        channel_id,
+        topic,
+        crate::time::now_secs(),
+        visibility_policy,
+    );
     push_to_users(state, seq, Some(&[user_id]), "user_topic", &body);
 }
 
@@ -48,24 +45,7 @@ pub(super) async fn subscription_property(
         .read(move |c| channels_db::subscription(c, uid, ch))
         .await?;
     let Some(sub) = sub else { return Ok(()) };
-    let value = match property {
-        SubscriptionProperty::Color => json!(sub.color),
-        SubscriptionProperty::IsMuted => json!(sub.is_muted),
-        SubscriptionProperty::InHomeView => json!(!sub.is_muted),
-        SubscriptionProperty::PinToTop => json!(sub.pin_to_top),
-        SubscriptionProperty::DesktopNotifications => json!(sub.desktop_notifications),
-        SubscriptionProperty::AudibleNotifications => json!(sub.audible_notifications),
-        SubscriptionProperty::PushNotifications => json!(sub.push_notifications),
-        SubscriptionProperty::EmailNotifications => json!(sub.email_notifications),
-        SubscriptionProperty::WildcardMentionsNotify => json!(sub.wildcard_mentions_notify),
-    };
-    let body = json!({
-        "type": "subscription",
-        "op": "update",
-        "stream_id": ch.0,
-        "property": property.name(),
-        "value": value,
-    });
+    let body = events::subscription_property(&sub, property);
     push_to_users(state, seq, Some(&[uid]), "subscription", &body);
     Ok(())
 }
@@ -86,8 +66,7 @@ pub(super) async fn created(state: &AppState, seq: u64, ch: ChannelId) -> Result
     let Some((channel, stats)) = listed else {
         return Ok(());
     };
-    let object = serde_json::Value::Object(wire::channel(&channel, &stats));
-    let body = json!({"type": "stream", "op": "create", "streams": [object]});
+    let body = events::channel_created(wire::channel(&channel, &stats));
     push_to_users(state, seq, Some(&audience), "stream", &body);
     Ok(())
 }
@@ -112,33 +91,9 @@ pub(super) async fn updated(
     let Some((channel, audience)) = found else {
         return Ok(());
     };
-    let value = match property {
-        ChannelProperty::Name => json!(channel.name),
-        ChannelProperty::Description => json!(channel.description),
-        ChannelProperty::InviteOnly => json!(channel.invite_only),
-        ChannelProperty::HistoryPublicToSubscribers => {
-            json!(channel.history_public_to_subscribers)
-        }
-        ChannelProperty::IsDefault => return Ok(()),
-        ChannelProperty::MessageRetentionDays => json!(channel.message_retention_days),
-        ChannelProperty::TopicsPolicy => json!(channel.topics_policy.name()),
-        ChannelProperty::Setting(s) => wire::group_setting(channel.setting(s)),
+    let Some(body) = events::channel_updated(&channel, property) else {
+        return Ok(());
     };
-    let mut body = json!({
-        "type": "stream",
-        "op": "update",
-        "stream_id": ch.0,
-        "name": channel.name,
-        "property": property.name(),
-        "value": value,
-    });
-    if property == ChannelProperty::Description {
-        body["rendered_description"] = json!(channel.rendered_description);
-    }
-    if property == ChannelProperty::InviteOnly {
-        body["history_public_to_subscribers"] = json!(channel.history_public_to_subscribers);
-        body["is_web_public"] = json!(channel.is_web_public);
-    }
     push_to_users(state, seq, Some(&audience), "stream", &body);
     Ok(())
 }
@@ -180,22 +135,13 @@ pub(super) async fn deliver_subscription(
             subscribers: Some(subscribers),
             stats,
         };
-        json!({"type": "subscription", "op": "add", "subscriptions": [wire::subscription(&listed, &sub)]})
+        events::subscription_added(wire::subscription(&listed, &sub))
     } else {
-        json!({
-            "type": "subscription",
-            "op": "remove",
-            "subscriptions": [{"name": access.channel.name, "stream_id": ch.0}],
-        })
+        events::subscription_removed(ch, &access.channel.name)
     };
     push_to_users(state, seq, Some(&[user]), "subscription", &own);
     let peers: Vec<UserId> = audience.into_iter().filter(|u| *u != user).collect();
-    let peer = json!({
-        "type": "subscription",
-        "op": if added { "peer_add" } else { "peer_remove" },
-        "stream_ids": [ch.0],
-        "user_ids": [user.0],
-    });
+    let peer = events::subscription_peer(added, ch, user);
     push_to_users(state, seq, Some(&peers), "subscription", &peer);
     Ok(())
 }
@@ -216,20 +162,8 @@ pub(super) async fn deliver_archive(state: &AppState, seq: u64, ch: ChannelId) -
     let Some((name, audience)) = found else {
         return Ok(());
     };
-    let archived = event_json(&json!({
-        "type": "stream",
-        "op": "update",
-        "stream_id": ch.0,
-        "name": name,
-        "property": "is_archived",
-        "value": true,
-    }));
-    let deleted = event_json(&json!({
-        "type": "stream",
-        "op": "delete",
-        "streams": [{"stream_id": ch.0}],
-        "stream_ids": [ch.0],
-    }));
+    let (archived, deleted) = events::channel_archived(ch, &name);
+    let (archived, deleted) = (event_json(&archived), event_json(&deleted));
     for q in queues_wanting(state, seq, Some(&audience), "stream") {
         let body = if q.options.archived_channels {
             &archived

@@ -5,7 +5,10 @@ use serde_json::{Map, Value, json};
 
 use crate::events::{ContentEdit, FolderChange, MessageMove};
 use crate::ids::{ChannelId, MessageId, UserId};
-use crate::model::{Message, RealmValue, User, UserStatus};
+use crate::model::{
+    Channel, ChannelProperty, Message, RealmValue, Subscription, SubscriptionProperty, User,
+    UserStatus,
+};
 
 use super::api_email;
 
@@ -363,4 +366,118 @@ pub fn channel_folder_updated(f: &crate::model::ChannelFolder, change: FolderCha
         FolderChange::Archived => json!({"is_archived": f.is_archived}),
     };
     json!({"type": "channel_folder", "op": "update", "channel_folder_id": f.id.0, "data": data})
+}
+
+/// A user's visibility policy for a topic.
+pub fn user_topic(channel_id: ChannelId, topic: &str, last_updated: i64, policy: i64) -> Value {
+    json!({
+        "type": "user_topic",
+        "stream_id": channel_id.0,
+        "topic_name": topic,
+        "last_updated": last_updated,
+        "visibility_policy": policy,
+    })
+}
+
+/// One of a user's subscription properties, as it is now.
+pub fn subscription_property(sub: &Subscription, property: SubscriptionProperty) -> Value {
+    let value = match property {
+        SubscriptionProperty::Color => json!(sub.color),
+        SubscriptionProperty::IsMuted => json!(sub.is_muted),
+        SubscriptionProperty::InHomeView => json!(!sub.is_muted),
+        SubscriptionProperty::PinToTop => json!(sub.pin_to_top),
+        SubscriptionProperty::DesktopNotifications => json!(sub.desktop_notifications),
+        SubscriptionProperty::AudibleNotifications => json!(sub.audible_notifications),
+        SubscriptionProperty::PushNotifications => json!(sub.push_notifications),
+        SubscriptionProperty::EmailNotifications => json!(sub.email_notifications),
+        SubscriptionProperty::WildcardMentionsNotify => json!(sub.wildcard_mentions_notify),
+    };
+    json!({
+        "type": "subscription",
+        "op": "update",
+        "stream_id": sub.channel_id.0,
+        "property": property.name(),
+        "value": value,
+    })
+}
+
+/// A new channel.
+pub fn channel_created(channel: Map<String, Value>) -> Value {
+    json!({"type": "stream", "op": "create", "streams": [Value::Object(channel)]})
+}
+
+/// A changed channel property, as the channel is now; `None` for properties upstream sends
+/// no event for.
+pub fn channel_updated(ch: &Channel, property: ChannelProperty) -> Option<Value> {
+    let value = match property {
+        ChannelProperty::Name => json!(ch.name),
+        ChannelProperty::Description => json!(ch.description),
+        ChannelProperty::InviteOnly => json!(ch.invite_only),
+        ChannelProperty::HistoryPublicToSubscribers => json!(ch.history_public_to_subscribers),
+        ChannelProperty::IsDefault => return None,
+        ChannelProperty::MessageRetentionDays => json!(ch.message_retention_days),
+        ChannelProperty::TopicsPolicy => json!(ch.topics_policy.name()),
+        ChannelProperty::FolderId => json!(ch.folder_id),
+        ChannelProperty::Setting(s) => super::group_setting(ch.setting(s)),
+    };
+    let mut body = json!({
+        "type": "stream",
+        "op": "update",
+        "stream_id": ch.id.0,
+        "name": ch.name,
+        "property": property.name(),
+        "value": value,
+    });
+    if property == ChannelProperty::Description {
+        body["rendered_description"] = json!(ch.rendered_description);
+    }
+    if property == ChannelProperty::InviteOnly {
+        body["history_public_to_subscribers"] = json!(ch.history_public_to_subscribers);
+        body["is_web_public"] = json!(ch.is_web_public);
+    }
+    Some(body)
+}
+
+/// The subscriber's own event: the subscription added, or removed.
+pub fn subscription_added(subscription: Value) -> Value {
+    json!({"type": "subscription", "op": "add", "subscriptions": [subscription]})
+}
+
+/// See [`subscription_added`].
+pub fn subscription_removed(ch: ChannelId, name: &str) -> Value {
+    json!({
+        "type": "subscription",
+        "op": "remove",
+        "subscriptions": [{"name": name, "stream_id": ch.0}],
+    })
+}
+
+/// The others' event: `user` joined or left the channel.
+pub fn subscription_peer(added: bool, ch: ChannelId, user: UserId) -> Value {
+    json!({
+        "type": "subscription",
+        "op": if added { "peer_add" } else { "peer_remove" },
+        "stream_ids": [ch.0],
+        "user_ids": [user.0],
+    })
+}
+
+/// An archived channel, for clients that know archived channels, and as a deletion for the
+/// others.
+pub fn channel_archived(ch: ChannelId, name: &str) -> (Value, Value) {
+    let archived = json!({
+        "type": "stream",
+        "op": "update",
+        "stream_id": ch.0,
+        "name": name,
+        "property": "is_archived",
+        "value": true,
+    });
+    let deleted = json!({
+        "type": "stream",
+        "op": "delete",
+        "streams": [{"stream_id": ch.0}],
+        "stream_ids": [ch.0],
+    });
+    (archived, deleted)
 }
