@@ -287,7 +287,9 @@ pub fn topic_resolved(
 
 /// The longest part of a reported message quoted in its report (upstream keeps room for the
 /// reporter's description and the rest of the text within the message length limit).
-pub const REPORT_SNIPPET_LENGTH: usize = 10_000 - 1_000 - 500;
+pub const REPORT_SNIPPET_LENGTH: usize = crate::domain::messages::send::MAX_MESSAGE_LENGTH
+    - crate::domain::messages::report::MAX_DESCRIPTION_LENGTH
+    - 500;
 
 /// `reporter` reported message `m` for `reason` (its display name): Notification Bot posts the
 /// report, quoting the message behind a spoiler, in the moderation requests channel `target`,

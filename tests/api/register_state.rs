@@ -112,7 +112,7 @@ async fn zero_presence_history_lists_nobody() {
 #[tokio::test]
 async fn register_limits_are_the_enforced_ones() {
     use outpost::domain::messages::{edit, send};
-    use outpost::domain::{channels, presence, users};
+    use outpost::domain::{channel_folders, channels, presence, users};
     let o = org().await;
     let (_, b) = o
         .register(&o.alice, &[("fetch_event_types", r#"["realm"]"#)])
@@ -124,6 +124,14 @@ async fn register_limits_are_the_enforced_ones() {
         (
             "max_stream_description_length",
             channels::MAX_DESCRIPTION_LENGTH as i64,
+        ),
+        (
+            "max_channel_folder_name_length",
+            channel_folders::MAX_NAME_LENGTH as i64,
+        ),
+        (
+            "max_channel_folder_description_length",
+            channel_folders::MAX_DESCRIPTION_LENGTH as i64,
         ),
         ("password_min_length", users::MIN_PASSWORD_LENGTH as i64),
         ("password_max_length", users::MAX_PASSWORD_LENGTH as i64),

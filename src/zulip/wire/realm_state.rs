@@ -288,9 +288,15 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
             "max_stream_description_length",
             json!(l.max_channel_description_length),
         ),
-        // Channel folders and uploads do not exist here: upstream's limits, enforced nowhere.
-        ("max_channel_folder_name_length", json!(60)),
-        ("max_channel_folder_description_length", json!(1024)),
+        (
+            "max_channel_folder_name_length",
+            json!(crate::domain::channel_folders::MAX_NAME_LENGTH),
+        ),
+        (
+            "max_channel_folder_description_length",
+            json!(crate::domain::channel_folders::MAX_DESCRIPTION_LENGTH),
+        ),
+        // Uploads do not exist here: upstream's limits, enforced nowhere.
         ("max_file_upload_size_mib", json!(100)),
         ("max_avatar_file_size_mib", json!(5)),
         ("max_icon_file_size_mib", json!(5)),
