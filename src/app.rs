@@ -43,6 +43,8 @@ pub struct AppState {
     pub dtrack: crate::domain::dtrack::state::DtState,
     /// Request rate limits per user, principal and address (`[limits]`).
     pub rates: crate::http::rate_limit::Rates,
+    /// `GET /users/me` answers, serialized once per state of the caller's record.
+    pub own_user_bodies: crate::zulip::users::OwnUserBodies,
 }
 
 impl AppState {
@@ -91,6 +93,7 @@ impl AppState {
         let dtrack = crate::domain::dtrack::state::DtState::open(&config.data_dir)?;
         let rates = crate::http::rate_limit::Rates::new(&config.limits);
         Ok(AppState {
+            own_user_bodies: Default::default(),
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),

@@ -15,6 +15,8 @@ use crate::http::{self, Response};
 pub struct Success {
     body: Map<String, Value>,
     report_ignored: bool,
+    /// A body serialized earlier (see [`Success::prebuilt`]); `body` is then unused.
+    prebuilt: Option<bytes::Bytes>,
 }
 
 impl Success {
@@ -25,7 +27,24 @@ impl Success {
         Success {
             body,
             report_ignored: true,
+            prebuilt: None,
         }
+    }
+
+    /// A success whose whole body was serialized before (by [`Success::into_bytes`]); it never
+    /// reports ignored parameters.
+    pub fn prebuilt(body: bytes::Bytes) -> Success {
+        Success {
+            body: Map::new(),
+            report_ignored: false,
+            prebuilt: Some(body),
+        }
+    }
+
+    /// The body this success would answer with when no parameter was ignored, for
+    /// [`Success::prebuilt`].
+    pub fn into_bytes(self) -> bytes::Bytes {
+        bytes::Bytes::from(body_bytes(&Value::Object(self.body)))
     }
 
     pub fn field(mut self, key: &str, value: impl Into<Value>) -> Success {
@@ -48,6 +67,9 @@ impl Success {
 
     /// Finishes the response, reporting parameters the endpoint did not read.
     pub fn finish(mut self, ignored: Vec<String>) -> Response {
+        if let Some(body) = self.prebuilt {
+            return with_json_headers(http::with_body(StatusCode::OK, "application/json", body));
+        }
         if self.report_ignored && !ignored.is_empty() {
             self.body.insert(
                 "ignored_parameters_unsupported".into(),
@@ -64,15 +86,27 @@ impl Default for Success {
     }
 }
 
-pub fn json_response(status: StatusCode, body: &Value) -> Response {
+/// A JSON body as every chat response ends it (with a newline).
+fn body_bytes(body: &Value) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(body).expect("JSON values serialize");
     bytes.push(b'\n');
-    let mut res = http::with_body(status, "application/json", bytes);
+    bytes
+}
+
+fn with_json_headers(mut res: Response) -> Response {
     res.headers_mut().insert(
         "cache-control",
         HeaderValue::from_static("no-cache, no-store, must-revalidate, private, max-age=0"),
     );
     res
+}
+
+pub fn json_response(status: StatusCode, body: &Value) -> Response {
+    with_json_headers(http::with_body(
+        status,
+        "application/json",
+        body_bytes(body),
+    ))
 }
 
 fn error_body(msg: &str, code: &str) -> Map<String, Value> {

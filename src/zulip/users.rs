@@ -1,7 +1,10 @@
 //! User endpoints of the chat API. Each handler parses its parameters, calls `domain::users`
 //! (or `domain::profile_fields`) and renders the result with `wire`.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+
+use bytes::Bytes;
 
 use serde_json::Value;
 
@@ -13,7 +16,7 @@ use crate::domain::user_status::{self, StatusUpdate};
 use crate::domain::users::{self, NewUser, ProfileEdit, UserUpdate};
 use crate::error::{Error, Result};
 use crate::ids::UserId;
-use crate::model::{Role, User};
+use crate::model::{ProfileValue, Role, User};
 
 use super::envelope::Success;
 use super::params::{Params, as_int};
@@ -112,13 +115,73 @@ pub async fn get_own_user(state: &AppState, caller: &User) -> Result<Success> {
             (max_id, profile)
         }
     };
+    // The serialized answer is kept while the record, the newest message and the profile
+    // values it was made from are the same (the profile by identity: the cache replaces it).
+    if let Some(body) = state.own_user_bodies.get(caller, max_id, profile.as_ref()) {
+        return Ok(Success::prebuilt(body));
+    }
     let body = wire::own_user(
         caller,
         state.config.realm_host(),
         max_id,
         profile.as_deref().map(Vec::as_slice),
     );
-    Ok(Success::new().fields(body).without_ignored())
+    let bytes = Success::new().fields(body).into_bytes();
+    state
+        .own_user_bodies
+        .put(caller, max_id, profile, bytes.clone());
+    Ok(Success::prebuilt(bytes))
+}
+
+/// `GET /users/me` answers already serialized, per user, with what they were made from.
+#[derive(Default)]
+pub struct OwnUserBodies {
+    by_user: std::sync::Mutex<HashMap<UserId, OwnUserBody>>,
+}
+
+struct OwnUserBody {
+    user: User,
+    max_id: i64,
+    profile: Option<Arc<Vec<ProfileValue>>>,
+    body: Bytes,
+}
+
+/// Most answers kept; past it the table starts over (a realm this size rarely all asks).
+const MAX_OWN_USER_BODIES: usize = 10_000;
+
+impl OwnUserBodies {
+    fn get(
+        &self,
+        user: &User,
+        max_id: i64,
+        profile: Option<&Arc<Vec<ProfileValue>>>,
+    ) -> Option<Bytes> {
+        let map = self.by_user.lock().ok()?;
+        let e = map.get(&user.id)?;
+        let same_profile = match (&e.profile, profile) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        (same_profile && e.max_id == max_id && e.user == *user).then(|| e.body.clone())
+    }
+
+    fn put(&self, user: &User, max_id: i64, profile: Option<Arc<Vec<ProfileValue>>>, body: Bytes) {
+        if let Ok(mut map) = self.by_user.lock() {
+            if map.len() >= MAX_OWN_USER_BODIES && !map.contains_key(&user.id) {
+                map.clear();
+            }
+            map.insert(
+                user.id,
+                OwnUserBody {
+                    user: user.clone(),
+                    max_id,
+                    profile,
+                    body,
+                },
+            );
+        }
+    }
 }
 
 /// # `GET /api/v1/users`

@@ -786,3 +786,80 @@ async fn custom_profile_fields_and_profile_data() {
             .is_none()
     );
 }
+
+#[tokio::test]
+async fn own_record_follows_every_change_it_shows() {
+    let o = org().await;
+    let me = |who: &TestUser| {
+        let srv = &o.srv;
+        let who = who.clone();
+        async move {
+            srv.get("/api/v1/users/me", &who, &[])
+                .await
+                .assert_success("GET /users/me")
+                .clone()
+        }
+    };
+    let first = me(&o.member).await;
+    // Asked again with nothing changed: the same answer.
+    assert_eq!(me(&o.member).await, first);
+    // A new name.
+    o.srv
+        .patch(
+            "/api/v1/settings",
+            &o.member,
+            &[("full_name", "Mel Renamed")],
+        )
+        .await
+        .assert_success("PATCH /settings");
+    assert_eq!(me(&o.member).await["full_name"], "Mel Renamed");
+    // A message received.
+    let to = json!([o.member.id]).to_string();
+    let sent = o
+        .srv
+        .post(
+            "/api/v1/messages",
+            &o.owner,
+            &[("type", "direct"), ("to", to.as_str()), ("content", "hi")],
+        )
+        .await;
+    let id = sent.assert_success("POST /messages")["id"].clone();
+    assert_eq!(me(&o.member).await["max_message_id"], id);
+    // A profile value.
+    let field = o
+        .srv
+        .post(
+            "/api/v1/realm/profile_fields",
+            &o.admin,
+            &[("name", "Phone"), ("field_type", "1")],
+        )
+        .await;
+    let field = field.body["id"].as_i64().unwrap();
+    let data = json!([{"id": field, "value": "555"}]).to_string();
+    // Seen once without it, so the answer kept must change.
+    assert!(
+        me(&o.member).await["profile_data"]
+            .get(field.to_string())
+            .is_none()
+    );
+    o.srv
+        .patch(
+            &user_path(&o.member),
+            &o.admin,
+            &[("profile_data", data.as_str())],
+        )
+        .await
+        .assert_success("PATCH /users/{user_id}");
+    assert_eq!(
+        me(&o.member).await["profile_data"][field.to_string()]["value"],
+        "555"
+    );
+    // A new role.
+    o.srv
+        .patch(&user_path(&o.member), &o.owner, &[("role", "300")])
+        .await
+        .assert_success("PATCH /users/{user_id}");
+    assert_eq!(me(&o.member).await["role"], 300);
+    // And another user's answer is theirs.
+    assert_eq!(me(&o.admin).await["full_name"], "Ada Admin");
+}

@@ -147,7 +147,6 @@ pub fn own_user(
     m
 }
 
-/// A user status object: only the keys that are set; `away` only when true.
 /// A personal setting's value as JSON.
 pub fn setting_value(v: &crate::domain::settings::SettingValue) -> Value {
     use crate::domain::settings::SettingValue as V;
