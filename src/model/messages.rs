@@ -44,17 +44,6 @@ impl Propagate {
     }
 }
 
-/// Where a message was sent.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Destination {
-    Channel {
-        channel_id: ChannelId,
-        topic: String,
-    },
-    /// A direct-message conversation (its id) between these users, sorted.
-    Direct { conversation_id: ConversationId },
-}
-
 /// A message as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {

@@ -142,10 +142,12 @@ pub async fn subscribe(state: &AppState, caller: &User, p: &mut Params) -> Resul
     let fatal = p.bool("authorization_errors_fatal")?.unwrap_or(true);
     let opts = channel_options(p)?;
     let out = channels::subscribe(state, caller, requests, principals, fatal, opts).await?;
-    let by_user = wire::names_by_user;
     let mut s = Success::new()
-        .field("subscribed", by_user(out.subscribed))
-        .field("already_subscribed", by_user(out.already_subscribed));
+        .field("subscribed", wire::names_by_user(out.subscribed))
+        .field(
+            "already_subscribed",
+            wire::names_by_user(out.already_subscribed),
+        );
     if !fatal {
         s = s.field("unauthorized", out.unauthorized);
     }

@@ -1013,21 +1013,7 @@ impl DtFixture {
 async fn dt_fixture(dt: &Dt) -> DtFixture {
     let admin = dt.key("Sweepers", &all()).await;
     let other = dt.key("Others", &[]).await;
-    let p = dt
-        .project(&admin, json!({"name": "sweep", "version": "1.0"}))
-        .await;
-    let project = p["uuid"].as_str().unwrap().to_string();
-    let component = dt.component(&admin, &project, "lib").await;
-    let vuln = dt.vulnerability(&admin, "INT-1", "HIGH").await;
-    let r = dt
-        .req(
-            Method::POST,
-            &format!("/api/v1/vulnerability/{vuln}/component/{component}"),
-            &[("X-Api-Key", &admin.key)],
-            "",
-        )
-        .await;
-    assert_eq!(r.status, 200, "{:?}", r.raw);
+    let (project, component, vuln) = dt.finding(&admin, "sweep", "1.0").await;
     let r = dt
         .json(
             Method::PUT,

@@ -20,21 +20,7 @@ struct Setup {
 async fn setup() -> Setup {
     let dt = Dt::start().await;
     let admin = dt.key("Test Users", &all()).await;
-    let p = dt
-        .project(&admin, json!({"name": "acme", "version": "1"}))
-        .await;
-    let project = p["uuid"].as_str().unwrap().to_string();
-    let component = dt.component(&admin, &project, "lib").await;
-    let vuln = dt.vulnerability(&admin, "INT-1", "HIGH").await;
-    let r = dt
-        .req(
-            Method::POST,
-            &format!("/api/v1/vulnerability/{vuln}/component/{component}"),
-            &[("X-Api-Key", &admin.key)],
-            "",
-        )
-        .await;
-    assert_eq!(r.status, 200);
+    let (project, component, vuln) = dt.finding(&admin, "acme", "1").await;
     Setup {
         dt,
         admin,

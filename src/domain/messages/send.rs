@@ -313,6 +313,14 @@ struct Composed {
     trusted: bool,
 }
 
+/// Sets `bit` in `user`'s row, adding the row if there is none.
+fn add_bits(rows: &mut Vec<(UserId, i64)>, user: UserId, bit: i64) {
+    match rows.iter_mut().find(|(u, _)| *u == user) {
+        Some((_, b)) => *b |= bit,
+        None => rows.push((user, bit)),
+    }
+}
+
 /// Renders a message and works out its per-user rows.
 fn compose(c: &Connection, sender: &User, m: Composed, realm_url: &str) -> Result<Prepared> {
     let Composed {
@@ -364,23 +372,16 @@ fn compose(c: &Connection, sender: &User, m: Composed, realm_url: &str) -> Resul
     }
     // Per-user rows: mentions of recipients, and the sender's own copy.
     let mut rows: Vec<(UserId, i64)> = Vec::new();
-    let add = |rows: &mut Vec<(UserId, i64)>, u: UserId, bit: i64| match rows
-        .iter_mut()
-        .find(|(x, _)| *x == u)
-    {
-        Some((_, b)) => *b |= bit,
-        None => rows.push((u, bit)),
-    };
     for uid in &rendered.mentioned_users {
         let u = UserId(*uid);
         if receives(c, u, ch_id, dm_members.as_deref())? {
-            add(&mut rows, u, bits::MENTIONED);
+            add_bits(&mut rows, u, bits::MENTIONED);
         }
     }
     for gid in &rendered.mentioned_groups {
         for u in groups::direct_members(c, GroupId(*gid))? {
             if receives(c, u, ch_id, dm_members.as_deref())? {
-                add(&mut rows, u, bits::GROUP_MENTIONED);
+                add_bits(&mut rows, u, bits::GROUP_MENTIONED);
             }
         }
     }
@@ -389,7 +390,7 @@ fn compose(c: &Connection, sender: &User, m: Composed, realm_url: &str) -> Resul
         sender_bits |= bits::RECEIVED;
     }
     if sender_bits != 0 {
-        add(&mut rows, sender.id, sender_bits);
+        add_bits(&mut rows, sender.id, sender_bits);
     }
     Ok(Prepared {
         message: Message {
@@ -531,10 +532,7 @@ pub fn post_notice(tx: &mut WriteTx<'_>, notice: Notice<'_>, realm_url: &str) ->
     if let Some(reader) = notice.read_by {
         let ch = prepared.message.channel_id;
         if receives(tx, reader, ch, prepared.dm_members.as_deref())? {
-            match prepared.flag_rows.iter_mut().find(|(u, _)| *u == reader) {
-                Some((_, b)) => *b |= bits::READ,
-                None => prepared.flag_rows.push((reader, bits::READ)),
-            }
+            add_bits(&mut prepared.flag_rows, reader, bits::READ);
         }
     }
     Ok(store(tx, prepared, None)?.id)

@@ -9,7 +9,7 @@ use crate::db::{channels as channels_db, users as users_db};
 use crate::domain::channels::{self as channels_domain, metadata_audience};
 use crate::error::Result;
 use crate::ids::{ChannelId, UserId};
-use crate::model::{ChannelProperty, SubscriptionProperty};
+use crate::model::{Channel, ChannelProperty, SubscriptionProperty};
 use crate::zulip::wire::{self, events};
 
 use super::{event_json, push_to_users, queues_wanting};
@@ -50,20 +50,38 @@ pub(super) async fn subscription_property(
     Ok(())
 }
 
-/// A new channel, to those who may see it.
-pub(super) async fn created(state: &AppState, seq: u64, ch: ChannelId) -> Result<()> {
-    let (listed, audience) = state
+/// A channel and who may see it, in one read; `None` when the channel is gone.
+async fn channel_with_audience(
+    state: &AppState,
+    ch: ChannelId,
+) -> Result<Option<(Channel, Vec<UserId>)>> {
+    state
         .db
         .read(move |c| {
             let Some(channel) = channels_db::get(c, ch)? else {
-                return Ok((None, Vec::new()));
+                return Ok(None);
+            };
+            let audience = metadata_audience(c, &channel)?;
+            Ok(Some((channel, audience)))
+        })
+        .await
+}
+
+/// A new channel, to those who may see it.
+pub(super) async fn created(state: &AppState, seq: u64, ch: ChannelId) -> Result<()> {
+    // One read for the channel, its audience and its statistics.
+    let listed = state
+        .db
+        .read(move |c| {
+            let Some(channel) = channels_db::get(c, ch)? else {
+                return Ok(None);
             };
             let audience = metadata_audience(c, &channel)?;
             let stats = channels_db::stats(c, &channel, crate::time::now_secs())?;
-            Ok((Some((channel, stats)), audience))
+            Ok(Some((channel, stats, audience)))
         })
         .await?;
-    let Some((channel, stats)) = listed else {
+    let Some((channel, stats, audience)) = listed else {
         return Ok(());
     };
     let body = events::channel_created(wire::channel(&channel, &stats));
@@ -78,17 +96,7 @@ pub(super) async fn updated(
     ch: ChannelId,
     property: ChannelProperty,
 ) -> Result<()> {
-    let found = state
-        .db
-        .read(move |c| {
-            let Some(channel) = channels_db::get(c, ch)? else {
-                return Ok(None);
-            };
-            let audience = metadata_audience(c, &channel)?;
-            Ok(Some((channel, audience)))
-        })
-        .await?;
-    let Some((channel, audience)) = found else {
+    let Some((channel, audience)) = channel_with_audience(state, ch).await? else {
         return Ok(());
     };
     let Some(body) = events::channel_updated(&channel, property) else {
@@ -149,19 +157,10 @@ pub(super) async fn deliver_subscription(
 /// A channel was archived. Clients that know archived channels keep it, marked; the others
 /// see it deleted.
 pub(super) async fn deliver_archive(state: &AppState, seq: u64, ch: ChannelId) -> Result<()> {
-    let found = state
-        .db
-        .read(move |c| {
-            let Some(channel) = channels_db::get(c, ch)? else {
-                return Ok(None);
-            };
-            let audience = metadata_audience(c, &channel)?;
-            Ok(Some((channel.name, audience)))
-        })
-        .await?;
-    let Some((name, audience)) = found else {
+    let Some((channel, audience)) = channel_with_audience(state, ch).await? else {
         return Ok(());
     };
+    let name = channel.name;
     let (archived, deleted) = events::channel_archived(ch, &name);
     let (archived, deleted) = (event_json(&archived), event_json(&deleted));
     for q in queues_wanting(state, seq, Some(&audience), "stream") {

@@ -118,6 +118,27 @@ impl Dt {
         assert_eq!(r.status, 201, "{:?}", r.raw);
         r.body["uuid"].as_str().unwrap().to_string()
     }
+
+    /// A project (`name`, version `version`) holding component "lib" affected by the
+    /// internal vulnerability INT-1 (HIGH): returns (project, component, vulnerability) uuids.
+    pub async fn finding(&self, key: &Key, name: &str, version: &str) -> (String, String, String) {
+        let p = self
+            .project(key, serde_json::json!({"name": name, "version": version}))
+            .await;
+        let project = p["uuid"].as_str().unwrap().to_string();
+        let component = self.component(key, &project, "lib").await;
+        let vuln = self.vulnerability(key, "INT-1", "HIGH").await;
+        let r = self
+            .req(
+                Method::POST,
+                &format!("/api/v1/vulnerability/{vuln}/component/{component}"),
+                &[("X-Api-Key", &key.key)],
+                "",
+            )
+            .await;
+        assert_eq!(r.status, 200, "{:?}", r.raw);
+        (project, component, vuln)
+    }
 }
 
 pub fn text(r: &Reply) -> &str {
