@@ -62,6 +62,14 @@ pub fn parse_invitees(raw: &str) -> Vec<String> {
     out
 }
 
+/// An address an invitation may go to and an account be made for: a plausible address
+/// (`users::is_valid_email`) without the characters that need quoting in one (as Django's
+/// validator upstream refuses them).
+pub fn is_invitable(email: &str) -> bool {
+    users::is_valid_email(email)
+        && !email.contains(['"', '<', '>', '(', ')', ',', ';', ':', '\\', '[', ']'])
+}
+
 fn new_key() -> String {
     let mut rng = rand::rng();
     (0..KEY_LENGTH)
@@ -315,7 +323,7 @@ pub async fn invite(
             let emails = parse_invitees(&raw);
             let invalid: Vec<(String, &'static str, bool)> = emails
                 .iter()
-                .filter(|e| !users::is_valid_email(e))
+                .filter(|e| !is_invitable(e))
                 .map(|e| (e.clone(), "Invalid address.", false))
                 .collect();
             if emails.is_empty() || !invalid.is_empty() {
@@ -630,7 +638,7 @@ pub async fn join(
         (None, Some(e)) => e.trim().to_string(),
         (None, None) => String::new(),
     };
-    if !users::is_valid_email(&email) {
+    if !is_invitable(&email) {
         return Ok(Err(SignupRefusal::Invalid(
             "Please enter a valid email address.".into(),
         )));
@@ -722,6 +730,20 @@ mod tests {
             vec!["a@x.org", "b@x.org", "c@x.org"]
         );
         assert!(parse_invitees(" , \n").is_empty());
+    }
+
+    #[test]
+    fn invitable_addresses_need_no_quoting() {
+        assert!(is_invitable("nina.new+x@example.co.uk"));
+        for bad in [
+            "x\"@example.com",
+            "<x>@example.com",
+            "a,b@example.com",
+            "x@example",
+            "x y@example.com",
+        ] {
+            assert!(!is_invitable(bad), "{bad}");
+        }
     }
 
     fn inv(id: i64) -> Invitation {

@@ -1108,3 +1108,46 @@ async fn expired_links_are_refused() {
         Err(outpost::domain::invites::LinkProblem::Expired)
     );
 }
+
+#[tokio::test]
+async fn the_signup_page_escapes_what_it_shows_again() {
+    let o = org().await;
+    let link = o
+        .srv
+        .post("/api/v1/invites/multiuse", &o.admin, &[])
+        .await
+        .body["invite_link"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = join_path(&link);
+    let token = token_of(&html(&open_page(&o.srv, &path).await));
+    let before = user_count(&o).await;
+    let r = submit(
+        &o.srv,
+        &path,
+        &[
+            ("csrf_token", &token),
+            ("email", "x\"><script>alert(1)</script>@example.com"),
+            ("full_name", "<b>Bold</b>"),
+            ("password", "secret words"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    let page = html(&r);
+    assert!(
+        page.contains("Please enter a valid email address."),
+        "{page}"
+    );
+    assert!(
+        !page.contains("<script>") && !page.contains("<b>Bold"),
+        "{page}"
+    );
+    assert!(page.contains("&lt;b&gt;Bold&lt;/b&gt;"), "{page}");
+    assert!(page.contains("x&quot;&gt;&lt;script&gt;"), "{page}");
+    assert_eq!(user_count(&o).await, before);
+    // The page forbids scripts and framing whatever it holds.
+    let csp = r.headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"));
+}
