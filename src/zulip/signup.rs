@@ -24,6 +24,14 @@ pub fn link_key(path: &str) -> Option<&str> {
     (!key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(key)
 }
 
+/// A path as logged: a signup link's key is hidden.
+pub fn loggable_path(path: &str) -> std::borrow::Cow<'_, str> {
+    match path.strip_prefix(JOIN_PREFIX) {
+        Some(rest) if !rest.is_empty() => std::borrow::Cow::Owned(format!("{JOIN_PREFIX}***")),
+        _ => std::borrow::Cow::Borrowed(path),
+    }
+}
+
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -267,6 +275,12 @@ mod tests {
         assert_eq!(link_key("/join/a/b/"), None);
         assert_eq!(link_key("/join/a%20b/"), None);
         assert_eq!(link_key("/other/abc/"), None);
+    }
+
+    #[test]
+    fn logged_paths_hide_link_keys() {
+        assert_eq!(loggable_path("/join/abc123/"), "/join/***");
+        assert_eq!(loggable_path("/api/v1/invites"), "/api/v1/invites");
     }
 
     #[test]
