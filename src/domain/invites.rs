@@ -132,14 +132,15 @@ struct Checked {
     groups: Vec<GroupId>,
 }
 
-/// The checks shared by both kinds of invitation.
+/// The checks shared by both kinds of invitation, in upstream's order (an email invitation
+/// without addresses is refused after the role, before the channels).
 fn check_options(
     c: &Connection,
     actor: &User,
     opts: &InviteOptions,
     permission: &str,
-    now: i64,
-    default_minutes: i64,
+    no_addresses: bool,
+    (now, default_minutes): (i64, i64),
 ) -> Result<Checked> {
     member_or_admin(actor)?;
     if !realm_settings::holds(c, actor, permission)? {
@@ -147,6 +148,11 @@ fn check_options(
     }
     let role = parse_role(opts.invite_as)?;
     check_role(actor, role, role <= Role::Moderator)?;
+    if no_addresses {
+        return Err(Error::bad_request(
+            "You must specify at least one email address.",
+        ));
+    }
     Ok(Checked {
         role,
         expires: expiry(opts.expires_in_minutes, now, default_minutes)?,
@@ -311,14 +317,9 @@ pub async fn invite(
                 &actor,
                 &opts,
                 realm_settings::CAN_INVITE_USERS,
-                now,
-                default_minutes,
+                raw.trim().is_empty(),
+                (now, default_minutes),
             )?;
-            if raw.trim().is_empty() {
-                return Err(Error::bad_request(
-                    "You must specify at least one email address.",
-                ));
-            }
             check_welcome_text(&actor, &opts.welcome_text)?;
             let emails = parse_invitees(&raw);
             let invalid: Vec<(String, &'static str, bool)> = emails
@@ -428,8 +429,8 @@ pub async fn create_link(state: &AppState, actor: &User, opts: InviteOptions) ->
                 &actor,
                 &opts,
                 realm_settings::CREATE_MULTIUSE_INVITE,
-                now,
-                default_minutes,
+                false,
+                (now, default_minutes),
             )?;
             check_welcome_text(&actor, &opts.welcome_text)?;
             let inv = Invitation {
