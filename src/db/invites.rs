@@ -125,12 +125,3 @@ pub fn revoke_others_for_email(c: &Connection, email: &str, used: InvitationId) 
     )?;
     Ok(())
 }
-
-/// Gives an email invitation a new expiry time, counted from a resend.
-pub fn set_expires(c: &Connection, id: InvitationId, expires: Option<i64>) -> Result<()> {
-    c.execute(
-        "UPDATE invitations SET expires = ?2 WHERE id = ?1",
-        params![id.0, expires],
-    )?;
-    Ok(())
-}

@@ -97,10 +97,6 @@ impl Prepared {
     pub fn email(&self) -> &str {
         &self.email
     }
-
-    pub fn api_key(&self) -> &str {
-        &self.api_key
-    }
 }
 
 /// Checks a new user's name, email and password and hashes the password (on the CPU threads).
