@@ -8,12 +8,13 @@ the page, and the new account must then log in with POST /api/v1/fetch_api_key.
 
 Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: JSON
 messages ending in NUL on file descriptors 3 and 4), so no extra Python package is needed.
-The screenshot goes to a temporary directory.
+The screenshot goes to a temporary directory, removed when every check passed.
 """
 
 import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -161,5 +162,9 @@ finally:
     browser.close()
 
 failed = results.count(False)
+if failed:
+    print(f"screenshot and browser profile kept in {workdir}")
+else:
+    shutil.rmtree(workdir, ignore_errors=True)
 print(f"signup-chromium: {len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed or not results else 0)
