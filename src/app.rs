@@ -45,6 +45,10 @@ pub struct AppState {
     pub rates: crate::http::rate_limit::Rates,
     /// `GET /users/me` answers, serialized once per state of the caller's record.
     pub own_user_bodies: crate::zulip::users::OwnUserBodies,
+    /// Outgoing mail (`[email]`).
+    pub mailer: crate::mail::Mailer,
+    /// The per-process secret of signup forms' tokens.
+    pub signup_forms: crate::domain::invites::FormKey,
 }
 
 impl AppState {
@@ -94,6 +98,8 @@ impl AppState {
         let rates = crate::http::rate_limit::Rates::new(&config.limits);
         Ok(AppState {
             own_user_bodies: Default::default(),
+            mailer: crate::mail::Mailer::new(&config.email),
+            signup_forms: crate::domain::invites::FormKey::random(),
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),

@@ -42,7 +42,9 @@ macro_rules! blank_as {
 
 blank_as! {
     bool => false,
+    u16 => 0,
     u32 => 0,
+    i64 => 0,
     usize => 0,
     String => String::new(),
     PathBuf => PathBuf::new(),
@@ -52,6 +54,8 @@ blank_as! {
     EmailVisibility => EmailVisibility::Everyone,
     Synchronous => Synchronous::Full,
     LogFormat => LogFormat::Text,
+    MailTls => MailTls::StartTls,
+    MailPassword => MailPassword(String::new()),
 }
 
 /// Declares a config struct and its [`Blank`] (every field blank).
@@ -81,6 +85,7 @@ pub struct Config {
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
     pub events: EventsConfig,
+    pub email: EmailConfig,
     pub log: LogConfig,
 }
 }
@@ -115,6 +120,9 @@ pub struct ChatConfig {
     pub allow_remote_development: bool,
     /// Who may see a new user's real email address (Zulip's user setting, 1..=5).
     pub email_address_visibility: EmailVisibility,
+    /// How long an invitation is valid when its creator does not say (upstream's
+    /// `INVITATION_LINK_VALIDITY_MINUTES`).
+    pub invitation_link_validity_minutes: i64,
 }
 }
 
@@ -184,7 +192,53 @@ pub struct LimitsConfig {
     pub max_parked_polls_per_user: usize,
     /// Message ids one `POST /messages/flags` request may name (after removing duplicates).
     pub max_flag_message_ids: usize,
+    /// Email invitations the organization may send per 24 hours; 0 turns the limit off.
+    pub max_invites_per_day: usize,
 }
+}
+
+/// How the SMTP connection is secured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MailTls {
+    /// Plain text (a relay on the same host).
+    None,
+    /// Plain connection upgraded with STARTTLS (required).
+    StartTls,
+    /// TLS from the first byte (SMTPS).
+    Tls,
+}
+
+/// The SMTP password; `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct MailPassword(pub String);
+
+impl std::fmt::Debug for MailPassword {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("\"***\"")
+    }
+}
+
+config_struct! {
+/// Outgoing mail (invitations). Without a `host`, links are written to the log instead.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmailConfig {
+    /// SMTP server; empty: no mail is sent.
+    pub host: String,
+    pub port: u16,
+    pub tls: MailTls,
+    /// SMTP login; empty: no authentication.
+    pub username: String,
+    pub password: MailPassword,
+    /// The sender address of every mail.
+    pub from: String,
+}
+}
+
+impl EmailConfig {
+    /// Whether mail is sent at all.
+    pub fn enabled(&self) -> bool {
+        !self.host.is_empty()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -295,6 +349,10 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         }
     }
     derive(&mut cfg, external_url_given);
+    if cfg.email.enabled() && !plausible_address(&cfg.email.from) {
+        w.problems
+            .push("email.from must be an email address when email.host is set".to_string());
+    }
     if w.problems.is_empty() {
         Ok(cfg)
     } else {
@@ -302,6 +360,18 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
             problems: w.problems,
         })
     }
+}
+
+/// An address (`name@domain` or `Name <name@domain>`) with a local part, a dotted domain and
+/// no spaces; lettre checks it fully.
+fn plausible_address(a: &str) -> bool {
+    let a = a
+        .rsplit_once('<')
+        .and_then(|(_, rest)| rest.strip_suffix('>'))
+        .unwrap_or(a);
+    a.split_once('@')
+        .is_some_and(|(l, d)| !l.is_empty() && d.contains('.'))
+        && !a.chars().any(char::is_whitespace)
 }
 
 /// The first lines of `config.example.toml`.
@@ -316,7 +386,7 @@ pub fn example_toml() -> String {
 }
 
 impl Config {
-    /// The effective configuration as TOML, with secret keys printed as `"***"`.
+    /// The effective configuration as TOML, with secret keys that are set printed as `"***"`.
     pub fn to_redacted_toml(&self) -> String {
         self.render(false)
     }
@@ -339,10 +409,12 @@ impl Config {
                         let _ = writeln!(s, "# {}", line.trim_start());
                     }
                 }
-                let value = if k.secret && !docs {
+                let value = k.render(self);
+                // An empty secret hides nothing (and the dump then reads back as it was).
+                let value = if k.secret && !docs && value != quote("") {
                     quote("***")
                 } else {
-                    k.render(self)
+                    value
                 };
                 let _ = writeln!(s, "{} = {value}", k.name);
             }
@@ -605,7 +677,7 @@ mod tests {
             err.problems,
             vec![
                 "line 1: data_dir must be a string",
-                "line 4: unknown key `chat.bogus` (known here: listen, external_url, realm_name, development, allow_remote_development, email_address_visibility)",
+                "line 4: unknown key `chat.bogus` (known here: listen, external_url, realm_name, development, allow_remote_development, email_address_visibility, invitation_link_validity_minutes)",
                 "line 3: chat.listen must be an IP address and port such as \"127.0.0.1:9991\"",
                 "line 6: database.synchronous must be \"full\" or \"normal\"",
                 "line 8: log.format must be \"text\" or \"json\"",
@@ -634,6 +706,23 @@ mod tests {
     #[test]
     fn the_example_file_is_what_the_catalogue_renders() {
         assert_eq!(example_toml(), include_str!("../config.example.toml"));
+    }
+
+    #[test]
+    fn the_mail_password_is_redacted_and_the_sender_required() {
+        let cfg = parse(
+            "[email]\nhost = \"smtp.example.com\"\nusername = \"u\"\npassword = \"hunter2\"\nfrom = \"Outpost <noreply@example.com>\"\n",
+        )
+        .unwrap();
+        assert_eq!(cfg.email.password.0, "hunter2");
+        assert!(!cfg.to_redacted_toml().contains("hunter2"));
+        assert!(cfg.to_redacted_toml().contains("password = \"***\""));
+        assert!(!format!("{cfg:?}").contains("hunter2"));
+        let err = parse("[email]\nhost = \"smtp.example.com\"\n").unwrap_err();
+        assert_eq!(
+            err.problems,
+            vec!["email.from must be an email address when email.host is set"]
+        );
     }
 
     #[test]

@@ -72,3 +72,7 @@ pub struct VulnerabilityId(pub i64);
 /// Dependency-Track: an analysis decision of one finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct AnalysisId(pub i64);
+
+/// An invitation (an email invitation or a reusable link; one numbering for both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InvitationId(pub i64);

@@ -57,7 +57,8 @@
 //!   `subscriptions`, `listing`, `updates`); [`domain::users`] the user rules, with statuses in
 //!   [`domain::user_status`] and profile field values in `domain::profile_fields::values`.
 //!   [`domain::notices`] is what the system bots (Notification Bot, Welcome Bot) post when
-//!   channels, topics and users change.
+//!   channels, topics and users change. [`domain::invites`] holds invitations: who may invite
+//!   whom, reusable links, and joining through the signup form (its token, the new account).
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
@@ -66,7 +67,7 @@
 //!   both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
 //!   (one file per area: `users`, `channels`, `messages`, `topics`, `realtime`, `presence`,
-//!   `realm`, `server`), the initial state of `POST /register` (`register_state`: a table of
+//!   `realm`, `server`, `invites`), the invitation signup page (`signup`, HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
@@ -79,6 +80,8 @@
 //!   `PermSet`) and newtype ids.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
 //!   emoji) with realm lookups behind a trait; pure.
+//! - [`mail`]: outgoing mail (invitations) over SMTP, sent from blocking tasks after the
+//!   commit; without `[email] host` the link goes to the log.
 //! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only
 //!   creation of the data directory, database and backup files.
 //!
@@ -106,6 +109,7 @@ pub mod error;
 pub mod events;
 pub mod http;
 pub mod ids;
+pub mod mail;
 pub mod markdown;
 pub mod model;
 pub mod password;

@@ -10,7 +10,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{Config, EmailVisibility, LogFormat, Synchronous};
+use super::{Config, EmailVisibility, LogFormat, MailPassword, MailTls, Synchronous};
 
 /// What values a key takes, with typed access to its field of [`Config`].
 pub(super) enum Kind {
@@ -65,6 +65,17 @@ pub(super) struct Key {
     pub doc: &'static str,
     /// Printed as `"***"` by the redacted dump.
     pub secret: bool,
+}
+
+/// A key whose value the redacted dump hides.
+const fn secret(section: &'static str, name: &'static str, kind: Kind, doc: &'static str) -> Key {
+    Key {
+        section,
+        name,
+        kind,
+        doc,
+        secret: true,
+    }
 }
 
 const fn key(section: &'static str, name: &'static str, kind: Kind, doc: &'static str) -> Key {
@@ -196,6 +207,17 @@ pub(super) const KEYS: &[Key] = &[
             },
         },
         "Who may see a new user's real email: everyone, members, moderators, admins or nobody.",
+    ),
+    key(
+        "chat",
+        "invitation_link_validity_minutes",
+        int!(
+            chat.invitation_link_validity_minutes,
+            14_400,
+            1,
+            10 * 365 * 24 * 60
+        ),
+        "Minutes an invitation stays valid when its creator does not choose (upstream's 10 days).",
     ),
     key(
         "deptrack",
@@ -338,6 +360,12 @@ pub(super) const KEYS: &[Key] = &[
         "Message ids one POST /messages/flags request may name (duplicates counted once).",
     ),
     key(
+        "limits",
+        "max_invites_per_day",
+        int!(limits.max_invites_per_day, 100, 0, 1_000_000),
+        "Email invitations the organization may send per 24 hours (upstream's 100); 0: no limit.",
+    ),
+    key(
         "events",
         "queue_timeout_secs",
         secs!(events.queue_timeout, 600, 1, 7 * 24 * 3600),
@@ -366,6 +394,83 @@ pub(super) const KEYS: &[Key] = &[
         "max_queue_events",
         int!(events.max_queue_events, 10_000, 1, 10_000_000),
         "A queue holding more unacknowledged events than this is dropped (its client re-registers).",
+    ),
+    key(
+        "email",
+        "host",
+        Kind::Str {
+            default: "",
+            check: |v| !v.chars().any(char::is_whitespace),
+            problem: "email.host must be a host name without spaces",
+            get: |c| c.email.host.clone(),
+            set: |c, v| c.email.host = v,
+        },
+        "SMTP server for invitation mail. Empty: no mail is sent; invitation links go to the log.",
+    ),
+    key(
+        "email",
+        "port",
+        int!(email.port, 587, 1, 65_535),
+        "SMTP port (587 for starttls, 465 for tls, 25 for a local relay).",
+    ),
+    key(
+        "email",
+        "tls",
+        Kind::Choice {
+            default: "starttls",
+            options: &["none", "starttls", "tls"],
+            get: |c| match c.email.tls {
+                MailTls::None => "none",
+                MailTls::StartTls => "starttls",
+                MailTls::Tls => "tls",
+            },
+            set: |c, v| {
+                c.email.tls = match v {
+                    "none" => MailTls::None,
+                    "starttls" => MailTls::StartTls,
+                    "tls" => MailTls::Tls,
+                    _ => return false,
+                };
+                true
+            },
+        },
+        "\"starttls\" (upgrade required), \"tls\" (TLS from the start) or \"none\" (plain text).",
+    ),
+    key(
+        "email",
+        "username",
+        Kind::Str {
+            default: "",
+            check: |_| true,
+            problem: "",
+            get: |c| c.email.username.clone(),
+            set: |c, v| c.email.username = v,
+        },
+        "SMTP login name; empty: the server is used without authentication.",
+    ),
+    secret(
+        "email",
+        "password",
+        Kind::Str {
+            default: "",
+            check: |_| true,
+            problem: "",
+            get: |c| c.email.password.0.clone(),
+            set: |c, v| c.email.password = MailPassword(v),
+        },
+        "SMTP password (never logged; shown as \"***\" by check-config).",
+    ),
+    key(
+        "email",
+        "from",
+        Kind::Str {
+            default: "",
+            check: |v| !v.chars().any(char::is_control),
+            problem: "email.from must be one line",
+            get: |c| c.email.from.clone(),
+            set: |c, v| c.email.from = v,
+        },
+        "Sender address of invitation mail, e.g. \"Outpost <noreply@example.com>\"; required with a host.",
     ),
     key(
         "log",

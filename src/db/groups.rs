@@ -111,3 +111,12 @@ pub fn system_groups(c: &Connection) -> Result<Vec<(GroupId, String, String)>> {
         .collect::<rusqlite::Result<_>>()?;
     Ok(rows)
 }
+
+/// Makes `user` a direct member of `group`; false when they already were one.
+pub fn add_direct_member(c: &Connection, group: GroupId, user: UserId) -> Result<bool> {
+    let n = c.execute(
+        "INSERT OR IGNORE INTO user_group_members (group_id, user_id) VALUES (?1, ?2)",
+        [group.0, user.0],
+    )?;
+    Ok(n > 0)
+}

@@ -25,8 +25,12 @@ pub const DTRACK_SQL: &str = include_str!("dtrack.sql");
 /// from version 4 (which added them).
 pub const SYSTEM_BOTS_SQL: &str = include_str!("system_bots.sql");
 
-/// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`].
-pub const SCHEMA_VERSION: i64 = 6;
+/// The invitation table: applied after [`SCHEMA_SQL`] to a new database, and by the upgrade
+/// from version 6 (which added it).
+pub const INVITES_SQL: &str = include_str!("invites.sql");
+
+/// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`] and [`INVITES_SQL`].
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -91,6 +95,7 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         tx.execute_batch(SCHEMA_SQL)?;
         tx.execute_batch(DTRACK_SQL)?;
         tx.execute_batch(SYSTEM_BOTS_SQL)?;
+        tx.execute_batch(INVITES_SQL)?;
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('created_at', ?1)",
             [crate::time::now_secs().to_string()],
@@ -149,6 +154,7 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
                  is_archived          INTEGER NOT NULL DEFAULT 0
              );",
         )?),
+        6 => Ok(tx.execute_batch(INVITES_SQL)?),
         _ => Err(Error::internal(format!(
             "no upgrade is known from schema version {from}"
         ))),
@@ -189,7 +195,7 @@ mod tests {
             let start = v1.find("CREATE TABLE submessages").unwrap();
             let end = v1.find("-- The Dependency-Track tables").unwrap();
             let v1 = format!("{}{}", &v1[..start], &v1[end..])
-                .replace("PRAGMA user_version = 6;", "PRAGMA user_version = 1;");
+                .replace("PRAGMA user_version = 7;", "PRAGMA user_version = 1;");
             // Nor the system bots' column and the realm settings.
             let v1 = v1.replace(
                 ",\n    is_system_bot            INTEGER NOT NULL DEFAULT 0\n",

@@ -20,6 +20,7 @@ pub mod dtrack_identity;
 pub mod dtrack_policies;
 pub mod dtrack_portfolio;
 pub mod groups;
+pub mod invites;
 pub mod message_edits;
 pub mod message_flags;
 pub mod message_mentions;

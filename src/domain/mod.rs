@@ -7,6 +7,7 @@ pub mod channels;
 pub mod credentials;
 pub mod dtrack;
 pub mod emails;
+pub mod invites;
 pub mod max_received;
 pub mod messages;
 pub mod notices;

@@ -426,6 +426,45 @@ pub fn user_joined(tx: &mut WriteTx<'_>, user: &User, first: bool, realm_url: &s
     Ok(())
 }
 
+/// Notification Bot tells `referrer` that `user` signed up with their invitation.
+pub fn invitation_accepted(
+    tx: &mut WriteTx<'_>,
+    referrer: UserId,
+    user: &User,
+    realm_url: &str,
+) -> Result<()> {
+    let notifier = bot(tx, NOTIFICATION_BOT)?;
+    let content = format!("{} accepted your invitation to join Zulip!", mention(user));
+    post(
+        tx,
+        &notifier,
+        NoticeDestination::Direct(vec![referrer]),
+        content,
+        None,
+        realm_url,
+    )?;
+    Ok(())
+}
+
+/// Welcome Bot's second message to a new user: the custom text their invitation carried.
+pub fn custom_welcome(
+    tx: &mut WriteTx<'_>,
+    user: &User,
+    text: &str,
+    realm_url: &str,
+) -> Result<()> {
+    let welcome = bot(tx, WELCOME_BOT)?;
+    post(
+        tx,
+        &welcome,
+        NoticeDestination::Direct(vec![user.id]),
+        text.to_string(),
+        None,
+        realm_url,
+    )?;
+    Ok(())
+}
+
 /// Welcome Bot's first message to `user`. Upstream links its help centre relative to the
 /// server; Outpost serves none, so the links go to zulip.com's.
 pub fn welcome_text(user: &User) -> String {

@@ -82,8 +82,25 @@ pub struct NewUser {
     pub can_change_user_emails: bool,
 }
 
-/// Creates a user; returns its id and API key.
-pub async fn create(state: &AppState, new: NewUser) -> Result<(UserId, String)> {
+/// A user to create, checked and with its password hashed (see [`prepare`]).
+pub struct Prepared {
+    email: String,
+    full_name: String,
+    role: Role,
+    hash: Option<String>,
+    api_key: String,
+    can_create_users: bool,
+    can_change_user_emails: bool,
+}
+
+impl Prepared {
+    pub fn email(&self) -> &str {
+        &self.email
+    }
+}
+
+/// Checks a new user's name, email and password and hashes the password (on the CPU threads).
+pub async fn prepare(state: &AppState, new: NewUser) -> Result<Prepared> {
     let email = new.email.trim().to_string();
     let full_name =
         check_full_name(&new.full_name).map_err(|_| Error::bad_request("Bad name or username"))?;
@@ -103,37 +120,62 @@ pub async fn create(state: &AppState, new: NewUser) -> Result<(UserId, String)> 
         }
         None => None,
     };
-    let api_key = password::new_api_key();
-    let key = api_key.clone();
+    Ok(Prepared {
+        email,
+        full_name,
+        role: new.role,
+        hash,
+        api_key: password::new_api_key(),
+        can_create_users: new.can_create_users,
+        can_change_user_emails: new.can_change_user_emails,
+    })
+}
+
+/// Inside a write: creates a prepared user and announces it. `joined` runs right after the
+/// user exists (subscriptions, groups, an inviter's notice), before the signup announcement
+/// and Welcome Bot's message, which follow in upstream's order.
+pub fn insert_prepared(
+    tx: &mut WriteTx<'_>,
+    p: &Prepared,
+    visibility: crate::model::EmailVisibility,
+    realm_url: &str,
+    joined: impl FnOnce(&mut WriteTx<'_>, &User) -> Result<()>,
+) -> Result<UserId> {
+    if users_db::email_taken(tx, &p.email)? {
+        return Err(Error::bad_request("Email is already in use."));
+    }
+    let id = users_db::insert(
+        tx,
+        &users_db::NewUser {
+            email: &p.email,
+            full_name: &p.full_name,
+            role: p.role,
+            api_key: &p.api_key,
+            password_hash: p.hash.as_deref(),
+            date_joined: crate::time::now_secs(),
+            email_visibility: visibility,
+            can_create_users: p.can_create_users,
+            can_change_user_emails: p.can_change_user_emails,
+        },
+    )?;
+    tx.emit(Event::UserCreated { user_id: id });
+    let user = users_db::get(tx, id)?
+        .ok_or_else(|| Error::internal("a new user vanished in its own transaction"))?;
+    joined(tx, &user)?;
+    let first = users_db::count_active_humans(tx)? == 1;
+    crate::domain::notices::user_joined(tx, &user, first, realm_url)?;
+    Ok(id)
+}
+
+/// Creates a user; returns its id and API key.
+pub async fn create(state: &AppState, new: NewUser) -> Result<(UserId, String)> {
+    let prepared = prepare(state, new).await?;
+    let api_key = prepared.api_key.clone();
     let visibility = state.config.chat.email_address_visibility;
     let realm_url = state.config.chat.external_url.clone();
     let id = state
         .db
-        .write(move |tx| {
-            if users_db::email_taken(tx, &email)? {
-                return Err(Error::bad_request("Email is already in use."));
-            }
-            let id = users_db::insert(
-                tx,
-                &users_db::NewUser {
-                    email: &email,
-                    full_name: &full_name,
-                    role: new.role,
-                    api_key: &key,
-                    password_hash: hash.as_deref(),
-                    date_joined: crate::time::now_secs(),
-                    email_visibility: visibility,
-                    can_create_users: new.can_create_users,
-                    can_change_user_emails: new.can_change_user_emails,
-                },
-            )?;
-            tx.emit(Event::UserCreated { user_id: id });
-            let user = users_db::get(tx, id)?
-                .ok_or_else(|| Error::internal("a new user vanished in its own transaction"))?;
-            let first = users_db::count_active_humans(tx)? == 1;
-            crate::domain::notices::user_joined(tx, &user, first, &realm_url)?;
-            Ok(id)
-        })
+        .write(move |tx| insert_prepared(tx, &prepared, visibility, &realm_url, |_, _| Ok(())))
         .await?;
     Ok((id, api_key))
 }

@@ -18,6 +18,10 @@ use crate::model::{ChannelProperty, Propagate, SubscriptionProperty};
 /// Something that changed, as recorded by a committed write.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
+    /// Invitations were created, revoked, resent or used; `referrer` made the one concerned.
+    InvitesChanged {
+        referrer: UserId,
+    },
     /// A user was created.
     UserCreated {
         user_id: UserId,

@@ -9,6 +9,7 @@ pub mod channel_folders;
 pub mod channels;
 pub mod delivery;
 pub mod envelope;
+pub mod invites;
 pub mod messages;
 pub mod params;
 pub mod presence;
@@ -16,6 +17,7 @@ pub mod realm;
 pub mod realtime;
 pub mod register_state;
 pub mod server;
+pub mod signup;
 pub mod topics;
 pub mod users;
 pub mod wire;
@@ -105,6 +107,14 @@ pub enum Endpoint {
     /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
     EmojiData,
     RealmIcon,
+    GetInvites,
+    SendInvites,
+    CreateInviteLink,
+    RevokeInvite(i64),
+    RevokeInviteLink(i64),
+    ResendInvite(i64),
+    /// `/join/<key>/`: the signup page of an invitation link (HTML, outside `/api/v1`).
+    Signup(String),
 }
 
 impl Endpoint {
@@ -116,6 +126,7 @@ impl Endpoint {
                 | Endpoint::DevFetchApiKey
                 | Endpoint::EmojiData
                 | Endpoint::RealmIcon
+                | Endpoint::Signup(_)
         )
     }
 }
@@ -260,6 +271,20 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["mark_all_as_read"] => vec![("POST", E::MarkAllAsRead)],
         ["mark_stream_as_read"] => vec![("POST", E::MarkStreamAsRead)],
         ["mark_topic_as_read"] => vec![("POST", E::MarkTopicAsRead)],
+        ["invites"] => vec![("GET", E::GetInvites), ("POST", E::SendInvites)],
+        ["invites", "multiuse"] => vec![("POST", E::CreateInviteLink)],
+        ["invites", "multiuse", id] => match path_id(id) {
+            Some(id) => vec![("DELETE", E::RevokeInviteLink(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["invites", id] => match path_id(id) {
+            Some(id) => vec![("DELETE", E::RevokeInvite(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["invites", id, "resend"] => match path_id(id) {
+            Some(id) => vec![("POST", E::ResendInvite(id))],
+            None => return Err(NoRoute::NotFound),
+        },
         ["realm", "profile_fields"] => {
             vec![
                 ("GET", E::GetProfileFields),
@@ -335,6 +360,12 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "channel_folders"),
     ("PATCH", "channel_folders/{id}"),
     ("POST", "submessage"),
+    ("GET", "invites"),
+    ("POST", "invites"),
+    ("POST", "invites/multiuse"),
+    ("DELETE", "invites/{id}"),
+    ("DELETE", "invites/multiuse/{id}"),
+    ("POST", "invites/{id}/resend"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -342,6 +373,14 @@ pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
 
 /// The few endpoints outside `/api/v1` (static files clients fetch), by full path.
 fn static_route(method: &Method, path: &str) -> Option<Result<Endpoint, NoRoute>> {
+    if let Some(key) = signup::link_key(path) {
+        let ok = [Method::GET, Method::HEAD, Method::POST].contains(method);
+        return Some(if ok {
+            Ok(Endpoint::Signup(key.to_string()))
+        } else {
+            Err(NoRoute::Method(vec!["GET", "HEAD", "POST"]))
+        });
+    }
     let endpoint = match path {
         EMOJI_DATA_PATH => Endpoint::EmojiData,
         server::REALM_ICON_PATH => Endpoint::RealmIcon,
@@ -489,6 +528,12 @@ impl ChatApi {
         match endpoint {
             Endpoint::EmojiData => return server::emoji_data(&req),
             Endpoint::RealmIcon => return server::realm_icon(),
+            Endpoint::Signup(key) => {
+                return match signup::handle(&self.state, &key, &req).await {
+                    Ok(res) => res,
+                    Err(e) => error_response(&e),
+                };
+            }
             _ => {}
         }
         let max_params = self.state.config.limits.max_params;
@@ -594,9 +639,18 @@ impl ChatApi {
             Endpoint::UpdateMutedTopic => topics::update_muted_topic(state, me()?, p).await,
             Endpoint::UpdateUserTopic => topics::update_user_topic(state, me()?, p).await,
             Endpoint::Register => realtime::register(state, me()?, p).await,
-            Endpoint::GetEvents | Endpoint::EmojiData | Endpoint::RealmIcon => {
+            Endpoint::GetEvents
+            | Endpoint::EmojiData
+            | Endpoint::RealmIcon
+            | Endpoint::Signup(_) => {
                 unreachable!("answered in dispatch")
             }
+            Endpoint::GetInvites => invites::list(state, me()?).await,
+            Endpoint::SendInvites => invites::send(state, me()?, p).await,
+            Endpoint::CreateInviteLink => invites::create_link(state, me()?, p).await,
+            Endpoint::RevokeInvite(id) => invites::revoke(state, me()?, id, false).await,
+            Endpoint::RevokeInviteLink(id) => invites::revoke(state, me()?, id, true).await,
+            Endpoint::ResendInvite(id) => invites::resend(state, me()?, id).await,
             Endpoint::DeleteQueue => realtime::delete_queue(state, me()?, p),
             Endpoint::UpdatePresence => presence::update_presence(state, me()?, p).await,
             Endpoint::GetRealmPresence => presence::get_realm_presence(state).await,
@@ -614,6 +668,11 @@ impl ChatApi {
 
 impl Api for ChatApi {
     type Ticket = ChatTicket;
+
+    /// A signup link's key lets anyone create an account: it never reaches the log.
+    fn loggable_path<'a>(&self, path: &'a str) -> std::borrow::Cow<'a, str> {
+        signup::loggable_path(path)
+    }
 
     async fn admit(
         &self,
@@ -733,9 +792,16 @@ mod tests {
             E::CreateChannelFolder => 60,
             E::GetChannelFolders => 61,
             E::UpdateChannelFolder(_) => 62,
+            E::GetInvites => 63,
+            E::SendInvites => 64,
+            E::CreateInviteLink => 65,
+            E::RevokeInvite(_) => 66,
+            E::RevokeInviteLink(_) => 67,
+            E::ResendInvite(_) => 68,
+            E::Signup(_) => 69,
         }
     }
-    const ENDPOINTS: usize = 63;
+    const ENDPOINTS: usize = 70;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -749,7 +815,7 @@ mod tests {
             seen[i] += 1;
         }
         // The endpoints outside `/api/v1` (no parameters, no credentials) are routed by path.
-        for path in [EMOJI_DATA_PATH, server::REALM_ICON_PATH] {
+        for path in [EMOJI_DATA_PATH, server::REALM_ICON_PATH, "/join/abc123/"] {
             let e = static_route(&Method::GET, path).unwrap().unwrap();
             seen[ordinal(&e)] += 1;
         }
@@ -758,7 +824,7 @@ mod tests {
             missing.is_empty(),
             "endpoints without one sample: {missing:?}"
         );
-        assert_eq!(SAMPLE_ROUTES.len() + 2, ENDPOINTS);
+        assert_eq!(SAMPLE_ROUTES.len() + 3, ENDPOINTS);
     }
 
     #[test]

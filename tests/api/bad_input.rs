@@ -554,6 +554,28 @@ fn chat_params(method: &str, path: &str) -> Spec {
                 true,
             ),
         ],
+        ("GET", "invites") => &[],
+        ("POST", "invites") => &[
+            ("invitee_emails", Str, "sweep-invitee@x.test", true),
+            ("stream_ids", List, "[{stream}]", true),
+            ("invite_as", Int, "400", false),
+            ("invite_expires_in_minutes", Int, "60", false),
+            ("group_ids", List, "[]", false),
+            ("include_realm_default_subscriptions", Bool, "false", false),
+            ("notify_referrer_on_join", Bool, "true", false),
+            ("welcome_message_custom_text", Str, "Welcome", false),
+        ],
+        ("POST", "invites/multiuse") => &[
+            ("stream_ids", List, "[{stream}]", false),
+            ("invite_as", Int, "400", false),
+            ("invite_expires_in_minutes", Int, "60", false),
+            ("group_ids", List, "[]", false),
+            ("include_realm_default_subscriptions", Bool, "false", false),
+            ("welcome_message_custom_text", Str, "Welcome", false),
+        ],
+        ("DELETE", "invites/{id}")
+        | ("DELETE", "invites/multiuse/{id}")
+        | ("POST", "invites/{id}/resend") => &[],
         _ => panic!("no parameter spec for {method} {path}: add one to the sweep"),
     }
 }
@@ -618,6 +640,9 @@ struct ChatFixture {
     msg: i64,
     folder: i64,
     queue: String,
+    /// An open email invitation and a reusable link.
+    invite: i64,
+    invite_link: i64,
 }
 
 impl ChatFixture {
@@ -640,6 +665,10 @@ impl ChatFixture {
             self.msg
         } else if path.starts_with("channel_folders/") {
             self.folder
+        } else if path.starts_with("invites/multiuse/") {
+            self.invite_link
+        } else if path.starts_with("invites/") {
+            self.invite
         } else {
             panic!("which id does {path} take?")
         }
@@ -705,6 +734,26 @@ async fn chat_fixture(srv: &TestServer) -> ChatFixture {
     let folder = r.body["channel_folder_id"].as_i64().unwrap();
     let r = srv.post("/api/v1/register", &owner, &[]).await;
     let queue = r.body["queue_id"].as_str().unwrap().to_string();
+    let r = srv
+        .post(
+            "/api/v1/invites",
+            &owner,
+            &[("invitee_emails", "invited@x.test"), ("stream_ids", "[]")],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = srv.post("/api/v1/invites/multiuse", &owner, &[]).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = srv.get("/api/v1/invites", &owner, &[]).await;
+    let invites = r.body["invites"].as_array().unwrap();
+    let id_of = |multiuse: bool| {
+        invites
+            .iter()
+            .find(|i| i["is_multiuse"] == multiuse)
+            .and_then(|i| i["id"].as_i64())
+            .unwrap()
+    };
+    let (invite, invite_link) = (id_of(false), id_of(true));
     ChatFixture {
         owner,
         bob,
@@ -712,6 +761,8 @@ async fn chat_fixture(srv: &TestServer) -> ChatFixture {
         msg,
         folder,
         queue,
+        invite,
+        invite_link,
     }
 }
 

@@ -27,6 +27,7 @@ mod dtrack_identity;
 mod dtrack_policies;
 mod dtrack_portfolio;
 mod emoji_names;
+mod invites;
 mod layering;
 mod message_edits;
 mod messages;

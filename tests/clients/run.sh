@@ -7,7 +7,8 @@
 #   3. an echo bot on `call_on_each_message` that must answer, then keep answering after the
 #      server restarts (its queue is gone, so it must re-register on BAD_EVENT_QUEUE_ID);
 #   4. the Dependency-Track PyPI clients, and a badge rendered by headless Chromium when a
-#      `chromium` executable is installed.
+#      `chromium` executable is installed;
+#   5. with Chromium, a signup through an invitation link's form (signup_chromium_check.py).
 # Usage: tests/clients/run.sh PATH/TO/outpost
 set -euo pipefail
 bin=$(realpath "${1:?usage: run.sh PATH/TO/outpost}")
@@ -62,6 +63,12 @@ start_server() {
 status=0
 start_server
 python3 "$here/zulip_client_check.py" "$site" "$work/owner.json" || status=$?
+chromium_bin=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chromium_bin" ]; then
+  python3 "$here/signup_chromium_check.py" "$chromium_bin" "$site" "$work/owner.json" || status=$?
+else
+  echo "skipping the Chromium signup check: no chromium executable (.ci/run installs Debian's)"
+fi
 bash "$here/terminal_check.sh" "$site" "$work/owner.json" || status=$?
 
 # The bot's channel, with the bot subscribed.
@@ -86,7 +93,6 @@ python3 "$here/bot_check.py" "$site" "$work/owner.json" after-restart || status=
 python3 "$here/dtrack_client_check.py" "http://127.0.0.1:$dt_port" "$here/ci-bom.json" "$work/badge.svg" \
   || status=$?
 if [ -f "$work/badge.svg" ]; then
-  chromium_bin=$(command -v chromium || command -v chromium-browser || true)
   if [ -n "$chromium_bin" ]; then
     python3 "$here/badge_chromium_check.py" "$chromium_bin" "$work/badge.svg" || status=$?
   else

@@ -210,6 +210,54 @@ def _():
     assert r["code"] == "STREAM_DOES_NOT_EXIST" and r["stream"] == "nowhere", r
 
 
+@check("invitations: partial failure, listing, revoking (call_endpoint)")
+def _():
+    r = owner.call_endpoint(
+        "invites",
+        method="POST",
+        request={
+            "invitee_emails": "Invited Person <invited@example.com>, newbie@example.com",
+            "stream_ids": [state["channel_id"]],
+            "invite_as": 400,
+            "invite_expires_in_minutes": 60,
+        },
+    )
+    # newbie@example.com has an account: the other invitation still goes out.
+    assert r["result"] == "error" and r["code"] == "INVITATION_FAILED", r
+    assert r["errors"] == [["newbie@example.com", "Already has an account.", False]], r
+    assert r["sent_invitations"] is True and r["daily_limit_reached"] is False, r
+    listed = owner.call_endpoint("invites", method="GET")
+    assert listed["result"] == "success", listed
+    mine = [i for i in listed["invites"] if i.get("email") == "invited@example.com"]
+    assert len(mine) == 1 and mine[0]["invited_as"] == 400 and not mine[0]["is_multiuse"], listed
+    assert mine[0]["expiry_date"] == mine[0]["invited"] + 3600, mine
+    r = owner.call_endpoint(f"invites/{mine[0]['id']}/resend", method="POST")
+    assert r["result"] == "success", r
+    r = owner.call_endpoint(f"invites/{mine[0]['id']}", method="DELETE")
+    assert r["result"] == "success", r
+    r = owner.call_endpoint(f"invites/{mine[0]['id']}", method="DELETE")
+    assert r["result"] == "error" and r["msg"] == "No such invitation", r
+
+
+@check("invitations: a reusable link opens the signup page")
+def _():
+    import requests
+
+    r = owner.call_endpoint("invites/multiuse", method="POST", request={"invite_as": 600})
+    assert r["result"] == "success", r
+    link = r["invite_link"]
+    assert "/join/" in link, r
+    page = requests.get(SITE + link[link.index("/join/"):], timeout=30)
+    assert page.status_code == 200 and 'name="csrf_token"' in page.text, page.text[:300]
+    listed = owner.call_endpoint("invites", method="GET")["invites"]
+    ours = [i for i in listed if i.get("link_url") == link]
+    assert len(ours) == 1 and ours[0]["invited_as"] == 600, listed
+    r = owner.call_endpoint(f"invites/multiuse/{ours[0]['id']}", method="DELETE")
+    assert r["result"] == "success", r
+    gone = requests.get(SITE + link[link.index("/join/"):], timeout=30)
+    assert gone.status_code == 410, gone.status_code
+
+
 failed = sum(1 for _, err in results if err)
 print(f"zulip-client: {len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

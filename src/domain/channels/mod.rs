@@ -21,8 +21,8 @@ pub use access::{Access, access, metadata_audience, visible_by_id};
 pub use creation::{ChannelOptions, create};
 pub use listing::{ListFilter, Listed, get, id_by_name, list, members, my_subscriptions};
 pub use subscriptions::{
-    PropertyChange, SubscribeOutcome, SubscriptionRequest, UserRefArg, set_properties, subscribe,
-    unsubscribe,
+    PropertyChange, SubscribeOutcome, SubscriptionRequest, UserRefArg, may_add_others,
+    set_properties, subscribe, subscribe_new_user, unsubscribe,
 };
 pub use updates::{ChannelUpdate, SettingChange, archive, update};
 pub use values::{

@@ -192,6 +192,26 @@ fn may_subscribe(
     )
 }
 
+/// Whether `actor` may subscribe other users to the channel of `a` (as an invitation does).
+pub fn may_add_others(c: &rusqlite::Connection, actor: &User, a: &Access) -> Result<bool> {
+    may_subscribe(c, actor, a, true)
+}
+
+/// Inside a write: subscribes a new user to channels chosen for them (an invitation's);
+/// channels archived since are skipped.
+pub fn subscribe_new_user(
+    tx: &mut WriteTx<'_>,
+    user: UserId,
+    channels: &[ChannelId],
+) -> Result<()> {
+    for id in channels {
+        if db::get(tx, *id)?.is_some_and(|ch| !ch.is_archived) {
+            subscribe_one(tx, user, *id, None)?;
+        }
+    }
+    Ok(())
+}
+
 /// A user named in `principals`: by email or by id.
 #[derive(Clone, Debug, PartialEq)]
 pub enum UserRefArg {

@@ -203,6 +203,7 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             Ok(())
         }
         Event::ProfileFieldsChanged => users::profile_fields(state, seq).await,
+        Event::InvitesChanged { referrer } => users::invites_changed(state, seq, *referrer).await,
         Event::ChannelFolderAdded { folder_id } => {
             folders::folder(state, seq, *folder_id, None).await
         }

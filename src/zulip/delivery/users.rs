@@ -229,3 +229,19 @@ pub(super) async fn deliver_setting(
     }
     Ok(())
 }
+
+/// Invitations changed: the administrators and the invitation's creator hear of it.
+pub(super) async fn invites_changed(state: &AppState, seq: u64, referrer: UserId) -> Result<()> {
+    let audience = state
+        .db
+        .read(move |c| crate::domain::invites::audience(c, referrer))
+        .await?;
+    push_to_users(
+        state,
+        seq,
+        Some(&audience),
+        "invites_changed",
+        &events::invites_changed(),
+    );
+    Ok(())
+}

@@ -256,6 +256,11 @@ pub fn realm_setting(name: &str, value: &RealmValue) -> Value {
     json!({"type": "realm", "op": "update_dict", "property": "default", "data": data})
 }
 
+/// Invitations changed (the client fetches `GET /invites` again).
+pub fn invites_changed() -> Value {
+    json!({"type": "invites_changed"})
+}
+
 /// The custom profile fields, all of them.
 pub fn profile_fields(fields: Vec<Value>) -> Value {
     json!({"type": "custom_profile_fields", "fields": fields})

@@ -230,3 +230,25 @@ pub fn emoji_data<'a>(entries: impl Iterator<Item = (&'a str, &'a [&'a str])>) -
     }
     json!({ "code_to_names": code_to_names })
 }
+
+/// An invitation as `GET /invites` lists it: an email invitation with its `email`, a reusable
+/// link with its `link_url`.
+pub fn invite(inv: &crate::model::Invitation, link_url: &str) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(inv.id.0));
+    m.insert("invited_by_user_id".into(), json!(inv.referrer.0));
+    m.insert("invited".into(), json!(inv.created));
+    m.insert("expiry_date".into(), json!(inv.expires));
+    m.insert("invited_as".into(), json!(inv.invited_as.code()));
+    m.insert("notify_referrer_on_join".into(), json!(inv.notify_referrer));
+    m.insert("is_multiuse".into(), json!(inv.multiuse));
+    match &inv.email {
+        Some(email) if !inv.multiuse => {
+            m.insert("email".into(), json!(email));
+        }
+        _ => {
+            m.insert("link_url".into(), json!(link_url));
+        }
+    }
+    Value::Object(m)
+}

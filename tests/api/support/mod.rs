@@ -26,6 +26,7 @@ use outpost::model::Role;
 pub mod dtrack;
 mod events;
 mod org;
+pub mod smtp;
 
 pub use events::{poll_now, register_queue, wait_events};
 pub use org::{Org, narrow_reply, org, org_with};

@@ -1,0 +1,293 @@
+//! The signup page an invitation link opens (`/join/<key>/` on the chat listener): plain HTML
+//! and CSS, every value escaped. `GET` shows the form with a token bound to the invitation
+//! (`domain::invites::FormKey`); only `POST` submits it. Links that are unknown, expired,
+//! revoked or used get a page saying so with a 4xx status; a submission without a valid token
+//! gets 403 and changes nothing.
+
+use hyper::header::{CACHE_CONTROL, HeaderValue};
+use hyper::{Method, StatusCode};
+
+use crate::app::AppState;
+use crate::domain::invites::{self, LinkProblem, Signup, SignupRefusal};
+use crate::domain::users::MIN_PASSWORD_LENGTH;
+use crate::error::Result;
+use crate::http::{self, Request, Response};
+use crate::model::Invitation;
+
+/// The path prefix of signup links.
+pub const JOIN_PREFIX: &str = "/join/";
+
+/// The link key of a `/join/<key>/` path (the trailing slash is optional).
+pub fn link_key(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix(JOIN_PREFIX)?;
+    let key = rest.strip_suffix('/').unwrap_or(rest);
+    (!key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(key)
+}
+
+/// A path as logged: a signup link's key is hidden.
+pub fn loggable_path(path: &str) -> std::borrow::Cow<'_, str> {
+    match path.strip_prefix(JOIN_PREFIX) {
+        Some(rest) if !rest.is_empty() => std::borrow::Cow::Owned(format!("{JOIN_PREFIX}***")),
+        _ => std::borrow::Cow::Borrowed(path),
+    }
+}
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#222;margin:0}\
+main{max-width:26rem;margin:3rem auto;background:#fff;padding:2rem;border-radius:8px;\
+box-shadow:0 1px 4px rgba(0,0,0,.15)}h1{font-size:1.4rem;margin-top:0}\
+label{display:block;margin:1rem 0 .3rem;font-weight:600}\
+input{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem;border:1px solid #aaa;\
+border-radius:4px}button{margin-top:1.5rem;width:100%;padding:.7rem;font-size:1rem;\
+background:#2c6bd6;color:#fff;border:0;border-radius:4px;cursor:pointer}\
+.error{background:#fdecea;color:#8a1c13;padding:.6rem;border-radius:4px}\
+.note{color:#555;font-size:.9rem}";
+
+fn page(state: &AppState, status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title} - {realm}</title><style>{STYLE}</style></head>\
+         <body><main><h1>{title}</h1>{body}</main></body></html>\n",
+        title = escape(title),
+        realm = escape(&state.config.chat.realm_name),
+    );
+    let mut res = http::with_body(status, "text/html; charset=utf-8", html);
+    let h = res.headers_mut();
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        "content-security-policy",
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; \
+             frame-ancestors 'none'; base-uri 'none'",
+        ),
+    );
+    h.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    // The link key is in the URL: never pass it on.
+    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    res
+}
+
+fn link_problem(state: &AppState, p: LinkProblem) -> Response {
+    let (status, title, text) = match p {
+        LinkProblem::Unknown => (
+            StatusCode::NOT_FOUND,
+            "Invitation not found",
+            "This invitation link is not valid. Check that you copied the whole link, or ask \
+             for a new invitation.",
+        ),
+        LinkProblem::Expired => (
+            StatusCode::GONE,
+            "Invitation expired",
+            "This invitation link has expired. Ask the person who invited you for a new one.",
+        ),
+        LinkProblem::Revoked => (
+            StatusCode::GONE,
+            "Invitation revoked",
+            "This invitation has been revoked. Ask an administrator for a new one.",
+        ),
+        LinkProblem::Used => (
+            StatusCode::GONE,
+            "Invitation already used",
+            "An account has already been created with this invitation. Log in with it instead.",
+        ),
+    };
+    page(state, status, title, &format!("<p>{}</p>", escape(text)))
+}
+
+/// The form values to show again after a refusal (never the password).
+#[derive(Default)]
+struct Shown {
+    email: String,
+    full_name: String,
+    error: Option<String>,
+}
+
+fn form(state: &AppState, status: StatusCode, inv: &Invitation, shown: &Shown) -> Response {
+    let token = state.signup_forms.token(inv, crate::time::now_secs());
+    let mut body = String::new();
+    body.push_str(&format!(
+        "<p>You have been invited to join <strong>{}</strong>.</p>",
+        escape(&state.config.chat.realm_name)
+    ));
+    if let Some(e) = &shown.error {
+        body.push_str(&format!(
+            "<p class=\"error\" id=\"error\" role=\"alert\">{}</p>",
+            escape(e)
+        ));
+    }
+    body.push_str("<form method=\"post\" id=\"signup\">");
+    body.push_str(&format!(
+        "<input type=\"hidden\" name=\"csrf_token\" value=\"{}\">",
+        escape(&token)
+    ));
+    match &inv.email {
+        Some(email) if !inv.multiuse => body.push_str(&format!(
+            "<label for=\"email\">Email</label>\
+             <input id=\"email\" type=\"email\" value=\"{}\" readonly>",
+            escape(email)
+        )),
+        _ => body.push_str(&format!(
+            "<label for=\"email\">Email</label>\
+             <input id=\"email\" name=\"email\" type=\"email\" required \
+             autocomplete=\"email\" value=\"{}\">",
+            escape(&shown.email)
+        )),
+    }
+    body.push_str(&format!(
+        "<label for=\"full_name\">Name</label>\
+         <input id=\"full_name\" name=\"full_name\" required autocomplete=\"name\" \
+         maxlength=\"{}\" value=\"{}\">\
+         <label for=\"password\">Password</label>\
+         <input id=\"password\" name=\"password\" type=\"password\" required \
+         autocomplete=\"new-password\" minlength=\"{MIN_PASSWORD_LENGTH}\">\
+         <p class=\"note\">At least {MIN_PASSWORD_LENGTH} characters.</p>\
+         <button type=\"submit\" id=\"submit\">Create account</button></form>",
+        crate::domain::users::MAX_NAME_LENGTH,
+        escape(&shown.full_name)
+    ));
+    page(state, status, "Create your account", &body)
+}
+
+fn bad_form(state: &AppState) -> Response {
+    page(
+        state,
+        StatusCode::FORBIDDEN,
+        "Form expired",
+        "<p>This form has expired or did not come from this server, so nothing was done. \
+         Open your invitation link again to sign up.</p>",
+    )
+}
+
+/// `GET`/`HEAD` shows the form, `POST` submits it.
+pub async fn handle(state: &AppState, key: &str, req: &Request) -> Result<Response> {
+    if req.method() == Method::POST {
+        return submit(state, key, req).await;
+    }
+    Ok(match invites::open_link(state, key).await? {
+        Ok(inv) => form(state, StatusCode::OK, &inv, &Shown::default()),
+        Err(p) => link_problem(state, p),
+    })
+}
+
+async fn submit(state: &AppState, key: &str, req: &Request) -> Result<Response> {
+    let is_form = req
+        .header("content-type")
+        .is_some_and(|t| t.starts_with("application/x-www-form-urlencoded"));
+    if !is_form {
+        return Ok(page(
+            state,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported form",
+            "<p>The signup form must be sent as a web form.</p>",
+        ));
+    }
+    let mut token = None;
+    let mut email = None;
+    let mut full_name = String::new();
+    let mut password = String::new();
+    for (k, v) in form_urlencoded::parse(&req.body) {
+        match &*k {
+            "csrf_token" => token = Some(v.into_owned()),
+            "email" => email = Some(v.into_owned()),
+            "full_name" => full_name = v.into_owned(),
+            "password" => password = v.into_owned(),
+            _ => {}
+        }
+    }
+    let Some(token) = token else {
+        // Still tell a dead link from a forged form.
+        return Ok(match invites::open_link(state, key).await? {
+            Ok(_) => bad_form(state),
+            Err(p) => link_problem(state, p),
+        });
+    };
+    let shown_email = email.clone().unwrap_or_default();
+    let shown_name = full_name.clone();
+    let outcome = invites::join(
+        state,
+        Signup {
+            key: key.to_string(),
+            token,
+            email,
+            full_name,
+            password,
+        },
+    )
+    .await?;
+    Ok(match outcome {
+        Ok(login) => page(
+            state,
+            StatusCode::OK,
+            "Welcome!",
+            &format!(
+                "<p id=\"done\">Your account has been created. Log in with \
+                 <strong id=\"login\">{}</strong> and your new password.</p>",
+                escape(&login)
+            ),
+        ),
+        Err(SignupRefusal::Link(p)) => link_problem(state, p),
+        Err(SignupRefusal::BadToken) => bad_form(state),
+        Err(SignupRefusal::Invalid(msg)) => match invites::open_link(state, key).await? {
+            Ok(inv) => form(
+                state,
+                StatusCode::BAD_REQUEST,
+                &inv,
+                &Shown {
+                    email: shown_email,
+                    full_name: shown_name,
+                    error: Some(msg),
+                },
+            ),
+            Err(p) => link_problem(state, p),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_come_from_join_paths_only() {
+        assert_eq!(link_key("/join/abc123/"), Some("abc123"));
+        assert_eq!(link_key("/join/abc123"), Some("abc123"));
+        assert_eq!(link_key("/join/"), None);
+        assert_eq!(link_key("/join/a/b/"), None);
+        assert_eq!(link_key("/join/a%20b/"), None);
+        assert_eq!(link_key("/other/abc/"), None);
+    }
+
+    #[test]
+    fn logged_paths_hide_link_keys() {
+        assert_eq!(loggable_path("/join/abc123/"), "/join/***");
+        assert_eq!(loggable_path("/api/v1/invites"), "/api/v1/invites");
+    }
+
+    #[test]
+    fn escaping_covers_markup_and_quotes() {
+        assert_eq!(
+            escape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+}
