@@ -128,6 +128,9 @@ pub async fn create(state: &AppState, new: NewUser) -> Result<(UserId, String)> 
                 },
             )?;
             tx.emit(Event::UserCreated { user_id: id });
+            for e in crate::domain::user_groups::role_events(id, None, Some(new.role)) {
+                tx.emit(e);
+            }
             let user = users_db::get(tx, id)?
                 .ok_or_else(|| Error::internal("a new user vanished in its own transaction"))?;
             let first = users_db::count_active_humans(tx)? == 1;
@@ -343,6 +346,11 @@ pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpda
                     user_id: target,
                     change: PersonChange::Role(role.code()),
                 });
+                for e in
+                    crate::domain::user_groups::role_events(target, Some(user.role), Some(role))
+                {
+                    tx.emit(e);
+                }
             }
             if let Some(name) = full_name {
                 rename(tx, &user, name)?;
@@ -441,7 +449,16 @@ pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Resul
                 }
             }
             users_db::set_active(tx, target, false)?;
+            let mut left = crate::domain::user_groups::remove_from_all(tx, target)?;
+            left.extend(crate::domain::user_groups::role_events(
+                target,
+                Some(user.role),
+                None,
+            ));
             tx.emit(Event::UserDeactivated { user_id: target });
+            for e in left {
+                tx.emit(e);
+            }
             Ok(())
         })
         .await
@@ -462,6 +479,9 @@ pub async fn reactivate(state: &AppState, actor: &User, target: UserId) -> Resul
             }
             users_db::set_active(tx, target, true)?;
             tx.emit(Event::UserReactivated { user_id: target });
+            for e in crate::domain::user_groups::role_events(target, None, Some(user.role)) {
+                tx.emit(e);
+            }
             Ok(())
         })
         .await

@@ -6,11 +6,13 @@
 mod channel_properties;
 mod channels;
 pub mod dtrack;
+mod groups;
 mod messages;
 mod narrow;
 
 pub use channel_properties::*;
 pub use channels::*;
+pub use groups::*;
 pub use messages::*;
 pub use narrow::*;
 

@@ -41,7 +41,7 @@ fn retention(p: &mut Params) -> Result<Option<Option<i64>>> {
     }
 }
 
-fn int_list(p: &mut Params, name: &str) -> Result<Option<Vec<i64>>> {
+pub(super) fn int_list(p: &mut Params, name: &str) -> Result<Option<Vec<i64>>> {
     match p.json(name)? {
         None => Ok(None),
         Some(Value::Array(items)) => items

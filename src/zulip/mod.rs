@@ -17,6 +17,7 @@ pub mod realtime;
 pub mod register_state;
 pub mod server;
 pub mod topics;
+pub mod user_groups;
 pub mod users;
 pub mod wire;
 
@@ -79,6 +80,15 @@ pub enum Endpoint {
     CreateChannelFolder,
     GetChannelFolders,
     UpdateChannelFolder(i64),
+    GetUserGroups,
+    CreateUserGroup,
+    UpdateUserGroup(i64),
+    UpdateUserGroupMembers(i64),
+    GetUserGroupMembers(i64),
+    IsUserGroupMember(i64, i64),
+    UpdateUserGroupSubgroups(i64),
+    GetUserGroupSubgroups(i64),
+    DeactivateUserGroup(i64),
     MarkAllAsRead,
     MarkStreamAsRead,
     MarkTopicAsRead,
@@ -196,6 +206,34 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["channel_folders"] => vec![("GET", E::GetChannelFolders)],
         ["channel_folders", id] => match path_id(id) {
             Some(id) => vec![("PATCH", E::UpdateChannelFolder(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["user_groups"] => vec![("GET", E::GetUserGroups)],
+        ["user_groups", "create"] => vec![("POST", E::CreateUserGroup)],
+        ["user_groups", id] => match path_id(id) {
+            Some(id) => vec![("PATCH", E::UpdateUserGroup(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["user_groups", id, "members"] => match path_id(id) {
+            Some(id) => vec![
+                ("GET", E::GetUserGroupMembers(id)),
+                ("POST", E::UpdateUserGroupMembers(id)),
+            ],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["user_groups", id, "members", user] => match (path_id(id), path_id(user)) {
+            (Some(id), Some(user)) => vec![("GET", E::IsUserGroupMember(id, user))],
+            _ => return Err(NoRoute::NotFound),
+        },
+        ["user_groups", id, "subgroups"] => match path_id(id) {
+            Some(id) => vec![
+                ("GET", E::GetUserGroupSubgroups(id)),
+                ("POST", E::UpdateUserGroupSubgroups(id)),
+            ],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["user_groups", id, "deactivate"] => match path_id(id) {
+            Some(id) => vec![("POST", E::DeactivateUserGroup(id))],
             None => return Err(NoRoute::NotFound),
         },
         ["users", "me", "subscriptions"] => vec![
@@ -335,6 +373,15 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "channel_folders"),
     ("PATCH", "channel_folders/{id}"),
     ("POST", "submessage"),
+    ("GET", "user_groups"),
+    ("POST", "user_groups/create"),
+    ("PATCH", "user_groups/{id}"),
+    ("POST", "user_groups/{id}/members"),
+    ("GET", "user_groups/{id}/members"),
+    ("GET", "user_groups/{id}/members/{id}"),
+    ("POST", "user_groups/{id}/subgroups"),
+    ("GET", "user_groups/{id}/subgroups"),
+    ("POST", "user_groups/{id}/deactivate"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -559,6 +606,23 @@ impl ChatApi {
             Endpoint::CreateChannelFolder => channel_folders::create(state, me()?, p).await,
             Endpoint::GetChannelFolders => channel_folders::list(state, p).await,
             Endpoint::UpdateChannelFolder(id) => channel_folders::update(state, me()?, id, p).await,
+            Endpoint::GetUserGroups => user_groups::list(state, me()?, p).await,
+            Endpoint::CreateUserGroup => user_groups::create(state, me()?, p).await,
+            Endpoint::UpdateUserGroup(id) => user_groups::update(state, me()?, id, p).await,
+            Endpoint::UpdateUserGroupMembers(id) => {
+                user_groups::update_members(state, me()?, id, p).await
+            }
+            Endpoint::GetUserGroupMembers(id) => user_groups::members(state, me()?, id, p).await,
+            Endpoint::IsUserGroupMember(id, user) => {
+                user_groups::is_member(state, me()?, id, user, p).await
+            }
+            Endpoint::UpdateUserGroupSubgroups(id) => {
+                user_groups::update_subgroups(state, me()?, id, p).await
+            }
+            Endpoint::GetUserGroupSubgroups(id) => {
+                user_groups::subgroups(state, me()?, id, p).await
+            }
+            Endpoint::DeactivateUserGroup(id) => user_groups::deactivate(state, me()?, id).await,
             Endpoint::Subscribe => channels::subscribe(state, me()?, p).await,
             Endpoint::GetSubscriptions => channels::get_subscriptions(state, me()?, p).await,
             Endpoint::Unsubscribe => channels::unsubscribe(state, me()?, p).await,
@@ -733,9 +797,18 @@ mod tests {
             E::CreateChannelFolder => 60,
             E::GetChannelFolders => 61,
             E::UpdateChannelFolder(_) => 62,
+            E::GetUserGroups => 63,
+            E::CreateUserGroup => 64,
+            E::UpdateUserGroup(_) => 65,
+            E::UpdateUserGroupMembers(_) => 66,
+            E::GetUserGroupMembers(_) => 67,
+            E::IsUserGroupMember(..) => 68,
+            E::UpdateUserGroupSubgroups(_) => 69,
+            E::GetUserGroupSubgroups(_) => 70,
+            E::DeactivateUserGroup(_) => 71,
         }
     }
-    const ENDPOINTS: usize = 63;
+    const ENDPOINTS: usize = 72;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

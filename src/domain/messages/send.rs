@@ -193,7 +193,11 @@ fn resolve_channel(c: &Connection, sender: &User, r: &Recipient) -> Result<Chann
             a.channel.name
         )));
     }
-    if !groups::holds(c, sender, a.channel.setting(ChannelSetting::SendMessage))? {
+    if !crate::domain::user_groups::holds(
+        c,
+        sender,
+        a.channel.setting(ChannelSetting::SendMessage),
+    )? {
         return Err(Error::bad_request(
             "You do not have permission to post in this channel.",
         ));
@@ -234,7 +238,7 @@ fn resolve_users(
 }
 
 fn may_mention_many(c: &Connection, sender: &User) -> Result<bool> {
-    groups::holds(
+    crate::domain::user_groups::holds(
         c,
         sender,
         &crate::model::GroupSetting::Group(system_groups::ADMINISTRATORS),
