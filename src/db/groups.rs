@@ -80,15 +80,6 @@ fn subgroups(c: &Connection, group: GroupId) -> Result<Vec<GroupId>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The users stored as direct members of a group (whatever its state).
-pub fn direct_members(c: &Connection, group: GroupId) -> Result<Vec<UserId>> {
-    let mut st = c.prepare_cached(
-        "SELECT user_id FROM user_group_members WHERE group_id = ?1 ORDER BY user_id",
-    )?;
-    let rows = st.query_map([group.0], |r| Ok(UserId(r.get(0)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
 /// The system groups as (id, name, description), by id.
 pub fn system_groups(c: &Connection) -> Result<Vec<(GroupId, String, String)>> {
     let mut st = c.prepare_cached(

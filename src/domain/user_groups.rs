@@ -192,6 +192,23 @@ pub fn users_holding(c: &Connection, setting: &GroupSetting) -> Result<Vec<UserI
     Ok(out)
 }
 
+/// A (non-silent) mention of a named group: the sender must hold its `can_mention_group`; a
+/// system bot's notice may mention only groups everyone may mention.
+pub fn check_mention(c: &Connection, sender: &User, group: GroupId, system: bool) -> Result<()> {
+    let Some(g) = db::record(c, group)? else {
+        return Ok(());
+    };
+    let setting = g.setting(GroupPermission::Mention);
+    let everyone = *setting == GroupSetting::Group(sys::EVERYONE);
+    if everyone || (!system && holds(c, sender, setting)?) {
+        return Ok(());
+    }
+    Err(Error::bad_request(format!(
+        "You are not allowed to mention user group '{}'.",
+        g.name
+    )))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Input rules
 

@@ -982,3 +982,118 @@ async fn deactivating_a_user_removes_them_from_groups_and_roles_move_system_grou
     let moderators = all.iter().find(|g| g["name"] == "role:moderators").unwrap();
     assert_eq!(ids(&moderators["members"]), vec![o.alice.id]);
 }
+
+/// The flags `who` has on message `id`.
+async fn flags(o: &Org, who: &TestUser, id: i64) -> Vec<String> {
+    let anchor = id.to_string();
+    let r = o
+        .fetch(
+            who,
+            &[
+                ("anchor", anchor.as_str()),
+                ("num_before", "0"),
+                ("num_after", "0"),
+            ],
+        )
+        .await;
+    let m = &r.body["messages"][0];
+    assert_eq!(m["id"], id, "{}", r.body);
+    m["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn group_mentions_reach_nested_members_under_can_mention_group() {
+    let o = org().await;
+    o.channel(
+        &o.alice,
+        "general",
+        &[&o.alice, &o.bob, &o.guest, &o.admin],
+        &[],
+    )
+    .await;
+    let helpers = o.new_group(&o.alice, "helpers", &[&o.bob]).await;
+    let nested = o.new_group(&o.alice, "nested", &[&o.guest]).await;
+    ok(&o
+        .subgroups_post(&o.alice, helpers, &[("add", &format!("[{nested}]"))])
+        .await);
+
+    let id = o
+        .send_channel(&o.alice, "general", "t", "@*helpers* please look")
+        .await;
+    let m = &o
+        .fetch(
+            &o.bob,
+            &[
+                ("anchor", &id.to_string()),
+                ("num_before", "0"),
+                ("num_after", "0"),
+            ],
+        )
+        .await
+        .body["messages"][0];
+    assert_eq!(
+        m["content"],
+        format!(
+            "<p><span class=\"user-group-mention\" data-user-group-id=\"{helpers}\">@helpers</span> please look</p>"
+        )
+    );
+    assert!(
+        flags(&o, &o.bob, id)
+            .await
+            .contains(&"mentioned".to_string())
+    );
+    assert!(
+        flags(&o, &o.guest, id)
+            .await
+            .contains(&"mentioned".to_string())
+    );
+    assert!(
+        !flags(&o, &o.admin, id)
+            .await
+            .contains(&"mentioned".to_string())
+    );
+    let silent = o
+        .send_channel(&o.alice, "general", "t", "@_*helpers* fyi")
+        .await;
+    assert!(
+        !flags(&o, &o.bob, silent)
+            .await
+            .contains(&"mentioned".to_string())
+    );
+
+    // Only holders of can_mention_group may mention it loudly; silent mentions stay open.
+    let admins_only =
+        json!({"new": {"direct_members": [o.admin.id], "direct_subgroups": []}}).to_string();
+    ok(&o
+        .group_patch(&o.alice, helpers, &[("can_mention_group", &admins_only)])
+        .await);
+    let r = o
+        .srv
+        .post(
+            "/api/v1/messages",
+            &o.alice,
+            &[
+                ("type", "stream"),
+                ("to", "general"),
+                ("topic", "t"),
+                ("content", "@*helpers* again"),
+            ],
+        )
+        .await;
+    bad(&r, "You are not allowed to mention user group 'helpers'.");
+    o.send_channel(&o.alice, "general", "t", "@_*helpers* quietly")
+        .await;
+    let id = o
+        .send_channel(&o.admin, "general", "t", "@*helpers* from admin")
+        .await;
+    assert!(
+        flags(&o, &o.guest, id)
+            .await
+            .contains(&"mentioned".to_string())
+    );
+}
