@@ -625,6 +625,10 @@ pub async fn update_members(
         .db
         .write(move |tx| {
             let g = for_update(tx, id)?;
+            // Deactivated groups keep their members (their subgroups may still change).
+            if g.deactivated && !(change.add.is_empty() && change.delete.is_empty()) {
+                return Err(Error::bad_request("User group is deactivated."));
+            }
             let manage = may_manage(tx, &actor, &g)?;
             let may_add = manage || holds(tx, &actor, g.setting(GroupPermission::AddMembers))?;
             let may_remove =
@@ -635,11 +639,6 @@ pub async fn update_members(
                     may_add || (joining && holds(tx, &actor, g.setting(GroupPermission::Join))?);
                 if !allowed {
                     return Err(insufficient());
-                }
-                if g.deactivated {
-                    return Err(Error::bad_request(
-                        "You can't add members to a deactivated user group.",
-                    ));
                 }
             }
             if !change.delete.is_empty() {
@@ -985,6 +984,79 @@ pub fn remove_from_all(c: &Connection, user: UserId) -> Result<Vec<Event>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Synchronous;
+    use crate::model::EmailVisibility;
+
+    fn member(c: &Connection, email: &str) -> User {
+        let id = users_db::insert(
+            c,
+            &users_db::NewUser {
+                email,
+                full_name: email,
+                role: Role::Member,
+                api_key: email,
+                password_hash: None,
+                date_joined: 0,
+                email_visibility: EmailVisibility::Everyone,
+                can_create_users: false,
+                can_change_user_emails: false,
+            },
+        )
+        .unwrap();
+        users_db::get(c, id).unwrap().unwrap()
+    }
+
+    fn group(c: &Connection, name: &str, creator: UserId) -> GroupId {
+        let g = UserGroup {
+            id: GroupId(0),
+            name: name.into(),
+            description: String::new(),
+            is_system_group: false,
+            deactivated: false,
+            creator_id: Some(creator),
+            date_created: Some(0),
+            settings: GroupPermission::ALL
+                .iter()
+                .map(|p| p.default_for(creator))
+                .collect(),
+        };
+        db::insert(c, &g).unwrap()
+    }
+
+    /// The cached graph follows every write, inside the writing transaction too, and a rolled
+    /// back write leaves no stale entry behind.
+    #[test]
+    fn holds_follows_writes_through_the_generation_token() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c =
+            crate::db::migrate::open_writer(&dir.path().join("db.sqlite"), Synchronous::Normal)
+                .unwrap();
+        let alice = member(&c, "alice@x.test");
+        let outer = group(&c, "outer", alice.id);
+        let inner = group(&c, "inner", alice.id);
+        db::add_subgroup(&c, outer, inner).unwrap();
+        let setting = GroupSetting::Group(outer);
+        assert!(!holds(&c, &alice, &setting).unwrap());
+        db::add_member(&c, inner, alice.id).unwrap();
+        assert!(holds(&c, &alice, &setting).unwrap());
+        // Seen inside a transaction, and gone again when it rolls back.
+        let tx = c.transaction().unwrap();
+        db::remove_member(&tx, inner, alice.id).unwrap();
+        assert!(!holds(&tx, &alice, &setting).unwrap());
+        drop(tx);
+        assert!(holds(&c, &alice, &setting).unwrap());
+        // A deactivated group holds nobody; system groups go by role.
+        let mut g = db::record(&c, inner).unwrap().unwrap();
+        g.deactivated = true;
+        db::update(&c, &g).unwrap();
+        assert!(!holds(&c, &alice, &setting).unwrap());
+        let anonymous = GroupSetting::Members {
+            users: vec![],
+            groups: vec![outer, sys::MEMBERS],
+        };
+        assert!(holds(&c, &alice, &anonymous).unwrap());
+        assert!(!holds(&c, &alice, &GroupSetting::Group(sys::MODERATORS)).unwrap());
+    }
 
     #[test]
     fn names_follow_upstream_rules() {

@@ -809,6 +809,13 @@ async fn groups_in_use_stay_active_and_deactivation_is_told_per_capability() {
         .subgroups_post(&o.alice, other, &[("add", &format!("[{id}]"))])
         .await;
     bad(&r, "User group is deactivated.");
+    let r = o
+        .members_post(&o.alice, id, &[("add", &format!("[{}]", o.bob.id))])
+        .await;
+    bad(&r, "User group is deactivated.");
+    ok(&o
+        .subgroups_post(&o.alice, id, &[("add", &format!("[{other}]"))])
+        .await);
     let r = deactivate(&o.alice, ADMINISTRATORS).await;
     bad(&r, "Insufficient permission");
     let r = deactivate(&o.alice, 9999).await;
