@@ -262,7 +262,10 @@ async fn editing_checks_every_change_and_reports_each() {
     let (q, _) = o
         .register(&o.bob, &[("event_types", r#"["user_group"]"#)])
         .await;
-    let setting = json!({"new": {"direct_members": [o.bob.id], "direct_subgroups": [ADMINISTRATORS]}, "old": EVERYONE});
+    let setting = json!({
+        "new": {"direct_members": [o.bob.id], "direct_subgroups": [ADMINISTRATORS]},
+        "old": EVERYONE,
+    });
     let r = o
         .group_patch(
             &o.alice,
