@@ -346,9 +346,13 @@ pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpda
                     user_id: target,
                     change: PersonChange::Role(role.code()),
                 });
-                for e in
-                    crate::domain::user_groups::role_events(target, Some(user.role), Some(role))
-                {
+                // The system groups list active users only.
+                let (old, new) = if user.is_active {
+                    (Some(user.role), Some(role))
+                } else {
+                    (None, None)
+                };
+                for e in crate::domain::user_groups::role_events(target, old, new) {
                     tx.emit(e);
                 }
             }

@@ -946,7 +946,16 @@ async fn deactivating_a_user_removes_them_from_groups_and_roles_move_system_grou
         ]
     );
     assert_eq!(o.group_members(&o.alice, id, true).await, vec![o.alice.id]);
-    // Reactivated, they are back in their role's group but not in the named group.
+    // A deactivated user's new role moves no system group; reactivated, they join their role's
+    // group but not the named group.
+    ok(&o
+        .srv
+        .patch(
+            &format!("/api/v1/users/{}", o.bob.id),
+            &o.owner,
+            &[("role", "300")],
+        )
+        .await);
     ok(&o
         .srv
         .post(
@@ -979,7 +988,7 @@ async fn deactivating_a_user_removes_them_from_groups_and_roles_move_system_grou
     assert_eq!(
         got,
         vec![
-            (json!("add_members"), json!(FULL_MEMBERS), json!([o.bob.id])),
+            (json!("add_members"), json!(4), json!([o.bob.id])),
             (
                 json!("remove_members"),
                 json!(FULL_MEMBERS),
@@ -990,7 +999,7 @@ async fn deactivating_a_user_removes_them_from_groups_and_roles_move_system_grou
     );
     let all = o.groups(&o.bob, false).await;
     let moderators = all.iter().find(|g| g["name"] == "role:moderators").unwrap();
-    assert_eq!(ids(&moderators["members"]), vec![o.alice.id]);
+    assert_eq!(ids(&moderators["members"]), vec![o.alice.id, o.bob.id]);
 }
 
 /// The flags `who` has on message `id`.
