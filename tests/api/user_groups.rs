@@ -1105,8 +1105,27 @@ async fn group_mentions_reach_nested_members_under_can_mention_group() {
         )
         .await;
     bad(&r, "You are not allowed to mention user group 'helpers'.");
-    o.send_channel(&o.alice, "general", "t", "@_*helpers* quietly")
+    let quiet = o
+        .send_channel(&o.alice, "general", "t", "@_*helpers* quietly")
         .await;
+    // Editing a mention in is checked the same way.
+    let edit = |content: &'static str| {
+        let o = &o;
+        async move {
+            o.srv
+                .patch(
+                    &format!("/api/v1/messages/{quiet}"),
+                    &o.alice,
+                    &[("content", content)],
+                )
+                .await
+        }
+    };
+    bad(
+        &edit("@*helpers* loudly now").await,
+        "You are not allowed to mention user group 'helpers'.",
+    );
+    ok(&edit("@_*helpers* still quietly").await);
     let id = o
         .send_channel(&o.admin, "general", "t", "@*helpers* from admin")
         .await;

@@ -171,6 +171,10 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                         realm_url: &realm_url,
                     },
                 );
+                for gid in &rendered.mentioned_groups {
+                    let group = crate::ids::GroupId(*gid);
+                    crate::domain::user_groups::check_mention(tx, &user, group, false)?;
+                }
                 edits_db::add(
                     tx,
                     &MessageEdit {
