@@ -18,7 +18,7 @@ use rusqlite::Connection;
 
 use crate::app::AppState;
 use crate::db::{channels as channels_db, groups as db, users as users_db};
-use crate::domain::realm_settings;
+use crate::domain::{notices, realm_settings};
 use crate::error::{Error, Result};
 use crate::events::{Event, GroupChange};
 use crate::ids::{GroupId, UserId};
@@ -602,7 +602,9 @@ pub struct MemberChange {
 
 /// `POST /user_groups/{id}/members`: joining and leaving are checked against the group's
 /// `can_join_group` and `can_leave_group`, adding and removing others against
-/// `can_add_members_group` and `can_remove_members_group` (managers may do all).
+/// `can_add_members_group` and `can_remove_members_group` (managers may do all); subgroups are
+/// added under `can_add_members_group` and removed by managers. Deactivated groups' members may
+/// change too. Notification Bot tells those added or removed by someone else.
 pub async fn update_members(
     state: &AppState,
     actor: &User,
@@ -621,14 +623,11 @@ pub async fn update_members(
         ));
     }
     let actor = actor.clone();
+    let realm_url = state.config.chat.external_url.clone();
     state
         .db
         .write(move |tx| {
             let g = for_update(tx, id)?;
-            // Deactivated groups keep their members (their subgroups may still change).
-            if g.deactivated && !(change.add.is_empty() && change.delete.is_empty()) {
-                return Err(Error::bad_request("User group is deactivated."));
-            }
             let manage = may_manage(tx, &actor, &g)?;
             let may_add = manage || holds(tx, &actor, g.setting(GroupPermission::AddMembers))?;
             let may_remove =
@@ -649,15 +648,17 @@ pub async fn update_members(
                     return Err(insufficient());
                 }
             }
+            // Subgroups are added under can_add_members_group, removed by managers only.
             if (!change.add_subgroups.is_empty() && !may_add)
-                || (!change.delete_subgroups.is_empty() && !may_remove)
+                || (!change.delete_subgroups.is_empty() && !manage)
             {
                 return Err(insufficient());
             }
             let mut events = Vec::new();
             let mut added = Vec::new();
+            let mut added_users = Vec::new();
             for u in &change.add {
-                active_user(tx, *u)?;
+                let user = active_user(tx, *u)?;
                 if db::has_direct_member(tx, id, *u)? || added.contains(u) {
                     return Err(Error::bad_request(format!(
                         "User {} is already a member of this group",
@@ -665,8 +666,10 @@ pub async fn update_members(
                     )));
                 }
                 added.push(*u);
+                added_users.push(user);
             }
             let mut removed = Vec::new();
+            let mut removed_users = Vec::new();
             for u in &change.delete {
                 if !db::has_direct_member(tx, id, *u)? || removed.contains(u) {
                     return Err(Error::bad_request(format!(
@@ -675,6 +678,7 @@ pub async fn update_members(
                     )));
                 }
                 removed.push(*u);
+                removed_users.extend(users_db::get(tx, *u)?);
             }
             for u in &added {
                 db::add_member(tx, id, *u)?;
@@ -705,6 +709,15 @@ pub async fn update_members(
             for e in events {
                 tx.emit(e);
             }
+            notices::group_membership_changed(tx, &actor, &g.name, &added_users, true, &realm_url)?;
+            notices::group_membership_changed(
+                tx,
+                &actor,
+                &g.name,
+                &removed_users,
+                false,
+                &realm_url,
+            )?;
             Ok(())
         })
         .await
@@ -776,7 +789,7 @@ fn change_subgroups(
     Ok(events)
 }
 
-/// `POST /user_groups/{id}/subgroups`.
+/// `POST /user_groups/{id}/subgroups`: added under `can_add_members_group`, removed by managers.
 pub async fn update_subgroups(
     state: &AppState,
     actor: &User,
@@ -799,10 +812,7 @@ pub async fn update_subgroups(
             let may_add = add.is_empty()
                 || manage
                 || holds(tx, &actor, g.setting(GroupPermission::AddMembers))?;
-            let may_remove = delete.is_empty()
-                || manage
-                || holds(tx, &actor, g.setting(GroupPermission::RemoveMembers))?;
-            if !(may_add && may_remove) {
+            if !(may_add && (delete.is_empty() || manage)) {
                 return Err(insufficient());
             }
             for e in change_subgroups(tx, id, &add, &delete)? {

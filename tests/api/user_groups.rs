@@ -456,6 +456,29 @@ async fn creation_refuses_bad_input_and_creates_nothing() {
     assert_eq!(o.groups(&o.admin, true).await, before);
 }
 
+/// What Notification Bot told `who` in direct messages, oldest first (as typed).
+async fn notices_to(o: &Org, who: &TestUser) -> Vec<String> {
+    let r = o
+        .fetch(
+            who,
+            &[
+                ("anchor", "newest"),
+                ("num_before", "50"),
+                ("num_after", "0"),
+                ("narrow", r#"[["is", "dm"]]"#),
+                ("apply_markdown", "false"),
+            ],
+        )
+        .await;
+    r.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["sender_email"] == "notification-bot@zulip.com")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
 #[tokio::test]
 async fn members_join_and_leave_under_the_groups_own_permissions() {
     let o = org().await;
@@ -534,6 +557,24 @@ async fn members_join_and_leave_under_the_groups_own_permissions() {
         ]
     );
 
+    // Those added or removed by someone else hear it from Notification Bot.
+    let both = format!("[{}, {}]", o.bob.id, o.guest.id);
+    ok(&o.members_post(&o.alice, id, &[("add", &both)]).await);
+    ok(&o
+        .members_post(&o.alice, id, &[("delete", &me(&o.guest))])
+        .await);
+    let added = format!(
+        "@_**Alice Ant|{}** added you to the group @_*open*.",
+        o.alice.id
+    );
+    let removed = format!(
+        "@_**Alice Ant|{}** removed you from the group @_*open*.",
+        o.alice.id
+    );
+    assert_eq!(notices_to(&o, &o.bob).await, vec![added.clone()]);
+    assert_eq!(notices_to(&o, &o.guest).await, vec![added, removed]);
+    assert!(notices_to(&o, &o.alice).await.is_empty());
+
     // Membership of one user.
     let r = o
         .srv
@@ -550,7 +591,7 @@ async fn members_join_and_leave_under_the_groups_own_permissions() {
     let r = o
         .srv
         .get(
-            &format!("/api/v1/user_groups/{id}/members/{}", o.bob.id),
+            &format!("/api/v1/user_groups/{id}/members/{}", o.guest.id),
             &o.bob,
             &[],
         )
@@ -672,6 +713,36 @@ async fn subgroups_nest_without_cycles_and_members_come_through_them() {
             ("remove_subgroups", json!([inner])),
         ]
     );
+
+    // can_add_members_group lets one add subgroups; only managers remove them (holding
+    // can_remove_members_group is not enough).
+    let v = json!({"new": MEMBERS}).to_string();
+    ok(&o
+        .group_patch(
+            &o.alice,
+            outer,
+            &[
+                ("can_add_members_group", &v),
+                ("can_remove_members_group", &v),
+            ],
+        )
+        .await);
+    ok(&o
+        .subgroups_post(&o.bob, outer, &[("add", &format!("[{inner}]"))])
+        .await);
+    let r = o
+        .subgroups_post(&o.bob, outer, &[("delete", &format!("[{inner}]"))])
+        .await;
+    bad(&r, "Insufficient permission");
+    let r = o
+        .members_post(
+            &o.bob,
+            outer,
+            &[("delete_subgroups", &format!("[{inner}]"))],
+        )
+        .await;
+    bad(&r, "Insufficient permission");
+    assert_eq!(o.group(outer).await["direct_subgroup_ids"], json!([inner]));
 }
 
 #[tokio::test]
@@ -812,10 +883,10 @@ async fn groups_in_use_stay_active_and_deactivation_is_told_per_capability() {
         .subgroups_post(&o.alice, other, &[("add", &format!("[{id}]"))])
         .await;
     bad(&r, "User group is deactivated.");
-    let r = o
+    // Its members and subgroups may still change.
+    ok(&o
         .members_post(&o.alice, id, &[("add", &format!("[{}]", o.bob.id))])
-        .await;
-    bad(&r, "User group is deactivated.");
+        .await);
     ok(&o
         .subgroups_post(&o.alice, id, &[("add", &format!("[{other}]"))])
         .await);
