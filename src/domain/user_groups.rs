@@ -671,6 +671,7 @@ pub async fn update_members(
             let mut removed = Vec::new();
             let mut removed_users = Vec::new();
             for u in &change.delete {
+                let user = active_user(tx, *u)?;
                 if !db::has_direct_member(tx, id, *u)? || removed.contains(u) {
                     return Err(Error::bad_request(format!(
                         "There is no member '{}' in this user group",
@@ -678,7 +679,7 @@ pub async fn update_members(
                     )));
                 }
                 removed.push(*u);
-                removed_users.extend(users_db::get(tx, *u)?);
+                removed_users.push(user);
             }
             for u in &added {
                 db::add_member(tx, id, *u)?;

@@ -506,6 +506,8 @@ async fn members_join_and_leave_under_the_groups_own_permissions() {
     );
     let r = o.members_post(&o.alice, id, &[("add", "[9999]")]).await;
     bad(&r, "Invalid user ID: 9999");
+    let r = o.members_post(&o.alice, id, &[("delete", "[9999]")]).await;
+    bad(&r, "Invalid user ID: 9999");
     let r = o
         .members_post(&o.alice, id, &[("delete", &me(&o.guest))])
         .await;
