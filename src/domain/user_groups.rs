@@ -293,7 +293,10 @@ fn check_setting(c: &Connection, which: GroupPermission, g: &GroupSetting) -> Re
         if info.deactivated {
             return Err(Error::bad_request("User group is deactivated."));
         }
-        if *gid == sys::INTERNET || (*gid == sys::EVERYONE && !which.allows_everyone()) {
+        if *gid == sys::INTERNET
+            || (*gid == sys::EVERYONE && !which.allows_everyone())
+            || (*gid == sys::OWNERS && !which.allows_owners())
+        {
             return Err(Error::bad_request(format!(
                 "'{}' setting cannot be set to '{}' group.",
                 which.name(),

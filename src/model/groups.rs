@@ -55,6 +55,12 @@ impl GroupPermission {
     pub fn allows_everyone(self) -> bool {
         matches!(self, GroupPermission::Leave | GroupPermission::Mention)
     }
+
+    /// Whether the setting may name `role:owners` (not `can_mention_group` at feature level
+    /// 382).
+    pub fn allows_owners(self) -> bool {
+        self != GroupPermission::Mention
+    }
 }
 
 /// A user group as stored (members and subgroups are read separately).

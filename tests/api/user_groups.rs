@@ -342,6 +342,10 @@ async fn editing_checks_every_change_and_reports_each() {
             "'can_mention_group' setting cannot be set to 'role:internet' group.".into(),
         ),
         (
+            vec![("can_mention_group", json!({"new": 2}).to_string())],
+            "'can_mention_group' setting cannot be set to 'role:owners' group.".into(),
+        ),
+        (
             vec![("can_mention_group", json!({"new": 999}).to_string())],
             "Invalid user group ID: 999".into(),
         ),
