@@ -192,6 +192,54 @@ pub fn listings(c: &Connection, include_deactivated: bool) -> Result<Vec<GroupLi
         .collect())
 }
 
+/// One group with its active direct members and direct subgroups (as [`listings`] shows it).
+pub fn listing(c: &Connection, id: GroupId) -> Result<Option<GroupListing>> {
+    let Some(group) = record(c, id)? else {
+        return Ok(None);
+    };
+    let ids = |sql: &str| -> Result<Vec<i64>> {
+        let mut st = c.prepare_cached(sql)?;
+        let rows = st.query_map([id.0], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    };
+    let (members, direct_subgroups) = if group.is_system_group {
+        let members = match sys::direct_role(id) {
+            Some(role) => {
+                let mut st = c.prepare_cached(
+                    "SELECT id FROM users WHERE is_active AND NOT is_system_bot AND role = ?1 \
+                     ORDER BY id",
+                )?;
+                let rows = st.query_map([role as i64], |r| Ok(UserId(r.get(0)?)))?;
+                rows.collect::<rusqlite::Result<_>>()?
+            }
+            None => Vec::new(),
+        };
+        (members, sys::direct_subgroup(id).into_iter().collect())
+    } else {
+        (
+            ids(
+                "SELECT m.user_id FROM user_group_members m JOIN users u ON u.id = m.user_id \
+                 WHERE m.group_id = ?1 AND u.is_active ORDER BY m.user_id",
+            )?
+            .into_iter()
+            .map(UserId)
+            .collect(),
+            ids(
+                "SELECT subgroup_id FROM user_group_subgroups WHERE group_id = ?1 \
+                 ORDER BY subgroup_id",
+            )?
+            .into_iter()
+            .map(GroupId)
+            .collect(),
+        )
+    };
+    Ok(Some(GroupListing {
+        group,
+        members,
+        direct_subgroups,
+    }))
+}
+
 /// Whether a group other than `except` has this name, ignoring case.
 pub fn name_taken(c: &Connection, name: &str, except: Option<GroupId>) -> Result<bool> {
     Ok(c.prepare_cached(

@@ -361,15 +361,11 @@ pub async fn members(
     state
         .db
         .read(move |c| {
-            let g = db::record(c, id)?.ok_or_else(invalid_group)?;
+            let listing = db::listing(c, id)?.ok_or_else(invalid_group)?;
             if direct_only {
-                let listing = db::listings(c, true)?
-                    .into_iter()
-                    .find(|l| l.group.id == g.id)
-                    .ok_or_else(invalid_group)?;
                 return Ok(listing.members);
             }
-            users_holding(c, &GroupSetting::Group(g.id))
+            users_holding(c, &GroupSetting::Group(id))
         })
         .await
 }

@@ -698,6 +698,11 @@ async fn subgroups_nest_without_cycles_and_members_come_through_them() {
         o.group_members(&o.bob, MEMBERS, false).await,
         vec![o.owner.id, o.admin.id, o.alice.id, o.bob.id]
     );
+    assert!(o.group_members(&o.bob, MEMBERS, true).await.is_empty());
+    assert_eq!(
+        o.group_members(&o.bob, FULL_MEMBERS, true).await,
+        vec![o.alice.id, o.bob.id]
+    );
 
     ok(&o
         .subgroups_post(&o.alice, outer, &[("delete", &format!("[{inner}]"))])

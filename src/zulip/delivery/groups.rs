@@ -13,14 +13,7 @@ use super::{event_json, push_to_users, queues_wanting};
 
 /// A new group, as it is now.
 pub(super) async fn added(state: &AppState, seq: u64, id: GroupId) -> Result<()> {
-    let listing = state
-        .db
-        .read(move |c| {
-            Ok(groups_db::listings(c, true)?
-                .into_iter()
-                .find(|l| l.group.id == id))
-        })
-        .await?;
+    let listing = state.db.read(move |c| groups_db::listing(c, id)).await?;
     if let Some(l) = listing {
         let body = events::user_group_added(wire::user_group(&l));
         push_to_users(state, seq, None, "user_group", &body);
