@@ -512,6 +512,15 @@ async fn members_join_and_leave_under_the_groups_own_permissions() {
     bad(&r, "Invalid user ID: 9999");
     let r = o.members_post(&o.alice, id, &[("delete", "[9999]")]).await;
     bad(&r, "Invalid user ID: 9999");
+    // One bad part refuses the whole request.
+    let r = o
+        .members_post(
+            &o.alice,
+            id,
+            &[("add", &me(&o.guest)), ("add_subgroups", "[9999]")],
+        )
+        .await;
+    bad(&r, "Invalid user group ID: 9999");
     let r = o
         .members_post(&o.alice, id, &[("delete", &me(&o.guest))])
         .await;
