@@ -104,7 +104,15 @@ CREATE TABLE user_groups (
     is_system_group INTEGER NOT NULL DEFAULT 0,
     deactivated     INTEGER NOT NULL DEFAULT 0,
     creator_id      INTEGER REFERENCES users (id),
-    date_created    INTEGER
+    date_created    INTEGER,
+    -- The group's own permissions, as group-setting values (stored like the channels' below);
+    -- system groups keep `role:nobody` (1).
+    can_add_members_group    TEXT NOT NULL DEFAULT '1',
+    can_join_group           TEXT NOT NULL DEFAULT '1',
+    can_leave_group          TEXT NOT NULL DEFAULT '1',
+    can_manage_group         TEXT NOT NULL DEFAULT '1',
+    can_mention_group        TEXT NOT NULL DEFAULT '1',
+    can_remove_members_group TEXT NOT NULL DEFAULT '1'
 );
 CREATE UNIQUE INDEX user_groups_name ON user_groups (name COLLATE NOCASE);
 INSERT INTO user_groups (id, name, description, is_system_group) VALUES
@@ -122,12 +130,31 @@ CREATE TABLE user_group_members (
     user_id  INTEGER NOT NULL REFERENCES users (id),
     PRIMARY KEY (group_id, user_id)
 ) WITHOUT ROWID;
+CREATE INDEX user_group_members_user ON user_group_members (user_id);
 
 CREATE TABLE user_group_subgroups (
     group_id    INTEGER NOT NULL REFERENCES user_groups (id),
     subgroup_id INTEGER NOT NULL REFERENCES user_groups (id),
     PRIMARY KEY (group_id, subgroup_id)
 ) WITHOUT ROWID;
+
+-- A token that changes with every write to the groups, their members or their subgroups, so
+-- cached membership (domain::user_groups) is reused only while it is current. Random rather
+-- than counted, so a rolled-back write never leaves a token that a later write repeats.
+CREATE TABLE user_groups_generation (token INTEGER NOT NULL);
+INSERT INTO user_groups_generation (token) VALUES (0);
+CREATE TRIGGER user_groups_ins AFTER INSERT ON user_groups
+    BEGIN UPDATE user_groups_generation SET token = random(); END;
+CREATE TRIGGER user_groups_upd AFTER UPDATE ON user_groups
+    BEGIN UPDATE user_groups_generation SET token = random(); END;
+CREATE TRIGGER user_group_members_ins AFTER INSERT ON user_group_members
+    BEGIN UPDATE user_groups_generation SET token = random(); END;
+CREATE TRIGGER user_group_members_del AFTER DELETE ON user_group_members
+    BEGIN UPDATE user_groups_generation SET token = random(); END;
+CREATE TRIGGER user_group_subgroups_ins AFTER INSERT ON user_group_subgroups
+    BEGIN UPDATE user_groups_generation SET token = random(); END;
+CREATE TRIGGER user_group_subgroups_del AFTER DELETE ON user_group_subgroups
+    BEGIN UPDATE user_groups_generation SET token = random(); END;
 
 -- Channels (Zulip's streams). Group settings hold a group-setting value as JSON text: a group
 -- id, or {"direct_members": [...], "direct_subgroups": [...]}.
@@ -311,4 +338,4 @@ CREATE INDEX submessages_message ON submessages (message_id, id);
 -- The Dependency-Track tables live in src/db/dtrack.sql and the invitations in
 -- src/db/invites.sql, applied right after this file.
 
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;

@@ -190,6 +190,8 @@ pub struct LimitsConfig {
     pub max_queues_per_user: usize,
     /// Long-polls one user may have waiting at once; one more is refused.
     pub max_parked_polls_per_user: usize,
+    /// Characters a user group's description may have.
+    pub max_user_group_description_length: usize,
     /// Message ids one `POST /messages/flags` request may name (after removing duplicates).
     pub max_flag_message_ids: usize,
     /// Email invitations the organization may send per 24 hours; 0 turns the limit off.

@@ -54,7 +54,9 @@
 //!   [`domain::realm_settings`] the catalogue of organization settings behind `PATCH /realm`
 //!   and register's `realm_*` keys, read by the rules that depend on them.
 //!   [`domain::channels`] holds the channel rules (`access`, `values`, `creation`,
-//!   `subscriptions`, `listing`, `updates`); [`domain::users`] the user rules, with statuses in
+//!   `subscriptions`, `listing`, `updates`); [`domain::user_groups`] the user groups and the one
+//!   answer to whether a user holds a group-setting value (`holds`, through nested subgroups,
+//!   cached per write generation); [`domain::users`] the user rules, with statuses in
 //!   [`domain::user_status`] and profile field values in `domain::profile_fields::values`.
 //!   [`domain::notices`] is what the system bots (Notification Bot, Welcome Bot) post when
 //!   channels, topics and users change. [`domain::invites`] holds invitations: who may invite
@@ -66,8 +68,9 @@
 //!   resolution for route tables (`http::route`) and a `multipart/form-data` reader shared by
 //!   both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
-//!   (one file per area: `users`, `channels`, `messages`, `topics`, `realtime`, `presence`,
-//!   `realm`, `server`, `invites`), the invitation signup page (`signup`, HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
+//!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
+//!   `presence`, `realm`, `server`, `invites`), the invitation signup page (`signup`, HTML on
+//!   `/join/`), the initial state of `POST /register` (`register_state`: a table of
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,

@@ -355,6 +355,12 @@ pub(super) const KEYS: &[Key] = &[
     ),
     key(
         "limits",
+        "max_user_group_description_length",
+        int!(limits.max_user_group_description_length, 1024, 1, 100_000),
+        "Characters a user group's description may have (upstream sets none).",
+    ),
+    key(
+        "limits",
         "max_flag_message_ids",
         int!(limits.max_flag_message_ids, 5000, 1, 100_000),
         "Message ids one POST /messages/flags request may name (duplicates counted once).",

@@ -1,5 +1,5 @@
--- Invitations (schema version 7): email invitations and reusable invitation links. Applied
--- after schema.sql to a new database and by the upgrade from version 6, so this file is the one
+-- Invitations (schema version 8): email invitations and reusable invitation links. Applied
+-- after schema.sql to a new database and by the upgrade from version 7, so this file is the one
 -- place their DDL lives.
 --
 -- `link_key` is the secret in the signup link (`/join/<key>/`). `status`: 0 open, 1 used (an

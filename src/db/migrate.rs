@@ -26,11 +26,11 @@ pub const DTRACK_SQL: &str = include_str!("dtrack.sql");
 pub const SYSTEM_BOTS_SQL: &str = include_str!("system_bots.sql");
 
 /// The invitation table: applied after [`SCHEMA_SQL`] to a new database, and by the upgrade
-/// from version 6 (which added it).
+/// from version 7 (which added it as version 8).
 pub const INVITES_SQL: &str = include_str!("invites.sql");
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`] and [`INVITES_SQL`].
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -154,7 +154,30 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
                  is_archived          INTEGER NOT NULL DEFAULT 0
              );",
         )?),
-        6 => Ok(tx.execute_batch(INVITES_SQL)?),
+        6 => Ok(tx.execute_batch(
+            "ALTER TABLE user_groups ADD COLUMN can_add_members_group TEXT NOT NULL DEFAULT '1';
+             ALTER TABLE user_groups ADD COLUMN can_join_group TEXT NOT NULL DEFAULT '1';
+             ALTER TABLE user_groups ADD COLUMN can_leave_group TEXT NOT NULL DEFAULT '1';
+             ALTER TABLE user_groups ADD COLUMN can_manage_group TEXT NOT NULL DEFAULT '1';
+             ALTER TABLE user_groups ADD COLUMN can_mention_group TEXT NOT NULL DEFAULT '1';
+             ALTER TABLE user_groups ADD COLUMN can_remove_members_group TEXT NOT NULL DEFAULT '1';
+             CREATE INDEX user_group_members_user ON user_group_members (user_id);
+             CREATE TABLE user_groups_generation (token INTEGER NOT NULL);
+             INSERT INTO user_groups_generation (token) VALUES (0);
+             CREATE TRIGGER user_groups_ins AFTER INSERT ON user_groups
+                 BEGIN UPDATE user_groups_generation SET token = random(); END;
+             CREATE TRIGGER user_groups_upd AFTER UPDATE ON user_groups
+                 BEGIN UPDATE user_groups_generation SET token = random(); END;
+             CREATE TRIGGER user_group_members_ins AFTER INSERT ON user_group_members
+                 BEGIN UPDATE user_groups_generation SET token = random(); END;
+             CREATE TRIGGER user_group_members_del AFTER DELETE ON user_group_members
+                 BEGIN UPDATE user_groups_generation SET token = random(); END;
+             CREATE TRIGGER user_group_subgroups_ins AFTER INSERT ON user_group_subgroups
+                 BEGIN UPDATE user_groups_generation SET token = random(); END;
+             CREATE TRIGGER user_group_subgroups_del AFTER DELETE ON user_group_subgroups
+                 BEGIN UPDATE user_groups_generation SET token = random(); END;",
+        )?),
+        7 => Ok(tx.execute_batch(INVITES_SQL)?),
         _ => Err(Error::internal(format!(
             "no upgrade is known from schema version {from}"
         ))),
@@ -195,12 +218,24 @@ mod tests {
             let start = v1.find("CREATE TABLE submessages").unwrap();
             let end = v1.find("-- The Dependency-Track tables").unwrap();
             let v1 = format!("{}{}", &v1[..start], &v1[end..])
-                .replace("PRAGMA user_version = 7;", "PRAGMA user_version = 1;");
+                .replace("PRAGMA user_version = 8;", "PRAGMA user_version = 1;");
             // Nor the system bots' column and the realm settings.
             let v1 = v1.replace(
                 ",\n    is_system_bot            INTEGER NOT NULL DEFAULT 0\n",
                 "\n",
             );
+            // Nor the groups' own permission columns and the membership index (version 7).
+            let start = v1
+                .find("    date_created    INTEGER,\n    -- The group's own")
+                .unwrap();
+            let end = start + v1[start..].find("\n);").unwrap();
+            let v1 = format!("{}    date_created    INTEGER{}", &v1[..start], &v1[end..]).replace(
+                "CREATE INDEX user_group_members_user ON user_group_members (user_id);",
+                "",
+            );
+            let start = v1.find("-- A token that changes").unwrap();
+            let end = v1.find("-- Channels (Zulip's streams)").unwrap();
+            let v1 = format!("{}{}", &v1[..start], &v1[end..]);
             let start = v1.find("CREATE TABLE channel_folders").unwrap();
             let end = start + v1[start..].find(");").unwrap() + 2;
             let v1 = format!("{}{}", &v1[..start], &v1[end..]);

@@ -17,7 +17,7 @@ use crate::app::AppState;
 use crate::db::{WriteTx, channels as channels_db, groups, invites as db, users as users_db};
 use crate::domain::channels::{access, may_add_others, subscribe_new_user};
 use crate::domain::users::{self, NewUser};
-use crate::domain::{notices, realm_settings};
+use crate::domain::{notices, realm_settings, user_groups};
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::{ChannelId, GroupId, InvitationId, UserId};
@@ -203,20 +203,17 @@ fn check_channels(c: &Connection, actor: &User, ids: &[i64]) -> Result<Vec<Chann
     Ok(out)
 }
 
-/// The groups must be user-defined, active groups whose members the actor may change (those
-/// who may manage every group).
+/// The groups must be user-defined, active groups the actor may add members to (the group's
+/// managers and its `can_add_members_group`).
 fn check_groups(c: &Connection, actor: &User, ids: &[i64]) -> Result<Vec<GroupId>> {
     let mut out = Vec::new();
     for &id in ids {
-        let g =
-            groups::get(c, GroupId(id))?.ok_or_else(|| Error::bad_request("Invalid user group"))?;
+        let g = groups::record(c, GroupId(id))?
+            .ok_or_else(|| Error::bad_request("Invalid user group"))?;
         if g.deactivated {
             return Err(Error::bad_request("User group is deactivated."));
         }
-        if g.is_system_group
-            || !realm_settings::holds(c, actor, realm_settings::CAN_MANAGE_ALL_GROUPS)?
-                && !actor.role.is_admin()
-        {
+        if g.is_system_group || !user_groups::may_add_members(c, actor, &g)? {
             return Err(Error::bad_request("Insufficient permission"));
         }
         if !out.contains(&g.id) {
@@ -710,8 +707,14 @@ fn join_rest(tx: &mut WriteTx<'_>, inv: &Invitation, user: &User, realm_url: &st
     }
     subscribe_new_user(tx, user.id, &channels)?;
     for g in &inv.groups {
-        if groups::get(tx, *g)?.is_some_and(|g| !g.deactivated && !g.is_system_group) {
-            groups::add_direct_member(tx, *g, user.id)?;
+        if groups::get(tx, *g)?.is_some_and(|g| !g.deactivated && !g.is_system_group)
+            && groups::add_direct_member(tx, *g, user.id)?
+        {
+            tx.emit(Event::UserGroupMembers {
+                group_id: *g,
+                user_ids: vec![user.id],
+                add: true,
+            });
         }
     }
     if inv.notify_referrer && users_db::get(tx, inv.referrer)?.is_some_and(|r| r.is_active) {

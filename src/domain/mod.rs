@@ -15,5 +15,6 @@ pub mod presence;
 pub mod profile_fields;
 pub mod realm_settings;
 pub mod settings;
+pub mod user_groups;
 pub mod user_status;
 pub mod users;

@@ -169,6 +169,44 @@ pub fn subscribed_by_other(
     Ok(())
 }
 
+/// `actor` added users to (`added`) or removed them from a user group: Notification Bot tells
+/// each of them but the actor and bots.
+pub fn group_membership_changed(
+    tx: &mut WriteTx<'_>,
+    actor: &User,
+    group_name: &str,
+    users: &[User],
+    added: bool,
+    realm_url: &str,
+) -> Result<()> {
+    let what = if added {
+        "added you to"
+    } else {
+        "removed you from"
+    };
+    let content = format!("{} {what} the group @_*{group_name}*.", mention(actor));
+    let recipients: Vec<UserId> = users
+        .iter()
+        .filter(|u| u.id != actor.id && !u.is_bot)
+        .map(|u| u.id)
+        .collect();
+    if recipients.is_empty() {
+        return Ok(());
+    }
+    let notifier = bot(tx, NOTIFICATION_BOT)?;
+    for user in recipients {
+        post(
+            tx,
+            &notifier,
+            NoticeDestination::Direct(vec![user]),
+            content.clone(),
+            None,
+            realm_url,
+        )?;
+    }
+    Ok(())
+}
+
 /// A move of messages, as the move notices need it.
 pub struct Move<'a> {
     pub actor: &'a User,

@@ -191,7 +191,7 @@ const CATALOGUE: &[Spec] = &[
         group(sys::MEMBERS, true, false),
     ),
     fixed("can_create_bots_group", group(sys::NOBODY, true, false)),
-    owners(CAN_CREATE_GROUPS, group(sys::NOBODY, true, false)),
+    owners(CAN_CREATE_GROUPS, group(sys::MEMBERS, true, false)),
     setting(CAN_CREATE_PRIVATE_CHANNEL, group(sys::MEMBERS, true, false)),
     setting(CAN_CREATE_PUBLIC_CHANNEL, group(sys::MEMBERS, true, false)),
     fixed(
@@ -479,7 +479,7 @@ pub fn group_setting(c: &Connection, name: &str) -> Result<GroupSetting> {
 /// Whether `user` holds a group-valued organization permission (e.g. [`CAN_INVITE_USERS`]).
 pub fn holds(c: &Connection, user: &User, name: &str) -> Result<bool> {
     let g = group_setting(c, name)?;
-    groups::holds(c, user, &g)
+    crate::domain::user_groups::holds(c, user, &g)
 }
 
 /// The current value of a time limit in seconds (`None`: no limit).

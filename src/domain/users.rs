@@ -159,6 +159,9 @@ pub fn insert_prepared(
         },
     )?;
     tx.emit(Event::UserCreated { user_id: id });
+    for e in crate::domain::user_groups::role_events(id, None, Some(p.role)) {
+        tx.emit(e);
+    }
     let user = users_db::get(tx, id)?
         .ok_or_else(|| Error::internal("a new user vanished in its own transaction"))?;
     joined(tx, &user)?;
@@ -385,6 +388,15 @@ pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpda
                     user_id: target,
                     change: PersonChange::Role(role.code()),
                 });
+                // The system groups list active users only.
+                let (old, new) = if user.is_active {
+                    (Some(user.role), Some(role))
+                } else {
+                    (None, None)
+                };
+                for e in crate::domain::user_groups::role_events(target, old, new) {
+                    tx.emit(e);
+                }
             }
             if let Some(name) = full_name {
                 rename(tx, &user, name)?;
@@ -483,7 +495,16 @@ pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Resul
                 }
             }
             users_db::set_active(tx, target, false)?;
+            let mut left = crate::domain::user_groups::remove_from_all(tx, target)?;
+            left.extend(crate::domain::user_groups::role_events(
+                target,
+                Some(user.role),
+                None,
+            ));
             tx.emit(Event::UserDeactivated { user_id: target });
+            for e in left {
+                tx.emit(e);
+            }
             Ok(())
         })
         .await
@@ -504,6 +525,9 @@ pub async fn reactivate(state: &AppState, actor: &User, target: UserId) -> Resul
             }
             users_db::set_active(tx, target, true)?;
             tx.emit(Event::UserReactivated { user_id: target });
+            for e in crate::domain::user_groups::role_events(target, None, Some(user.role)) {
+                tx.emit(e);
+            }
             Ok(())
         })
         .await

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{broadcast, mpsc};
 
-use crate::ids::{ChannelFolderId, ChannelId, MessageId, ProfileFieldId, UserId};
-use crate::model::{ChannelProperty, Propagate, SubscriptionProperty};
+use crate::ids::{ChannelFolderId, ChannelId, GroupId, MessageId, ProfileFieldId, UserId};
+use crate::model::{ChannelProperty, GroupPermission, Propagate, SubscriptionProperty};
 
 /// Something that changed, as recorded by a committed write.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +62,27 @@ pub enum Event {
     ChannelFolderUpdated {
         folder_id: ChannelFolderId,
         change: FolderChange,
+    },
+    /// A named user group was created.
+    UserGroupAdded {
+        group_id: GroupId,
+    },
+    /// One attribute of a named user group changed (deactivation included).
+    UserGroupUpdated {
+        group_id: GroupId,
+        change: GroupChange,
+    },
+    /// Users joined (`add`) or left a group's direct members.
+    UserGroupMembers {
+        group_id: GroupId,
+        user_ids: Vec<UserId>,
+        add: bool,
+    },
+    /// Groups became (`add`) or stopped being a group's direct subgroups.
+    UserGroupSubgroups {
+        group_id: GroupId,
+        subgroup_ids: Vec<GroupId>,
+        add: bool,
     },
     ChannelCreated {
         channel_id: ChannelId,
@@ -169,6 +190,15 @@ pub enum FolderChange {
     /// The description and its rendering.
     Description,
     Archived,
+}
+
+/// The attribute of a user group that changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupChange {
+    Name,
+    Description,
+    Setting(GroupPermission),
+    Deactivated,
 }
 
 /// Where someone is typing.

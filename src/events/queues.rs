@@ -43,6 +43,8 @@ pub struct QueueOptions {
     pub empty_topic_name: bool,
     pub user_avatar_url_field_optional: bool,
     pub archived_channels: bool,
+    /// Deactivated user groups are listed and updated rather than removed.
+    pub include_deactivated_groups: bool,
     /// `queue_lifespan_secs`: a longer idle lifetime the client asked for (never shorter than
     /// the configured timeout, never longer than [`MAX_QUEUE_LIFESPAN`]).
     pub lifespan: Option<Duration>,

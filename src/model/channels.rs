@@ -28,6 +28,18 @@ pub mod system_groups {
         })
     }
 
+    /// The system group whose direct members hold `role` (the inverse of [`direct_role`]).
+    pub fn of_role(role: crate::model::Role) -> GroupId {
+        use crate::model::Role;
+        match role {
+            Role::Owner => OWNERS,
+            Role::Administrator => ADMINISTRATORS,
+            Role::Moderator => MODERATORS,
+            Role::Member => FULL_MEMBERS,
+            Role::Guest => EVERYONE,
+        }
+    }
+
     /// The system group nested directly inside this one.
     pub fn direct_subgroup(group: GroupId) -> Option<GroupId> {
         Some(match group {

@@ -6,12 +6,14 @@
 mod channel_properties;
 mod channels;
 pub mod dtrack;
+mod groups;
 mod invites;
 mod messages;
 mod narrow;
 
 pub use channel_properties::*;
 pub use channels::*;
+pub use groups::*;
 pub use invites::*;
 pub use messages::*;
 pub use narrow::*;

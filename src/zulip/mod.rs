@@ -19,6 +19,7 @@ pub mod register_state;
 pub mod server;
 pub mod signup;
 pub mod topics;
+pub mod user_groups;
 pub mod users;
 pub mod wire;
 
@@ -81,6 +82,15 @@ pub enum Endpoint {
     CreateChannelFolder,
     GetChannelFolders,
     UpdateChannelFolder(i64),
+    GetUserGroups,
+    CreateUserGroup,
+    UpdateUserGroup(i64),
+    UpdateUserGroupMembers(i64),
+    GetUserGroupMembers(i64),
+    IsUserGroupMember(i64, i64),
+    UpdateUserGroupSubgroups(i64),
+    GetUserGroupSubgroups(i64),
+    DeactivateUserGroup(i64),
     MarkAllAsRead,
     MarkStreamAsRead,
     MarkTopicAsRead,
@@ -207,6 +217,34 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["channel_folders"] => vec![("GET", E::GetChannelFolders)],
         ["channel_folders", id] => match path_id(id) {
             Some(id) => vec![("PATCH", E::UpdateChannelFolder(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["user_groups"] => vec![("GET", E::GetUserGroups)],
+        ["user_groups", "create"] => vec![("POST", E::CreateUserGroup)],
+        ["user_groups", id] => match path_id(id) {
+            Some(id) => vec![("PATCH", E::UpdateUserGroup(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["user_groups", id, "members"] => match path_id(id) {
+            Some(id) => vec![
+                ("GET", E::GetUserGroupMembers(id)),
+                ("POST", E::UpdateUserGroupMembers(id)),
+            ],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["user_groups", id, "members", user] => match (path_id(id), path_id(user)) {
+            (Some(id), Some(user)) => vec![("GET", E::IsUserGroupMember(id, user))],
+            _ => return Err(NoRoute::NotFound),
+        },
+        ["user_groups", id, "subgroups"] => match path_id(id) {
+            Some(id) => vec![
+                ("GET", E::GetUserGroupSubgroups(id)),
+                ("POST", E::UpdateUserGroupSubgroups(id)),
+            ],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["user_groups", id, "deactivate"] => match path_id(id) {
+            Some(id) => vec![("POST", E::DeactivateUserGroup(id))],
             None => return Err(NoRoute::NotFound),
         },
         ["users", "me", "subscriptions"] => vec![
@@ -366,6 +404,15 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("DELETE", "invites/{id}"),
     ("DELETE", "invites/multiuse/{id}"),
     ("POST", "invites/{id}/resend"),
+    ("GET", "user_groups"),
+    ("POST", "user_groups/create"),
+    ("PATCH", "user_groups/{id}"),
+    ("POST", "user_groups/{id}/members"),
+    ("GET", "user_groups/{id}/members"),
+    ("GET", "user_groups/{id}/members/{id}"),
+    ("POST", "user_groups/{id}/subgroups"),
+    ("GET", "user_groups/{id}/subgroups"),
+    ("POST", "user_groups/{id}/deactivate"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -604,6 +651,23 @@ impl ChatApi {
             Endpoint::CreateChannelFolder => channel_folders::create(state, me()?, p).await,
             Endpoint::GetChannelFolders => channel_folders::list(state, p).await,
             Endpoint::UpdateChannelFolder(id) => channel_folders::update(state, me()?, id, p).await,
+            Endpoint::GetUserGroups => user_groups::list(state, me()?, p).await,
+            Endpoint::CreateUserGroup => user_groups::create(state, me()?, p).await,
+            Endpoint::UpdateUserGroup(id) => user_groups::update(state, me()?, id, p).await,
+            Endpoint::UpdateUserGroupMembers(id) => {
+                user_groups::update_members(state, me()?, id, p).await
+            }
+            Endpoint::GetUserGroupMembers(id) => user_groups::members(state, me()?, id, p).await,
+            Endpoint::IsUserGroupMember(id, user) => {
+                user_groups::is_member(state, me()?, id, user, p).await
+            }
+            Endpoint::UpdateUserGroupSubgroups(id) => {
+                user_groups::update_subgroups(state, me()?, id, p).await
+            }
+            Endpoint::GetUserGroupSubgroups(id) => {
+                user_groups::subgroups(state, me()?, id, p).await
+            }
+            Endpoint::DeactivateUserGroup(id) => user_groups::deactivate(state, me()?, id).await,
             Endpoint::Subscribe => channels::subscribe(state, me()?, p).await,
             Endpoint::GetSubscriptions => channels::get_subscriptions(state, me()?, p).await,
             Endpoint::Unsubscribe => channels::unsubscribe(state, me()?, p).await,
@@ -799,9 +863,18 @@ mod tests {
             E::RevokeInviteLink(_) => 67,
             E::ResendInvite(_) => 68,
             E::Signup(_) => 69,
+            E::GetUserGroups => 70,
+            E::CreateUserGroup => 71,
+            E::UpdateUserGroup(_) => 72,
+            E::UpdateUserGroupMembers(_) => 73,
+            E::GetUserGroupMembers(_) => 74,
+            E::IsUserGroupMember(..) => 75,
+            E::UpdateUserGroupSubgroups(_) => 76,
+            E::GetUserGroupSubgroups(_) => 77,
+            E::DeactivateUserGroup(_) => 78,
         }
     }
-    const ENDPOINTS: usize = 70;
+    const ENDPOINTS: usize = 79;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

@@ -122,6 +122,7 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
         empty_topic_name: cap("empty_topic_name")?,
         user_avatar_url_field_optional: cap("user_avatar_url_field_optional")?,
         archived_channels: cap("archived_channels")?,
+        include_deactivated_groups: cap("include_deactivated_groups")?,
         lifespan: p
             .int("queue_lifespan_secs")?
             .filter(|s| *s > 0)
@@ -131,7 +132,6 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
         "notification_settings_null",
         "linkifier_url_template",
         "user_list_incomplete",
-        "include_deactivated_groups",
     ] {
         cap(known)?;
     }

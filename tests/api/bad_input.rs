@@ -312,7 +312,8 @@ fn chat_params(method: &str, path: &str) -> Spec {
         | ("GET", "messages/{id}/history")
         | ("GET", "realm/presence")
         | ("GET", "users/{id}/presence")
-        | ("GET", "users/me/alert_words") => &[],
+        | ("GET", "users/me/alert_words")
+        | ("POST", "user_groups/{id}/deactivate") => &[],
         ("POST", "fetch_api_key") => &[
             ("username", Str, "{email}", true),
             ("password", Str, "not the password", true),
@@ -540,6 +541,33 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("description", Str, "d", false),
             ("is_archived", Bool, "false", false),
         ],
+        ("GET", "user_groups") => &[("include_deactivated_groups", Bool, "false", false)],
+        ("POST", "user_groups/create") => &[
+            ("name", Str, "another group", true),
+            ("description", Str, "", true),
+            ("members", List, "[{owner}]", true),
+            ("subgroups", List, "[]", false),
+            ("can_join_group", AnyInt, "1", false),
+            ("can_mention_group", AnyInt, "7", false),
+        ],
+        ("PATCH", "user_groups/{id}") => &[
+            ("name", Str, "renamed group", false),
+            ("description", Str, "d", false),
+            ("can_mention_group", Obj, r#"{"new": 7}"#, false),
+        ],
+        ("POST", "user_groups/{id}/members") => &[
+            ("add", List, "[{user}]", false),
+            ("delete", List, "[]", false),
+            ("add_subgroups", List, "[]", false),
+            ("delete_subgroups", List, "[]", false),
+        ],
+        ("GET", "user_groups/{id}/members") | ("GET", "user_groups/{id}/members/{id}") => {
+            &[("direct_member_only", Bool, "false", false)]
+        }
+        ("POST", "user_groups/{id}/subgroups") => {
+            &[("add", List, "[]", false), ("delete", List, "[]", false)]
+        }
+        ("GET", "user_groups/{id}/subgroups") => &[("direct_subgroup_only", Bool, "false", false)],
         ("POST", "messages/{id}/report") => &[
             ("report_type", Str, "spam", true),
             ("description", Str, "sweeping", false),
@@ -639,6 +667,7 @@ struct ChatFixture {
     stream: i64,
     msg: i64,
     folder: i64,
+    group: i64,
     queue: String,
     /// An open email invitation and a reusable link.
     invite: i64,
@@ -669,6 +698,8 @@ impl ChatFixture {
             self.invite_link
         } else if path.starts_with("invites/") {
             self.invite
+        } else if path.starts_with("user_groups/") {
+            self.group
         } else {
             panic!("which id does {path} take?")
         }
@@ -732,6 +763,19 @@ async fn chat_fixture(srv: &TestServer) -> ChatFixture {
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     let folder = r.body["channel_folder_id"].as_i64().unwrap();
+    let r = srv
+        .post(
+            "/api/v1/user_groups/create",
+            &owner,
+            &[
+                ("name", "sweep group"),
+                ("description", ""),
+                ("members", &format!("[{}]", owner.id)),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let group = r.body["group_id"].as_i64().unwrap();
     let r = srv.post("/api/v1/register", &owner, &[]).await;
     let queue = r.body["queue_id"].as_str().unwrap().to_string();
     let r = srv
@@ -755,6 +799,7 @@ async fn chat_fixture(srv: &TestServer) -> ChatFixture {
     };
     let (invite, invite_link) = (id_of(false), id_of(true));
     ChatFixture {
+        group,
         owner,
         bob,
         stream,

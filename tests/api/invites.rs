@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use outpost::config::MailTls;
 
 use crate::support::smtp::{SmtpSink, SunkMail};
-use crate::support::{Org, Reply, TestServer, TestUser, org, org_with, register_queue};
+use crate::support::{
+    Org, Reply, TestServer, TestUser, org, org_with, register_queue, wait_events,
+};
 
 const MEMBERS: i64 = 6;
 const OWNERS: i64 = 2;
@@ -1151,4 +1153,86 @@ async fn the_signup_page_escapes_what_it_shows_again() {
     // The page forbids scripts and framing whatever it holds.
     let csp = r.headers["content-security-policy"].to_str().unwrap();
     assert!(csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"));
+}
+
+#[tokio::test]
+async fn invitees_join_the_invited_groups_their_managers_chose() {
+    let sink = SmtpSink::start().await;
+    let o = org_mailing(&sink).await;
+    let r = o
+        .srv
+        .post(
+            "/api/v1/user_groups/create",
+            &o.owner,
+            &[("name", "crew"), ("description", ""), ("members", "[]")],
+        )
+        .await;
+    let crew = r.assert_success("POST /user_groups/create")["group_id"]
+        .as_i64()
+        .unwrap();
+    let groups = json!([crew]).to_string();
+    // The administrator may invite, but not into a group only its creator manages.
+    let r = invite(
+        &o,
+        &o.admin,
+        &[
+            ("invitee_emails", "gus@example.com"),
+            ("stream_ids", "[]"),
+            ("group_ids", &groups),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.body["msg"], "Insufficient permission");
+    assert!(listed(&o, &o.owner).await.is_empty());
+
+    invite(
+        &o,
+        &o.owner,
+        &[
+            ("invitee_emails", "gus@example.com"),
+            ("stream_ids", "[]"),
+            ("group_ids", &groups),
+        ],
+    )
+    .await
+    .assert_success("POST /invites");
+    let q = register_queue(&o.srv, &o.owner, &[("event_types", r#"["user_group"]"#)]).await;
+    let path = join_path(&sink.next().await.data);
+    let token = token_of(&html(&open_page(&o.srv, &path).await));
+    let r = submit(
+        &o.srv,
+        &path,
+        &[
+            ("csrf_token", &token),
+            ("full_name", "Gus Group"),
+            ("password", "long enough"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", html(&r));
+    let key = login(&o.srv, "gus@example.com", "long enough")
+        .await
+        .assert_success("POST /fetch_api_key")["user_id"]
+        .as_i64()
+        .unwrap();
+    let members = o
+        .srv
+        .get(
+            &format!("/api/v1/user_groups/{crew}/members"),
+            &o.owner,
+            &[],
+        )
+        .await;
+    assert_eq!(
+        members.assert_success("GET /user_groups/{user_group_id}/members")["members"],
+        json!([key])
+    );
+    let evs = wait_events(&o, &o.owner, &q, 2).await;
+    assert!(
+        evs.iter().any(|e| e["op"] == "add_members"
+            && e["group_id"] == crew
+            && e["user_ids"] == json!([key])),
+        "{evs:?}"
+    );
 }

@@ -46,5 +46,6 @@ mod security_emails;
 mod security_http;
 mod server;
 mod settings;
+mod user_groups;
 mod users;
 mod widgets;

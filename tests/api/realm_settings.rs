@@ -228,13 +228,14 @@ async fn only_administrators_and_owners_where_upstream_says_so() {
     assert_eq!(s["realm_name"], "Outpost");
     assert_eq!(s["realm_waiting_period_threshold"], 0);
     assert_eq!(s["realm_can_invite_users_group"], ADMINISTRATORS);
-    assert_eq!(s["realm_can_create_groups"], 1);
+    assert_eq!(s["realm_can_create_groups"], MEMBERS);
 
     // The owner may.
-    let r = patch_realm(&o, &o.owner, &[("can_create_groups", &members)]).await;
+    let admins = json!({"new": ADMINISTRATORS}).to_string();
+    let r = patch_realm(&o, &o.owner, &[("can_create_groups", &admins)]).await;
     patched(&r);
     let s = realm_state(&o, &o.owner).await;
-    assert_eq!(s["realm_can_create_groups"], MEMBERS);
+    assert_eq!(s["realm_can_create_groups"], ADMINISTRATORS);
 }
 
 #[tokio::test]

@@ -473,7 +473,7 @@ async fn state_changes_produce_their_events() {
         .delete(&format!("/api/v1/users/{}", o.guest.id), &o.owner, &[])
         .await
         .assert_success("DELETE /users/{user_id}");
-    let evs = wait_events(&o, &o.bob, &q, 13).await;
+    let evs = wait_events(&o, &o.bob, &q, 14).await;
     assert_eq!(
         types(&evs),
         vec![
@@ -490,6 +490,8 @@ async fn state_changes_produce_their_events() {
             "delete_message",
             "presence",
             "realm_user",
+            // The deactivated guest leaves `role:everyone`'s members.
+            "user_group",
         ]
     );
     assert_eq!(evs[1]["emoji_name"], "octopus");

@@ -500,6 +500,16 @@ async fn deactivation_rules_and_events() {
             user_id: UserId(o.guest.id)
         }
     );
+    // The system group of their role loses them.
+    let ev = events.recv().await.unwrap();
+    assert_eq!(
+        *ev,
+        Event::UserGroupMembers {
+            group_id: outpost::ids::GroupId(7),
+            user_ids: vec![UserId(o.guest.id)],
+            add: false
+        }
+    );
     // Deactivating again: the user is gone from the active set.
     let r = o.srv.delete(&user_path(&o.guest), &o.admin, &[]).await;
     assert_eq!(r.assert_error(400, "BAD_REQUEST")["msg"], "No such user");
@@ -518,6 +528,15 @@ async fn deactivation_rules_and_events() {
         *ev,
         Event::UserReactivated {
             user_id: UserId(o.guest.id)
+        }
+    );
+    let ev = events.recv().await.unwrap();
+    assert_eq!(
+        *ev,
+        Event::UserGroupMembers {
+            group_id: outpost::ids::GroupId(7),
+            user_ids: vec![UserId(o.guest.id)],
+            add: true
         }
     );
     let r = o.srv.post(&path, &o.admin, &[]).await;

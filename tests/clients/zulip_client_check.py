@@ -258,6 +258,52 @@ def _():
     assert gone.status_code == 410, gone.status_code
 
 
+@check("user groups: create, list, rename, members")
+def _():
+    me = OWNER["user_id"]
+    r = owner.create_user_group({"name": "py-team", "description": "From python", "members": [me]})
+    assert r["result"] == "success", r
+    gid = state["group"] = r["group_id"]
+
+    def listed(**request):
+        if request:
+            r = owner.call_endpoint(url="user_groups", method="GET", request=request)
+        else:
+            r = owner.get_user_groups()
+        assert r["result"] == "success", r
+        return {g["id"]: g for g in r["user_groups"]}
+
+    g = listed()[gid]
+    assert g["name"] == "py-team" and g["description"] == "From python", g
+    assert g["members"] == [me] and g["direct_subgroup_ids"] == [], g
+    assert g["creator_id"] == me and g["is_system_group"] is False and g["deactivated"] is False, g
+    assert g["can_manage_group"] == {"direct_members": [me], "direct_subgroups": []}, g
+    owners = [x for x in listed().values() if x["name"] == "role:owners"]
+    assert len(owners) == 1 and me in owners[0]["members"], owners
+    r = owner.update_user_group({"group_id": gid, "name": "py-crew", "description": "Renamed"})
+    assert r["result"] == "success", r
+    r = owner.update_user_group_members(gid, {"add": [state["newbie"]]})
+    assert r["result"] == "success", r
+    g = listed()[gid]
+    assert g["name"] == "py-crew" and g["description"] == "Renamed", g
+    assert sorted(g["members"]) == sorted([me, state["newbie"]]), g
+    r = owner.update_user_group_members(gid, {"delete": [state["newbie"]]})
+    assert r["result"] == "success", r
+    r = owner.update_user_group_members(gid, {"delete": [state["newbie"]]})
+    assert r["result"] == "error" and r["msg"] == f"There is no member '{state['newbie']}' in this user group", r
+    assert listed()[gid]["members"] == [me]
+    r = owner.create_user_group({"name": "PY-CREW", "description": "", "members": []})
+    assert r["result"] == "error" and r["msg"] == "User group 'PY-CREW' already exists.", r
+    # Groups are deactivated, not deleted, at this feature level: the old DELETE is refused.
+    r = owner.remove_user_group(gid)
+    assert r["result"] == "error", r
+    assert gid in listed()
+    r = owner.call_endpoint(url=f"user_groups/{gid}/deactivate", method="POST")
+    assert r["result"] == "success", r
+    assert gid not in listed()
+    assert listed(include_deactivated_groups=True)[gid]["deactivated"] is True
+
+
 failed = sum(1 for _, err in results if err)
 print(f"zulip-client: {len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

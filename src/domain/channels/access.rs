@@ -1,7 +1,7 @@
 //! Who may do what with one channel: see it exist, read its content, post, administer it;
 //! and who hears of its changes. Pure rules over stored records; changes nothing.
 
-use crate::db::{channels as db, groups, users as users_db};
+use crate::db::{channels as db, users as users_db};
 use crate::error::{Error, Result};
 use crate::ids::{ChannelId, UserId};
 use crate::model::{Channel, ChannelSetting, Role, User};
@@ -25,9 +25,13 @@ pub fn access(c: &rusqlite::Connection, user: &User, channel: Channel) -> Result
     let public = !channel.invite_only;
     let content = subscribed
         || (public && user.role != Role::Guest)
-        || groups::holds(c, user, channel.setting(ChannelSetting::Subscribe))?;
+        || crate::domain::user_groups::holds(c, user, channel.setting(ChannelSetting::Subscribe))?;
     let administer = user.role.is_admin()
-        || groups::holds(c, user, channel.setting(ChannelSetting::AdministerChannel))?;
+        || crate::domain::user_groups::holds(
+            c,
+            user,
+            channel.setting(ChannelSetting::AdministerChannel),
+        )?;
     Ok(Access {
         metadata: content || administer,
         subscribed,

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::db::{WriteTx, channels as db, groups, users as users_db};
+use crate::db::{WriteTx, channels as db, users as users_db};
 use crate::domain::notices;
 use crate::error::{Error, Result};
 use crate::events::Event;
@@ -177,19 +177,28 @@ fn may_subscribe(
 ) -> Result<bool> {
     let self_ok = a.subscribed
         || (!a.channel.invite_only && actor.role != Role::Guest)
-        || groups::holds(c, actor, a.channel.setting(ChannelSetting::Subscribe))?
-        || groups::holds(c, actor, a.channel.setting(ChannelSetting::AddSubscribers))?
+        || crate::domain::user_groups::holds(
+            c,
+            actor,
+            a.channel.setting(ChannelSetting::Subscribe),
+        )?
+        || crate::domain::user_groups::holds(
+            c,
+            actor,
+            a.channel.setting(ChannelSetting::AddSubscribers),
+        )?
         || a.administer && !a.channel.invite_only;
     if !for_others {
         return Ok(self_ok);
     }
     // Adding others: members may add to channels whose content they can access; the channel's
     // own add-subscribers and administer groups always may.
-    Ok(
-        groups::holds(c, actor, a.channel.setting(ChannelSetting::AddSubscribers))?
-            || a.administer && (a.content || a.channel.invite_only && actor.role.is_admin())
-            || (actor.role <= Role::Member && a.content),
-    )
+    Ok(crate::domain::user_groups::holds(
+        c,
+        actor,
+        a.channel.setting(ChannelSetting::AddSubscribers),
+    )? || a.administer && (a.content || a.channel.invite_only && actor.role.is_admin())
+        || (actor.role <= Role::Member && a.content))
 }
 
 /// Whether `actor` may subscribe other users to the channel of `a` (as an invitation does).
@@ -285,7 +294,7 @@ pub async fn unsubscribe(
             for a in found {
                 if targets.iter().any(|u| *u != actor.id) {
                     let may = a.administer
-                        || groups::holds(
+                        || crate::domain::user_groups::holds(
                             tx,
                             &actor,
                             a.channel.setting(ChannelSetting::RemoveSubscribers),

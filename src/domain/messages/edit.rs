@@ -9,7 +9,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::app::AppState;
-use crate::db::{channels as channels_db, groups, messages as db};
+use crate::db::{channels as channels_db, messages as db};
 use crate::db::{
     conversations as conversations_db, message_edits as edits_db, topics as topics_db,
 };
@@ -171,6 +171,10 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                         realm_url: &realm_url,
                     },
                 );
+                for gid in &rendered.mentioned_groups {
+                    let group = crate::ids::GroupId(*gid);
+                    crate::domain::user_groups::check_mention(tx, &user, group, false)?;
+                }
                 edits_db::add(
                     tx,
                     &MessageEdit {
@@ -206,7 +210,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                 let moderator = user.role <= Role::Moderator;
                 let mut to = source.clone();
                 if new_topic.is_some() {
-                    let within = groups::holds(
+                    let within = crate::domain::user_groups::holds(
                         tx,
                         &user,
                         source.setting(ChannelSetting::MoveMessagesWithinChannel),
@@ -220,7 +224,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                     }
                 }
                 if let Some(target) = new_channel {
-                    let out = groups::holds(
+                    let out = crate::domain::user_groups::holds(
                         tx,
                         &user,
                         source.setting(ChannelSetting::MoveMessagesOutOfChannel),
@@ -242,7 +246,11 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                     if !a.content || a.channel.is_archived {
                         return Err(Error::bad_request("Invalid channel ID"));
                     }
-                    if !groups::holds(tx, &user, a.channel.setting(ChannelSetting::SendMessage))? {
+                    if !crate::domain::user_groups::holds(
+                        tx,
+                        &user,
+                        a.channel.setting(ChannelSetting::SendMessage),
+                    )? {
                         return Err(Error::bad_request(
                             "You do not have permission to post in this channel.",
                         ));
@@ -382,9 +390,16 @@ pub async fn delete(state: &AppState, user: &User, id: MessageId) -> Result<()> 
                 true
             } else if let Some(ch) = m.channel_id {
                 let ch = channels_db::get(tx, ch)?.ok_or_else(super::invalid_message)?;
-                groups::holds(tx, &user, ch.setting(ChannelSetting::DeleteAnyMessage))?
-                    || (m.sender_id == user.id
-                        && groups::holds(tx, &user, ch.setting(ChannelSetting::DeleteOwnMessage))?)
+                crate::domain::user_groups::holds(
+                    tx,
+                    &user,
+                    ch.setting(ChannelSetting::DeleteAnyMessage),
+                )? || (m.sender_id == user.id
+                    && crate::domain::user_groups::holds(
+                        tx,
+                        &user,
+                        ch.setting(ChannelSetting::DeleteOwnMessage),
+                    )?)
             } else {
                 m.sender_id == user.id
             };

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::db::{WriteTx, channels as channels_db, groups, messages as db, users as users_db};
+use crate::db::{WriteTx, channels as channels_db, messages as db, users as users_db};
 use crate::db::{
     conversations as conversations_db, message_flags as flags_db, topics as topics_db,
 };
@@ -193,7 +193,11 @@ fn resolve_channel(c: &Connection, sender: &User, r: &Recipient) -> Result<Chann
             a.channel.name
         )));
     }
-    if !groups::holds(c, sender, a.channel.setting(ChannelSetting::SendMessage))? {
+    if !crate::domain::user_groups::holds(
+        c,
+        sender,
+        a.channel.setting(ChannelSetting::SendMessage),
+    )? {
         return Err(Error::bad_request(
             "You do not have permission to post in this channel.",
         ));
@@ -234,7 +238,7 @@ fn resolve_users(
 }
 
 fn may_mention_many(c: &Connection, sender: &User) -> Result<bool> {
-    groups::holds(
+    crate::domain::user_groups::holds(
         c,
         sender,
         &crate::model::GroupSetting::Group(system_groups::ADMINISTRATORS),
@@ -379,9 +383,12 @@ fn compose(c: &Connection, sender: &User, m: Composed, realm_url: &str) -> Resul
         }
     }
     for gid in &rendered.mentioned_groups {
-        for u in groups::direct_members(c, GroupId(*gid))? {
+        let group = GroupId(*gid);
+        crate::domain::user_groups::check_mention(c, sender, group, trusted)?;
+        let setting = crate::model::GroupSetting::Group(group);
+        for u in crate::domain::user_groups::users_holding(c, &setting)? {
             if receives(c, u, ch_id, dm_members.as_deref())? {
-                add_bits(&mut rows, u, bits::GROUP_MENTIONED);
+                add_bits(&mut rows, u, bits::MENTIONED | bits::GROUP_MENTIONED);
             }
         }
     }

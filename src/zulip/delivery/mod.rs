@@ -10,6 +10,7 @@
 
 mod channels;
 mod folders;
+mod groups;
 mod messages;
 mod presence;
 mod users;
@@ -209,6 +210,26 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
         }
         Event::ChannelFolderUpdated { folder_id, change } => {
             folders::folder(state, seq, *folder_id, Some(*change)).await
+        }
+        Event::UserGroupAdded { group_id } => groups::added(state, seq, *group_id).await,
+        Event::UserGroupUpdated { group_id, change } => {
+            groups::updated(state, seq, *group_id, *change).await
+        }
+        Event::UserGroupMembers {
+            group_id,
+            user_ids,
+            add,
+        } => {
+            groups::members(state, seq, *group_id, user_ids, *add);
+            Ok(())
+        }
+        Event::UserGroupSubgroups {
+            group_id,
+            subgroup_ids,
+            add,
+        } => {
+            groups::subgroups(state, seq, *group_id, subgroup_ids, *add);
+            Ok(())
         }
         Event::AlertWordsChanged { user_id, words } => {
             users::alert_words(state, seq, *user_id, words);

@@ -10,7 +10,7 @@ use crate::app::AppState;
 use crate::db::users as users_db;
 use crate::domain::realm_settings;
 use crate::error::Result;
-use crate::model::{Role, User, system_groups as sys};
+use crate::model::{Role, User};
 use crate::zulip::wire::{self, CallerAbilities};
 
 /// `realm_user`: active and deactivated users, the cross-realm bots, and who the caller is
@@ -68,24 +68,12 @@ pub(super) fn user_status(c: &Connection, _ctx: &Ctx, m: &mut State) -> Result<(
     Ok(())
 }
 
-/// `realm_user_groups`: the role-based system groups (as seeded by `schema.sql`) with their
-/// direct members.
-pub(super) fn system_groups(c: &Connection, _ctx: &Ctx, m: &mut State) -> Result<()> {
-    let users = users_db::all(c)?;
-    let groups: Vec<Value> = crate::db::groups::system_groups(c)?
-        .into_iter()
-        .map(|(gid, name, description)| {
-            let members: Vec<i64> = match sys::direct_role(gid) {
-                Some(role) => users
-                    .iter()
-                    .filter(|u| u.is_active && u.role == role)
-                    .map(|u| u.id.0)
-                    .collect(),
-                None => Vec::new(),
-            };
-            let subgroups: Vec<i64> = sys::direct_subgroup(gid).map(|g| g.0).into_iter().collect();
-            wire::system_group(gid, &name, &description, &members, &subgroups)
-        })
+/// `realm_user_groups`: the system and named groups with their direct members (deactivated
+/// groups only for clients with the `include_deactivated_groups` capability).
+pub(super) fn user_groups(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()> {
+    let groups: Vec<Value> = crate::db::groups::listings(c, ctx.include_deactivated_groups)?
+        .iter()
+        .map(wire::user_group)
         .collect();
     m.insert("realm_user_groups".into(), Value::Array(groups));
     Ok(())

@@ -3,11 +3,11 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::events::{ContentEdit, FolderChange, MessageMove};
-use crate::ids::{ChannelId, MessageId, UserId};
+use crate::events::{ContentEdit, FolderChange, GroupChange, MessageMove};
+use crate::ids::{ChannelId, GroupId, MessageId, UserId};
 use crate::model::{
     Channel, ChannelProperty, Message, RealmValue, Subscription, SubscriptionProperty, User,
-    UserStatus,
+    UserGroup, UserStatus,
 };
 
 use super::api_email;
@@ -485,4 +485,50 @@ pub fn channel_archived(ch: ChannelId, name: &str) -> (Value, Value) {
         "stream_ids": [ch.0],
     });
     (archived, deleted)
+}
+
+/// A new user group (`group` is its record).
+pub fn user_group_added(group: Value) -> Value {
+    json!({"type": "user_group", "op": "add", "group": group})
+}
+
+/// A changed user group: the attribute `change` names, as it is now.
+pub fn user_group_updated(g: &UserGroup, change: GroupChange) -> Value {
+    let data = match change {
+        GroupChange::Name => json!({"name": g.name}),
+        GroupChange::Description => json!({"description": g.description}),
+        GroupChange::Setting(p) => {
+            let mut m = Map::new();
+            m.insert(p.name().into(), super::group_setting(g.setting(p)));
+            Value::Object(m)
+        }
+        GroupChange::Deactivated => json!({"deactivated": g.deactivated}),
+    };
+    json!({"type": "user_group", "op": "update", "group_id": g.id.0, "data": data})
+}
+
+/// A deactivated group, for clients that do not list deactivated groups.
+pub fn user_group_removed(group: GroupId) -> Value {
+    json!({"type": "user_group", "op": "remove", "group_id": group.0})
+}
+
+/// Users joined or left a group's direct members.
+pub fn user_group_members(group: GroupId, users: &[UserId], add: bool) -> Value {
+    let op = if add { "add_members" } else { "remove_members" };
+    json!({"type": "user_group", "op": op, "group_id": group.0, "user_ids": ids(users, |u| u.0)})
+}
+
+/// Groups became or stopped being a group's direct subgroups.
+pub fn user_group_subgroups(group: GroupId, subgroups: &[GroupId], add: bool) -> Value {
+    let op = if add {
+        "add_subgroups"
+    } else {
+        "remove_subgroups"
+    };
+    json!({
+        "type": "user_group",
+        "op": op,
+        "group_id": group.0,
+        "direct_subgroup_ids": ids(subgroups, |g| g.0),
+    })
 }

@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 
 use super::Viewer;
 use crate::domain::settings::SettingValue;
-use crate::ids::{ChannelId, GroupId};
-use crate::model::{Role, system_groups as sys};
+use crate::ids::ChannelId;
+use crate::model::Role;
 
 /// One `user_topics` entry.
 pub fn user_topic(channel: ChannelId, topic: &str, policy: i64, updated: i64) -> Value {
@@ -49,33 +49,6 @@ pub fn unread_msgs(u: Unreads) -> Value {
 /// One `recent_private_conversations` entry.
 pub fn recent_conversation(max_message_id: i64, others: &[i64]) -> Value {
     json!({"max_message_id": max_message_id, "user_ids": others})
-}
-
-/// A role-based system group with its direct members, as `realm_user_groups` lists it.
-pub fn system_group(
-    id: GroupId,
-    name: &str,
-    description: &str,
-    members: &[i64],
-    subgroups: &[i64],
-) -> Value {
-    json!({
-        "id": id.0,
-        "name": name,
-        "description": description,
-        "members": members,
-        "direct_subgroup_ids": subgroups,
-        "creator_id": null,
-        "date_created": null,
-        "is_system_group": true,
-        "deactivated": false,
-        "can_add_members_group": sys::NOBODY.0,
-        "can_join_group": sys::NOBODY.0,
-        "can_leave_group": sys::NOBODY.0,
-        "can_manage_group": sys::NOBODY.0,
-        "can_mention_group": sys::NOBODY.0,
-        "can_remove_members_group": sys::NOBODY.0,
-    })
 }
 
 /// The custom profile field types (`custom_profile_field_types`).

@@ -6,12 +6,14 @@
 
 mod channels;
 pub mod events;
+mod groups;
 mod initial_state;
 mod messages;
 mod presence;
 mod realm_state;
 
 pub use channels::*;
+pub use groups::*;
 pub use initial_state::*;
 pub use messages::*;
 pub use presence::*;
