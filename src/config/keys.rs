@@ -338,6 +338,18 @@ pub(super) const KEYS: &[Key] = &[
         "Message ids one POST /messages/flags request may name (duplicates counted once).",
     ),
     key(
+        "limits",
+        "max_drafts_per_user",
+        int!(limits.max_drafts_per_user, 1000, 1, 100_000),
+        "Message drafts one user may keep on the server (POST /drafts refuses more).",
+    ),
+    key(
+        "limits",
+        "max_saved_snippets_per_user",
+        int!(limits.max_saved_snippets_per_user, 100, 1, 10_000),
+        "Saved snippets one user may keep (POST /saved_snippets refuses more).",
+    ),
+    key(
         "events",
         "queue_timeout_secs",
         secs!(events.queue_timeout, 600, 1, 7 * 24 * 3600),
@@ -366,6 +378,18 @@ pub(super) const KEYS: &[Key] = &[
         "max_queue_events",
         int!(events.max_queue_events, 10_000, 1, 10_000_000),
         "A queue holding more unacknowledged events than this is dropped (its client re-registers).",
+    ),
+    key(
+        "push",
+        "enabled",
+        boolean!(push.enabled, false),
+        "Whether mobile devices may register for push notifications (POST /mobile_push/register);\nOutpost keeps the registrations but does not deliver notifications itself.",
+    ),
+    key(
+        "push",
+        "max_devices_per_user",
+        int!(push.max_devices_per_user, 20, 1, 1000),
+        "Push devices (tokens and registrations together) one user may register.",
     ),
     key(
         "log",

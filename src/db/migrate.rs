@@ -25,8 +25,12 @@ pub const DTRACK_SQL: &str = include_str!("dtrack.sql");
 /// from version 4 (which added them).
 pub const SYSTEM_BOTS_SQL: &str = include_str!("system_bots.sql");
 
+/// The per-user records (muted users, drafts, saved snippets, push devices): added by the
+/// upgrade from version 6; `schema.sql` holds the same DDL between its `user records` markers.
+pub const USER_RECORDS_SQL: &str = include_str!("user_records.sql");
+
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`].
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -149,6 +153,7 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
                  is_archived          INTEGER NOT NULL DEFAULT 0
              );",
         )?),
+        6 => Ok(tx.execute_batch(USER_RECORDS_SQL)?),
         _ => Err(Error::internal(format!(
             "no upgrade is known from schema version {from}"
         ))),
@@ -189,7 +194,10 @@ mod tests {
             let start = v1.find("CREATE TABLE submessages").unwrap();
             let end = v1.find("-- The Dependency-Track tables").unwrap();
             let v1 = format!("{}{}", &v1[..start], &v1[end..])
-                .replace("PRAGMA user_version = 6;", "PRAGMA user_version = 1;");
+                .replace("PRAGMA user_version = 7;", "PRAGMA user_version = 1;");
+            // (That cut also drops the user records of migration 7, which follow
+            // `submessages`.)
+            assert!(!v1.contains("CREATE TABLE muted_users"));
             // Nor the system bots' column and the realm settings.
             let v1 = v1.replace(
                 ",\n    is_system_bot            INTEGER NOT NULL DEFAULT 0\n",
@@ -242,6 +250,34 @@ mod tests {
             )
             .unwrap();
         assert_eq!(bots, 2);
+    }
+
+    #[test]
+    fn version_6_database_gains_the_user_records_as_schema_sql_has_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let start = SCHEMA_SQL.find("-- BEGIN user records").unwrap();
+        let end = SCHEMA_SQL.find("-- END user records").unwrap();
+        // schema.sql carries exactly the migration's DDL.
+        assert!(SCHEMA_SQL[start..end].contains(USER_RECORDS_SQL));
+        {
+            let c = Connection::open(&path).unwrap();
+            let v6 = format!("{}{}", &SCHEMA_SQL[..start], &SCHEMA_SQL[end..])
+                .replace("PRAGMA user_version = 7;", "PRAGMA user_version = 6;");
+            c.execute_batch(&v6).unwrap();
+            c.execute_batch(DTRACK_SQL).unwrap();
+            c.execute_batch(SYSTEM_BOTS_SQL).unwrap();
+        }
+        let conn = open_writer(&path, Synchronous::Normal).unwrap();
+        let n: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name IN ('muted_users', 'drafts', \
+                 'saved_snippets', 'push_tokens', 'push_registrations')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 5);
     }
 
     #[test]

@@ -441,6 +441,8 @@ pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Resul
                 }
             }
             users_db::set_active(tx, target, false)?;
+            // A deactivated user's devices get no notifications; their registrations go.
+            super::push::forget_devices(tx, target)?;
             tx.emit(Event::UserDeactivated { user_id: target });
             Ok(())
         })

@@ -8,6 +8,7 @@ mod channels;
 pub mod dtrack;
 mod messages;
 mod narrow;
+pub mod records;
 
 pub use channel_properties::*;
 pub use channels::*;

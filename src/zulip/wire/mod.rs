@@ -10,12 +10,14 @@ mod initial_state;
 mod messages;
 mod presence;
 mod realm_state;
+mod records;
 
 pub use channels::*;
 pub use initial_state::*;
 pub use messages::*;
 pub use presence::*;
 pub use realm_state::*;
+pub use records::*;
 
 use md5::{Digest, Md5};
 use serde_json::{Map, Value, json};
