@@ -58,16 +58,24 @@ pub fn unmute(c: &Connection, user: UserId, muted: UserId) -> Result<()> {
     Ok(())
 }
 
-/// Messages `sender` sent that `user` received and has not read, oldest first.
-pub fn unread_from(c: &Connection, user: UserId, sender: UserId) -> Result<Vec<MessageId>> {
+/// Up to `limit` messages `sender` sent that `user` received and has not read, oldest first.
+pub fn unread_from(
+    c: &Connection,
+    user: UserId,
+    sender: UserId,
+    limit: usize,
+) -> Result<Vec<MessageId>> {
     let u = user.0.to_string();
     let sql = format!(
-        "SELECT m.id FROM messages m WHERE m.sender_id = ?1 AND {} AND NOT {} ORDER BY m.id",
+        "SELECT m.id FROM messages m WHERE m.sender_id = ?1 AND {} AND NOT {} ORDER BY m.id \
+         LIMIT ?2",
         received_by(&u),
         read_by(&u)
     );
     let mut st = c.prepare(&sql)?;
-    let rows = st.query_map([sender.0], |r| Ok(MessageId(r.get(0)?)))?;
+    let rows = st.query_map(params![sender.0, limit as i64], |r| {
+        Ok(MessageId(r.get(0)?))
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 

@@ -19,8 +19,13 @@ use super::messages::send::{MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH, normalize_cont
 
 // ---- muted users ----
 
-/// `POST /users/me/muted_users/{id}`: mutes a human user (active or not) and marks what they
-/// sent the muter read.
+/// Messages marked read per write when a user is muted, so that muting someone prolific never
+/// holds the writer for long.
+const READ_PER_WRITE: usize = 500;
+
+/// `POST /users/me/muted_users/{id}`: mutes a human user (active or not), then marks what they
+/// sent the muter read, in bounded writes (each with its `update_message_flags` event). New
+/// messages from them arrive read from the mute's commit on (see `send`).
 pub async fn mute(state: &AppState, user: &User, target: i64) -> Result<()> {
     if target == user.id.0 {
         return Err(Error::bad_request("Cannot mute self"));
@@ -38,30 +43,42 @@ pub async fn mute(state: &AppState, user: &User, target: i64) -> Result<()> {
                 return Err(Error::bad_request("User already muted"));
             }
             db::mute(tx, me, target, crate::time::now_secs())?;
-            let unread = db::unread_from(tx, me, target)?;
-            for id in &unread {
-                crate::db::message_flags::change(
-                    tx,
-                    me,
-                    *id,
-                    crate::model::flags::READ,
-                    crate::model::flags::UNREAD_OVERRIDE,
-                )?;
-            }
-            if !unread.is_empty() {
-                tx.emit(Event::FlagsChanged {
-                    user_id: me,
-                    flag: "read",
-                    add: true,
-                    message_ids: unread,
-                    all: false,
-                });
-            }
             let muted = db::muted_by(tx, me)?;
             tx.emit(Event::MutedUsersChanged { user_id: me, muted });
             Ok(())
         })
-        .await
+        .await?;
+    loop {
+        let marked = state
+            .db
+            .write(move |tx| {
+                let ids = db::unread_from(tx, me, target, READ_PER_WRITE)?;
+                let n = ids.len();
+                for id in &ids {
+                    crate::db::message_flags::change(
+                        tx,
+                        me,
+                        *id,
+                        crate::model::flags::READ,
+                        crate::model::flags::UNREAD_OVERRIDE,
+                    )?;
+                }
+                if !ids.is_empty() {
+                    tx.emit(Event::FlagsChanged {
+                        user_id: me,
+                        flag: "read",
+                        add: true,
+                        message_ids: ids,
+                        all: false,
+                    });
+                }
+                Ok(n)
+            })
+            .await?;
+        if marked < READ_PER_WRITE {
+            return Ok(());
+        }
+    }
 }
 
 /// `DELETE /users/me/muted_users/{id}`.

@@ -534,3 +534,28 @@ async fn saved_snippets_are_kept_with_events_and_checked() {
     assert_eq!(evs[3]["saved_snippet_id"], id);
     assert_eq!(o.snippets(&o.alice).await.len(), 1);
 }
+
+#[tokio::test]
+async fn muting_someone_prolific_marks_all_their_messages_read_in_batches() {
+    let o = org().await;
+    // More than one write's worth (500) of unread direct messages from bob.
+    let mut sent = Vec::new();
+    for i in 0..501 {
+        sent.push(o.send_dm(&o.bob, &[&o.alice], &format!("m{i}")).await);
+    }
+    let (q, _) = o
+        .register(&o.alice, &[("event_types", r#"["update_message_flags"]"#)])
+        .await;
+    o.mute(&o.alice, o.bob.id)
+        .await
+        .assert_success("POST /users/me/muted_users/{muted_user_id}");
+    let evs = wait_events(&o, &o.alice, &q, 2).await;
+    let marked: Vec<i64> = evs
+        .iter()
+        .flat_map(|e| e["messages"].as_array().unwrap().iter())
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    assert_eq!((evs.len(), marked), (2, sent));
+    // Only the Welcome Bot's message is left unread.
+    assert_eq!(o.unread_ids(&o.alice).await.len(), 1);
+}
