@@ -154,7 +154,13 @@ fn truncate_topic(t: &str) -> String {
 
 /// Validates a draft as upstream does: content as for messages, a channel draft names exactly
 /// one channel the user can see, a direct draft only existing users.
-fn validated(c: &Connection, user: &User, input: &DraftInput, now: i64) -> Result<Draft> {
+fn validated(
+    c: &Connection,
+    user: &User,
+    host: &str,
+    input: &DraftInput,
+    now: i64,
+) -> Result<Draft> {
     let kind = DraftKind::from_name(&input.kind)
         .ok_or_else(|| Error::bad_request("type must be one of: \"\", \"stream\", \"private\""))?;
     let content = normalize_content(&input.content)?;
@@ -186,9 +192,15 @@ fn validated(c: &Connection, user: &User, input: &DraftInput, now: i64) -> Resul
             let mut to = input.to.clone();
             to.sort_unstable();
             to.dedup();
+            // Recipients as for sending: existing, and still active.
             for id in &to {
-                if users_db::get_any(c, UserId(*id))?.is_none() {
-                    return Err(Error::bad_request(format!("Invalid user ID {id}")));
+                let u = users_db::get_any(c, UserId(*id))?
+                    .ok_or_else(|| Error::bad_request(format!("Invalid user ID {id}")))?;
+                if !u.is_active {
+                    return Err(Error::bad_request(format!(
+                        "'{}' is no longer using Zulip.",
+                        super::emails::api_email(&u, host)
+                    )));
                 }
             }
             // The other participants; the user alone for a draft to themselves.
@@ -234,6 +246,7 @@ pub async fn create_drafts(
         return Err(too_many_drafts(max));
     }
     let user = user.clone();
+    let host = state.config.realm_host().to_string();
     state
         .db
         .write(move |tx| {
@@ -243,7 +256,7 @@ pub async fn create_drafts(
             let now = crate::time::now_secs();
             let mut drafts = Vec::with_capacity(inputs.len());
             for input in &inputs {
-                drafts.push(validated(tx, &user, input, now)?);
+                drafts.push(validated(tx, &user, &host, input, now)?);
             }
             for d in &mut drafts {
                 d.id = db::insert_draft(tx, user.id, d)?;
@@ -266,11 +279,12 @@ fn too_many_drafts(max: usize) -> Error {
 pub async fn edit_draft(state: &AppState, user: &User, id: i64, input: DraftInput) -> Result<()> {
     check_sync(state, user).await?;
     let user = user.clone();
+    let host = state.config.realm_host().to_string();
     state
         .db
         .write(move |tx| {
             db::draft(tx, user.id, id)?.ok_or_else(draft_not_found)?;
-            let mut d = validated(tx, &user, &input, crate::time::now_secs())?;
+            let mut d = validated(tx, &user, &host, &input, crate::time::now_secs())?;
             d.id = id;
             db::update_draft(tx, user.id, &d)?;
             tx.emit(Event::DraftsChanged {

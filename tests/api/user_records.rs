@@ -319,6 +319,11 @@ async fn bad_drafts_get_upstreams_errors_and_change_nothing() {
         )
         .await;
     let kept = r.assert_success("POST /drafts")["ids"][0].as_i64().unwrap();
+    o.srv
+        .delete(&format!("/api/v1/users/{}", o.guest.id), &o.admin, &[])
+        .await
+        .assert_success("DELETE /users/{user_id}");
+    let gone = format!("'{}' is no longer using Zulip.", o.guest.email);
     let cases: &[(Value, &str)] = &[
         (
             json!([{"type": "stream", "to": [general, secret], "topic": "t", "content": "x"}]),
@@ -331,6 +336,10 @@ async fn bad_drafts_get_upstreams_errors_and_change_nothing() {
         (
             json!([{"type": "private", "to": [999_999], "topic": "", "content": "x"}]),
             "Invalid user ID 999999",
+        ),
+        (
+            json!([{"type": "private", "to": [o.bob.id, o.guest.id], "topic": "", "content": "x"}]),
+            gone.as_str(),
         ),
         (
             json!([{"type": "stream", "to": [general], "topic": "t", "content": "  "}]),
