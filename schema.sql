@@ -335,7 +335,8 @@ CREATE TABLE submessages (
 );
 CREATE INDEX submessages_message ON submessages (message_id, id);
 
--- The Dependency-Track tables live in src/db/dtrack.sql and the invitations in
--- src/db/invites.sql, applied right after this file.
+-- The Dependency-Track tables live in src/db/dtrack.sql, the invitations in
+-- src/db/invites.sql and the records a user keeps (muted users, drafts, saved snippets, push
+-- devices) in src/db/user_records.sql, applied right after this file.
 
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;

@@ -86,7 +86,20 @@ pub struct Config {
     pub limits: LimitsConfig,
     pub events: EventsConfig,
     pub email: EmailConfig,
+    pub push: PushConfig,
     pub log: LogConfig,
+}
+}
+
+config_struct! {
+/// Mobile push notifications: Outpost keeps devices' registrations; it does not deliver.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PushConfig {
+    /// Whether this server is set up for the push notification service; when not,
+    /// `POST /mobile_push/register` answers `PUSH_SERVICE_NOT_CONFIGURED`.
+    pub enabled: bool,
+    /// Push devices (tokens and encrypted registrations together) one user may register.
+    pub max_devices_per_user: usize,
 }
 }
 
@@ -196,6 +209,10 @@ pub struct LimitsConfig {
     pub max_flag_message_ids: usize,
     /// Email invitations the organization may send per 24 hours; 0 turns the limit off.
     pub max_invites_per_day: usize,
+    /// Drafts one user may keep on the server.
+    pub max_drafts_per_user: usize,
+    /// Saved snippets one user may keep.
+    pub max_saved_snippets_per_user: usize,
 }
 }
 

@@ -372,6 +372,18 @@ pub(super) const KEYS: &[Key] = &[
         "Email invitations the organization may send per 24 hours (upstream's 100); 0: no limit.",
     ),
     key(
+        "limits",
+        "max_drafts_per_user",
+        int!(limits.max_drafts_per_user, 1000, 1, 100_000),
+        "Message drafts one user may keep on the server (POST /drafts refuses more).",
+    ),
+    key(
+        "limits",
+        "max_saved_snippets_per_user",
+        int!(limits.max_saved_snippets_per_user, 100, 1, 10_000),
+        "Saved snippets one user may keep (POST /saved_snippets refuses more).",
+    ),
+    key(
         "events",
         "queue_timeout_secs",
         secs!(events.queue_timeout, 600, 1, 7 * 24 * 3600),
@@ -477,6 +489,18 @@ pub(super) const KEYS: &[Key] = &[
             set: |c, v| c.email.from = v,
         },
         "Sender address of invitation mail, e.g. \"Outpost <noreply@example.com>\"; required with a host.",
+    ),
+    key(
+        "push",
+        "enabled",
+        boolean!(push.enabled, false),
+        "Whether mobile devices may register for push notifications (POST /mobile_push/register);\nOutpost keeps the registrations but does not deliver notifications itself.",
+    ),
+    key(
+        "push",
+        "max_devices_per_user",
+        int!(push.max_devices_per_user, 20, 1, 1000),
+        "Push devices (tokens and registrations together) one user may register.",
     ),
     key(
         "log",

@@ -370,6 +370,10 @@ pub async fn update(state: &AppState, user: &User, up: SettingsUpdate) -> Result
                     (PRESENCE_ENABLED, SettingValue::Bool(on)) => {
                         users_db::set_presence_enabled(tx, id, *on)?;
                     }
+                    ("enable_drafts_synchronization", SettingValue::Bool(false)) => {
+                        settings_db::set(tx, id, name, &encode(&value))?;
+                        super::records::forget_drafts(tx, id)?;
+                    }
                     _ => settings_db::set(tx, id, name, &encode(&value))?,
                 }
                 tx.emit(Event::SettingChanged {

@@ -501,6 +501,8 @@ pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Resul
                 Some(user.role),
                 None,
             ));
+            // A deactivated user's devices get no notifications; their registrations go.
+            super::push::forget_devices(tx, target)?;
             tx.emit(Event::UserDeactivated { user_id: target });
             for e in left {
                 tx.emit(e);

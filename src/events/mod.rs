@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::ids::{ChannelFolderId, ChannelId, GroupId, MessageId, ProfileFieldId, UserId};
+use crate::model::records::{Draft, MutedUser, SavedSnippet};
 use crate::model::{ChannelProperty, GroupPermission, Propagate, SubscriptionProperty};
 
 /// Something that changed, as recorded by a committed write.
@@ -175,12 +176,43 @@ pub enum Event {
         user_id: UserId,
         words: Vec<String>,
     },
+    /// The set of users a user muted changed; `muted` is the whole new set.
+    MutedUsersChanged {
+        user_id: UserId,
+        muted: Vec<MutedUser>,
+    },
+    /// A user's drafts changed.
+    DraftsChanged {
+        user_id: UserId,
+        change: DraftChange,
+    },
+    /// A user's saved snippets changed.
+    SavedSnippetsChanged {
+        user_id: UserId,
+        change: SnippetChange,
+    },
     /// A personal subscription setting changed.
     SubscriptionPropertyChanged {
         user_id: UserId,
         channel_id: ChannelId,
         property: SubscriptionProperty,
     },
+}
+
+/// How a user's drafts changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DraftChange {
+    Added(Vec<Draft>),
+    Updated(Draft),
+    Removed(i64),
+}
+
+/// How a user's saved snippets changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SnippetChange {
+    Added(SavedSnippet),
+    Updated(SavedSnippet),
+    Removed(i64),
 }
 
 /// The attribute of a channel folder that changed.

@@ -10,6 +10,7 @@ mod groups;
 mod invites;
 mod messages;
 mod narrow;
+pub mod records;
 
 pub use channel_properties::*;
 pub use channels::*;

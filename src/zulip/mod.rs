@@ -15,6 +15,7 @@ pub mod params;
 pub mod presence;
 pub mod realm;
 pub mod realtime;
+pub mod records;
 pub mod register_state;
 pub mod server;
 pub mod signup;
@@ -114,6 +115,21 @@ pub enum Endpoint {
     GetAlertWords,
     AddAlertWords,
     RemoveAlertWords,
+    GetDrafts,
+    CreateDrafts,
+    EditDraft(i64),
+    DeleteDraft(i64),
+    GetSavedSnippets,
+    CreateSavedSnippet,
+    EditSavedSnippet(i64),
+    DeleteSavedSnippet(i64),
+    MuteUser(i64),
+    UnmuteUser(i64),
+    AddApnsToken,
+    RemoveApnsToken,
+    AddFcmToken,
+    RemoveFcmToken,
+    RegisterPushDevice,
     /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
     EmojiData,
     RealmIcon,
@@ -180,6 +196,33 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             ("POST", E::AddAlertWords),
             ("DELETE", E::RemoveAlertWords),
         ],
+        ["users", "me", "muted_users", id] => match path_id(id) {
+            Some(id) => vec![("POST", E::MuteUser(id)), ("DELETE", E::UnmuteUser(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["users", "me", "apns_device_token"] => {
+            vec![("POST", E::AddApnsToken), ("DELETE", E::RemoveApnsToken)]
+        }
+        ["users", "me", "android_gcm_reg_id"] => {
+            vec![("POST", E::AddFcmToken), ("DELETE", E::RemoveFcmToken)]
+        }
+        ["mobile_push", "register"] => vec![("POST", E::RegisterPushDevice)],
+        ["drafts"] => vec![("GET", E::GetDrafts), ("POST", E::CreateDrafts)],
+        ["drafts", id] => match path_id(id) {
+            Some(id) => vec![("PATCH", E::EditDraft(id)), ("DELETE", E::DeleteDraft(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["saved_snippets"] => vec![
+            ("GET", E::GetSavedSnippets),
+            ("POST", E::CreateSavedSnippet),
+        ],
+        ["saved_snippets", id] => match path_id(id) {
+            Some(id) => vec![
+                ("PATCH", E::EditSavedSnippet(id)),
+                ("DELETE", E::DeleteSavedSnippet(id)),
+            ],
+            None => return Err(NoRoute::NotFound),
+        },
         ["users", who, "presence"] => match path_id(who) {
             Some(id) => vec![("GET", E::GetUserPresence(UserRef::Id(id)))],
             None => vec![("GET", E::GetUserPresence(UserRef::Email(who.to_string())))],
@@ -413,6 +456,21 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "user_groups/{id}/subgroups"),
     ("GET", "user_groups/{id}/subgroups"),
     ("POST", "user_groups/{id}/deactivate"),
+    ("GET", "drafts"),
+    ("POST", "drafts"),
+    ("PATCH", "drafts/{id}"),
+    ("DELETE", "drafts/{id}"),
+    ("GET", "saved_snippets"),
+    ("POST", "saved_snippets"),
+    ("PATCH", "saved_snippets/{id}"),
+    ("DELETE", "saved_snippets/{id}"),
+    ("POST", "users/me/muted_users/{id}"),
+    ("DELETE", "users/me/muted_users/{id}"),
+    ("POST", "users/me/apns_device_token"),
+    ("DELETE", "users/me/apns_device_token"),
+    ("POST", "users/me/android_gcm_reg_id"),
+    ("DELETE", "users/me/android_gcm_reg_id"),
+    ("POST", "mobile_push/register"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -628,6 +686,7 @@ impl ChatApi {
         let state = &*self.state;
         // Authenticated endpoints always have a caller (checked in `dispatch`).
         let me = || caller.ok_or_else(|| Error::internal("no caller on an authenticated route"));
+        use crate::domain::push::TokenKind::{Apns, Fcm};
         match endpoint {
             Endpoint::ServerSettings => {
                 server::get_server_settings(state, req.header("user-agent")).await
@@ -726,6 +785,21 @@ impl ChatApi {
             Endpoint::RemoveAlertWords => {
                 presence::change_alert_words(state, me()?, p, false).await
             }
+            Endpoint::GetDrafts => records::get_drafts(state, me()?).await,
+            Endpoint::CreateDrafts => records::create_drafts(state, me()?, p).await,
+            Endpoint::EditDraft(id) => records::edit_draft(state, me()?, id, p).await,
+            Endpoint::DeleteDraft(id) => records::delete_draft(state, me()?, id).await,
+            Endpoint::GetSavedSnippets => records::get_snippets(state, me()?).await,
+            Endpoint::CreateSavedSnippet => records::create_snippet(state, me()?, p).await,
+            Endpoint::EditSavedSnippet(id) => records::edit_snippet(state, me()?, id, p).await,
+            Endpoint::DeleteSavedSnippet(id) => records::delete_snippet(state, me()?, id).await,
+            Endpoint::MuteUser(id) => records::mute_user(state, me()?, id).await,
+            Endpoint::UnmuteUser(id) => records::unmute_user(state, me()?, id).await,
+            Endpoint::AddApnsToken => records::add_push_token(state, me()?, Apns, p).await,
+            Endpoint::RemoveApnsToken => records::remove_push_token(state, me()?, Apns, p).await,
+            Endpoint::AddFcmToken => records::add_push_token(state, me()?, Fcm, p).await,
+            Endpoint::RemoveFcmToken => records::remove_push_token(state, me()?, Fcm, p).await,
+            Endpoint::RegisterPushDevice => records::register_push_device(state, me()?, p).await,
         }
     }
 }
@@ -872,9 +946,24 @@ mod tests {
             E::UpdateUserGroupSubgroups(_) => 76,
             E::GetUserGroupSubgroups(_) => 77,
             E::DeactivateUserGroup(_) => 78,
+            E::GetDrafts => 79,
+            E::CreateDrafts => 80,
+            E::EditDraft(_) => 81,
+            E::DeleteDraft(_) => 82,
+            E::GetSavedSnippets => 83,
+            E::CreateSavedSnippet => 84,
+            E::EditSavedSnippet(_) => 85,
+            E::DeleteSavedSnippet(_) => 86,
+            E::MuteUser(_) => 87,
+            E::UnmuteUser(_) => 88,
+            E::AddApnsToken => 89,
+            E::RemoveApnsToken => 90,
+            E::AddFcmToken => 91,
+            E::RemoveFcmToken => 92,
+            E::RegisterPushDevice => 93,
         }
     }
-    const ENDPOINTS: usize = 79;
+    const ENDPOINTS: usize = 94;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

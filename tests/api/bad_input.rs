@@ -604,6 +604,43 @@ fn chat_params(method: &str, path: &str) -> Spec {
         ("DELETE", "invites/{id}")
         | ("DELETE", "invites/multiuse/{id}")
         | ("POST", "invites/{id}/resend") => &[],
+        ("GET", "drafts" | "saved_snippets")
+        | ("DELETE", "drafts/{id}" | "saved_snippets/{id}")
+        | ("POST" | "DELETE", "users/me/muted_users/{id}") => &[],
+        // A channel draft, so that every string of it is checked.
+        ("POST", "drafts") => &[(
+            "drafts",
+            List,
+            r#"[{"type": "stream", "to": [{stream}], "topic": "t", "content": "swept"}]"#,
+            false,
+        )],
+        ("PATCH", "drafts/{id}") => &[(
+            "draft",
+            Obj,
+            r#"{"type": "stream", "to": [{stream}], "topic": "t", "content": "swept"}"#,
+            true,
+        )],
+        ("POST", "saved_snippets") => &[
+            ("title", Str, "swept", true),
+            ("content", Str, "swept content", true),
+        ],
+        ("PATCH", "saved_snippets/{id}") => &[
+            ("title", Str, "renamed", false),
+            ("content", Str, "c", false),
+        ],
+        ("POST", "users/me/apns_device_token") => &[
+            ("token", Str, "c3dlZXA=", true),
+            ("appid", Str, "org.zulip.Zulip", true),
+        ],
+        ("DELETE", "users/me/apns_device_token") => &[("token", Str, "c3dlZXA=", true)],
+        ("POST" | "DELETE", "users/me/android_gcm_reg_id") => &[("token", Str, "sweep-fcm", true)],
+        ("POST", "mobile_push/register") => &[
+            ("token_kind", Str, "fcm", true),
+            ("push_account_id", Int, "1", true),
+            ("push_public_key", Str, "c3dlZXA=", true),
+            ("bouncer_public_key", Str, "bouncer", true),
+            ("encrypted_push_registration", Str, "c3dlZXA=", true),
+        ],
         _ => panic!("no parameter spec for {method} {path}: add one to the sweep"),
     }
 }
@@ -668,6 +705,8 @@ struct ChatFixture {
     msg: i64,
     folder: i64,
     group: i64,
+    draft: i64,
+    snippet: i64,
     queue: String,
     /// An open email invitation and a reusable link.
     invite: i64,
@@ -686,7 +725,13 @@ impl ChatFixture {
 
     /// The real id a route's `{id}` stands for.
     fn path_id(&self, path: &str) -> i64 {
-        if path.starts_with("users/me/") || path.starts_with("streams/") {
+        if path.starts_with("users/me/muted_users/") {
+            self.bob.id
+        } else if path.starts_with("drafts/") {
+            self.draft
+        } else if path.starts_with("saved_snippets/") {
+            self.snippet
+        } else if path.starts_with("users/me/") || path.starts_with("streams/") {
             self.stream
         } else if path.starts_with("users/") {
             self.bob.id
@@ -776,6 +821,37 @@ async fn chat_fixture(srv: &TestServer) -> ChatFixture {
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     let group = r.body["group_id"].as_i64().unwrap();
+    // Records of the owner's for the path ids; bob is muted already, the tokens are known.
+    let drafts = json!([{"type": "stream", "to": [stream], "topic": "t", "content": "d"}]);
+    let drafts = drafts.to_string();
+    let r = srv
+        .post("/api/v1/drafts", &owner, &[("drafts", &drafts)])
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let draft = r.body["ids"][0].as_i64().unwrap();
+    let r = srv
+        .post(
+            "/api/v1/saved_snippets",
+            &owner,
+            &[("title", "sweep"), ("content", "snippet")],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let snippet = r.body["saved_snippet_id"].as_i64().unwrap();
+    for (path, form) in [
+        (format!("/api/v1/users/me/muted_users/{}", bob.id), vec![]),
+        (
+            "/api/v1/users/me/apns_device_token".to_string(),
+            vec![("token", "c3dlZXA="), ("appid", "org.zulip.Zulip")],
+        ),
+        (
+            "/api/v1/users/me/android_gcm_reg_id".to_string(),
+            vec![("token", "sweep-fcm")],
+        ),
+    ] {
+        let r = srv.post(&path, &owner, &form).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
     let r = srv.post("/api/v1/register", &owner, &[]).await;
     let queue = r.body["queue_id"].as_str().unwrap().to_string();
     let r = srv
@@ -805,6 +881,8 @@ async fn chat_fixture(srv: &TestServer) -> ChatFixture {
         stream,
         msg,
         folder,
+        draft,
+        snippet,
         queue,
         invite,
         invite_link,

@@ -165,6 +165,16 @@ const SNAPSHOT: &[(&str, T)] = &[
         T::Opt(&T::Int),
     ),
     ("muted_users", T::List(&T::Obj(&[("id", T::Int)]))),
+    // Optional for the app, but parsed when present (`SavedSnippet.fromJson`).
+    (
+        "saved_snippets",
+        T::Opt(&T::List(&T::Obj(&[
+            ("id", T::Int),
+            ("title", T::Str),
+            ("content", T::Str),
+            ("date_created", T::Int),
+        ]))),
+    ),
     (
         "presences",
         T::IdMap(&T::Obj(&[
@@ -413,6 +423,48 @@ async fn the_mobile_app_can_parse_its_register_response() {
     assert_eq!(me["profile_data"][field.to_string()]["value"], "alice-ant");
     // A guest sees the same keys.
     assert_app_parses_snapshot(&app_register(&o, &o.guest).await);
+}
+
+#[tokio::test]
+async fn the_mobile_app_parses_muted_users_and_saved_snippets() {
+    let o = org().await;
+    let path = format!("/api/v1/users/me/muted_users/{}", o.bob.id);
+    o.srv
+        .post(&path, &o.alice, &[])
+        .await
+        .assert_success("POST /users/me/muted_users/{muted_user_id}");
+    o.srv
+        .post(
+            "/api/v1/saved_snippets",
+            &o.alice,
+            &[("title", "Hello"), ("content", "Welcome!")],
+        )
+        .await
+        .assert_success("POST /saved_snippets");
+    let b = app_register(&o, &o.alice).await;
+    assert_app_parses_snapshot(&b);
+    assert_eq!(b["muted_users"][0]["id"], o.bob.id);
+    assert_eq!(b["saved_snippets"][0]["title"], "Hello");
+    // The app's `MutedUsersEvent` and its saved-snippet events parse the same records.
+    let (q, _) = o
+        .register(&o.alice, &[("event_types", r#"["muted_users"]"#)])
+        .await;
+    o.srv
+        .delete(&path, &o.alice, &[])
+        .await
+        .assert_success("DELETE /users/me/muted_users/{muted_user_id}");
+    let evs = crate::support::wait_events(&o, &o.alice, &q, 1).await;
+    let mut errors = Vec::new();
+    check(
+        T::List(&T::Obj(&[("id", T::Int)])),
+        evs[0].get("muted_users"),
+        "muted_users",
+        &mut errors,
+    );
+    assert!(
+        errors.is_empty() && evs[0]["muted_users"] == json!([]),
+        "{errors:?}"
+    );
 }
 
 /// The fields the app's `UpdateMessageMoveData.tryParseFromJson` insists on for a move.

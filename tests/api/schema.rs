@@ -23,6 +23,14 @@ fn document() -> &'static Value {
             assert!(!schemas.contains_key(name), "addition {name} clashes");
             schemas.insert(name.clone(), schema.clone());
         }
+        // Endpoints newer than the document (e.g. `POST /mobile_push/register`, FL 406).
+        if let Some(responses) = additions.get("responses").and_then(Value::as_object) {
+            for (op, schema) in responses {
+                let all = doc["responses"].as_object_mut().expect("responses");
+                assert!(!all.contains_key(op), "addition {op} clashes");
+                all.insert(op.clone(), schema.clone());
+            }
+        }
         let events =
             doc["responses"]["GET /events"]["allOf"][1]["properties"]["events"]["items"]["oneOf"]
                 .as_array_mut()

@@ -463,6 +463,13 @@ fn store(
     for (u, b) in &prepared.flag_rows {
         flags_db::change(tx, *u, id, *b, 0)?;
     }
+    // A muted sender's message arrives read for those who muted them.
+    for u in crate::domain::records::muters_reading(tx, sender_id)? {
+        let ch = prepared.message.channel_id;
+        if receives(tx, u, ch, prepared.dm_members.as_deref())? {
+            flags_db::change(tx, u, id, bits::READ, 0)?;
+        }
+    }
     let mut policy = None;
     if let Some(ch) = prepared.message.channel_id
         && prepared.follow

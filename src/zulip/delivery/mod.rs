@@ -235,6 +235,21 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             users::alert_words(state, seq, *user_id, words);
             Ok(())
         }
+        Event::MutedUsersChanged { user_id, muted } => {
+            let body = crate::zulip::wire::muted_users_event(muted);
+            push_to_users(state, seq, Some(&[*user_id]), "muted_users", &body);
+            Ok(())
+        }
+        Event::DraftsChanged { user_id, change } => {
+            let body = crate::zulip::wire::drafts_event(change);
+            push_to_users(state, seq, Some(&[*user_id]), "drafts", &body);
+            Ok(())
+        }
+        Event::SavedSnippetsChanged { user_id, change } => {
+            let body = crate::zulip::wire::saved_snippets_event(change);
+            push_to_users(state, seq, Some(&[*user_id]), "saved_snippets", &body);
+            Ok(())
+        }
         Event::PresenceChanged {
             user_id,
             active,

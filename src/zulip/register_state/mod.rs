@@ -9,6 +9,7 @@
 mod channels;
 mod messages;
 mod realm;
+mod records;
 mod users;
 
 use std::collections::HashSet;
@@ -105,6 +106,9 @@ const BUILDERS: &[(&str, Builder)] = &[
         Db(messages::recent_conversations),
     ),
     ("custom_profile_fields", Db(users::profile_fields)),
+    ("muted_users", Db(records::muted_users)),
+    ("drafts", Db(records::drafts)),
+    ("saved_snippets", Db(records::saved_snippets)),
     ("stream", Streams),
     (
         "realm_user_settings_defaults",

@@ -11,6 +11,7 @@ mod initial_state;
 mod messages;
 mod presence;
 mod realm_state;
+mod records;
 
 pub use channels::*;
 pub use groups::*;
@@ -18,6 +19,7 @@ pub use initial_state::*;
 pub use messages::*;
 pub use presence::*;
 pub use realm_state::*;
+pub use records::*;
 
 use md5::{Digest, Md5};
 use serde_json::{Map, Value, json};

@@ -355,11 +355,9 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
 /// when unused: (event type, key, value).
 pub fn unused_features() -> Vec<(&'static str, &'static str, Value)> {
     vec![
-        ("drafts", "drafts", json!([])),
         ("onboarding_steps", "onboarding_steps", json!([])),
         ("onboarding_steps", "navigation_tour_video_url", Value::Null),
         ("scheduled_messages", "scheduled_messages", json!([])),
-        ("saved_snippets", "saved_snippets", json!([])),
         // Full-text search here uses no stop words.
         ("stop_words", "stop_words", json!([])),
         ("video_calls", "has_zoom_token", json!(false)),
@@ -369,8 +367,6 @@ pub fn unused_features() -> Vec<(&'static str, &'static str, Value)> {
             "realm_billing",
             json!({"has_pending_sponsorship_request": false}),
         ),
-        // Outpost has no user muting: nobody is ever muted.
-        ("muted_users", "muted_users", json!([])),
         ("realm_emoji", "realm_emoji", json!({})),
     ]
 }
