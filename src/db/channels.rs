@@ -61,6 +61,15 @@ pub fn get(c: &Connection, id: ChannelId) -> Result<Option<Channel>> {
     Ok(st.query_row([id.0], from_row).optional()?)
 }
 
+/// Whether a channel is archived; `None` when there is no such channel.
+pub fn is_archived(c: &Connection, id: ChannelId) -> Result<Option<bool>> {
+    Ok(
+        c.prepare_cached("SELECT is_archived FROM channels WHERE id = ?1")?
+            .query_row([id.0], |r| r.get(0))
+            .optional()?,
+    )
+}
+
 pub fn by_name(c: &Connection, name: &str) -> Result<Option<Channel>> {
     let mut st = c.prepare_cached(&format!(
         "SELECT {} FROM channels c WHERE c.name = ?1 COLLATE NOCASE",

@@ -95,6 +95,10 @@ impl GroupSetting {
     /// Reads [`GroupSetting::to_stored_text`]'s form (whitespace allowed); anything else is
     /// unreadable and fails closed to the `nobody` group.
     pub fn from_stored_text(text: &str) -> GroupSetting {
+        // The usual form, a bare group id, without the copy below.
+        if let Ok(id) = text.parse::<i64>() {
+            return GroupSetting::Group(GroupId(id));
+        }
         let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         if let Ok(id) = compact.parse::<i64>() {
             return GroupSetting::Group(GroupId(id));
