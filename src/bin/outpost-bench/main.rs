@@ -77,6 +77,9 @@ struct Args {
     /// the `send` scenario's messages; this shows what one row per recipient would cost).
     #[arg(long, default_value_t = 0)]
     flag_rows: usize,
+    /// `send-storage`: exactly this many sends per write transaction (0: as they come).
+    #[arg(long, default_value_t = 0)]
+    batch: usize,
     /// Channel history size for `history`.
     #[arg(long, default_value_t = 1_000_000)]
     messages: usize,
@@ -338,6 +341,18 @@ fn main() {
                 .await
                 .unwrap_or_else(|e| fail(&format!("server start: {e}")));
                 let state = Arc::clone(&server.state);
+                if args.scenario == "send-storage" && args.batch > 0 {
+                    storage::run_batched(
+                        Arc::clone(&state),
+                        args.subscribers,
+                        args.flag_rows,
+                        args.batch,
+                        args.seconds,
+                    )
+                    .await;
+                    let _ = std::fs::remove_dir_all(&data);
+                    std::process::exit(0);
+                }
                 if args.scenario == "send-storage" || args.scenario == "send-direct" {
                     storage::run(
                         Arc::clone(&state),

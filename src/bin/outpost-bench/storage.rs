@@ -126,6 +126,103 @@ pub async fn run(
     );
 }
 
+/// `send-storage --batch N`: the same writes, with exactly `N` sends in every transaction, so
+/// the cost per send at a given batch size is repeatable (under `valgrind --tool=callgrind`
+/// too, where thread scheduling would otherwise decide the batch sizes). Each round holds the
+/// writer in an empty job, queues `N` sends, then lets the writer go.
+pub async fn run_batched(
+    state: Arc<AppState>,
+    subscribers: usize,
+    flag_rows: usize,
+    batch: usize,
+    seconds: u64,
+) {
+    let people = super::channel_with(&state, subscribers.max(batch)).await;
+    let rows: Arc<Vec<UserId>> = Arc::new(people.iter().take(flag_rows).map(|p| p.0).collect());
+    let channel = state
+        .db
+        .read(|c| channels::by_name(c, "bench"))
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| fail("no bench channel"))
+        .id;
+    let warm_until = Instant::now() + Duration::from_secs(1);
+    let end = warm_until + Duration::from_secs(seconds);
+    let (mut sends, mut errors, mut n) = (0u64, 0u64, 0u64);
+    while Instant::now() < end {
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let (held, holding) = tokio::sync::oneshot::channel::<()>();
+        let writer = Arc::clone(&state);
+        let blocker = tokio::spawn(async move {
+            writer
+                .db
+                .write(move |_| {
+                    let _ = held.send(());
+                    let _ = released.recv();
+                    Ok(())
+                })
+                .await
+        });
+        let _ = holding.await;
+        let queued = Arc::new(AtomicU64::new(0));
+        let all_queued = Arc::new(tokio::sync::Notify::new());
+        let mut jobs = Vec::with_capacity(batch);
+        for i in 0..batch {
+            let (state, rows) = (Arc::clone(&state), Arc::clone(&rows));
+            let (queued, all_queued) = (Arc::clone(&queued), Arc::clone(&all_queued));
+            let sender = people[i % people.len()].0;
+            let (topic, content) = (format!("load {i}"), format!("benchmark message {n}"));
+            n += 1;
+            jobs.push(tokio::spawn(async move {
+                let write = state
+                    .db
+                    .write(move |tx| store(tx, sender, channel, topic, content, &rows));
+                tokio::pin!(write);
+                // The first poll queues the job (the writer is held, so it stays pending).
+                let first = futures_poll_once(write.as_mut()).await;
+                if queued.fetch_add(1, Ordering::SeqCst) + 1 == batch as u64 {
+                    all_queued.notify_one();
+                }
+                match first {
+                    Some(res) => res.is_ok(),
+                    None => write.await.is_ok(),
+                }
+            }));
+        }
+        all_queued.notified().await;
+        let _ = release.send(());
+        let _ = blocker.await;
+        let measured = Instant::now() >= warm_until;
+        for j in jobs {
+            let ok = j.await.unwrap_or(false);
+            if measured {
+                if ok {
+                    sends += 1;
+                } else {
+                    errors += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "scenario=send-storage batch={batch} seconds={seconds} sends={sends} errors={errors} sends/s={:.0}",
+        sends as f64 / seconds as f64
+    );
+}
+
+/// Polls a future once: its output if it is ready, else `None` (it can be polled on).
+async fn futures_poll_once<F: std::future::Future + Unpin>(f: F) -> Option<F::Output> {
+    let mut f = f;
+    std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(match std::pin::Pin::new(&mut f).poll(cx) {
+            std::task::Poll::Ready(v) => Some(v),
+            std::task::Poll::Pending => None,
+        })
+    })
+    .await
+}
+
 /// The writes of one plain channel message (see the module comment).
 fn store(
     tx: &mut outpost::db::WriteTx<'_>,
