@@ -29,6 +29,7 @@ mod dtrack_portfolio;
 mod emoji_names;
 mod layering;
 mod message_edits;
+mod message_search;
 mod messages;
 mod mobile_app;
 mod narrow_queues;
