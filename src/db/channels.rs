@@ -4,6 +4,8 @@
 //! [`GroupSetting::to_stored_text`] writes and [`GroupSetting::from_stored_text`] reads, so no
 //! caller sees the storage form and this module builds no JSON.
 
+use std::sync::LazyLock;
+
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::error::{Error, Result};
@@ -12,6 +14,7 @@ use crate::model::{
     Channel, ChannelSetting, ChannelStats, GroupSetting, Subscription, TopicsPolicy,
 };
 
+/// The column list [`from_row`] reads; the queries built on it are made once.
 fn columns() -> String {
     let mut cols = String::from(
         "c.id, c.name, c.description, c.rendered_description, c.invite_only, c.is_web_public, \
@@ -54,26 +57,36 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Channel> {
 }
 
 pub fn get(c: &Connection, id: ChannelId) -> Result<Option<Channel>> {
-    let mut st = c.prepare_cached(&format!(
-        "SELECT {} FROM channels c WHERE c.id = ?1",
-        columns()
-    ))?;
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {} FROM channels c WHERE c.id = ?1", columns()));
+    let mut st = c.prepare_cached(&SQL)?;
     Ok(st.query_row([id.0], from_row).optional()?)
 }
 
+/// Whether a channel is archived; `None` when there is no such channel.
+pub fn is_archived(c: &Connection, id: ChannelId) -> Result<Option<bool>> {
+    Ok(
+        c.prepare_cached("SELECT is_archived FROM channels WHERE id = ?1")?
+            .query_row([id.0], |r| r.get(0))
+            .optional()?,
+    )
+}
+
 pub fn by_name(c: &Connection, name: &str) -> Result<Option<Channel>> {
-    let mut st = c.prepare_cached(&format!(
-        "SELECT {} FROM channels c WHERE c.name = ?1 COLLATE NOCASE",
-        columns()
-    ))?;
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {} FROM channels c WHERE c.name = ?1 COLLATE NOCASE",
+            columns()
+        )
+    });
+    let mut st = c.prepare_cached(&SQL)?;
     Ok(st.query_row([name], from_row).optional()?)
 }
 
 pub fn all(c: &Connection) -> Result<Vec<Channel>> {
-    let mut st = c.prepare_cached(&format!(
-        "SELECT {} FROM channels c ORDER BY c.id",
-        columns()
-    ))?;
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {} FROM channels c ORDER BY c.id", columns()));
+    let mut st = c.prepare_cached(&SQL)?;
     let rows = st.query_map([], from_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

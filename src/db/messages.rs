@@ -7,6 +7,7 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::WriteTx;
 use crate::error::Result;
 use crate::ids::{ChannelId, ConversationId, MessageId, UserId};
 use crate::model::Message;
@@ -60,8 +61,8 @@ pub fn get_many(c: &Connection, ids: &[MessageId]) -> Result<Vec<Message>> {
 }
 
 /// Stores a message (its `id` is ignored) and indexes it for search; returns the new id.
-pub fn insert(c: &Connection, m: &Message) -> Result<MessageId> {
-    let mut st = c.prepare_cached(
+pub fn insert(tx: &mut WriteTx<'_>, m: &Message) -> Result<MessageId> {
+    let mut st = tx.prepare_cached(
         "INSERT INTO messages (sender_id, channel_id, conversation_id, topic, content, \
          rendered_content, client, sent_at, is_me_message, wildcard) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -78,26 +79,56 @@ pub fn insert(c: &Connection, m: &Message) -> Result<MessageId> {
         m.is_me_message,
         m.wildcard,
     ])?;
-    let id = c.last_insert_rowid();
-    index(c, MessageId(id), &m.content, &m.topic)?;
-    Ok(MessageId(id))
+    drop(st);
+    let id = MessageId(tx.last_insert_rowid());
+    tx.search.push(SearchChange::Index {
+        id,
+        content: m.content.clone(),
+        topic: m.topic.clone(),
+    });
+    Ok(id)
 }
 
-fn index(c: &Connection, id: MessageId, content: &str, topic: &str) -> Result<()> {
-    c.prepare_cached("INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)")?
-        .execute(params![id.0, content, topic])?;
-    Ok(())
+/// A change to the search index. A write job queues its changes in its [`WriteTx`]; the writer
+/// applies those of every job that succeeded, in order, after the batch's last job and before
+/// its commit (see [`super::WriteTx`] for why), so each message is indexed in the same commit
+/// as its row. Only the writer's own connection could see the gap, and no write job searches.
+pub(super) enum SearchChange {
+    Index {
+        id: MessageId,
+        content: String,
+        topic: String,
+    },
+    Unindex(MessageId),
 }
 
-fn unindex(c: &Connection, id: MessageId) -> Result<()> {
-    c.prepare_cached("DELETE FROM messages_fts WHERE rowid = ?1")?
-        .execute([id.0])?;
+/// Applies queued search-index changes in order.
+pub(super) fn apply_search_changes(
+    c: &Connection,
+    changes: &[SearchChange],
+) -> rusqlite::Result<()> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let mut add =
+        c.prepare_cached("INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)")?;
+    let mut remove = c.prepare_cached("DELETE FROM messages_fts WHERE rowid = ?1")?;
+    for change in changes {
+        match change {
+            SearchChange::Index { id, content, topic } => {
+                add.execute(params![id.0, content, topic])?;
+            }
+            SearchChange::Unindex(id) => {
+                remove.execute([id.0])?;
+            }
+        }
+    }
     Ok(())
 }
 
 /// Rewrites content, topic and channel of a message and its search entry.
-pub fn update(c: &Connection, m: &Message) -> Result<()> {
-    c.prepare_cached(
+pub fn update(tx: &mut WriteTx<'_>, m: &Message) -> Result<()> {
+    tx.prepare_cached(
         "UPDATE messages SET channel_id = ?2, topic = ?3, content = ?4, rendered_content = ?5, \
          is_me_message = ?6, wildcard = ?7, last_edit_at = ?8, last_moved_at = ?9 WHERE id = ?1",
     )?
@@ -112,15 +143,20 @@ pub fn update(c: &Connection, m: &Message) -> Result<()> {
         m.last_edit_at,
         m.last_moved_at,
     ])?;
-    unindex(c, m.id)?;
-    index(c, m.id, &m.content, &m.topic)
+    tx.search.push(SearchChange::Unindex(m.id));
+    tx.search.push(SearchChange::Index {
+        id: m.id,
+        content: m.content.clone(),
+        topic: m.topic.clone(),
+    });
+    Ok(())
 }
 
 /// Deletes a message with its flags, reactions, edits and search entry.
-pub fn delete(c: &Connection, id: MessageId) -> Result<()> {
-    unindex(c, id)?;
-    c.prepare_cached("DELETE FROM messages WHERE id = ?1")?
+pub fn delete(tx: &mut WriteTx<'_>, id: MessageId) -> Result<()> {
+    tx.prepare_cached("DELETE FROM messages WHERE id = ?1")?
         .execute([id.0])?;
+    tx.search.push(SearchChange::Unindex(id));
     Ok(())
 }
 

@@ -68,10 +68,16 @@ pub struct Db {
     cpu: ThreadPool,
 }
 
-/// A write transaction as seen by one job: the connection plus the job's pending events.
+/// A write transaction as seen by one job: the connection plus the job's pending events and
+/// search-index changes.
+///
+/// Search-index (FTS5) changes wait until every job of the batch has run: FTS5 writes its
+/// pending terms out as a new index segment whenever a savepoint opens, so indexing inside each
+/// job's savepoint cost one segment (and its merges) per message instead of one per commit.
 pub struct WriteTx<'a> {
     conn: &'a Connection,
     events: Vec<Event>,
+    search: Vec<messages::SearchChange>,
 }
 
 impl WriteTx<'_> {
@@ -277,8 +283,9 @@ fn run_batch(
             return (completions, events, Ok(()));
         }
     };
+    let mut search = Vec::new();
     for job in batch {
-        if let Err(e) = tx.execute_batch("SAVEPOINT job") {
+        if let Err(e) = savepoint(&tx, "SAVEPOINT job") {
             tracing::error!(error = %e, "cannot open a savepoint");
             completions.push(job(None));
             continue;
@@ -286,14 +293,16 @@ fn run_batch(
         let mut wtx = WriteTx {
             conn: &tx,
             events: Vec::new(),
+            search: Vec::new(),
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| job(Some(&mut wtx))));
         match outcome {
             Ok(c) if c.ok => {
-                if let Err(e) = tx.execute_batch("RELEASE job") {
+                if let Err(e) = savepoint(&tx, "RELEASE job") {
                     tracing::error!(error = %e, "cannot release a savepoint");
                 }
                 events.append(&mut wtx.events);
+                search.append(&mut wtx.search);
                 completions.push(c);
             }
             Ok(c) => {
@@ -308,8 +317,16 @@ fn run_batch(
             }
         }
     }
-    let commit = tx.commit();
+    // The batch's search-index changes, then the commit; if either fails, nothing of the batch
+    // is kept (dropping the transaction rolls it back).
+    let commit = messages::apply_search_changes(&tx, &search).and_then(|()| tx.commit());
     (completions, events, commit)
+}
+
+/// Opens or releases the job savepoint through a cached statement (parsed once).
+fn savepoint(tx: &Connection, sql: &str) -> rusqlite::Result<()> {
+    tx.prepare_cached(sql)?.execute([])?;
+    Ok(())
 }
 
 fn rollback_job(tx: &Connection) {

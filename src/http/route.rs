@@ -20,6 +20,9 @@ pub fn segments(rest: &str) -> Option<Vec<String>> {
 
 /// Decodes `%XX` escapes in one path segment; a `%` not followed by two hex digits stays as is.
 pub fn percent_decode(seg: &str) -> Option<String> {
+    if !seg.contains('%') {
+        return Some(seg.to_string());
+    }
     let b = seg.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

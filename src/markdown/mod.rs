@@ -92,6 +92,12 @@ pub struct Rendered {
 /// Renders a chat message with Zulip's syntax on top of CommonMark, as upstream's renderer
 /// lays out its HTML.
 pub fn render_message(content: &str, lookup: &dyn Lookup) -> Rendered {
+    if is_plain_words(content) {
+        return Rendered {
+            html: format!("<p>{content}</p>"),
+            ..Rendered::default()
+        };
+    }
     let mut renderer = render::Renderer::new(lookup);
     let mut html = String::with_capacity(content.len() + content.len() / 4 + 16);
     renderer.message(content, &mut html);
@@ -100,6 +106,20 @@ pub fn render_message(content: &str, lookup: &dyn Lookup) -> Rendered {
         is_me_message: content.starts_with("/me "),
         ..renderer.result
     }
+}
+
+/// Text the renderer would only wrap in a paragraph: ASCII letters and digits in words with
+/// single spaces between them, on one line. Nothing in it can start Markdown or Zulip syntax
+/// (no punctuation for mentions, links, emphasis, emoji names, lists or headings; no
+/// indentation for code; a bare digit is no emoji), so the common short message skips the
+/// parser. `render_matches_for_plain_words` checks the shortcut against the renderer.
+fn is_plain_words(content: &str) -> bool {
+    let b = content.as_bytes();
+    !b.is_empty()
+        && b[0] != b' '
+        && b[b.len() - 1] != b' '
+        && !content.contains("  ")
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b' ')
 }
 
 /// A renderer view of a realm with nothing in it: plain Markdown for channel descriptions and
@@ -129,6 +149,82 @@ pub fn render(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn render_matches_for_plain_words() {
+        let full = |text: &str| {
+            let mut renderer = render::Renderer::new(&NoRealm);
+            let mut html = String::new();
+            renderer.message(text, &mut html);
+            Rendered {
+                html,
+                is_me_message: text.starts_with("/me "),
+                ..renderer.result
+            }
+        };
+        let mut cases: Vec<String> = [
+            "hello",
+            "benchmark message 123",
+            "1",
+            "0 1 2 3 4 5 6 7 8 9",
+            "10",
+            "2024",
+            "me",
+            "www",
+            "http",
+            "https",
+            "all",
+            "everyone",
+            "topic",
+            "A1b2",
+            "x 1",
+            "1 x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // Every text of up to four characters over letters, digits and space, and longer
+        // pseudo-random ones.
+        let alphabet: Vec<char> = "aZ09 ".chars().collect();
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for t in &texts {
+                for c in &alphabet {
+                    next.push(format!("{t}{c}"));
+                }
+            }
+            cases.extend(next.iter().cloned());
+            texts = next;
+        }
+        let wide: Vec<char> = "abcxyzABCXYZ0123456789 ".chars().collect();
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..3000 {
+            let mut t = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for _ in 0..(seed % 40 + 1) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                t.push(wide[(seed % wide.len() as u64) as usize]);
+            }
+            cases.push(t);
+        }
+        let mut plain = 0;
+        for text in &cases {
+            if is_plain_words(text) {
+                plain += 1;
+                assert_eq!(render_message(text, &NoRealm), full(text), "{text:?}");
+            }
+        }
+        assert!(plain > 1000);
+        assert!(!is_plain_words(" indented"));
+        assert!(!is_plain_words("two  spaces"));
+        assert!(!is_plain_words("line\nbreak"));
+        assert!(!is_plain_words("@all"));
+    }
 
     #[test]
     fn paragraphs_breaks_and_escaping() {

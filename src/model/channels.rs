@@ -107,14 +107,25 @@ impl GroupSetting {
     /// Reads [`GroupSetting::to_stored_text`]'s form (whitespace allowed); anything else is
     /// unreadable and fails closed to the `nobody` group.
     pub fn from_stored_text(text: &str) -> GroupSetting {
-        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        // The usual form, a bare group id, without the copy below.
+        if let Ok(id) = text.parse::<i64>() {
+            return GroupSetting::Group(GroupId(id));
+        }
+        // Text without whitespace (as `to_stored_text` writes it) is read in place.
+        let compact: std::borrow::Cow<'_, str> = if text.chars().any(char::is_whitespace) {
+            text.chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .into()
+        } else {
+            text.into()
+        };
         if let Ok(id) = compact.parse::<i64>() {
             return GroupSetting::Group(GroupId(id));
         }
-        let ids = |key: &str| -> Vec<i64> {
-            let start = format!("\"{key}\":[");
+        let ids = |start: &str| -> Vec<i64> {
             compact
-                .find(&start)
+                .find(start)
                 .map(|at| &compact[at + start.len()..])
                 .and_then(|rest| rest.split_once(']'))
                 .map(|(inner, _)| inner.split(',').filter_map(|s| s.parse().ok()).collect())
@@ -122,8 +133,14 @@ impl GroupSetting {
         };
         if compact.starts_with('{') && compact.ends_with('}') {
             return GroupSetting::Members {
-                users: ids("direct_members").into_iter().map(UserId).collect(),
-                groups: ids("direct_subgroups").into_iter().map(GroupId).collect(),
+                users: ids("\"direct_members\":[")
+                    .into_iter()
+                    .map(UserId)
+                    .collect(),
+                groups: ids("\"direct_subgroups\":[")
+                    .into_iter()
+                    .map(GroupId)
+                    .collect(),
             };
         }
         GroupSetting::Group(system_groups::NOBODY)

@@ -63,9 +63,7 @@ fn key_matches(user: Option<&User>, key: &str) -> bool {
 fn parse_basic(raw: &[u8]) -> Result<(String, String)> {
     let invalid = || Error::unauthorized("Invalid authorization header for basic auth");
     let text = std::str::from_utf8(raw).map_err(|_| invalid())?;
-    let mut tokens = text.split_whitespace();
-    let (Some(scheme), Some(credentials), None) = (tokens.next(), tokens.next(), tokens.next())
-    else {
+    let Some((scheme, credentials)) = two_tokens(text) else {
         return Err(invalid());
     };
     if !scheme.eq_ignore_ascii_case("basic") {
@@ -84,6 +82,43 @@ fn parse_basic(raw: &[u8]) -> Result<(String, String)> {
     Ok((email.trim().to_string(), key.trim().to_string()))
 }
 
+/// The two whitespace-separated tokens of `text`, if it has exactly two (as
+/// `split_whitespace` counts them). An ASCII header, the usual case, is scanned byte by byte.
+fn two_tokens(text: &str) -> Option<(&str, &str)> {
+    let mut tokens: [&str; 2] = [""; 2];
+    let mut n = 0;
+    if text.is_ascii() {
+        // Unicode's white space within ASCII: tab through carriage return, and space.
+        let space = |b: u8| matches!(b, b'\t'..=b'\r' | b' ');
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if space(b[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < b.len() && !space(b[i]) {
+                i += 1;
+            }
+            if n == 2 {
+                return None;
+            }
+            tokens[n] = &text[start..i];
+            n += 1;
+        }
+    } else {
+        for t in text.split_whitespace() {
+            if n == 2 {
+                return None;
+            }
+            tokens[n] = t;
+            n += 1;
+        }
+    }
+    (n == 2).then_some((tokens[0], tokens[1]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +126,37 @@ mod tests {
 
     fn b64(s: &str) -> String {
         base64::engine::general_purpose::STANDARD.encode(s)
+    }
+
+    #[test]
+    fn two_tokens_split_as_split_whitespace_does() {
+        let ws: Vec<char> = (0..0x3100u32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace())
+            .collect();
+        let mut cases = vec![
+            String::new(),
+            "Basic".into(),
+            "Basic abc".into(),
+            " Basic  abc \r\n".into(),
+            "Basic abc def".into(),
+            "Basic\u{1c}abc".into(),
+            "Basic\u{a0}abc".into(),
+            "Bäsic abc".into(),
+        ];
+        for c in ws {
+            cases.push(format!("Basic{c}abc"));
+            cases.push(format!("{c}Basic{c}{c}abc{c}"));
+            cases.push(format!("Basic{c}abc{c}x"));
+        }
+        for text in &cases {
+            let mut expected = text.split_whitespace();
+            let expected = match (expected.next(), expected.next(), expected.next()) {
+                (Some(a), Some(b), None) => Some((a, b)),
+                _ => None,
+            };
+            assert_eq!(two_tokens(text), expected, "{text:?}");
+        }
     }
 
     #[test]

@@ -76,12 +76,23 @@ impl RawParams {
     /// takes uploads), but count towards the limit on parts read.
     pub fn parse(&self, max: usize) -> Result<Params> {
         let mut entries: Vec<(String, String, bool)> = Vec::new();
+        // Repeats are found by comparing names while there are few (the usual request), and
+        // through a set of every name from the `FEW`th on, so many parameters stay linear.
+        const FEW: usize = 16;
         let mut seen: HashSet<String> = HashSet::new();
         let mut add = |k: String, v: String| -> Result<()> {
             if entries.len() >= max {
                 return Err(too_many(max));
             }
-            if !seen.insert(k.clone()) {
+            let repeated = if entries.len() < FEW {
+                entries.iter().any(|(n, _, _)| *n == k)
+            } else {
+                if seen.is_empty() {
+                    seen.extend(entries.iter().map(|(n, _, _)| n.clone()));
+                }
+                !seen.insert(k.clone())
+            };
+            if repeated {
                 return Err(Error::bad_request(format!(
                     "Parameter '{k}' was given more than once"
                 )));
@@ -277,6 +288,20 @@ mod tests {
             raw("a=1", "b=2&c=3").parse(3).unwrap().unused(),
             ["a", "b", "c"]
         );
+        // Repeats among many parameters, of an early name and of a late one.
+        let many: Vec<String> = (0..40).map(|i| format!("p{i}=x")).collect();
+        assert_eq!(
+            raw("", &many.join("&")).parse(100).unwrap().unused().len(),
+            40
+        );
+        for again in ["p3", "p30"] {
+            let form = format!("{}&{again}=y", many.join("&"));
+            let e = raw("", &form).parse(100).unwrap_err();
+            assert_eq!(
+                e.msg,
+                format!("Parameter '{again}' was given more than once")
+            );
+        }
         let e = raw("a=1", "b=2&c=3&d=4").parse(3).unwrap_err();
         assert_eq!(e.msg, "Too many parameters (at most 3 are accepted)");
         // Empty pieces (`&&&`) are no parameters at all.

@@ -30,6 +30,7 @@ mod emoji_names;
 mod invites;
 mod layering;
 mod message_edits;
+mod message_search;
 mod messages;
 mod mobile_app;
 mod narrow_queues;

@@ -19,6 +19,8 @@
 //! - `history`: `GET /api/v1/messages`, the newest 100 messages of a channel holding
 //!   `--messages` messages (seeded directly into the database first);
 //! - `presence`: `POST /api/v1/users/me/presence`;
+//! - `send-storage`, `send-direct`: the storage ceiling of `send` (its writes alone, through
+//!   the server's writer) and `send` without HTTP (see `storage.rs`);
 //! - `dt-badge`, `dt-analysis`: on the Dependency-Track listener, the policy-violation badge
 //!   of a project and `GET /api/v1/analysis`, both with an `X-Api-Key` of a team holding every
 //!   permission (one project, component, vulnerability and analysis are created first);
@@ -45,6 +47,7 @@ use tokio::net::TcpStream;
 
 mod floor;
 mod realtime;
+mod storage;
 
 use outpost::app::{AppState, Server};
 use outpost::config::{Config, Synchronous};
@@ -70,6 +73,13 @@ struct Args {
     /// Parked long-polls for `parked` and `delivery`.
     #[arg(long, default_value_t = 1000)]
     pollers: usize,
+    /// `send-storage`: per-user flag rows written with each message (the server writes none for
+    /// the `send` scenario's messages; this shows what one row per recipient would cost).
+    #[arg(long, default_value_t = 0)]
+    flag_rows: usize,
+    /// `send-storage`: exactly this many sends per write transaction (0: as they come).
+    #[arg(long, default_value_t = 0)]
+    batch: usize,
     /// Channel history size for `history`.
     #[arg(long, default_value_t = 1_000_000)]
     messages: usize,
@@ -331,6 +341,31 @@ fn main() {
                 .await
                 .unwrap_or_else(|e| fail(&format!("server start: {e}")));
                 let state = Arc::clone(&server.state);
+                if args.scenario == "send-storage" && args.batch > 0 {
+                    storage::run_batched(
+                        Arc::clone(&state),
+                        args.subscribers,
+                        args.flag_rows,
+                        args.batch,
+                        args.seconds,
+                    )
+                    .await;
+                    let _ = std::fs::remove_dir_all(&data);
+                    std::process::exit(0);
+                }
+                if args.scenario == "send-storage" || args.scenario == "send-direct" {
+                    storage::run(
+                        Arc::clone(&state),
+                        &args.scenario,
+                        args.connections,
+                        args.subscribers,
+                        args.flag_rows,
+                        args.seconds,
+                    )
+                    .await;
+                    let _ = std::fs::remove_dir_all(&data);
+                    std::process::exit(0);
+                }
                 let specs = prepare(&args, &state).await;
                 let addr = if dtrack {
                     server.deptrack_addr.expect("deptrack listener")

@@ -448,7 +448,7 @@ fn store(
         prepared.message.conversation_id = Some(conversations_db::get_or_create(tx, members)?);
     }
     if let Some(ch) = prepared.message.channel_id
-        && channels_db::get(tx, ch)?.is_none_or(|c| c.is_archived)
+        && channels_db::is_archived(tx, ch)?.unwrap_or(true)
     {
         return Err(Error::bad_request(
             "The channel was archived while sending.",
