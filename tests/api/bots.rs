@@ -251,3 +251,87 @@ async fn the_size_limit_counts_characters_per_bot_and_refuses_the_whole_request(
         .await
         .assert_success("PUT /bot_storage");
 }
+
+/// Runs `outpost create-user` against the server's data directory.
+fn create_user_cli(srv: &TestServer, args: &[&str]) -> std::process::Output {
+    let cfg = srv.dir.path().join("cli-bots.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "data_dir = {:?}\n[database]\nsynchronous = \"normal\"\n",
+            srv.state.config.data_dir.display().to_string()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new(env!("CARGO_BIN_EXE_outpost"))
+        .arg("create-user")
+        .args(args)
+        .arg("--config")
+        .arg(&cfg)
+        .output()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_command_line_creates_a_bot_that_may_use_its_storage() {
+    let srv = TestServer::start().await;
+    let owner = srv.user("keeper@x.test", "Keeper", Role::Member).await;
+    let out = create_user_cli(
+        &srv,
+        &[
+            "--email",
+            "incrementor-bot@x.test",
+            "--full-name",
+            "Incrementor",
+            "--bot-owner",
+            "keeper@x.test",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bot = TestUser {
+        id: printed["user_id"].as_i64().unwrap(),
+        email: "incrementor-bot@x.test".into(),
+        api_key: printed["api_key"].as_str().unwrap().into(),
+    };
+    let r = srv
+        .get(&format!("/api/v1/users/{}", bot.id), &owner, &[])
+        .await;
+    let user = &r.assert_success("GET /users/{user_id}")["user"];
+    assert_eq!(user["is_bot"], true);
+    assert_eq!(user["bot_type"], 1);
+    assert_eq!(user["bot_owner_id"], owner.id);
+    let r = srv.get("/api/v1/users/me", &bot, &[]).await;
+    assert_eq!(r.assert_success("GET /users/me")["is_bot"], true);
+    put(&srv, &bot, r#"{"number": "1"}"#)
+        .await
+        .assert_success("PUT /bot_storage");
+    assert_eq!(all(&srv, &bot).await, json!({"number": "1"}));
+
+    // An owner that is not an active human member is refused, and no user is created.
+    for bad_owner in ["nobody@x.test", "incrementor-bot@x.test"] {
+        let out = create_user_cli(
+            &srv,
+            &[
+                "--email",
+                "second-bot@x.test",
+                "--full-name",
+                "Second",
+                "--bot-owner",
+                bad_owner,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("Invalid bot owner"), "{err}");
+    }
+    let r = srv
+        .get("/api/v1/users/second-bot@x.test", &owner, &[])
+        .await;
+    r.assert_error(400, "BAD_REQUEST");
+}
