@@ -57,6 +57,9 @@ enum Command {
         can_create_users: bool,
         #[arg(long)]
         can_change_user_emails: bool,
+        /// Create a generic bot (bot type 1) owned by the member with this email.
+        #[arg(long, value_name = "EMAIL")]
+        bot_owner: Option<String>,
         /// Print `{"user_id":..,"email":"..","api_key":".."}`.
         #[arg(long)]
         json: bool,
@@ -145,6 +148,7 @@ fn run(command: Command) -> Result<(), String> {
             password_stdin,
             can_create_users,
             can_change_user_emails,
+            bot_owner,
             json,
         } => {
             let cfg = load(config.as_ref())?;
@@ -173,7 +177,11 @@ fn run(command: Command) -> Result<(), String> {
             };
             let (id, key) = runtime()?.block_on(async {
                 let state = AppState::open(cfg).map_err(|e| describe(&e))?;
-                users::create(&state, new).await.map_err(|e| describe(&e))
+                match bot_owner {
+                    Some(owner) => users::create_bot(&state, new, owner).await,
+                    None => users::create(&state, new).await,
+                }
+                .map_err(|e| describe(&e))
             })?;
             let mut out = std::io::stdout().lock();
             let written = if json {

@@ -213,6 +213,8 @@ pub struct LimitsConfig {
     pub max_drafts_per_user: usize,
     /// Saved snippets one user may keep.
     pub max_saved_snippets_per_user: usize,
+    /// Characters of keys and values one bot may keep in bot storage.
+    pub max_bot_storage_chars: usize,
 }
 }
 

@@ -384,6 +384,13 @@ pub(super) const KEYS: &[Key] = &[
         "Saved snippets one user may keep (POST /saved_snippets refuses more).",
     ),
     key(
+        "limits",
+        "max_bot_storage_chars",
+        int!(limits.max_bot_storage_chars, 10_000_000, 1, 1_000_000_000),
+        "Characters of keys and values one bot may keep in /bot_storage (upstream's\n\
+         USER_STATE_SIZE_LIMIT); PUT /bot_storage refuses more.",
+    ),
+    key(
         "events",
         "queue_timeout_secs",
         secs!(events.queue_timeout, 600, 1, 7 * 24 * 3600),

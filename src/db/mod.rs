@@ -10,6 +10,7 @@
 //! see HTTP types, and nothing outside `db` opens a connection.
 
 pub mod alert_words;
+pub mod bot_storage;
 pub mod channel_folders;
 pub mod channels;
 pub mod conversations;

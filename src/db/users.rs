@@ -167,6 +167,15 @@ pub fn insert(c: &Connection, u: &NewUser<'_>) -> Result<UserId> {
     Ok(UserId(c.last_insert_rowid()))
 }
 
+/// Makes a just-created user a bot of `bot_type` owned by `owner`.
+pub fn make_bot(c: &Connection, id: UserId, bot_type: i64, owner: UserId) -> Result<()> {
+    c.prepare_cached(
+        "UPDATE users SET is_bot = 1, bot_type = ?2, bot_owner_id = ?3 WHERE id = ?1",
+    )?
+    .execute(params![id.0, bot_type, owner.0])?;
+    Ok(())
+}
+
 pub fn email_taken(c: &Connection, email: &str) -> Result<bool> {
     Ok(c.query_row(
         "SELECT 1 FROM users WHERE email = ?1 COLLATE NOCASE",

@@ -2,6 +2,7 @@
 //! scheduler and bots). Functions take `&AppState`, the acting user and typed input; they never
 //! see HTTP requests or produce wire JSON.
 
+pub mod bot_storage;
 pub mod channel_folders;
 pub mod channels;
 pub mod credentials;

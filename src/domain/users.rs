@@ -183,6 +183,55 @@ pub async fn create(state: &AppState, new: NewUser) -> Result<(UserId, String)> 
     Ok((id, api_key))
 }
 
+/// Upstream's `UserProfile.DEFAULT_BOT`: a generic bot.
+pub const GENERIC_BOT: i64 = 1;
+
+/// Creates a generic bot owned by the active human member with `owner_email` (the command
+/// line's `create-user --bot-owner`); returns its id and API key. Bots get no signup
+/// announcement and no Welcome Bot message, as upstream.
+pub async fn create_bot(
+    state: &AppState,
+    new: NewUser,
+    owner_email: String,
+) -> Result<(UserId, String)> {
+    let p = prepare(state, new).await?;
+    let api_key = p.api_key.clone();
+    let visibility = state.config.chat.email_address_visibility;
+    let id = state
+        .db
+        .write(move |tx| {
+            let owner = match users_db::by_email(tx, owner_email.trim())? {
+                Some(o) if o.is_active && !o.is_bot => o,
+                _ => return Err(Error::bad_request("Invalid bot owner")),
+            };
+            if users_db::email_taken(tx, &p.email)? {
+                return Err(Error::bad_request("Email is already in use."));
+            }
+            let id = users_db::insert(
+                tx,
+                &users_db::NewUser {
+                    email: &p.email,
+                    full_name: &p.full_name,
+                    role: p.role,
+                    api_key: &p.api_key,
+                    password_hash: p.hash.as_deref(),
+                    date_joined: crate::time::now_secs(),
+                    email_visibility: visibility,
+                    can_create_users: p.can_create_users,
+                    can_change_user_emails: p.can_change_user_emails,
+                },
+            )?;
+            users_db::make_bot(tx, id, GENERIC_BOT, owner.id)?;
+            tx.emit(Event::UserCreated { user_id: id });
+            for e in crate::domain::user_groups::role_events(id, None, Some(p.role)) {
+                tx.emit(e);
+            }
+            Ok(id)
+        })
+        .await?;
+    Ok((id, api_key))
+}
+
 pub fn check_password_strength(pw: &str) -> Result<()> {
     let n = pw.chars().count();
     if n < MIN_PASSWORD_LENGTH {

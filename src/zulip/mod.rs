@@ -5,6 +5,7 @@
 //! wire format. Must not contain SQL.
 
 pub mod auth;
+pub mod bot_storage;
 pub mod channel_folders;
 pub mod channels;
 pub mod delivery;
@@ -130,6 +131,9 @@ pub enum Endpoint {
     AddFcmToken,
     RemoveFcmToken,
     RegisterPushDevice,
+    GetBotStorage,
+    UpdateBotStorage,
+    RemoveBotStorage,
     /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
     EmojiData,
     RealmIcon,
@@ -207,6 +211,11 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             vec![("POST", E::AddFcmToken), ("DELETE", E::RemoveFcmToken)]
         }
         ["mobile_push", "register"] => vec![("POST", E::RegisterPushDevice)],
+        ["bot_storage"] => vec![
+            ("GET", E::GetBotStorage),
+            ("PUT", E::UpdateBotStorage),
+            ("DELETE", E::RemoveBotStorage),
+        ],
         ["drafts"] => vec![("GET", E::GetDrafts), ("POST", E::CreateDrafts)],
         ["drafts", id] => match path_id(id) {
             Some(id) => vec![("PATCH", E::EditDraft(id)), ("DELETE", E::DeleteDraft(id))],
@@ -471,6 +480,9 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "users/me/android_gcm_reg_id"),
     ("DELETE", "users/me/android_gcm_reg_id"),
     ("POST", "mobile_push/register"),
+    ("GET", "bot_storage"),
+    ("PUT", "bot_storage"),
+    ("DELETE", "bot_storage"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -800,6 +812,9 @@ impl ChatApi {
             Endpoint::AddFcmToken => records::add_push_token(state, me()?, Fcm, p).await,
             Endpoint::RemoveFcmToken => records::remove_push_token(state, me()?, Fcm, p).await,
             Endpoint::RegisterPushDevice => records::register_push_device(state, me()?, p).await,
+            Endpoint::GetBotStorage => bot_storage::get(state, me()?, p).await,
+            Endpoint::UpdateBotStorage => bot_storage::put(state, me()?, p).await,
+            Endpoint::RemoveBotStorage => bot_storage::remove(state, me()?, p).await,
         }
     }
 }
@@ -961,9 +976,12 @@ mod tests {
             E::AddFcmToken => 91,
             E::RemoveFcmToken => 92,
             E::RegisterPushDevice => 93,
+            E::GetBotStorage => 94,
+            E::UpdateBotStorage => 95,
+            E::RemoveBotStorage => 96,
         }
     }
-    const ENDPOINTS: usize = 94;
+    const ENDPOINTS: usize = 97;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

@@ -641,6 +641,8 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("bouncer_public_key", Str, "bouncer", true),
             ("encrypted_push_registration", Str, "c3dlZXA=", true),
         ],
+        ("GET" | "DELETE", "bot_storage") => &[("keys", List, r#"["k"]"#, false)],
+        ("PUT", "bot_storage") => &[("storage", Obj, r#"{"k": "v"}"#, true)],
         _ => panic!("no parameter spec for {method} {path}: add one to the sweep"),
     }
 }

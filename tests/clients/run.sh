@@ -6,9 +6,12 @@
 #   2. zulip-terminal under tmux (terminal_check.sh);
 #   3. an echo bot on `call_on_each_message` that must answer, then keep answering after the
 #      server restarts (its queue is gone, so it must re-register on BAD_EVENT_QUEUE_ID);
-#   4. the Dependency-Track PyPI clients, and a badge rendered by headless Chromium when a
+#   4. the stateful `incrementor` bot of the `zulip_bots` package under `zulip-run-bot`, which
+#      keeps its count in /bot_storage and must answer "1", then edit its answer to "2"
+#      (incrementor_check.py);
+#   5. the Dependency-Track PyPI clients, and a badge rendered by headless Chromium when a
 #      `chromium` executable is installed;
-#   5. with Chromium, a signup through an invitation link's form (signup_chromium_check.py).
+#   6. with Chromium, a signup through an invitation link's form (signup_chromium_check.py).
 # Usage: tests/clients/run.sh PATH/TO/outpost
 set -euo pipefail
 bin=$(realpath "${1:?usage: run.sh PATH/TO/outpost}")
@@ -16,11 +19,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 server=""
 bot=""
+incrementor=""
 stop_server() {
   if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; server=""; fi
 }
 cleanup() {
   if [ -n "$bot" ]; then kill "$bot" 2>/dev/null || true; wait "$bot" 2>/dev/null || true; fi
+  if [ -n "$incrementor" ]; then
+    kill "$incrementor" 2>/dev/null || true; wait "$incrementor" 2>/dev/null || true
+  fi
   stop_server
   rm -rf "$work"
 }
@@ -47,6 +54,14 @@ TOML
   --full-name "Owner Person" --role owner --can-create-users --json > "$work/owner.json"
 "$bin" create-user --config "$work/outpost.toml" --email echo@example.com \
   --full-name "Echo Bot" --json > "$work/bot.json"
+"$bin" create-user --config "$work/outpost.toml" --email incrementor-bot@example.com \
+  --full-name "Incrementor" --bot-owner owner@example.com --json > "$work/incrementor.json"
+python3 - "$site" "$work/incrementor.json" "$work/incrementor.zuliprc" <<'PY'
+import json, sys
+bot = json.load(open(sys.argv[2]))
+with open(sys.argv[3], "w") as f:
+    f.write(f"[api]\nemail={bot['email']}\nkey={bot['api_key']}\nsite={sys.argv[1]}\n")
+PY
 
 start_server() {
   "$bin" serve --config "$work/outpost.toml" 2>> "$work/server.log" &
@@ -90,6 +105,10 @@ stop_server
 start_server
 python3 "$here/bot_check.py" "$site" "$work/owner.json" after-restart || status=$?
 
+zulip-run-bot incrementor --config-file "$work/incrementor.zuliprc" > "$work/incrementor.log" 2>&1 &
+incrementor=$!
+python3 "$here/incrementor_check.py" "$site" "$work/owner.json" "$work/incrementor.json" || status=$?
+
 python3 "$here/dtrack_client_check.py" "http://127.0.0.1:$dt_port" "$here/ci-bom.json" "$work/badge.svg" \
   || status=$?
 if [ -f "$work/badge.svg" ]; then
@@ -102,6 +121,7 @@ fi
 
 if [ "$status" -ne 0 ]; then
   echo "--- bot log ---"; tail -n 30 "$work/bot.log"
+  echo "--- incrementor log ---"; tail -n 30 "$work/incrementor.log"
   echo "--- server log ---"; tail -n 50 "$work/server.log"
 fi
 exit "$status"
