@@ -311,4 +311,4 @@ CREATE INDEX submessages_message ON submessages (message_id, id);
 -- The Dependency-Track tables live in src/db/dtrack.sql and the invitations in
 -- src/db/invites.sql, applied right after this file.
 
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;

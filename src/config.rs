@@ -194,6 +194,12 @@ pub struct LimitsConfig {
     pub max_flag_message_ids: usize,
     /// Email invitations the organization may send per 24 hours; 0 turns the limit off.
     pub max_invites_per_day: usize,
+    /// Pending scheduled messages one user may have at once.
+    pub max_scheduled_messages_per_user: usize,
+    /// Pending reminders one user may have at once.
+    pub max_reminders_per_user: usize,
+    /// Characters a reminder's note may have (register's `max_reminder_note_length`).
+    pub max_reminder_note_length: usize,
 }
 }
 

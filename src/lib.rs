@@ -59,6 +59,8 @@
 //!   [`domain::notices`] is what the system bots (Notification Bot, Welcome Bot) post when
 //!   channels, topics and users change. [`domain::invites`] holds invitations: who may invite
 //!   whom, reusable links, and joining through the signup form (its token, the new account).
+//!   [`domain::scheduled`] holds scheduled messages and reminders and their delivery pass
+//!   (`deliver_due(now)`, run by the scheduler task in [`app`]).
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic

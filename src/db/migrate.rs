@@ -29,8 +29,13 @@ pub const SYSTEM_BOTS_SQL: &str = include_str!("system_bots.sql");
 /// from version 6 (which added it).
 pub const INVITES_SQL: &str = include_str!("invites.sql");
 
-/// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`] and [`INVITES_SQL`].
-pub const SCHEMA_VERSION: i64 = 7;
+/// The scheduled messages and reminders: applied after [`SCHEMA_SQL`] to a new database, and
+/// by the upgrade from version 7 (which added them).
+pub const SCHEDULED_SQL: &str = include_str!("scheduled.sql");
+
+/// `PRAGMA user_version` of [`SCHEMA_SQL`] plus [`DTRACK_SQL`], [`INVITES_SQL`] and
+/// [`SCHEDULED_SQL`].
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -96,6 +101,7 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         tx.execute_batch(DTRACK_SQL)?;
         tx.execute_batch(SYSTEM_BOTS_SQL)?;
         tx.execute_batch(INVITES_SQL)?;
+        tx.execute_batch(SCHEDULED_SQL)?;
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('created_at', ?1)",
             [crate::time::now_secs().to_string()],
@@ -155,6 +161,7 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
              );",
         )?),
         6 => Ok(tx.execute_batch(INVITES_SQL)?),
+        7 => Ok(tx.execute_batch(SCHEDULED_SQL)?),
         _ => Err(Error::internal(format!(
             "no upgrade is known from schema version {from}"
         ))),
@@ -195,7 +202,7 @@ mod tests {
             let start = v1.find("CREATE TABLE submessages").unwrap();
             let end = v1.find("-- The Dependency-Track tables").unwrap();
             let v1 = format!("{}{}", &v1[..start], &v1[end..])
-                .replace("PRAGMA user_version = 7;", "PRAGMA user_version = 1;");
+                .replace("PRAGMA user_version = 8;", "PRAGMA user_version = 1;");
             // Nor the system bots' column and the realm settings.
             let v1 = v1.replace(
                 ",\n    is_system_bot            INTEGER NOT NULL DEFAULT 0\n",

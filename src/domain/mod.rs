@@ -14,6 +14,7 @@ pub mod notices;
 pub mod presence;
 pub mod profile_fields;
 pub mod realm_settings;
+pub mod scheduled;
 pub mod settings;
 pub mod user_status;
 pub mod users;

@@ -18,6 +18,14 @@ use crate::model::{ChannelProperty, Propagate, SubscriptionProperty};
 /// Something that changed, as recorded by a committed write.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
+    /// One of `owner`'s scheduled messages or reminders was created, edited (or failed), or
+    /// removed (deleted or sent).
+    ScheduledChanged {
+        owner: UserId,
+        id: crate::ids::ScheduledId,
+        kind: crate::model::ScheduledKind,
+        op: ScheduledOp,
+    },
     /// Invitations were created, revoked, resent or used; `referrer` made the one concerned.
     InvitesChanged {
         referrer: UserId,
@@ -160,6 +168,16 @@ pub enum Event {
         channel_id: ChannelId,
         property: SubscriptionProperty,
     },
+}
+
+/// What happened to a scheduled message or reminder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduledOp {
+    Added,
+    /// Edited, or its delivery failed.
+    Updated,
+    /// Deleted, or delivered.
+    Removed,
 }
 
 /// The attribute of a channel folder that changed.

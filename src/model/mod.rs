@@ -9,12 +9,14 @@ pub mod dtrack;
 mod invites;
 mod messages;
 mod narrow;
+mod scheduled;
 
 pub use channel_properties::*;
 pub use channels::*;
 pub use invites::*;
 pub use messages::*;
 pub use narrow::*;
+pub use scheduled::*;
 
 use crate::ids::{ProfileFieldId, UserId};
 

@@ -10,6 +10,7 @@ mod initial_state;
 mod messages;
 mod presence;
 mod realm_state;
+pub mod scheduled;
 
 pub use channels::*;
 pub use initial_state::*;
