@@ -619,3 +619,78 @@ async fn reminders_are_deleted_and_bad_ones_refused() {
     r.assert_success("DELETE /reminders/{reminder_id}");
     assert!(reminders(&o, &o.owner).await.is_empty());
 }
+
+#[tokio::test]
+async fn overdue_items_go_out_as_soon_as_the_server_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let d = data.clone();
+    let o = org_with(move |c| c.data_dir = d).await;
+    let ch = o
+        .channel(&o.owner, "overdue", &[&o.owner, &o.alice], &[])
+        .await;
+    let mut cfg = o.srv.state.config.clone();
+    let (owner, alice) = (o.owner.clone(), o.alice.clone());
+    o.srv.shutdown().await;
+    // While the server is down, an item whose time has passed is stored (as if it had come due
+    // during the outage): the domain function takes `now` as a parameter.
+    cfg.chat.listen = "127.0.0.1:0".parse().unwrap();
+    {
+        let state = outpost::app::AppState::open(cfg).unwrap();
+        let id = outpost::ids::UserId(owner.id);
+        let user = state
+            .db
+            .read(move |c| outpost::db::users::get(c, id))
+            .await
+            .unwrap()
+            .unwrap();
+        let due = now_secs() - 60;
+        outpost::domain::scheduled::create(
+            &state,
+            &user,
+            outpost::domain::scheduled::NewScheduled {
+                to: outpost::domain::scheduled::Destination::Channel(ch),
+                topic: Some("late".into()),
+                content: "sent after the outage".into(),
+                deliver_at: due,
+                read_by_sender: None,
+                client: "test".into(),
+            },
+            due - 60,
+        )
+        .await
+        .unwrap();
+    }
+    let o = org_restarted(data, owner, alice).await;
+    // The start-up pass sends it without waiting for anything else.
+    for _ in 0..100 {
+        let msgs = newest(
+            &o,
+            &o.alice,
+            json!([["channel", "overdue"], ["topic", "late"]]),
+            5,
+        )
+        .await;
+        if let Some(m) = msgs.first() {
+            assert_eq!(m["content"], "sent after the outage");
+            assert_eq!(msgs.len(), 1);
+            assert!(listed(&o, &o.owner).await.is_empty());
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the overdue message was not sent at start-up");
+}
+
+/// A server on an existing data directory, with the two users the test needs.
+async fn org_restarted(data: std::path::PathBuf, owner: TestUser, alice: TestUser) -> Org {
+    let srv = crate::support::TestServer::start_with(move |c| c.data_dir = data).await;
+    Org {
+        srv,
+        admin: owner.clone(),
+        bob: alice.clone(),
+        guest: alice.clone(),
+        owner,
+        alice,
+    }
+}
