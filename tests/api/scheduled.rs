@@ -694,3 +694,75 @@ async fn org_restarted(data: std::path::PathBuf, owner: TestUser, alice: TestUse
         alice,
     }
 }
+
+#[tokio::test]
+async fn items_whose_sender_lost_access_or_left_fail_including_reminders() {
+    let o = org().await;
+    let private = o
+        .channel(
+            &o.admin,
+            "inner",
+            &[&o.admin, &o.bob],
+            &[("invite_only", "true")],
+        )
+        .await;
+    let at = now_secs() + 3600;
+    let id = schedule_channel(&o, &o.bob, private, at, "inside news").await;
+    let note_msg = o.send_dm(&o.alice, &[&o.bob], "call me").await;
+    let (msg_s, at_s) = (note_msg.to_string(), at.to_string());
+    let r = o
+        .srv
+        .post(
+            "/api/v1/reminders",
+            &o.alice,
+            &[
+                ("message_id", &msg_s),
+                ("scheduled_delivery_timestamp", &at_s),
+            ],
+        )
+        .await;
+    let reminder = r.assert_success("POST /reminders")["reminder_id"]
+        .as_i64()
+        .unwrap();
+    // Bob leaves the private channel (no longer allowed to post); Alice is deactivated.
+    let r = o
+        .srv
+        .delete(
+            "/api/v1/users/me/subscriptions",
+            &o.bob,
+            &[("subscriptions", r#"["inner"]"#)],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    o.srv
+        .delete(&format!("/api/v1/users/{}", o.alice.id), &o.owner, &[])
+        .await
+        .assert_success("DELETE /users/{user_id}");
+    let (sent, next) = deliver_due(&o.srv.state, at).await.unwrap();
+    assert_eq!((sent, next), (0, None));
+    let list = listed(&o, &o.bob).await;
+    assert_eq!(list[0]["scheduled_message_id"], id);
+    assert_eq!(list[0]["failed"], true);
+    let msgs = newest(&o, &o.admin, json!([["channel", "inner"]]), 10).await;
+    assert!(
+        msgs.iter().all(|m| m["content"] != "inside news"),
+        "{msgs:?}"
+    );
+    // Alice's reminder failed too, and stays listed in what she would see.
+    let items = o
+        .srv
+        .state
+        .db
+        .read(move |c| {
+            outpost::db::scheduled::open_for(
+                c,
+                outpost::ids::UserId(o.alice.id),
+                outpost::model::ScheduledKind::Reminder,
+            )
+        })
+        .await
+        .unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].id.0, reminder);
+    assert_eq!(items[0].state, outpost::model::ScheduledState::Failed);
+}
