@@ -55,8 +55,8 @@ pub struct NewScheduled {
     pub client: String,
 }
 
-/// Changes to a scheduled message; `None` keeps a value. `to` set with `is_channel` changes
-/// the type too.
+/// Changes to a scheduled message; `None` keeps a value. A new `to` may change the type (a
+/// channel id or a list of user ids).
 #[derive(Clone, Debug, Default)]
 pub struct ScheduledEdit {
     pub to: Option<Destination>,
