@@ -49,6 +49,8 @@ pub struct AppState {
     pub mailer: crate::mail::Mailer,
     /// The per-process secret of signup forms' tokens.
     pub signup_forms: crate::domain::invites::FormKey,
+    /// Wakes the scheduler task when a scheduled message or reminder is stored or edited.
+    pub scheduler_wake: tokio::sync::Notify,
 }
 
 impl AppState {
@@ -100,6 +102,7 @@ impl AppState {
             own_user_bodies: Default::default(),
             mailer: crate::mail::Mailer::new(&config.email),
             signup_forms: crate::domain::invites::FormKey::random(),
+            scheduler_wake: tokio::sync::Notify::new(),
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
@@ -189,6 +192,7 @@ pub async fn start(
     tokio::spawn(crate::zulip::delivery::run(Arc::clone(&state), pipeline));
     tokio::spawn(sweep_queues(Arc::clone(&state)));
     tokio::spawn(heartbeats(Arc::clone(&state)));
+    tokio::spawn(scheduler(Arc::clone(&state)));
     let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
     let task = tokio::spawn(crate::http::server::serve(
         listener,
@@ -312,6 +316,45 @@ async fn sweep_queues(state: Arc<AppState>) {
                 }
                 state.rates.prune(now);
             }
+            _ = stopping.wait_for(|s| *s) => return,
+        }
+    }
+}
+
+/// Delivers scheduled messages and reminders: a pass at start (overdue items go out at once),
+/// then a sleep until the next item's time or until a new item is stored
+/// (`AppState::scheduler_wake`), until the server stops. This task reads the clock and passes
+/// it to `domain::scheduled::deliver_due`.
+async fn scheduler(state: Arc<AppState>) {
+    let mut stopping = state.stopping.subscribe();
+    loop {
+        let now = crate::time::now_secs();
+        let next = match crate::domain::scheduled::deliver_due(&state, now).await {
+            Ok((sent, next)) => {
+                if sent > 0 {
+                    tracing::debug!(sent, "delivered scheduled messages");
+                }
+                next
+            }
+            Err(e) => {
+                tracing::warn!(error = %e.msg, "scheduled delivery pass failed; retrying");
+                Some(now + 5)
+            }
+        };
+        // Wake just after the next item's second starts; with nothing pending, wait for a new
+        // item (checking again daily).
+        let wait = match next {
+            Some(at) => {
+                let due = std::time::UNIX_EPOCH + std::time::Duration::from_secs(at.max(0) as u64);
+                due.duration_since(std::time::SystemTime::now())
+                    .unwrap_or_default()
+                    + std::time::Duration::from_millis(2)
+            }
+            None => std::time::Duration::from_secs(86_400),
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = state.scheduler_wake.notified() => {}
             _ = stopping.wait_for(|s| *s) => return,
         }
     }

@@ -215,6 +215,12 @@ pub struct LimitsConfig {
     pub max_saved_snippets_per_user: usize,
     /// Characters of keys and values one bot may keep in bot storage.
     pub max_bot_storage_chars: usize,
+    /// Pending scheduled messages one user may have at once.
+    pub max_scheduled_messages_per_user: usize,
+    /// Pending reminders one user may have at once.
+    pub max_reminders_per_user: usize,
+    /// Characters a reminder's note may have (register's `max_reminder_note_length`).
+    pub max_reminder_note_length: usize,
 }
 }
 

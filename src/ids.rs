@@ -76,3 +76,7 @@ pub struct AnalysisId(pub i64);
 /// An invitation (an email invitation or a reusable link; one numbering for both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct InvitationId(pub i64);
+
+/// A scheduled message or a reminder (one numbering for both, as upstream's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScheduledId(pub i64);

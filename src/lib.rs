@@ -64,6 +64,8 @@
 //!   [`domain::records`] holds what a user keeps on the server for their clients (muted
 //!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices.
 //!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`).
+//!   [`domain::scheduled`] holds scheduled messages and reminders and their delivery pass
+//!   (`deliver_due(now)`, run by the scheduler task in [`app`]).
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic

@@ -391,6 +391,24 @@ pub(super) const KEYS: &[Key] = &[
          USER_STATE_SIZE_LIMIT); PUT /bot_storage refuses more.",
     ),
     key(
+        "limits",
+        "max_scheduled_messages_per_user",
+        int!(limits.max_scheduled_messages_per_user, 100, 1, 100_000),
+        "Scheduled messages one user may have waiting to be sent; one more is refused.",
+    ),
+    key(
+        "limits",
+        "max_reminders_per_user",
+        int!(limits.max_reminders_per_user, 100, 1, 100_000),
+        "Reminders one user may have waiting; one more is refused.",
+    ),
+    key(
+        "limits",
+        "max_reminder_note_length",
+        int!(limits.max_reminder_note_length, 1000, 1, 10_000),
+        "Characters a reminder's note may have (register's max_reminder_note_length).",
+    ),
+    key(
         "events",
         "queue_timeout_secs",
         secs!(events.queue_timeout, 600, 1, 7 * 24 * 3600),

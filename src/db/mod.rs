@@ -32,6 +32,7 @@ pub mod profile_fields;
 pub mod reactions;
 pub mod read_receipts;
 pub mod realm_settings;
+pub mod scheduled;
 pub mod settings;
 pub mod submessages;
 pub mod topics;

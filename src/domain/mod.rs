@@ -17,6 +17,7 @@ pub mod profile_fields;
 pub mod push;
 pub mod realm_settings;
 pub mod records;
+pub mod scheduled;
 pub mod settings;
 pub mod user_groups;
 pub mod user_status;

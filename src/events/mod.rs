@@ -19,6 +19,14 @@ use crate::model::{ChannelProperty, GroupPermission, Propagate, SubscriptionProp
 /// Something that changed, as recorded by a committed write.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
+    /// One of `owner`'s scheduled messages or reminders was created, edited (or failed), or
+    /// removed (deleted or sent).
+    ScheduledChanged {
+        owner: UserId,
+        id: crate::ids::ScheduledId,
+        kind: crate::model::ScheduledKind,
+        op: ScheduledOp,
+    },
     /// Invitations were created, revoked, resent or used; `referrer` made the one concerned.
     InvitesChanged {
         referrer: UserId,
@@ -213,6 +221,16 @@ pub enum SnippetChange {
     Added(SavedSnippet),
     Updated(SavedSnippet),
     Removed(i64),
+}
+
+/// What happened to a scheduled message or reminder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduledOp {
+    Added,
+    /// Edited, or its delivery failed.
+    Updated,
+    /// Deleted, or delivered.
+    Removed,
 }
 
 /// The attribute of a channel folder that changed.

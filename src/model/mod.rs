@@ -11,6 +11,7 @@ mod invites;
 mod messages;
 mod narrow;
 pub mod records;
+mod scheduled;
 
 pub use channel_properties::*;
 pub use channels::*;
@@ -18,6 +19,7 @@ pub use groups::*;
 pub use invites::*;
 pub use messages::*;
 pub use narrow::*;
+pub use scheduled::*;
 
 use crate::ids::{ProfileFieldId, UserId};
 

@@ -18,6 +18,7 @@ pub mod realm;
 pub mod realtime;
 pub mod records;
 pub mod register_state;
+pub mod scheduled;
 pub mod server;
 pub mod signup;
 pub mod topics;
@@ -145,6 +146,13 @@ pub enum Endpoint {
     ResendInvite(i64),
     /// `/join/<key>/`: the signup page of an invitation link (HTML, outside `/api/v1`).
     Signup(String),
+    GetScheduledMessages,
+    CreateScheduledMessage,
+    UpdateScheduledMessage(i64),
+    DeleteScheduledMessage(i64),
+    GetReminders,
+    CreateReminder,
+    DeleteReminder(i64),
 }
 
 impl Endpoint {
@@ -361,6 +369,22 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["mark_all_as_read"] => vec![("POST", E::MarkAllAsRead)],
         ["mark_stream_as_read"] => vec![("POST", E::MarkStreamAsRead)],
         ["mark_topic_as_read"] => vec![("POST", E::MarkTopicAsRead)],
+        ["scheduled_messages"] => vec![
+            ("GET", E::GetScheduledMessages),
+            ("POST", E::CreateScheduledMessage),
+        ],
+        ["scheduled_messages", id] => match path_id(id) {
+            Some(id) => vec![
+                ("PATCH", E::UpdateScheduledMessage(id)),
+                ("DELETE", E::DeleteScheduledMessage(id)),
+            ],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["reminders"] => vec![("GET", E::GetReminders), ("POST", E::CreateReminder)],
+        ["reminders", id] => match path_id(id) {
+            Some(id) => vec![("DELETE", E::DeleteReminder(id))],
+            None => return Err(NoRoute::NotFound),
+        },
         ["invites"] => vec![("GET", E::GetInvites), ("POST", E::SendInvites)],
         ["invites", "multiuse"] => vec![("POST", E::CreateInviteLink)],
         ["invites", "multiuse", id] => match path_id(id) {
@@ -483,6 +507,13 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "bot_storage"),
     ("PUT", "bot_storage"),
     ("DELETE", "bot_storage"),
+    ("GET", "scheduled_messages"),
+    ("POST", "scheduled_messages"),
+    ("PATCH", "scheduled_messages/{id}"),
+    ("DELETE", "scheduled_messages/{id}"),
+    ("GET", "reminders"),
+    ("POST", "reminders"),
+    ("DELETE", "reminders/{id}"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -783,6 +814,13 @@ impl ChatApi {
             Endpoint::GetInvites => invites::list(state, me()?).await,
             Endpoint::SendInvites => invites::send(state, me()?, p).await,
             Endpoint::CreateInviteLink => invites::create_link(state, me()?, p).await,
+            Endpoint::GetScheduledMessages => scheduled::list(state, me()?).await,
+            Endpoint::CreateScheduledMessage => scheduled::create(state, me()?, req, p).await,
+            Endpoint::UpdateScheduledMessage(id) => scheduled::update(state, me()?, id, p).await,
+            Endpoint::DeleteScheduledMessage(id) => scheduled::delete(state, me()?, id).await,
+            Endpoint::GetReminders => scheduled::list_reminders(state, me()?).await,
+            Endpoint::CreateReminder => scheduled::create_reminder(state, me()?, p).await,
+            Endpoint::DeleteReminder(id) => scheduled::delete_reminder(state, me()?, id).await,
             Endpoint::RevokeInvite(id) => invites::revoke(state, me()?, id, false).await,
             Endpoint::RevokeInviteLink(id) => invites::revoke(state, me()?, id, true).await,
             Endpoint::ResendInvite(id) => invites::resend(state, me()?, id).await,
@@ -979,9 +1017,16 @@ mod tests {
             E::GetBotStorage => 94,
             E::UpdateBotStorage => 95,
             E::RemoveBotStorage => 96,
+            E::GetScheduledMessages => 97,
+            E::CreateScheduledMessage => 98,
+            E::UpdateScheduledMessage(_) => 99,
+            E::DeleteScheduledMessage(_) => 100,
+            E::GetReminders => 101,
+            E::CreateReminder => 102,
+            E::DeleteReminder(_) => 103,
         }
     }
-    const ENDPOINTS: usize = 97;
+    const ENDPOINTS: usize = 104;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

@@ -643,6 +643,26 @@ fn chat_params(method: &str, path: &str) -> Spec {
         ],
         ("GET" | "DELETE", "bot_storage") => &[("keys", List, r#"["k"]"#, false)],
         ("PUT", "bot_storage") => &[("storage", Obj, r#"{"k": "v"}"#, true)],
+        ("GET", "scheduled_messages") | ("GET", "reminders") => &[],
+        ("DELETE", "scheduled_messages/{id}") | ("DELETE", "reminders/{id}") => &[],
+        ("POST", "scheduled_messages") => &[
+            ("type", Str, "stream", true),
+            ("to", Int, "{stream}", true),
+            ("content", Str, "later", true),
+            ("topic", Str, "t", false),
+            ("scheduled_delivery_timestamp", Int, "{future}", true),
+            ("read_by_sender", Bool, "true", false),
+        ],
+        ("PATCH", "scheduled_messages/{id}") => &[
+            ("content", Str, "later still", false),
+            ("topic", Str, "t2", false),
+            ("scheduled_delivery_timestamp", Int, "{future}", false),
+        ],
+        ("POST", "reminders") => &[
+            ("message_id", Int, "{msg}", true),
+            ("scheduled_delivery_timestamp", Int, "{future}", true),
+            ("note", Str, "remember", false),
+        ],
         _ => panic!("no parameter spec for {method} {path}: add one to the sweep"),
     }
 }
@@ -713,6 +733,11 @@ struct ChatFixture {
     /// An open email invitation and a reusable link.
     invite: i64,
     invite_link: i64,
+    /// A pending scheduled message and reminder.
+    scheduled: i64,
+    reminder: i64,
+    /// A delivery time a day ahead.
+    future: i64,
 }
 
 impl ChatFixture {
@@ -723,6 +748,7 @@ impl ChatFixture {
             .replace("{owner}", &self.owner.id.to_string())
             .replace("{queue}", &self.queue)
             .replace("{email}", &self.bob.email)
+            .replace("{future}", &self.future.to_string())
     }
 
     /// The real id a route's `{id}` stands for.
@@ -741,6 +767,10 @@ impl ChatFixture {
             self.msg
         } else if path.starts_with("channel_folders/") {
             self.folder
+        } else if path.starts_with("scheduled_messages/") {
+            self.scheduled
+        } else if path.starts_with("reminders/") {
+            self.reminder
         } else if path.starts_with("invites/multiuse/") {
             self.invite_link
         } else if path.starts_with("invites/") {
@@ -876,8 +906,39 @@ async fn chat_fixture(srv: &TestServer) -> ChatFixture {
             .unwrap()
     };
     let (invite, invite_link) = (id_of(false), id_of(true));
+    let future = outpost::time::now_secs() + 86_400;
+    let r = srv
+        .post(
+            "/api/v1/scheduled_messages",
+            &owner,
+            &[
+                ("type", "stream"),
+                ("to", &stream.to_string()),
+                ("topic", "t"),
+                ("content", "sweep later"),
+                ("scheduled_delivery_timestamp", &future.to_string()),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let scheduled = r.body["scheduled_message_id"].as_i64().unwrap();
+    let r = srv
+        .post(
+            "/api/v1/reminders",
+            &owner,
+            &[
+                ("message_id", &msg.to_string()),
+                ("scheduled_delivery_timestamp", &future.to_string()),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let reminder = r.body["reminder_id"].as_i64().unwrap();
     ChatFixture {
         group,
+        scheduled,
+        reminder,
+        future,
         owner,
         bob,
         stream,

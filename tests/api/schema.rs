@@ -23,7 +23,8 @@ fn document() -> &'static Value {
             assert!(!schemas.contains_key(name), "addition {name} clashes");
             schemas.insert(name.clone(), schema.clone());
         }
-        // Endpoints newer than the document (e.g. `POST /mobile_push/register`, FL 406).
+        // Endpoints newer than the document (e.g. `POST /mobile_push/register`, FL 406), or
+        // served but not documented upstream (`/bot_storage`).
         if let Some(responses) = additions.get("responses").and_then(Value::as_object) {
             for (op, schema) in responses {
                 let all = doc["responses"].as_object_mut().expect("responses");

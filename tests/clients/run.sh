@@ -2,7 +2,8 @@
 # Starts `outpost serve` on free loopback ports with a fresh data directory (chat and
 # Dependency-Track listeners), bootstraps users with `outpost create-user`, and runs the
 # real-client checks against it:
-#   1. the `zulip` Python bindings through users, channels and messages;
+#   1. the `zulip` Python bindings through users, channels, messages, invitations and a
+#      scheduled message that must arrive within a second of its time;
 #   2. zulip-terminal under tmux (terminal_check.sh);
 #   3. an echo bot on `call_on_each_message` that must answer, then keep answering after the
 #      server restarts (its queue is gone, so it must re-register on BAD_EVENT_QUEUE_ID);

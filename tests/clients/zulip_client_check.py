@@ -304,6 +304,46 @@ def _():
     assert listed(include_deactivated_groups=True)[gid]["deactivated"] is True
 
 
+@check("scheduled message: arrives within a second of its time")
+def _():
+    import time
+
+    # zulip 0.9.1 has no scheduled-message method: the generic call, as its docs suggest.
+    q = owner.register(event_types=["message", "scheduled_messages"])
+    assert q["result"] == "success", q
+    at = int(time.time()) + 2
+    r = owner.call_endpoint(
+        "scheduled_messages",
+        method="POST",
+        request={
+            "type": "direct",
+            "to": json.dumps([OWNER["user_id"]]),
+            "content": "scheduled from the python client",
+            "scheduled_delivery_timestamp": at,
+        },
+    )
+    assert r["result"] == "success", r
+    sid = r["scheduled_message_id"]
+    listed = owner.call_endpoint("scheduled_messages", method="GET")
+    assert [m["scheduled_message_id"] for m in listed["scheduled_messages"]] == [sid], listed
+    last, arrived, seen = q["last_event_id"], None, []
+    while arrived is None:
+        assert time.time() < at + 1.5, f"not delivered by {at} + 1 s; events: {seen}"
+        ev = owner.get_events(queue_id=q["queue_id"], last_event_id=last, dont_block=True)
+        assert ev["result"] == "success", ev
+        for e in ev["events"]:
+            last = max(last, e["id"])
+            seen.append(e["type"])
+            if e["type"] == "message" and e["message"]["content"] == "scheduled from the python client":
+                arrived = time.time()
+                msg = e["message"]
+        time.sleep(0.05)
+    assert arrived - at <= 1.0, (arrived, at)
+    assert msg["sender_id"] == OWNER["user_id"] and at <= msg["timestamp"] <= at + 1, msg
+    listed = owner.call_endpoint("scheduled_messages", method="GET")
+    assert listed["scheduled_messages"] == [], listed
+
+
 failed = sum(1 for _, err in results if err)
 print(f"zulip-client: {len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -437,6 +437,40 @@ pub async fn send(state: &AppState, sender: &User, new: NewMessage) -> Result<Se
     state.db.write(move |tx| store(tx, prepared, local)).await
 }
 
+/// What a message would be if sent now: checks everything a send checks and returns the
+/// normalized content, its rendering and the normalized topic, storing nothing (scheduled
+/// messages are checked when scheduled, as upstream does).
+pub fn check(
+    c: &Connection,
+    sender: &User,
+    new: &NewMessage,
+    realm_url: &str,
+    host: &str,
+) -> Result<(String, String, String)> {
+    let content = normalize_content(&new.content)?;
+    let p = prepare(c, sender, new, content, realm_url, host)?;
+    Ok((
+        p.message.content,
+        p.message.rendered_content,
+        p.message.topic,
+    ))
+}
+
+/// Sends a message inside the caller's write transaction, with every check of [`send`]; its
+/// event is published with the rest of that transaction's (the scheduler sends and marks the
+/// item sent in one commit).
+pub fn send_in(
+    tx: &mut WriteTx<'_>,
+    sender: &User,
+    new: NewMessage,
+    realm_url: &str,
+    host: &str,
+) -> Result<Sent> {
+    let content = normalize_content(&new.content)?;
+    let prepared = prepare(tx, sender, &new, content, realm_url, host)?;
+    store(tx, prepared, new.local)
+}
+
 /// Writes a prepared message, its per-user rows and its widget, and emits its event.
 fn store(
     tx: &mut WriteTx<'_>,

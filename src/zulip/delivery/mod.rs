@@ -13,6 +13,7 @@ mod folders;
 mod groups;
 mod messages;
 mod presence;
+mod scheduled;
 mod users;
 
 use std::sync::Arc;
@@ -204,6 +205,12 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             Ok(())
         }
         Event::ProfileFieldsChanged => users::profile_fields(state, seq).await,
+        Event::ScheduledChanged {
+            owner,
+            id,
+            kind,
+            op,
+        } => scheduled::changed(state, seq, *owner, *id, *kind, *op).await,
         Event::InvitesChanged { referrer } => users::invites_changed(state, seq, *referrer).await,
         Event::ChannelFolderAdded { folder_id } => {
             folders::folder(state, seq, *folder_id, None).await

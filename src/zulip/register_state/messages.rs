@@ -152,3 +152,25 @@ pub(super) fn recent_conversations(c: &Connection, ctx: &Ctx, m: &mut State) -> 
     m.insert("recent_private_conversations".into(), Value::Array(list));
     Ok(())
 }
+
+/// `scheduled_messages`: the caller's undelivered scheduled messages.
+pub(super) fn scheduled_messages(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()> {
+    let items =
+        crate::db::scheduled::open_for(c, ctx.user.id, crate::model::ScheduledKind::Message)?;
+    m.insert(
+        "scheduled_messages".into(),
+        crate::zulip::wire::scheduled::items(&items),
+    );
+    Ok(())
+}
+
+/// `reminders`: the caller's undelivered reminders.
+pub(super) fn reminders(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()> {
+    let items =
+        crate::db::scheduled::open_for(c, ctx.user.id, crate::model::ScheduledKind::Reminder)?;
+    m.insert(
+        "reminders".into(),
+        crate::zulip::wire::scheduled::items(&items),
+    );
+    Ok(())
+}

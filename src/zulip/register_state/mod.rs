@@ -98,6 +98,8 @@ const BUILDERS: &[(&str, Builder)] = &[
     ("user_topic", Db(messages::user_topics)),
     ("muted_topics", Db(messages::muted_topics)),
     ("alert_words", Db(messages::alert_words)),
+    ("scheduled_messages", Db(messages::scheduled_messages)),
+    ("reminders", Db(messages::reminders)),
     ("user_status", Db(users::user_status)),
     ("user_settings", Db(users::user_settings)),
     ("realm_user_groups", Db(users::user_groups)),

@@ -64,6 +64,7 @@ pub(super) fn facts_and_limits(state: &AppState, _ctx: &Ctx, out: &mut State) {
         max_topic_length: MAX_TOPIC_LENGTH,
         max_channel_name_length: channels::MAX_NAME_LENGTH,
         max_channel_description_length: channels::MAX_DESCRIPTION_LENGTH,
+        max_reminder_note_length: state.config.limits.max_reminder_note_length,
         min_password_length: users::MIN_PASSWORD_LENGTH,
         max_password_length: users::MAX_PASSWORD_LENGTH,
         presence_ping_interval_secs: presence::PING_INTERVAL_SECS,

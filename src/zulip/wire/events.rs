@@ -532,3 +532,33 @@ pub fn user_group_subgroups(group: GroupId, subgroups: &[GroupId], add: bool) ->
         "direct_subgroup_ids": ids(subgroups, |g| g.0),
     })
 }
+
+/// A new scheduled message or reminder (`added`), or one as it is after an edit or a failed
+/// delivery.
+pub fn scheduled_changed(item: &Value, kind: crate::model::ScheduledKind, added: bool) -> Value {
+    use crate::model::ScheduledKind;
+    match (kind, added) {
+        (ScheduledKind::Message, true) => {
+            json!({"type": "scheduled_messages", "op": "add", "scheduled_messages": [item]})
+        }
+        (ScheduledKind::Message, false) => {
+            json!({"type": "scheduled_messages", "op": "update", "scheduled_message": item})
+        }
+        // Upstream has no reminder edits; a failed reminder is announced again in full.
+        (ScheduledKind::Reminder, _) => {
+            json!({"type": "reminders", "op": "add", "reminders": [item]})
+        }
+    }
+}
+
+/// A scheduled message or reminder was deleted or sent.
+pub fn scheduled_removed(kind: crate::model::ScheduledKind, id: i64) -> Value {
+    match kind {
+        crate::model::ScheduledKind::Message => {
+            json!({"type": "scheduled_messages", "op": "remove", "scheduled_message_id": id})
+        }
+        crate::model::ScheduledKind::Reminder => {
+            json!({"type": "reminders", "op": "remove", "reminder_id": id})
+        }
+    }
+}

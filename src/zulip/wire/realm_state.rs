@@ -168,6 +168,7 @@ pub struct ServerLimits {
     pub max_topic_length: usize,
     pub max_channel_name_length: usize,
     pub max_channel_description_length: usize,
+    pub max_reminder_note_length: usize,
     pub min_password_length: usize,
     pub max_password_length: usize,
     pub presence_ping_interval_secs: i64,
@@ -289,6 +290,10 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
             json!(l.max_channel_description_length),
         ),
         (
+            "max_reminder_note_length",
+            json!(l.max_reminder_note_length),
+        ),
+        (
             "max_channel_folder_name_length",
             json!(crate::domain::channel_folders::MAX_NAME_LENGTH),
         ),
@@ -357,7 +362,6 @@ pub fn unused_features() -> Vec<(&'static str, &'static str, Value)> {
     vec![
         ("onboarding_steps", "onboarding_steps", json!([])),
         ("onboarding_steps", "navigation_tour_video_url", Value::Null),
-        ("scheduled_messages", "scheduled_messages", json!([])),
         // Full-text search here uses no stop words.
         ("stop_words", "stop_words", json!([])),
         ("video_calls", "has_zoom_token", json!(false)),
