@@ -213,6 +213,12 @@ pub struct LimitsConfig {
     pub max_drafts_per_user: usize,
     /// Saved snippets one user may keep.
     pub max_saved_snippets_per_user: usize,
+    /// Largest file `POST /user_uploads` accepts, in MiB.
+    pub max_file_upload_size_mib: usize,
+    /// Total size of the organization's uploads, in MiB; 0: no quota.
+    pub upload_quota_mib: usize,
+    /// Weeks after which an upload no message ever linked is deleted.
+    pub unlinked_upload_weeks: usize,
 }
 }
 

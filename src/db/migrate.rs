@@ -33,8 +33,12 @@ pub const INVITES_SQL: &str = include_str!("invites.sql");
 /// [`SCHEMA_SQL`] to a new database, and by the upgrade from version 8 (which added them).
 pub const USER_RECORDS_SQL: &str = include_str!("user_records.sql");
 
+/// Uploaded files and the messages linking them: applied after [`SCHEMA_SQL`] to a new
+/// database, and by the upgrade from version 9 (which added them as version 10).
+pub const UPLOADS_SQL: &str = include_str!("uploads.sql");
+
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -101,6 +105,7 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         tx.execute_batch(SYSTEM_BOTS_SQL)?;
         tx.execute_batch(INVITES_SQL)?;
         tx.execute_batch(USER_RECORDS_SQL)?;
+        tx.execute_batch(UPLOADS_SQL)?;
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('created_at', ?1)",
             [crate::time::now_secs().to_string()],
@@ -184,6 +189,7 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
         )?),
         7 => Ok(tx.execute_batch(INVITES_SQL)?),
         8 => Ok(tx.execute_batch(USER_RECORDS_SQL)?),
+        9 => Ok(tx.execute_batch(UPLOADS_SQL)?),
         _ => Err(Error::internal(format!(
             "no upgrade is known from schema version {from}"
         ))),
@@ -224,7 +230,7 @@ mod tests {
             let start = v1.find("CREATE TABLE submessages").unwrap();
             let end = v1.find("-- The Dependency-Track tables").unwrap();
             let v1 = format!("{}{}", &v1[..start], &v1[end..])
-                .replace("PRAGMA user_version = 9;", "PRAGMA user_version = 1;");
+                .replace("PRAGMA user_version = 10;", "PRAGMA user_version = 1;");
             // Nor the system bots' column and the realm settings.
             let v1 = v1.replace(
                 ",\n    is_system_bot            INTEGER NOT NULL DEFAULT 0\n",
@@ -297,7 +303,7 @@ mod tests {
         let path = dir.path().join("db.sqlite");
         {
             let c = Connection::open(&path).unwrap();
-            let v8 = SCHEMA_SQL.replace("PRAGMA user_version = 9;", "PRAGMA user_version = 8;");
+            let v8 = SCHEMA_SQL.replace("PRAGMA user_version = 10;", "PRAGMA user_version = 8;");
             c.execute_batch(&v8).unwrap();
             c.execute_batch(DTRACK_SQL).unwrap();
             c.execute_batch(SYSTEM_BOTS_SQL).unwrap();
@@ -307,12 +313,13 @@ mod tests {
         let n: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name IN ('muted_users', 'drafts', \
-                 'saved_snippets', 'push_tokens', 'push_registrations')",
+                 'saved_snippets', 'push_tokens', 'push_registrations', 'attachments', \
+                 'attachment_messages')",
                 [],
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(n, 5);
+        assert_eq!(n, 7);
         let v: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();

@@ -35,6 +35,7 @@ pub mod settings;
 pub mod submessages;
 pub mod topics;
 pub mod unreads;
+pub mod uploads;
 pub mod user_records;
 pub mod users;
 

@@ -17,6 +17,7 @@ pub mod push;
 pub mod realm_settings;
 pub mod records;
 pub mod settings;
+pub mod uploads;
 pub mod user_groups;
 pub mod user_status;
 pub mod users;

@@ -11,6 +11,7 @@ mod invites;
 mod messages;
 mod narrow;
 pub mod records;
+pub mod uploads;
 
 pub use channel_properties::*;
 pub use channels::*;

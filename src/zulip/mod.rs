@@ -20,6 +20,7 @@ pub mod register_state;
 pub mod server;
 pub mod signup;
 pub mod topics;
+pub mod uploads;
 pub mod user_groups;
 pub mod users;
 pub mod wire;
@@ -141,6 +142,14 @@ pub enum Endpoint {
     ResendInvite(i64),
     /// `/join/<key>/`: the signup page of an invitation link (HTML, outside `/api/v1`).
     Signup(String),
+    UploadFile,
+    /// The decoded path after `user_uploads/`.
+    GetFileTemporaryUrl(String),
+    GetAttachments,
+    RemoveAttachment(i64),
+    /// `/user_uploads/...` outside `/api/v1`: a download (credentials are checked by the
+    /// handler, since temporary URLs need none); the decoded path segments.
+    ServeUpload(Vec<String>),
 }
 
 impl Endpoint {
@@ -153,6 +162,7 @@ impl Endpoint {
                 | Endpoint::EmojiData
                 | Endpoint::RealmIcon
                 | Endpoint::Signup(_)
+                | Endpoint::ServeUpload(_)
         )
     }
 }
@@ -366,6 +376,15 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             Some(id) => vec![("POST", E::ResendInvite(id))],
             None => return Err(NoRoute::NotFound),
         },
+        ["user_uploads"] => vec![("POST", E::UploadFile)],
+        ["user_uploads", rest @ ..] if rest.len() >= 2 => {
+            vec![("GET", E::GetFileTemporaryUrl(rest.join("/")))]
+        }
+        ["attachments"] => vec![("GET", E::GetAttachments)],
+        ["attachments", id] => match path_id(id) {
+            Some(id) => vec![("DELETE", E::RemoveAttachment(id))],
+            None => return Err(NoRoute::NotFound),
+        },
         ["realm", "profile_fields"] => {
             vec![
                 ("GET", E::GetProfileFields),
@@ -471,6 +490,10 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "users/me/android_gcm_reg_id"),
     ("DELETE", "users/me/android_gcm_reg_id"),
     ("POST", "mobile_push/register"),
+    ("POST", "user_uploads"),
+    ("GET", "user_uploads/1/ab/cdef/file.txt"),
+    ("GET", "attachments"),
+    ("DELETE", "attachments/{id}"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -484,6 +507,14 @@ fn static_route(method: &Method, path: &str) -> Option<Result<Endpoint, NoRoute>
             Ok(Endpoint::Signup(key.to_string()))
         } else {
             Err(NoRoute::Method(vec!["GET", "HEAD", "POST"]))
+        });
+    }
+    if let Some(rest) = path.strip_prefix("/user_uploads/") {
+        let ok = method == Method::GET || method == Method::HEAD;
+        return Some(match http::route::segments(rest) {
+            Some(segs) if ok && segs.len() >= 2 => Ok(Endpoint::ServeUpload(segs)),
+            Some(segs) if segs.len() >= 2 => Err(NoRoute::Method(vec!["GET", "HEAD"])),
+            _ => Err(NoRoute::NotFound),
         });
     }
     let endpoint = match path {
@@ -595,7 +626,7 @@ impl ChatApi {
             }
         };
         let limits = &self.state.config.limits;
-        let (caller, body_limit) = if endpoint.needs_auth() {
+        let (caller, mut body_limit) = if endpoint.needs_auth() {
             match auth::authenticate(&self.state, &head.headers).await {
                 Ok(u) => (Some(u), limits.max_body_bytes),
                 Err(e) => return Err(error_response(&e)),
@@ -603,6 +634,13 @@ impl ChatApi {
         } else {
             (None, limits.max_body_bytes.min(UNAUTHENTICATED_BODY))
         };
+        // An upload's body may be as large as the largest file plus its framing; it is read
+        // (within that limit, while streaming) only after the credentials were checked, and
+        // holds one of the few upload slots meanwhile.
+        let upload = endpoint == Endpoint::UploadFile;
+        if upload {
+            body_limit = limits.max_file_upload_size_mib * 1024 * 1024 + uploads::MULTIPART_SLACK;
+        }
         let rate = self
             .rate_check(&endpoint, caller.as_deref(), peer)
             .map_err(rate_limited)?;
@@ -613,7 +651,7 @@ impl ChatApi {
                 rate,
             },
             body_limit,
-            upload: false,
+            upload,
         })
     }
 
@@ -632,6 +670,7 @@ impl ChatApi {
         } = ticket;
         match endpoint {
             Endpoint::EmojiData => return server::emoji_data(&req),
+            Endpoint::ServeUpload(segs) => return uploads::serve(&self.state, &req, segs).await,
             Endpoint::RealmIcon => return server::realm_icon(),
             Endpoint::Signup(key) => {
                 return match signup::handle(&self.state, &key, &req).await {
@@ -765,6 +804,7 @@ impl ChatApi {
             Endpoint::GetEvents
             | Endpoint::EmojiData
             | Endpoint::RealmIcon
+            | Endpoint::ServeUpload(_)
             | Endpoint::Signup(_) => {
                 unreachable!("answered in dispatch")
             }
@@ -800,6 +840,10 @@ impl ChatApi {
             Endpoint::AddFcmToken => records::add_push_token(state, me()?, Fcm, p).await,
             Endpoint::RemoveFcmToken => records::remove_push_token(state, me()?, Fcm, p).await,
             Endpoint::RegisterPushDevice => records::register_push_device(state, me()?, p).await,
+            Endpoint::UploadFile => uploads::upload_file(state, me()?, req).await,
+            Endpoint::GetFileTemporaryUrl(path) => uploads::temporary_url(state, me()?, path).await,
+            Endpoint::GetAttachments => uploads::list_attachments(state, me()?).await,
+            Endpoint::RemoveAttachment(id) => uploads::remove_attachment(state, me()?, id).await,
         }
     }
 }
@@ -961,9 +1005,14 @@ mod tests {
             E::AddFcmToken => 91,
             E::RemoveFcmToken => 92,
             E::RegisterPushDevice => 93,
+            E::UploadFile => 94,
+            E::GetFileTemporaryUrl(_) => 95,
+            E::GetAttachments => 96,
+            E::RemoveAttachment(_) => 97,
+            E::ServeUpload(_) => 98,
         }
     }
-    const ENDPOINTS: usize = 94;
+    const ENDPOINTS: usize = 99;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -977,7 +1026,12 @@ mod tests {
             seen[i] += 1;
         }
         // The endpoints outside `/api/v1` (no parameters, no credentials) are routed by path.
-        for path in [EMOJI_DATA_PATH, server::REALM_ICON_PATH, "/join/abc123/"] {
+        for path in [
+            EMOJI_DATA_PATH,
+            server::REALM_ICON_PATH,
+            "/join/abc123/",
+            "/user_uploads/1/ab/cdef/file.txt",
+        ] {
             let e = static_route(&Method::GET, path).unwrap().unwrap();
             seen[ordinal(&e)] += 1;
         }
@@ -986,7 +1040,7 @@ mod tests {
             missing.is_empty(),
             "endpoints without one sample: {missing:?}"
         );
-        assert_eq!(SAMPLE_ROUTES.len() + 3, ENDPOINTS);
+        assert_eq!(SAMPLE_ROUTES.len() + 4, ENDPOINTS);
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod messages;
 mod presence;
 mod realm_state;
 mod records;
+pub mod uploads;
 
 pub use channels::*;
 pub use groups::*;

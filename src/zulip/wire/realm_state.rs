@@ -173,6 +173,9 @@ pub struct ServerLimits {
     pub presence_ping_interval_secs: i64,
     pub presence_offline_threshold_secs: i64,
     pub event_queue_longpoll_timeout_secs: u64,
+    pub max_file_upload_size_mib: usize,
+    /// `None`: no quota.
+    pub upload_quota_mib: Option<usize>,
 }
 
 /// Facts about this server and organization that come from the configuration.
@@ -245,7 +248,7 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
             "realm_authentication_methods",
             json!({"Email": {"enabled": true, "available": true}}),
         ),
-        ("realm_upload_quota_mib", Value::Null),
+        ("realm_upload_quota_mib", json!(l.upload_quota_mib)),
         ("realm_logo_source", json!("D")),
         // The logos default to the icon, so no URL handed out is dead.
         ("realm_logo_url", json!(f.icon_url)),
@@ -296,8 +299,11 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
             "max_channel_folder_description_length",
             json!(crate::domain::channel_folders::MAX_DESCRIPTION_LENGTH),
         ),
-        // Uploads do not exist here: upstream's limits, enforced nowhere.
-        ("max_file_upload_size_mib", json!(100)),
+        (
+            "max_file_upload_size_mib",
+            json!(l.max_file_upload_size_mib),
+        ),
+        // Avatars, icons and logos cannot be uploaded here: upstream's limits, enforced nowhere.
         ("max_avatar_file_size_mib", json!(5)),
         ("max_icon_file_size_mib", json!(5)),
         ("max_logo_file_size_mib", json!(5)),
