@@ -176,3 +176,12 @@ pub fn storage_key_known(c: &Connection, key: &str) -> Result<bool> {
             .is_some(),
     )
 }
+
+/// The storage keys every record in the database file at `path` names (a backup copy, opened
+/// read-only for this one question).
+pub fn storage_keys_in(path: &std::path::Path) -> Result<Vec<String>> {
+    let c = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let mut st = c.prepare("SELECT storage_key FROM attachments ORDER BY id")?;
+    let rows = st.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

@@ -633,6 +633,43 @@ fn stray_candidates(dir: &Path, now: i64) -> Vec<(Option<String>, PathBuf)> {
     out
 }
 
+/// Where `outpost backup --to FILE` puts the uploaded files: the directory `FILE.uploads`.
+pub fn backup_dir_for(db_copy: &Path) -> PathBuf {
+    let mut name = db_copy.as_os_str().to_owned();
+    name.push(".uploads");
+    PathBuf::from(name)
+}
+
+/// Copies the file of every record in the database backup `db_copy` from the data directory
+/// into [`backup_dir_for`] it (owner-only), so the backup holds exactly the files its records
+/// name. Files never change once stored, so copying after the snapshot is consistent; a file
+/// deleted in between is reported. Returns how many files were copied.
+pub fn backup_files(data_dir: &Path, db_copy: &Path) -> Result<usize> {
+    let keys = db::storage_keys_in(db_copy)?;
+    let src = uploads_dir(data_dir);
+    let dest = backup_dir_for(db_copy);
+    let fail = |what: &Path, e: std::io::Error| {
+        Error::internal(format!("cannot back up {}: {e}", what.display()))
+    };
+    crate::private_files::private_dir(&dest).map_err(|e| fail(&dest, e))?;
+    let mut copied = 0;
+    for key in keys {
+        let Some((sub, file)) = key.split_once('/') else {
+            continue;
+        };
+        let from = src.join(sub).join(file);
+        let to_dir = dest.join(sub);
+        crate::private_files::private_dir(&to_dir).map_err(|e| fail(&to_dir, e))?;
+        let to = to_dir.join(file);
+        let mut out = crate::private_files::new_private_file(&to).map_err(|e| fail(&to, e))?;
+        let mut input = std::fs::File::open(&from).map_err(|e| fail(&from, e))?;
+        std::io::copy(&mut input, &mut out).map_err(|e| fail(&from, e))?;
+        out.sync_all().map_err(|e| fail(&to, e))?;
+        copied += 1;
+    }
+    Ok(copied)
+}
+
 /// Whether `message` links an attachment, and whether one of them is an image (`has:`
 /// operators read the records, not the HTML).
 pub fn kinds_linked(c: &Connection, message: MessageId) -> Result<(bool, bool)> {

@@ -460,3 +460,50 @@ async fn the_organization_quota_is_enforced() {
     );
     assert_eq!(stored_files(&o.srv).len(), 1);
 }
+
+#[tokio::test]
+async fn backups_hold_the_uploaded_files() {
+    let o = org().await;
+    let url = upload_ok(&o.srv, &o.alice, "keep.txt", b"keep me").await;
+    let cfg = o.srv.dir.path().join("outpost.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "data_dir = {:?}\n[database]\nsynchronous = \"normal\"\n",
+            o.srv.state.config.data_dir.display().to_string()
+        ),
+    )
+    .unwrap();
+    let dest = o.srv.dir.path().join("backup.sqlite3");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_outpost"))
+        .args(["backup", "--config"])
+        .arg(&cfg)
+        .arg("--to")
+        .arg(&dest)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The copy's record names a file the backup holds, with the same bytes.
+    let copy = rusqlite::Connection::open(&dest).unwrap();
+    let (path_id, key): (String, String) = copy
+        .query_row("SELECT path_id, storage_key FROM attachments", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(format!("/user_uploads/{path_id}"), url);
+    let backed_up = o.srv.dir.path().join("backup.sqlite3.uploads").join(&key);
+    assert_eq!(std::fs::read(&backed_up).unwrap(), b"keep me");
+    // A second backup to the same place is refused, not merged.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_outpost"))
+        .args(["backup", "--config"])
+        .arg(&cfg)
+        .arg("--to")
+        .arg(&dest)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
