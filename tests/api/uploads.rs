@@ -189,6 +189,26 @@ async fn images_count_for_has_image() {
         .await;
     let narrow = json!([{"operator": "has", "operand": "image"}]);
     assert_eq!(o.ids(&o.alice, narrow).await, vec![id]);
+    // Upstream's inline preview follows the paragraph linking the image.
+    let r = o
+        .srv
+        .get(&format!("/api/v1/messages/{id}"), &o.alice, &[])
+        .await;
+    let html = r.assert_success("GET /messages/{message_id}")["message"]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        html,
+        format!(
+            "<p><a href=\"{url}\">photo.png</a></p>\n<div class=\"message_inline_image\">\
+             <a href=\"{url}\" title=\"photo.png\"><img src=\"{url}\"></a></div>"
+        )
+    );
+    let (_, state) = o.register(&o.alice, &[]).await;
+    assert_eq!(state["realm_inline_image_preview"], true);
+    // No thumbnails are made: none are advertised.
+    assert_eq!(state["server_thumbnail_formats"], json!([]));
 }
 
 #[tokio::test]

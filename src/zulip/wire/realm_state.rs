@@ -218,7 +218,8 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("realm_enable_spectator_access", json!(false)),
         ("realm_push_notifications_enabled", json!(false)),
         ("realm_enable_read_receipts", json!(true)),
-        ("realm_inline_image_preview", json!(false)),
+        // Uploaded images are previewed inline (other sites' images are not).
+        ("realm_inline_image_preview", json!(true)),
         ("realm_inline_url_embed_preview", json!(false)),
         ("realm_message_edit_history_visibility_policy", json!("all")),
         // The legacy form of the web-public channel creation group (7 = owners).
@@ -264,7 +265,7 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("realm_enable_guest_user_indicator", json!(true)),
         // Outpost checks password length only, no strength estimate.
         ("password_min_guesses", json!(0)),
-        // No uploads, so no thumbnails and no summaries.
+        // Uploads are served as they are: no thumbnails are made; no summaries either.
         ("server_thumbnail_formats", json!([])),
         ("server_can_summarize_topics", json!(false)),
         // Organizations are never deactivated and deleted here.
@@ -338,7 +339,7 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("server_name_changes_disabled", json!(false)),
         ("server_needs_upgrade", json!(false)),
         ("server_web_public_streams_enabled", json!(false)),
-        ("server_inline_image_preview", json!(false)),
+        ("server_inline_image_preview", json!(true)),
         ("server_inline_url_embed_preview", json!(false)),
         ("server_generation", json!(0)),
         ("development_environment", json!(f.development)),
