@@ -63,6 +63,9 @@
 //!   whom, reusable links, and joining through the signup form (its token, the new account).
 //!   [`domain::records`] holds what a user keeps on the server for their clients (muted
 //!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices.
+//!   [`domain::uploads`] holds uploaded files: storing them atomically under the data
+//!   directory, who may download them, temporary URLs, the messages linking them, and the
+//!   timer-driven sweep of files nobody needs.
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
@@ -71,7 +74,7 @@
 //!   both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
-//!   `presence`, `realm`, `server`, `invites`, `records`), the invitation signup page (`signup`,
+//!   `presence`, `realm`, `server`, `invites`, `records`, `uploads`), the invitation signup page (`signup`,
 //!   HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.
