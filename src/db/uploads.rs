@@ -158,10 +158,11 @@ pub fn orphaned(c: &Connection) -> Result<Vec<Attachment>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Attachments never linked by a message and uploaded before `cutoff` (UNIX seconds).
-pub fn unclaimed_before(c: &Connection, cutoff: i64) -> Result<Vec<Attachment>> {
+/// Attachments no message links (never, or no more) uploaded before `cutoff` (UNIX seconds).
+pub fn unlinked_before(c: &Connection, cutoff: i64) -> Result<Vec<Attachment>> {
     let mut st = c.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM attachments WHERE claimed = 0 AND create_time < ?1"
+        "SELECT {COLUMNS} FROM attachments a WHERE create_time < ?1 AND NOT EXISTS \
+         (SELECT 1 FROM attachment_messages am WHERE am.attachment_id = a.id)"
     ))?;
     let rows = st.query_map([cutoff], row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

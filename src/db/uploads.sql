@@ -5,7 +5,8 @@
 -- `path_id` is the part of the URL after `/user_uploads/` (realm id, two characters, a random
 -- part, the sanitized file name); `storage_key` names the file under `uploads/` (only
 -- characters we generated). `claimed` becomes 1 once a message links the file: a claimed file
--- goes when its last linking message does, an unclaimed one after the configured weeks.
+-- goes when its last linking message is deleted; a file no message links goes after the
+-- configured weeks.
 CREATE TABLE attachments (
     id           INTEGER PRIMARY KEY,
     owner_id     INTEGER NOT NULL REFERENCES users (id),

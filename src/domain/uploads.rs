@@ -547,14 +547,15 @@ pub async fn remove_stored(state: &AppState, keys: Vec<String>) {
 /// What one [`sweep`] removed.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Swept {
-    /// Records deleted (orphaned or never linked in time).
+    /// Records deleted (not linked by any message in time).
     pub records: usize,
     /// Files without a record deleted (left by a crash between file and record).
     pub stray_files: usize,
 }
 
-/// The periodic cleanup at `now` (UNIX seconds): attachments whose last linking message is
-/// gone, uploads no message linked within the configured weeks, and files without a record
+/// The periodic cleanup at `now` (UNIX seconds): uploads no message links that are older than
+/// the configured weeks (never linked, or only by messages since edited; deleting the last
+/// linking message removes an upload at once, see [`drop_orphans`]), and files without a record
 /// older than an hour.
 pub async fn sweep(state: &AppState, now: i64) -> Result<Swept> {
     let weeks = state.config.limits.unlinked_upload_weeks as i64;
@@ -562,8 +563,8 @@ pub async fn sweep(state: &AppState, now: i64) -> Result<Swept> {
     let keys = state
         .db
         .write(move |tx| {
-            let mut keys = drop_orphans(tx)?;
-            for a in db::unclaimed_before(tx, cutoff)? {
+            let mut keys = Vec::new();
+            for a in db::unlinked_before(tx, cutoff)? {
                 db::delete(tx, a.id)?;
                 emit_change(tx, a.owner_id, AttachmentChange::Removed(a.id))?;
                 keys.push(a.storage_key);

@@ -527,3 +527,40 @@ async fn backups_hold_the_uploaded_files() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[tokio::test]
+async fn edits_link_and_unlink_without_losing_the_file_at_once() {
+    let o = org_with(|c| c.limits.unlinked_upload_weeks = 1).await;
+    o.channel(&o.alice, "c", &[&o.alice], &[]).await;
+    let url = upload_ok(&o.srv, &o.alice, "draft.txt", b"v1").await;
+    let id = o.send_channel(&o.alice, "c", "t", "nothing yet").await;
+    let narrow = json!([{"operator": "has", "operand": "attachment"}]);
+    assert!(o.ids(&o.alice, narrow.clone()).await.is_empty());
+    let path = format!("/api/v1/messages/{id}");
+    let content = format!("now [draft.txt]({url})");
+    o.srv
+        .patch(&path, &o.alice, &[("content", content.as_str())])
+        .await
+        .assert_success("PATCH /messages/{message_id}");
+    assert_eq!(o.ids(&o.alice, narrow.clone()).await, vec![id]);
+    o.srv
+        .patch(&path, &o.alice, &[("content", "gone again")])
+        .await
+        .assert_success("PATCH /messages/{message_id}");
+    assert!(o.ids(&o.alice, narrow).await.is_empty());
+    // Unlinked by an edit, the upload stays its owner's until the weeks have passed.
+    let now = outpost::time::now_secs();
+    let swept = outpost::domain::uploads::sweep(&o.srv.state, now)
+        .await
+        .unwrap();
+    assert_eq!(swept.records, 0);
+    assert_eq!(
+        download(&o.srv, Some(&o.alice), &url, None).await.status,
+        200
+    );
+    let swept = outpost::domain::uploads::sweep(&o.srv.state, now + 8 * 86_400)
+        .await
+        .unwrap();
+    assert_eq!(swept.records, 1);
+    assert!(stored_files(&o.srv).is_empty());
+}
