@@ -434,8 +434,12 @@ async fn bad_uploads_are_refused_and_change_nothing() {
     upload(&o.srv, &o.alice, "huge.bin", &huge)
         .await
         .assert_error(413, "BAD_REQUEST");
-    // Credentials come first.
+    // Credentials come first: without them even a body far over the limit is answered 401,
+    // unread.
     post_body(&o.srv, None, multipart(&[("a", "a.txt", b"1")], &[]))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    post_body(&o.srv, None, multipart(&[("a", "huge.bin", &huge)], &[]))
         .await
         .assert_error(401, "UNAUTHORIZED");
     assert!(
