@@ -626,7 +626,12 @@ impl ChatApi {
             }
         };
         let limits = &self.state.config.limits;
-        let (caller, mut body_limit) = if endpoint.needs_auth() {
+        // A download with credentials is checked (and rate limited) as its user; a temporary
+        // URL's needs none.
+        let credentials = endpoint.needs_auth()
+            || (matches!(endpoint, Endpoint::ServeUpload(_))
+                && head.headers.contains_key("authorization"));
+        let (caller, mut body_limit) = if credentials {
             match auth::authenticate(&self.state, &head.headers).await {
                 Ok(u) => (Some(u), limits.max_body_bytes),
                 Err(e) => return Err(error_response(&e)),
@@ -670,7 +675,9 @@ impl ChatApi {
         } = ticket;
         match endpoint {
             Endpoint::EmojiData => return server::emoji_data(&req),
-            Endpoint::ServeUpload(segs) => return uploads::serve(&self.state, &req, segs).await,
+            Endpoint::ServeUpload(segs) => {
+                return uploads::serve(&self.state, &req, caller.as_deref(), segs).await;
+            }
             Endpoint::RealmIcon => return server::realm_icon(),
             Endpoint::Signup(key) => {
                 return match signup::handle(&self.state, &key, &req).await {

@@ -226,17 +226,22 @@ async fn file_response(d: Download, req: &Request) -> Response {
         .unwrap_or_else(|_| super::envelope::internal_error_response())
 }
 
-/// `GET`/`HEAD /user_uploads/<realm>/<..>/<name>` (with the caller's credentials) and
-/// `/user_uploads/temporary/<token>/<name>` (without).
-pub async fn serve(state: &AppState, req: &Request, segs: Vec<String>) -> Response {
-    let found = match segs.as_slice() {
-        [first, token, ..] if first == "temporary" => {
+/// `GET`/`HEAD /user_uploads/<realm>/<..>/<name>` (with the caller's credentials, checked at
+/// admission) and `/user_uploads/temporary/<token>/<name>` (without).
+pub async fn serve(
+    state: &AppState,
+    req: &Request,
+    caller: Option<&User>,
+    segs: Vec<String>,
+) -> Response {
+    let found = match (segs.as_slice(), caller) {
+        ([first, token, ..], _) if first == "temporary" => {
             uploads::find_temporary(state, token, crate::time::now_secs()).await
         }
-        _ => match super::auth::authenticate(state, &req.parts.headers).await {
-            Ok(me) => uploads::find_for(state, &me, segs.join("/")).await,
-            Err(e) => Err(e),
-        },
+        (_, Some(me)) => uploads::find_for(state, me, segs.join("/")).await,
+        (_, None) => Err(Error::unauthorized(
+            "Not logged in: API authentication or user session required",
+        )),
     };
     match found {
         Ok(d) => file_response(d, req).await,

@@ -222,6 +222,23 @@ async fn ranges_and_risky_types() {
     assert_eq!(header(&r, "accept-ranges"), "bytes");
     let r = download(&o.srv, Some(&o.alice), &url, Some("bytes=-3")).await;
     assert_eq!(&r.raw[..], b"789");
+    // HEAD answers the headers alone.
+    let head = raw(Method::HEAD, &url)
+        .header("authorization", basic(&o.alice.email, &o.alice.api_key))
+        .body(body(""))
+        .unwrap();
+    let r = o.srv.send(head).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(header(&r, "content-length"), "10");
+    assert!(r.raw.is_empty());
+    // Wrong credentials are refused before anything is looked up.
+    let bad = TestUser {
+        api_key: "wrong".into(),
+        ..o.alice.clone()
+    };
+    download(&o.srv, Some(&bad), &url, None)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
     let r = download(&o.srv, Some(&o.alice), &url, Some("bytes=10-")).await;
     assert_eq!(r.status, 416);
     assert_eq!(header(&r, "content-range"), "bytes */10");
@@ -567,4 +584,24 @@ async fn edits_link_and_unlink_without_losing_the_file_at_once() {
         .unwrap();
     assert_eq!(swept.records, 1);
     assert!(stored_files(&o.srv).is_empty());
+}
+
+#[tokio::test]
+async fn downloads_with_credentials_count_against_the_user_not_the_address() {
+    let o = org_with(|c| {
+        c.limits.ip_requests_per_minute = 3;
+        c.limits.user_requests_per_minute = 0;
+    })
+    .await;
+    let url = upload_ok(&o.srv, &o.alice, "many.txt", b"again").await;
+    for _ in 0..6 {
+        let r = download(&o.srv, Some(&o.alice), &url, None).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    // Without credentials the address's limit applies.
+    let mut statuses = Vec::new();
+    for _ in 0..5 {
+        statuses.push(download(&o.srv, None, &url, None).await.status);
+    }
+    assert!(statuses.contains(&429), "{statuses:?}");
 }
