@@ -51,6 +51,8 @@ pub struct AppState {
     pub signup_forms: crate::domain::invites::FormKey,
     /// Wakes the scheduler task when a scheduled message or reminder is stored or edited.
     pub scheduler_wake: tokio::sync::Notify,
+    /// The per-process secret of temporary upload URLs.
+    pub upload_urls: crate::domain::uploads::UrlKey,
 }
 
 impl AppState {
@@ -103,6 +105,7 @@ impl AppState {
             mailer: crate::mail::Mailer::new(&config.email),
             signup_forms: crate::domain::invites::FormKey::random(),
             scheduler_wake: tokio::sync::Notify::new(),
+            upload_urls: crate::domain::uploads::UrlKey::random(),
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
@@ -193,6 +196,7 @@ pub async fn start(
     tokio::spawn(sweep_queues(Arc::clone(&state)));
     tokio::spawn(heartbeats(Arc::clone(&state)));
     tokio::spawn(scheduler(Arc::clone(&state)));
+    tokio::spawn(sweep_uploads(Arc::clone(&state)));
     let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
     let task = tokio::spawn(crate::http::server::serve(
         listener,
@@ -296,6 +300,29 @@ async fn heartbeats(state: Arc<AppState>) {
                 state.queues.heartbeats(std::time::Instant::now());
             }
             _ = stopping.wait_for(|s| *s) => return,
+        }
+    }
+}
+
+/// How often unneeded uploads are looked for.
+const UPLOAD_SWEEP_PERIOD: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes uploads nobody needs any more (`domain::uploads::sweep`) every hour until the
+/// server stops; this task reads the clock and passes it on.
+async fn sweep_uploads(state: Arc<AppState>) {
+    let mut stopping = state.stopping.subscribe();
+    let mut tick = tokio::time::interval(UPLOAD_SWEEP_PERIOD);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = stopping.wait_for(|s| *s) => return,
+        }
+        match crate::domain::uploads::sweep(&state, crate::time::now_secs()).await {
+            Ok(s) if s.records + s.stray_files > 0 => {
+                tracing::info!(records = s.records, files = s.stray_files, "swept uploads");
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e.msg, "upload sweep failed"),
         }
     }
 }

@@ -69,7 +69,8 @@ enum Command {
         #[command(subcommand)]
         command: DeptrackCommand,
     },
-    /// Write a consistent copy of the database to a new file while the server runs.
+    /// Write a consistent copy of the database to a new file while the server runs, and the
+    /// uploaded files its records name to the directory FILE.uploads next to it.
     Backup {
         #[arg(long)]
         config: Option<PathBuf>,
@@ -247,6 +248,14 @@ fn run(command: Command) -> Result<(), String> {
             if !path.exists() {
                 return Err(format!("no database at {}", path.display()));
             }
+            let data_dir = cfg.data_dir.clone();
+            let uploads_dir = crate::domain::uploads::backup_dir_for(&to);
+            if uploads_dir.exists() {
+                return Err(format!(
+                    "{} already exists; choose a new file",
+                    uploads_dir.display()
+                ));
+            }
             runtime()?.block_on(async {
                 let state = AppState::open(cfg).map_err(|e| describe(&e))?;
                 state
@@ -255,7 +264,13 @@ fn run(command: Command) -> Result<(), String> {
                     .await
                     .map_err(|e| describe(&e))
             })?;
-            println!("backup written to {}", to.display());
+            let files =
+                crate::domain::uploads::backup_files(&data_dir, &to).map_err(|e| describe(&e))?;
+            println!(
+                "backup written to {} and {} ({files} uploaded files)",
+                to.display(),
+                uploads_dir.display()
+            );
             Ok(())
         }
     }

@@ -221,6 +221,12 @@ pub struct LimitsConfig {
     pub max_reminders_per_user: usize,
     /// Characters a reminder's note may have (register's `max_reminder_note_length`).
     pub max_reminder_note_length: usize,
+    /// Largest file `POST /user_uploads` accepts, in MiB.
+    pub max_file_upload_size_mib: usize,
+    /// Total size of the organization's uploads, in MiB; 0: no quota.
+    pub upload_quota_mib: usize,
+    /// Weeks after which an upload no message ever linked is deleted.
+    pub unlinked_upload_weeks: usize,
 }
 }
 

@@ -66,6 +66,9 @@
 //!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`).
 //!   [`domain::scheduled`] holds scheduled messages and reminders and their delivery pass
 //!   (`deliver_due(now)`, run by the scheduler task in [`app`]).
+//!   [`domain::uploads`] holds uploaded files: storing them atomically under the data
+//!   directory, who may download them, temporary URLs, the messages linking them, and the
+//!   timer-driven sweep of files nobody needs.
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
@@ -74,8 +77,8 @@
 //!   both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
-//!   `presence`, `realm`, `server`, `invites`, `records`, `bot_storage`), the invitation signup page (`signup`,
-//!   HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
+//!   `presence`, `realm`, `server`, `invites`, `records`, `bot_storage`, `uploads`), the
+//!   invitation signup page (`signup`, HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,

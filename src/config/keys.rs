@@ -409,6 +409,25 @@ pub(super) const KEYS: &[Key] = &[
         "Characters a reminder's note may have (register's max_reminder_note_length).",
     ),
     key(
+        "limits",
+        "max_file_upload_size_mib",
+        int!(limits.max_file_upload_size_mib, 25, 1, 1024),
+        "Largest file POST /user_uploads accepts, in MiB (register's max_file_upload_size_mib);\n\
+         the whole upload is held in memory while it is stored.",
+    ),
+    key(
+        "limits",
+        "upload_quota_mib",
+        int!(limits.upload_quota_mib, 0, 0, 1 << 30),
+        "Total size of all uploaded files of the organization, in MiB; 0: no quota.",
+    ),
+    key(
+        "limits",
+        "unlinked_upload_weeks",
+        int!(limits.unlinked_upload_weeks, 3, 1, 520),
+        "Weeks after which an upload no message ever linked is deleted.",
+    ),
+    key(
         "events",
         "queue_timeout_secs",
         secs!(events.queue_timeout, 600, 1, 7 * 24 * 3600),

@@ -176,8 +176,15 @@ pub fn narrow_sql(viewer: UserId, conds: &[(Cond, bool)]) -> Sql {
                 "m.channel_id IN (SELECT id FROM channels WHERE NOT invite_only)".to_string()
             }
             Cond::HasLink => "m.rendered_content LIKE '%<a %'".to_string(),
-            Cond::HasImage => "m.rendered_content LIKE '%<img %'".to_string(),
-            Cond::HasAttachment => "m.content LIKE '%/user_uploads/%'".to_string(),
+            // Read from the attachment records, not the HTML.
+            Cond::HasImage => "EXISTS (SELECT 1 FROM attachment_messages am JOIN attachments a \
+                               ON a.id = am.attachment_id WHERE am.message_id = m.id AND \
+                               a.is_image)"
+                .to_string(),
+            Cond::HasAttachment => {
+                "EXISTS (SELECT 1 FROM attachment_messages am WHERE am.message_id = m.id)"
+                    .to_string()
+            }
             Cond::HasReaction => {
                 "EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)".to_string()
             }

@@ -19,6 +19,7 @@ pub mod realm_settings;
 pub mod records;
 pub mod scheduled;
 pub mod settings;
+pub mod uploads;
 pub mod user_groups;
 pub mod user_status;
 pub mod users;

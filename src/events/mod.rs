@@ -14,6 +14,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use crate::ids::{ChannelFolderId, ChannelId, GroupId, MessageId, ProfileFieldId, UserId};
 use crate::model::records::{Draft, MutedUser, SavedSnippet};
+use crate::model::uploads::AttachmentView;
 use crate::model::{ChannelProperty, GroupPermission, Propagate, SubscriptionProperty};
 
 /// Something that changed, as recorded by a committed write.
@@ -199,12 +200,27 @@ pub enum Event {
         user_id: UserId,
         change: SnippetChange,
     },
+    /// One of a user's uploads was added, linked by a message, or removed; with the bytes
+    /// their uploads take now.
+    AttachmentChanged {
+        user_id: UserId,
+        change: AttachmentChange,
+        upload_space_used: i64,
+    },
     /// A personal subscription setting changed.
     SubscriptionPropertyChanged {
         user_id: UserId,
         channel_id: ChannelId,
         property: SubscriptionProperty,
     },
+}
+
+/// How one of a user's uploads changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttachmentChange {
+    Added(AttachmentView),
+    Updated(AttachmentView),
+    Removed(i64),
 }
 
 /// How a user's drafts changed.

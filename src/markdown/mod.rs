@@ -15,7 +15,8 @@
 //! Known differences from upstream: code is coloured with syntect's grammars mapped onto
 //! Pygments' classes for the common languages only (others stay plain), no TeX (`math` blocks
 //! render as upstream's `tex-error`: no KaTeX-compatible renderer runs inside the executable),
-//! no image previews or linkifiers, and CommonMark's backslash escapes and entities.
+//! image previews only for uploaded images (the image itself, no thumbnails; no previews of
+//! other sites' images), no linkifiers, and CommonMark's backslash escapes and entities.
 
 mod code;
 mod emoji;

@@ -114,6 +114,7 @@ impl<'l> Renderer<'l> {
             in_head: false,
             aligns: Vec::new(),
             cell: 0,
+            previews: Vec::new(),
         };
         let mut i = 0;
         while i < events.len() {
@@ -186,6 +187,25 @@ struct Walker<'w, 'l, 'a> {
     in_head: bool,
     aligns: Vec<Alignment>,
     cell: usize,
+    /// Uploaded images linked in the current paragraph: (href, title) of the previews that
+    /// follow it.
+    previews: Vec<(String, String)>,
+}
+
+/// Whether a link target is an uploaded image upstream shows a preview of (by its extension).
+fn is_uploaded_image(href: &str) -> bool {
+    let path = href.strip_prefix('/').unwrap_or(href);
+    if !path.starts_with("user_uploads/") {
+        return false;
+    }
+    let ext = path
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    matches!(
+        ext.as_str(),
+        "bmp" | "gif" | "jpe" | "jpeg" | "jpg" | "png" | "webp"
+    )
 }
 
 impl Walker<'_, '_, '_> {
@@ -390,7 +410,21 @@ impl Walker<'_, '_, '_> {
 
     fn end(&mut self, i: usize, tag: TagEnd) -> usize {
         match tag {
-            TagEnd::Paragraph | TagEnd::HtmlBlock => self.out.push_str("</p>\n"),
+            TagEnd::Paragraph | TagEnd::HtmlBlock => {
+                self.out.push_str("</p>\n");
+                // Upstream's inline preview of each uploaded image the paragraph links (no
+                // thumbnails here: the image itself).
+                for (href, title) in std::mem::take(&mut self.previews) {
+                    self.out
+                        .push_str("<div class=\"message_inline_image\"><a href=\"");
+                    html::attr(self.out, &href);
+                    self.out.push_str("\" title=\"");
+                    html::attr(self.out, &title);
+                    self.out.push_str("\"><img src=\"");
+                    html::attr(self.out, &href);
+                    self.out.push_str("\"></a></div>");
+                }
+            }
             TagEnd::Heading(_) | TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => {
                 let close = self.closers.pop().unwrap_or_default();
                 self.out.push_str(&close);
@@ -537,7 +571,15 @@ impl Walker<'_, '_, '_> {
             (Some((_, first)), Some((_, last))) => self.src.get(first.start..last.end),
             _ => None,
         };
-        match label.filter(|l| !l.trim().is_empty()) {
+        let label = label.filter(|l| !l.trim().is_empty());
+        if !image && is_uploaded_image(&href) {
+            let title = match label {
+                Some(l) => l.to_string(),
+                None => href.rsplit('/').next().unwrap_or_default().to_string(),
+            };
+            self.previews.push((href.clone(), title));
+        }
+        match label {
             Some(label) => self.code_text(label),
             None => html::text(self.out, &href),
         }

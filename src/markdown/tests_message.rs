@@ -995,3 +995,34 @@ fn adversarial_inputs_render() {
         let _ = md(&input);
     }
 }
+
+#[test]
+fn uploaded_images_get_inline_previews() {
+    check(&[
+        (
+            "[a.png](/user_uploads/1/ab/XyZ/a.png)",
+            "<p><a href=\"/user_uploads/1/ab/XyZ/a.png\">a.png</a></p>\n\
+             <div class=\"message_inline_image\"><a href=\"/user_uploads/1/ab/XyZ/a.png\" \
+             title=\"a.png\"><img src=\"/user_uploads/1/ab/XyZ/a.png\"></a></div>",
+        ),
+        // Not an image, or not an upload: no preview.
+        (
+            "[a.txt](/user_uploads/1/ab/XyZ/a.txt)",
+            "<p><a href=\"/user_uploads/1/ab/XyZ/a.txt\">a.txt</a></p>",
+        ),
+        (
+            "[a.png](https://elsewhere.test/a.png)",
+            "<p><a href=\"https://elsewhere.test/a.png\">a.png</a></p>",
+        ),
+        // Each linked image of a paragraph, after it, in order.
+        (
+            "[x](/user_uploads/1/ab/A/x.JPG) and [y](/user_uploads/1/cd/B/y.gif)\nnext",
+            "<p><a href=\"/user_uploads/1/ab/A/x.JPG\">x</a> and \
+             <a href=\"/user_uploads/1/cd/B/y.gif\">y</a><br>\nnext</p>\n\
+             <div class=\"message_inline_image\"><a href=\"/user_uploads/1/ab/A/x.JPG\" \
+             title=\"x\"><img src=\"/user_uploads/1/ab/A/x.JPG\"></a></div>\
+             <div class=\"message_inline_image\"><a href=\"/user_uploads/1/cd/B/y.gif\" \
+             title=\"y\"><img src=\"/user_uploads/1/cd/B/y.gif\"></a></div>",
+        ),
+    ]);
+}

@@ -12,6 +12,7 @@ mod messages;
 mod narrow;
 pub mod records;
 mod scheduled;
+pub mod uploads;
 
 pub use channel_properties::*;
 pub use channels::*;

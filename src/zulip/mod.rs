@@ -22,6 +22,7 @@ pub mod scheduled;
 pub mod server;
 pub mod signup;
 pub mod topics;
+pub mod uploads;
 pub mod user_groups;
 pub mod users;
 pub mod wire;
@@ -153,6 +154,14 @@ pub enum Endpoint {
     GetReminders,
     CreateReminder,
     DeleteReminder(i64),
+    UploadFile,
+    /// The decoded path after `user_uploads/`.
+    GetFileTemporaryUrl(String),
+    GetAttachments,
+    RemoveAttachment(i64),
+    /// `/user_uploads/...` outside `/api/v1`: a download (credentials are checked by the
+    /// handler, since temporary URLs need none); the decoded path segments.
+    ServeUpload(Vec<String>),
 }
 
 impl Endpoint {
@@ -165,6 +174,7 @@ impl Endpoint {
                 | Endpoint::EmojiData
                 | Endpoint::RealmIcon
                 | Endpoint::Signup(_)
+                | Endpoint::ServeUpload(_)
         )
     }
 }
@@ -399,6 +409,15 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             Some(id) => vec![("POST", E::ResendInvite(id))],
             None => return Err(NoRoute::NotFound),
         },
+        ["user_uploads"] => vec![("POST", E::UploadFile)],
+        ["user_uploads", rest @ ..] if rest.len() >= 2 => {
+            vec![("GET", E::GetFileTemporaryUrl(rest.join("/")))]
+        }
+        ["attachments"] => vec![("GET", E::GetAttachments)],
+        ["attachments", id] => match path_id(id) {
+            Some(id) => vec![("DELETE", E::RemoveAttachment(id))],
+            None => return Err(NoRoute::NotFound),
+        },
         ["realm", "profile_fields"] => {
             vec![
                 ("GET", E::GetProfileFields),
@@ -514,6 +533,10 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "reminders"),
     ("POST", "reminders"),
     ("DELETE", "reminders/{id}"),
+    ("POST", "user_uploads"),
+    ("GET", "user_uploads/1/ab/cdef/file.txt"),
+    ("GET", "attachments"),
+    ("DELETE", "attachments/{id}"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -527,6 +550,14 @@ fn static_route(method: &Method, path: &str) -> Option<Result<Endpoint, NoRoute>
             Ok(Endpoint::Signup(key.to_string()))
         } else {
             Err(NoRoute::Method(vec!["GET", "HEAD", "POST"]))
+        });
+    }
+    if let Some(rest) = path.strip_prefix("/user_uploads/") {
+        let ok = method == Method::GET || method == Method::HEAD;
+        return Some(match http::route::segments(rest) {
+            Some(segs) if ok && segs.len() >= 2 => Ok(Endpoint::ServeUpload(segs)),
+            Some(segs) if segs.len() >= 2 => Err(NoRoute::Method(vec!["GET", "HEAD"])),
+            _ => Err(NoRoute::NotFound),
         });
     }
     let endpoint = match path {
@@ -638,7 +669,12 @@ impl ChatApi {
             }
         };
         let limits = &self.state.config.limits;
-        let (caller, body_limit) = if endpoint.needs_auth() {
+        // A download with credentials is checked (and rate limited) as its user; a temporary
+        // URL's needs none.
+        let credentials = endpoint.needs_auth()
+            || (matches!(endpoint, Endpoint::ServeUpload(_))
+                && head.headers.contains_key("authorization"));
+        let (caller, mut body_limit) = if credentials {
             match auth::authenticate(&self.state, &head.headers).await {
                 Ok(u) => (Some(u), limits.max_body_bytes),
                 Err(e) => return Err(error_response(&e)),
@@ -646,6 +682,13 @@ impl ChatApi {
         } else {
             (None, limits.max_body_bytes.min(UNAUTHENTICATED_BODY))
         };
+        // An upload's body may be as large as the largest file plus its framing; it is read
+        // (within that limit, while streaming) only after the credentials were checked, and
+        // holds one of the few upload slots meanwhile.
+        let upload = endpoint == Endpoint::UploadFile;
+        if upload {
+            body_limit = limits.max_file_upload_size_mib * 1024 * 1024 + uploads::MULTIPART_SLACK;
+        }
         let rate = self
             .rate_check(&endpoint, caller.as_deref(), peer)
             .map_err(rate_limited)?;
@@ -656,7 +699,7 @@ impl ChatApi {
                 rate,
             },
             body_limit,
-            upload: false,
+            upload,
         })
     }
 
@@ -675,6 +718,9 @@ impl ChatApi {
         } = ticket;
         match endpoint {
             Endpoint::EmojiData => return server::emoji_data(&req),
+            Endpoint::ServeUpload(segs) => {
+                return uploads::serve(&self.state, &req, caller.as_deref(), segs).await;
+            }
             Endpoint::RealmIcon => return server::realm_icon(),
             Endpoint::Signup(key) => {
                 return match signup::handle(&self.state, &key, &req).await {
@@ -808,6 +854,7 @@ impl ChatApi {
             Endpoint::GetEvents
             | Endpoint::EmojiData
             | Endpoint::RealmIcon
+            | Endpoint::ServeUpload(_)
             | Endpoint::Signup(_) => {
                 unreachable!("answered in dispatch")
             }
@@ -853,6 +900,10 @@ impl ChatApi {
             Endpoint::GetBotStorage => bot_storage::get(state, me()?, p).await,
             Endpoint::UpdateBotStorage => bot_storage::put(state, me()?, p).await,
             Endpoint::RemoveBotStorage => bot_storage::remove(state, me()?, p).await,
+            Endpoint::UploadFile => uploads::upload_file(state, me()?, req).await,
+            Endpoint::GetFileTemporaryUrl(path) => uploads::temporary_url(state, me()?, path).await,
+            Endpoint::GetAttachments => uploads::list_attachments(state, me()?).await,
+            Endpoint::RemoveAttachment(id) => uploads::remove_attachment(state, me()?, id).await,
         }
     }
 }
@@ -1024,9 +1075,14 @@ mod tests {
             E::GetReminders => 101,
             E::CreateReminder => 102,
             E::DeleteReminder(_) => 103,
+            E::UploadFile => 104,
+            E::GetFileTemporaryUrl(_) => 105,
+            E::GetAttachments => 106,
+            E::RemoveAttachment(_) => 107,
+            E::ServeUpload(_) => 108,
         }
     }
-    const ENDPOINTS: usize = 104;
+    const ENDPOINTS: usize = 109;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -1040,7 +1096,12 @@ mod tests {
             seen[i] += 1;
         }
         // The endpoints outside `/api/v1` (no parameters, no credentials) are routed by path.
-        for path in [EMOJI_DATA_PATH, server::REALM_ICON_PATH, "/join/abc123/"] {
+        for path in [
+            EMOJI_DATA_PATH,
+            server::REALM_ICON_PATH,
+            "/join/abc123/",
+            "/user_uploads/1/ab/cdef/file.txt",
+        ] {
             let e = static_route(&Method::GET, path).unwrap().unwrap();
             seen[ordinal(&e)] += 1;
         }
@@ -1049,7 +1110,7 @@ mod tests {
             missing.is_empty(),
             "endpoints without one sample: {missing:?}"
         );
-        assert_eq!(SAMPLE_ROUTES.len() + 3, ENDPOINTS);
+        assert_eq!(SAMPLE_ROUTES.len() + 4, ENDPOINTS);
     }
 
     #[test]

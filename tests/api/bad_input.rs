@@ -663,6 +663,10 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("scheduled_delivery_timestamp", Int, "{future}", true),
             ("note", Str, "remember", false),
         ],
+        // The upload is the body's one file part, not a parameter (tests/api/uploads.rs).
+        ("POST", "user_uploads")
+        | ("GET", "user_uploads/1/ab/cdef/file.txt" | "attachments")
+        | ("DELETE", "attachments/{id}") => &[],
         _ => panic!("no parameter spec for {method} {path}: add one to the sweep"),
     }
 }
@@ -777,6 +781,9 @@ impl ChatFixture {
             self.invite
         } else if path.starts_with("user_groups/") {
             self.group
+        } else if path.starts_with("attachments/") {
+            // Nobody uploaded anything: an id of no attachment.
+            1
         } else {
             panic!("which id does {path} take?")
         }

@@ -50,6 +50,7 @@ mod security_emails;
 mod security_http;
 mod server;
 mod settings;
+mod uploads;
 mod user_groups;
 mod user_records;
 mod users;

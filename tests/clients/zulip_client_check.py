@@ -344,6 +344,50 @@ def _():
     assert listed["scheduled_messages"] == [], listed
 
 
+@check("upload_file, link it in a message, download it back")
+def _():
+    import os
+    import tempfile
+
+    import requests
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "client note.txt")
+        with open(path, "wb") as f:
+            f.write(b"uploaded by the zulip client\n")
+        with open(path, "rb") as f:
+            r = owner.upload_file(f)
+    assert r["result"] == "success", r
+    url, name = r["url"], r["filename"]
+    assert name == "client-note.txt" and url.startswith("/user_uploads/"), r
+    m = owner.send_message(
+        {"type": "stream", "to": "client-check", "topic": "files", "content": f"[{name}]({url})"}
+    )
+    assert m["result"] == "success", m
+    auth = requests.auth.HTTPBasicAuth(OWNER["email"], OWNER["api_key"])
+    got = requests.get(SITE + url, auth=auth, timeout=10)
+    assert got.status_code == 200, got.status_code
+    assert got.content == b"uploaded by the zulip client\n", got.content
+    assert got.headers["Content-Type"] == "text/plain", got.headers
+    assert requests.get(SITE + url, timeout=10).status_code == 401
+    # The API's temporary URL serves it without credentials.
+    t = owner.call_endpoint(url=url.lstrip("/"), method="GET")
+    assert t["result"] == "success", t
+    assert requests.get(SITE + t["url"], timeout=10).content == b"uploaded by the zulip client\n"
+    r = owner.get_messages(
+        {"anchor": "newest", "num_before": 5, "num_after": 0,
+         "narrow": [{"operator": "has", "operand": "attachment"}]}
+    )
+    assert [x["id"] for x in r["messages"]] == [m["id"]], r
+    a = owner.call_endpoint(url="attachments", method="GET")
+    assert a["result"] == "success", a
+    mine = [x for x in a["attachments"] if x["name"] == name]
+    assert mine and mine[0]["messages"][0]["id"] == m["id"], a
+    d = owner.call_endpoint(url=f"attachments/{mine[0]['id']}", method="DELETE")
+    assert d["result"] == "success", d
+    assert requests.get(SITE + url, auth=auth, timeout=10).status_code == 404
+
+
 failed = sum(1 for _, err in results if err)
 print(f"zulip-client: {len(results) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -198,6 +198,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
                 edited.is_me_message = rendered.is_me_message;
                 edited.last_edit_at = Some(now);
                 db::update(tx, &edited)?;
+                crate::domain::uploads::link_message(tx, &user, m.id, &edited.content)?;
             }
             let new_topic = topic.filter(|t| *t != m.topic);
             let new_channel = req
@@ -381,7 +382,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
 /// `DELETE /messages/{id}`.
 pub async fn delete(state: &AppState, user: &User, id: MessageId) -> Result<()> {
     let user = user.clone();
-    state
+    let removed = state
         .db
         .write(move |tx| {
             let r = super::readable(tx, &user, id)?;
@@ -419,9 +420,12 @@ pub async fn delete(state: &AppState, user: &User, id: MessageId) -> Result<()> 
                 topic: m.topic,
                 dm_members,
             });
-            Ok(())
+            // Uploads only this message linked go with it.
+            crate::domain::uploads::drop_orphans(tx)
         })
-        .await
+        .await?;
+    crate::domain::uploads::remove_stored(state, removed).await;
+    Ok(())
 }
 
 /// `POST /streams/{id}/delete_topic`: deletes the topic's messages newest first, in batches,
@@ -460,9 +464,11 @@ pub async fn delete_topic(
                         dm_members: Vec::new(),
                     });
                 }
-                Ok(done)
+                Ok((done, crate::domain::uploads::drop_orphans(tx)?))
             })
             .await?;
+        let (done, removed) = done;
+        crate::domain::uploads::remove_stored(state, removed).await;
         if done {
             return Ok(true);
         }

@@ -434,7 +434,11 @@ pub async fn send(state: &AppState, sender: &User, new: NewMessage) -> Result<Se
         })
         .await?;
     let (prepared, local) = prepared;
-    state.db.write(move |tx| store(tx, prepared, local)).await
+    let author = sender.clone();
+    state
+        .db
+        .write(move |tx| store(tx, prepared, local, &author))
+        .await
 }
 
 /// What a message would be if sent now: checks everything a send checks and returns the
@@ -468,7 +472,7 @@ pub fn send_in(
 ) -> Result<Sent> {
     let content = normalize_content(&new.content)?;
     let prepared = prepare(tx, sender, &new, content, realm_url, host)?;
-    store(tx, prepared, new.local)
+    store(tx, prepared, new.local, sender)
 }
 
 /// Writes a prepared message, its per-user rows and its widget, and emits its event.
@@ -476,6 +480,7 @@ fn store(
     tx: &mut WriteTx<'_>,
     mut prepared: Prepared,
     local: Option<(String, String)>,
+    sender: &User,
 ) -> Result<Sent> {
     let sender_id = prepared.message.sender_id;
     if let Some(members) = &prepared.dm_members {
@@ -489,6 +494,7 @@ fn store(
         ));
     }
     let id = db::insert(tx, &prepared.message)?;
+    crate::domain::uploads::link_message(tx, sender, id, &prepared.message.content)?;
     // `/poll` and `/todo` messages start their widget in the same commit, so the message
     // event already carries it.
     if let Some(widget) = super::widgets::widget_for(&prepared.message.content) {
@@ -583,7 +589,7 @@ pub fn post_notice(tx: &mut WriteTx<'_>, notice: Notice<'_>, realm_url: &str) ->
             add_bits(&mut prepared.flag_rows, reader, bits::READ);
         }
     }
-    Ok(store(tx, prepared, None)?.id)
+    Ok(store(tx, prepared, None, notice.sender)?.id)
 }
 
 /// Zulip's defaults: a user follows the topics they start, and sending to a topic in a muted

@@ -252,6 +252,15 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             push_to_users(state, seq, Some(&[*user_id]), "drafts", &body);
             Ok(())
         }
+        Event::AttachmentChanged {
+            user_id,
+            change,
+            upload_space_used,
+        } => {
+            let body = crate::zulip::wire::uploads::attachment_event(change, *upload_space_used);
+            push_to_users(state, seq, Some(&[*user_id]), "attachment", &body);
+            Ok(())
+        }
         Event::SavedSnippetsChanged { user_id, change } => {
             let body = crate::zulip::wire::saved_snippets_event(change);
             push_to_users(state, seq, Some(&[*user_id]), "saved_snippets", &body);

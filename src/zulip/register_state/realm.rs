@@ -71,6 +71,8 @@ pub(super) fn facts_and_limits(state: &AppState, _ctx: &Ctx, out: &mut State) {
         presence_offline_threshold_secs: presence::OFFLINE_THRESHOLD_SECS,
         // The longest a long-poll waits before a heartbeat, plus Zulip's margin.
         event_queue_longpoll_timeout_secs: (ev.heartbeat + ev.heartbeat_jitter).as_secs() + 35,
+        max_file_upload_size_mib: state.config.limits.max_file_upload_size_mib,
+        upload_quota_mib: Some(state.config.limits.upload_quota_mib).filter(|q| *q > 0),
     };
     for (k, v) in wire::realm_facts(&facts, &limits) {
         out.insert(k.into(), v);

@@ -13,6 +13,7 @@ mod presence;
 mod realm_state;
 mod records;
 pub mod scheduled;
+pub mod uploads;
 
 pub use channels::*;
 pub use groups::*;

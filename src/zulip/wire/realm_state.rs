@@ -174,6 +174,9 @@ pub struct ServerLimits {
     pub presence_ping_interval_secs: i64,
     pub presence_offline_threshold_secs: i64,
     pub event_queue_longpoll_timeout_secs: u64,
+    pub max_file_upload_size_mib: usize,
+    /// `None`: no quota.
+    pub upload_quota_mib: Option<usize>,
 }
 
 /// Facts about this server and organization that come from the configuration.
@@ -216,7 +219,8 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("realm_enable_spectator_access", json!(false)),
         ("realm_push_notifications_enabled", json!(false)),
         ("realm_enable_read_receipts", json!(true)),
-        ("realm_inline_image_preview", json!(false)),
+        // Uploaded images are previewed inline (other sites' images are not).
+        ("realm_inline_image_preview", json!(true)),
         ("realm_inline_url_embed_preview", json!(false)),
         ("realm_message_edit_history_visibility_policy", json!("all")),
         // The legacy form of the web-public channel creation group (7 = owners).
@@ -246,7 +250,7 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
             "realm_authentication_methods",
             json!({"Email": {"enabled": true, "available": true}}),
         ),
-        ("realm_upload_quota_mib", Value::Null),
+        ("realm_upload_quota_mib", json!(l.upload_quota_mib)),
         ("realm_logo_source", json!("D")),
         // The logos default to the icon, so no URL handed out is dead.
         ("realm_logo_url", json!(f.icon_url)),
@@ -262,7 +266,7 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("realm_enable_guest_user_indicator", json!(true)),
         // Outpost checks password length only, no strength estimate.
         ("password_min_guesses", json!(0)),
-        // No uploads, so no thumbnails and no summaries.
+        // Uploads are served as they are: no thumbnails are made; no summaries either.
         ("server_thumbnail_formats", json!([])),
         ("server_can_summarize_topics", json!(false)),
         // Organizations are never deactivated and deleted here.
@@ -301,8 +305,11 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
             "max_channel_folder_description_length",
             json!(crate::domain::channel_folders::MAX_DESCRIPTION_LENGTH),
         ),
-        // Uploads do not exist here: upstream's limits, enforced nowhere.
-        ("max_file_upload_size_mib", json!(100)),
+        (
+            "max_file_upload_size_mib",
+            json!(l.max_file_upload_size_mib),
+        ),
+        // Avatars, icons and logos cannot be uploaded here: upstream's limits, enforced nowhere.
         ("max_avatar_file_size_mib", json!(5)),
         ("max_icon_file_size_mib", json!(5)),
         ("max_logo_file_size_mib", json!(5)),
@@ -337,7 +344,7 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("server_name_changes_disabled", json!(false)),
         ("server_needs_upgrade", json!(false)),
         ("server_web_public_streams_enabled", json!(false)),
-        ("server_inline_image_preview", json!(false)),
+        ("server_inline_image_preview", json!(true)),
         ("server_inline_url_embed_preview", json!(false)),
         ("server_generation", json!(0)),
         ("development_environment", json!(f.development)),
