@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod bot_storage;
+pub mod bots;
 pub mod channel_folders;
 pub mod channels;
 pub mod delivery;
@@ -134,6 +135,8 @@ pub enum Endpoint {
     GetBotStorage,
     UpdateBotStorage,
     RemoveBotStorage,
+    CreateBot,
+    GetBots,
     /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
     EmojiData,
     RealmIcon,
@@ -211,6 +214,7 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             vec![("POST", E::AddFcmToken), ("DELETE", E::RemoveFcmToken)]
         }
         ["mobile_push", "register"] => vec![("POST", E::RegisterPushDevice)],
+        ["bots"] => vec![("GET", E::GetBots), ("POST", E::CreateBot)],
         ["bot_storage"] => vec![
             ("GET", E::GetBotStorage),
             ("PUT", E::UpdateBotStorage),
@@ -483,6 +487,8 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "bot_storage"),
     ("PUT", "bot_storage"),
     ("DELETE", "bot_storage"),
+    ("POST", "bots"),
+    ("GET", "bots"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -815,6 +821,8 @@ impl ChatApi {
             Endpoint::GetBotStorage => bot_storage::get(state, me()?, p).await,
             Endpoint::UpdateBotStorage => bot_storage::put(state, me()?, p).await,
             Endpoint::RemoveBotStorage => bot_storage::remove(state, me()?, p).await,
+            Endpoint::CreateBot => bots::create(state, me()?, p).await,
+            Endpoint::GetBots => bots::list(state, me()?).await,
         }
     }
 }
@@ -979,9 +987,11 @@ mod tests {
             E::GetBotStorage => 94,
             E::UpdateBotStorage => 95,
             E::RemoveBotStorage => 96,
+            E::CreateBot => 97,
+            E::GetBots => 98,
         }
     }
-    const ENDPOINTS: usize = 97;
+    const ENDPOINTS: usize = 99;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

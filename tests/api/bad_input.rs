@@ -643,6 +643,21 @@ fn chat_params(method: &str, path: &str) -> Spec {
         ],
         ("GET" | "DELETE", "bot_storage") => &[("keys", List, r#"["k"]"#, false)],
         ("PUT", "bot_storage") => &[("storage", Obj, r#"{"k": "v"}"#, true)],
+        ("GET", "bots") => &[],
+        ("POST", "bots") => &[
+            ("full_name", Str, "Sweep Bot", true),
+            ("short_name", Str, "sweep", true),
+            ("bot_type", Int, "3", false),
+            (
+                "payload_url",
+                Str,
+                r#""https://hooks.example.com/in""#,
+                false,
+            ),
+            ("interface_type", Int, "1", false),
+            ("service_name", Str, "sweeper", false),
+            ("config_data", Obj, "{}", false),
+        ],
         _ => panic!("no parameter spec for {method} {path}: add one to the sweep"),
     }
 }
