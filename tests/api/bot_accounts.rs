@@ -401,3 +401,87 @@ async fn the_realm_settings_decide_who_creates_which_bots() {
     .await;
     error(&r, "Insufficient permission");
 }
+
+#[tokio::test]
+async fn owners_and_administrators_see_bots_with_their_services_in_register_and_events() {
+    let o = org().await;
+    let form = [("event_types", r#"["realm_bot"]"#)];
+    let (qa, _) = o.register(&o.alice, &form).await;
+    let (qadmin, _) = o.register(&o.admin, &form).await;
+    let (qbob, _) = o.register(&o.bob, &form).await;
+
+    let r = add_bot(
+        &o,
+        &o.alice,
+        &[
+            ("full_name", "Hook Bot"),
+            ("short_name", "hook"),
+            ("bot_type", "3"),
+            ("payload_url", r#""https://hooks.example.com/zulip""#),
+            ("interface_type", "2"),
+        ],
+    )
+    .await;
+    let b = r.assert_success("POST /bots").clone();
+    let hook_id = b["user_id"].as_i64().unwrap();
+    let r = add_bot(
+        &o,
+        &o.bob,
+        &[
+            ("full_name", "Units Bot"),
+            ("short_name", "units"),
+            ("bot_type", "4"),
+            ("service_name", "converter"),
+            ("config_data", r#"{"unit": "metric"}"#),
+        ],
+    )
+    .await;
+    let units_id = r.assert_success("POST /bots")["user_id"].as_i64().unwrap();
+
+    // The owner's and the administrators' queues get `realm_bot` `add`; others only theirs.
+    let evs = wait_events(&o, &o.alice, &qa, 1).await;
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    let bot = &evs[0]["bot"];
+    assert_eq!(evs[0]["type"], "realm_bot");
+    assert_eq!(evs[0]["op"], "add");
+    assert_eq!(bot["user_id"], hook_id);
+    assert_eq!(bot["email"], "hook-bot@outpost.test");
+    assert_eq!(bot["full_name"], "Hook Bot");
+    assert_eq!(bot["bot_type"], 3);
+    assert_eq!(bot["is_active"], true);
+    assert_eq!(bot["api_key"], b["api_key"]);
+    assert_eq!(bot["owner_id"], o.alice.id);
+    let services = bot["services"].as_array().unwrap();
+    assert_eq!(services.len(), 1);
+    assert_eq!(services[0]["base_url"], "https://hooks.example.com/zulip");
+    assert_eq!(services[0]["interface"], 2);
+    let token = services[0]["token"].as_str().unwrap().to_string();
+    assert!(token.len() >= 32, "{token}");
+    let evs = wait_events(&o, &o.admin, &qadmin, 2).await;
+    let ids: Vec<&Value> = evs.iter().map(|e| &e["bot"]["user_id"]).collect();
+    assert_eq!(ids, vec![&json!(hook_id), &json!(units_id)]);
+    let evs = wait_events(&o, &o.bob, &qbob, 1).await;
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0]["bot"]["user_id"], units_id);
+    assert_eq!(
+        evs[0]["bot"]["services"],
+        json!([{"service_name": "converter", "config_data": {"unit": "metric"}}])
+    );
+
+    // register's `realm_bots`: the same records, the token unchanged.
+    let (_, s) = o.register(&o.alice, &form).await;
+    let bots = s["realm_bots"].as_array().unwrap();
+    assert_eq!(bots.len(), 1);
+    assert_eq!(bots[0]["user_id"], hook_id);
+    assert_eq!(bots[0]["services"][0]["token"], token.as_str());
+    let (_, s) = o.register(&o.admin, &form).await;
+    let all: Vec<&Value> = s["realm_bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| &b["user_id"])
+        .collect();
+    assert_eq!(all, vec![&json!(hook_id), &json!(units_id)]);
+    let (_, s) = o.register(&o.guest, &form).await;
+    assert_eq!(s["realm_bots"], json!([]));
+}

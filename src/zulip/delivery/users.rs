@@ -31,10 +31,37 @@ pub(super) async fn lifecycle(
     let user = state.db.read(move |c| users_db::get_any(c, uid)).await?;
     let Some(user) = user else { return Ok(()) };
     if created {
-        return deliver_new_user(state, seq, &user).await;
+        deliver_new_user(state, seq, &user).await?;
+        if user.is_bot && !user.is_system_bot {
+            deliver_new_bot(state, seq, &user).await?;
+        }
+        return Ok(());
     }
     let body = events::user_updated(events::person(uid, PersonField::Active(user.is_active)));
     push_to_users(state, seq, None, "realm_user", &body);
+    Ok(())
+}
+
+/// A bot was created: its full record (key and service included) to the queues of its owner
+/// and the administrators, as upstream's `realm_bot` `add`.
+async fn deliver_new_bot(state: &AppState, seq: u64, bot: &User) -> Result<()> {
+    let id = bot.id;
+    let (service, mut to) = state
+        .db
+        .read(move |c| {
+            Ok((
+                crate::db::bots::service(c, id)?,
+                users_db::active_admin_ids(c)?,
+            ))
+        })
+        .await?;
+    if let Some(owner) = bot.bot_owner_id
+        && !to.contains(&owner)
+    {
+        to.push(owner);
+    }
+    let body = wire::realm_bot_added(wire::bot(bot, service.as_ref(), state.config.realm_host()));
+    push_to_users(state, seq, Some(&to), "realm_bot", &body);
     Ok(())
 }
 

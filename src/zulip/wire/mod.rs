@@ -4,6 +4,7 @@
 //! a record's shape per viewer (real email, gravatar URLs) are applied here, following
 //! `domain::emails`.
 
+mod bots;
 mod channels;
 pub mod events;
 mod groups;
@@ -13,6 +14,7 @@ mod presence;
 mod realm_state;
 mod records;
 
+pub use bots::*;
 pub use channels::*;
 pub use groups::*;
 pub use initial_state::*;
