@@ -12,6 +12,8 @@ use crate::db::{bots as bots_db, users as users_db};
 use crate::domain::realm_settings;
 use crate::domain::users::{self, NewUser};
 use crate::error::{Error, Result};
+use crate::events::{Event, PersonChange};
+use crate::ids::UserId;
 use crate::model::{BotService, Role, User};
 use crate::password;
 
@@ -242,4 +244,49 @@ pub async fn create(state: &AppState, caller: &User, new: NewBot) -> Result<(Use
         })
         .await?;
     Ok((bot, api_key))
+}
+
+/// Inside a transaction: the active bot `id` if `caller` may administer it (its owner or an
+/// administrator), upstream's `access_bot_by_id`.
+fn access_bot(c: &rusqlite::Connection, caller: &User, id: UserId) -> Result<User> {
+    let bot = users_db::get(c, id)?
+        .filter(|u| u.is_bot && u.is_active)
+        .ok_or_else(|| Error::bad_request("No such bot"))?;
+    if !caller.role.is_admin() && bot.bot_owner_id != Some(caller.id) {
+        return Err(Error::bad_request("Insufficient permission"));
+    }
+    Ok(bot)
+}
+
+/// Deactivates a bot (`DELETE /bots/{id}`) on its owner's or an administrator's request.
+pub async fn deactivate(state: &AppState, caller: &User, id: UserId) -> Result<()> {
+    let caller = caller.clone();
+    state
+        .db
+        .write(move |tx| {
+            let bot = access_bot(tx, &caller, id)?;
+            users::deactivate_in(tx, &bot)
+        })
+        .await
+}
+
+/// Gives a bot a new API key (`POST /bots/{id}/api_key/regenerate`) on its owner's or an
+/// administrator's request; returns it.
+pub async fn regenerate_api_key(state: &AppState, caller: &User, id: UserId) -> Result<String> {
+    let caller = caller.clone();
+    let key = password::new_api_key();
+    let stored = key.clone();
+    state
+        .db
+        .write(move |tx| {
+            access_bot(tx, &caller, id)?;
+            users_db::set_api_key(tx, id, &stored)?;
+            tx.emit(Event::UserUpdated {
+                user_id: id,
+                change: PersonChange::ApiKey,
+            });
+            Ok(())
+        })
+        .await?;
+    Ok(key)
 }

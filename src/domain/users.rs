@@ -559,22 +559,29 @@ pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Resul
                     ));
                 }
             }
-            users_db::set_active(tx, target, false)?;
-            let mut left = crate::domain::user_groups::remove_from_all(tx, target)?;
-            left.extend(crate::domain::user_groups::role_events(
-                target,
-                Some(user.role),
-                None,
-            ));
-            // A deactivated user's devices get no notifications; their registrations go.
-            super::push::forget_devices(tx, target)?;
-            tx.emit(Event::UserDeactivated { user_id: target });
-            for e in left {
-                tx.emit(e);
-            }
-            Ok(())
+            deactivate_in(tx, &user)
         })
         .await
+}
+
+/// Inside a write: deactivates an (active, checked) user or bot and announces it: out of its
+/// groups, its push registrations forgotten.
+pub fn deactivate_in(tx: &mut WriteTx<'_>, user: &User) -> Result<()> {
+    let target = user.id;
+    users_db::set_active(tx, target, false)?;
+    let mut left = crate::domain::user_groups::remove_from_all(tx, target)?;
+    left.extend(crate::domain::user_groups::role_events(
+        target,
+        Some(user.role),
+        None,
+    ));
+    // A deactivated user's devices get no notifications; their registrations go.
+    super::push::forget_devices(tx, target)?;
+    tx.emit(Event::UserDeactivated { user_id: target });
+    for e in left {
+        tx.emit(e);
+    }
+    Ok(())
 }
 
 /// Reactivates a deactivated user or bot on an administrator's request.

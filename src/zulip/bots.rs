@@ -1,4 +1,5 @@
-//! `POST /bots` and `GET /bots`: bot accounts made by users. Parsing (upstream's parameter
+//! `POST /bots`, `GET /bots`, `DELETE /bots/{id}` and `POST /bots/{id}/api_key/regenerate`:
+//! bot accounts made by users. Parsing (upstream's parameter
 //! errors) and the response shapes here; the rules in `domain::bots`.
 
 use std::collections::BTreeMap;
@@ -95,4 +96,16 @@ pub async fn list(state: &AppState, caller: &User) -> Result<Success> {
         })
         .collect();
     Ok(Success::new().field("bots", items))
+}
+
+/// # `DELETE /api/v1/bots/{bot_id}`
+pub async fn deactivate(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+    bots::deactivate(state, caller, crate::ids::UserId(id)).await?;
+    Ok(Success::new())
+}
+
+/// # `POST /api/v1/bots/{bot_id}/api_key/regenerate`
+pub async fn regenerate_api_key(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+    let key = bots::regenerate_api_key(state, caller, crate::ids::UserId(id)).await?;
+    Ok(Success::new().field("api_key", key))
 }

@@ -137,6 +137,8 @@ pub enum Endpoint {
     RemoveBotStorage,
     CreateBot,
     GetBots,
+    DeactivateBot(i64),
+    RegenerateBotApiKey(i64),
     /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
     EmojiData,
     RealmIcon,
@@ -215,6 +217,14 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         }
         ["mobile_push", "register"] => vec![("POST", E::RegisterPushDevice)],
         ["bots"] => vec![("GET", E::GetBots), ("POST", E::CreateBot)],
+        ["bots", id] => match path_id(id) {
+            Some(id) => vec![("DELETE", E::DeactivateBot(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["bots", id, "api_key", "regenerate"] => match path_id(id) {
+            Some(id) => vec![("POST", E::RegenerateBotApiKey(id))],
+            None => return Err(NoRoute::NotFound),
+        },
         ["bot_storage"] => vec![
             ("GET", E::GetBotStorage),
             ("PUT", E::UpdateBotStorage),
@@ -489,6 +499,8 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("DELETE", "bot_storage"),
     ("POST", "bots"),
     ("GET", "bots"),
+    ("DELETE", "bots/{id}"),
+    ("POST", "bots/{id}/api_key/regenerate"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -823,6 +835,8 @@ impl ChatApi {
             Endpoint::RemoveBotStorage => bot_storage::remove(state, me()?, p).await,
             Endpoint::CreateBot => bots::create(state, me()?, p).await,
             Endpoint::GetBots => bots::list(state, me()?).await,
+            Endpoint::DeactivateBot(id) => bots::deactivate(state, me()?, id).await,
+            Endpoint::RegenerateBotApiKey(id) => bots::regenerate_api_key(state, me()?, id).await,
         }
     }
 }
@@ -989,9 +1003,11 @@ mod tests {
             E::RemoveBotStorage => 96,
             E::CreateBot => 97,
             E::GetBots => 98,
+            E::DeactivateBot(_) => 99,
+            E::RegenerateBotApiKey(_) => 100,
         }
     }
-    const ENDPOINTS: usize = 99;
+    const ENDPOINTS: usize = 101;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

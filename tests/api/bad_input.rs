@@ -643,7 +643,7 @@ fn chat_params(method: &str, path: &str) -> Spec {
         ],
         ("GET" | "DELETE", "bot_storage") => &[("keys", List, r#"["k"]"#, false)],
         ("PUT", "bot_storage") => &[("storage", Obj, r#"{"k": "v"}"#, true)],
-        ("GET", "bots") => &[],
+        ("GET", "bots") | ("DELETE", "bots/{id}") | ("POST", "bots/{id}/api_key/regenerate") => &[],
         ("POST", "bots") => &[
             ("full_name", Str, "Sweep Bot", true),
             ("short_name", Str, "sweep", true),
@@ -762,6 +762,9 @@ impl ChatFixture {
             self.invite
         } else if path.starts_with("user_groups/") {
             self.group
+        } else if path.starts_with("bots/") {
+            // Not a bot: these routes take no parameters, and answer "No such bot".
+            self.bob.id
         } else {
             panic!("which id does {path} take?")
         }

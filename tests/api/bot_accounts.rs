@@ -485,3 +485,131 @@ async fn owners_and_administrators_see_bots_with_their_services_in_register_and_
     let (_, s) = o.register(&o.guest, &form).await;
     assert_eq!(s["realm_bots"], json!([]));
 }
+
+/// Creates a generic bot for `who`; returns its id and API key.
+async fn make(o: &Org, who: &TestUser, name: &str, short: &str) -> (i64, String) {
+    let r = add_bot(o, who, &[("full_name", name), ("short_name", short)]).await;
+    let b = r.assert_success("POST /bots");
+    (
+        b["user_id"].as_i64().unwrap(),
+        b["api_key"].as_str().unwrap().to_string(),
+    )
+}
+
+/// `GET /users/me` as the bot with this email and key.
+async fn as_bot(o: &Org, email: &str, key: &str) -> Reply {
+    let req = raw(hyper::Method::GET, "/api/v1/users/me")
+        .header("authorization", basic(email, key))
+        .body(crate::support::body(""))
+        .unwrap();
+    o.srv.send(req).await
+}
+
+#[tokio::test]
+async fn owners_and_administrators_regenerate_keys_and_deactivate_bots() {
+    let o = org().await;
+    let (id, old_key) = make(&o, &o.alice, "Key Bot", "key").await;
+    let form = [("event_types", r#"["realm_bot", "realm_user"]"#)];
+    let (qa, _) = o.register(&o.alice, &form).await;
+    let (qb, _) = o.register(&o.bob, &form).await;
+    let email = "key-bot@outpost.test";
+
+    // Someone else's bot: refused, nothing changes.
+    let regen = format!("/api/v1/bots/{id}/api_key/regenerate");
+    error(
+        &o.srv.post(&regen, &o.bob, &[]).await,
+        "Insufficient permission",
+    );
+    error(
+        &o.srv
+            .delete(&format!("/api/v1/bots/{id}"), &o.bob, &[])
+            .await,
+        "Insufficient permission",
+    );
+    // Not a bot, or no such user.
+    for target in [o.bob.id, 9999] {
+        error(
+            &o.srv
+                .post(
+                    &format!("/api/v1/bots/{target}/api_key/regenerate"),
+                    &o.admin,
+                    &[],
+                )
+                .await,
+            "No such bot",
+        );
+        error(
+            &o.srv
+                .delete(&format!("/api/v1/bots/{target}"), &o.admin, &[])
+                .await,
+            "No such bot",
+        );
+    }
+    as_bot(&o, email, &old_key)
+        .await
+        .assert_success("GET /users/me");
+
+    // The owner regenerates: the old key stops working, the new one works.
+    let r = o.srv.post(&regen, &o.alice, &[]).await;
+    let new_key = r.assert_success("POST /bots/{bot_id}/api_key/regenerate")["api_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(new_key, old_key);
+    as_bot(&o, email, &old_key)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    as_bot(&o, email, &new_key)
+        .await
+        .assert_success("GET /users/me");
+    let evs = wait_events(&o, &o.alice, &qa, 1).await;
+    assert_eq!(
+        evs[0],
+        json!({"type": "realm_bot", "op": "update", "id": evs[0]["id"],
+               "bot": {"user_id": id, "api_key": new_key}})
+    );
+    // An administrator may too.
+    o.srv
+        .post(&regen, &o.admin, &[])
+        .await
+        .assert_success("POST /bots/{bot_id}/api_key/regenerate");
+
+    // An administrator deactivates it: gone from GET /bots, its key refused, everyone told.
+    o.srv
+        .delete(&format!("/api/v1/bots/{id}"), &o.admin, &[])
+        .await
+        .assert_success("DELETE /bots/{bot_id}");
+    assert!(bots_of(&o, &o.alice).await.is_empty());
+    let r = o.srv.get(&format!("/api/v1/users/{id}"), &o.bob, &[]).await;
+    assert_eq!(
+        r.assert_success("GET /users/{user_id}")["user"]["is_active"],
+        false
+    );
+    let evs = wait_events(&o, &o.alice, &qa, 4).await;
+    assert!(
+        evs.iter().any(|e| e["type"] == "realm_bot"
+            && e["op"] == "update"
+            && e["bot"] == json!({"user_id": id, "is_active": false})),
+        "{evs:?}"
+    );
+    let evs = wait_events(&o, &o.bob, &qb, 1).await;
+    assert!(evs.iter().all(|e| e["type"] == "realm_user"), "{evs:?}");
+    assert!(
+        evs.iter()
+            .any(|e| e["person"] == json!({"user_id": id, "is_active": false})),
+        "{evs:?}"
+    );
+    // Once deactivated it is no bot to act on.
+    error(
+        &o.srv
+            .delete(&format!("/api/v1/bots/{id}"), &o.alice, &[])
+            .await,
+        "No such bot",
+    );
+    // register's realm_bots keeps it, deactivated, for its owner.
+    let (_, s) = o
+        .register(&o.alice, &[("event_types", r#"["realm_bot"]"#)])
+        .await;
+    assert_eq!(s["realm_bots"][0]["user_id"], id);
+    assert_eq!(s["realm_bots"][0]["is_active"], false);
+}

@@ -44,3 +44,11 @@ pub fn bot(bot: &User, service: Option<&BotService>, host: &str) -> Value {
 pub fn realm_bot_added(bot: Value) -> Value {
     json!({"type": "realm_bot", "op": "add", "bot": bot})
 }
+
+/// `realm_bot` `update`: one property of a bot changed (`field` is its name and value).
+pub fn realm_bot_updated(bot_id: i64, field: &str, value: Value) -> Value {
+    let mut bot = serde_json::Map::new();
+    bot.insert("user_id".into(), json!(bot_id));
+    bot.insert(field.into(), value);
+    json!({"type": "realm_bot", "op": "update", "bot": bot})
+}
