@@ -190,7 +190,7 @@ pub async fn create(state: &AppState, caller: &User, new: NewBot) -> Result<(Use
                 return Err(Error::bad_request("Username already in use"));
             }
             if users_db::active_bot_named(tx, &checked_name)? {
-                return Err(Error::bad_request("Name is already in use!"));
+                return Err(Error::bad_request("Name is already in use."));
             }
             check_may_create(tx, &caller, bot_type)?;
             if ![

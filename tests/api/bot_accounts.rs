@@ -206,7 +206,7 @@ async fn bad_bot_requests_get_upstreams_errors_and_change_nothing() {
         ),
         (
             vec![("full_name", "taken bot"), ("short_name", "fresh")],
-            "Name is already in use!",
+            "Name is already in use.",
         ),
         (
             vec![
