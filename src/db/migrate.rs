@@ -41,13 +41,16 @@ pub const BOT_STORAGE_SQL: &str = include_str!("bot_storage.sql");
 /// by the upgrade from version 10 (which added them as version 11).
 pub const SCHEDULED_SQL: &str = include_str!("scheduled.sql");
 
-/// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
 /// Uploaded files and the messages linking them: applied after [`SCHEMA_SQL`] to a new
 /// database, and by the upgrade from version 11 (which added them as version 12).
 pub const UPLOADS_SQL: &str = include_str!("uploads.sql");
 
+/// The bots' services (outgoing webhooks, embedded bots): applied after [`SCHEMA_SQL`] to a new
+/// database, and by the upgrade from version 12 (which added them as version 13).
+pub const BOT_SERVICES_SQL: &str = include_str!("bot_services.sql");
+
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -117,6 +120,7 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         tx.execute_batch(BOT_STORAGE_SQL)?;
         tx.execute_batch(SCHEDULED_SQL)?;
         tx.execute_batch(UPLOADS_SQL)?;
+        tx.execute_batch(BOT_SERVICES_SQL)?;
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('created_at', ?1)",
             [crate::time::now_secs().to_string()],
@@ -203,6 +207,7 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
         9 => Ok(tx.execute_batch(BOT_STORAGE_SQL)?),
         10 => Ok(tx.execute_batch(SCHEDULED_SQL)?),
         11 => Ok(tx.execute_batch(UPLOADS_SQL)?),
+        12 => Ok(tx.execute_batch(BOT_SERVICES_SQL)?),
         _ => Err(Error::internal(format!(
             "no upgrade is known from schema version {from}"
         ))),
@@ -243,7 +248,7 @@ mod tests {
             let start = v1.find("CREATE TABLE submessages").unwrap();
             let end = v1.find("-- The Dependency-Track tables").unwrap();
             let v1 = format!("{}{}", &v1[..start], &v1[end..])
-                .replace("PRAGMA user_version = 12;", "PRAGMA user_version = 1;");
+                .replace("PRAGMA user_version = 13;", "PRAGMA user_version = 1;");
             // Nor the system bots' column and the realm settings.
             let v1 = v1.replace(
                 ",\n    is_system_bot            INTEGER NOT NULL DEFAULT 0\n",
@@ -316,7 +321,7 @@ mod tests {
         let path = dir.path().join("db.sqlite");
         {
             let c = Connection::open(&path).unwrap();
-            let v8 = SCHEMA_SQL.replace("PRAGMA user_version = 12;", "PRAGMA user_version = 8;");
+            let v8 = SCHEMA_SQL.replace("PRAGMA user_version = 13;", "PRAGMA user_version = 8;");
             c.execute_batch(&v8).unwrap();
             c.execute_batch(DTRACK_SQL).unwrap();
             c.execute_batch(SYSTEM_BOTS_SQL).unwrap();
@@ -345,7 +350,7 @@ mod tests {
         let path = dir.path().join("db.sqlite");
         {
             let c = Connection::open(&path).unwrap();
-            let v9 = SCHEMA_SQL.replace("PRAGMA user_version = 12;", "PRAGMA user_version = 9;");
+            let v9 = SCHEMA_SQL.replace("PRAGMA user_version = 13;", "PRAGMA user_version = 9;");
             c.execute_batch(&v9).unwrap();
             c.execute_batch(DTRACK_SQL).unwrap();
             c.execute_batch(SYSTEM_BOTS_SQL).unwrap();
@@ -356,6 +361,37 @@ mod tests {
         let n: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'bot_storage'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 1);
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn version_12_database_gains_the_bot_services() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        {
+            let c = Connection::open(&path).unwrap();
+            let v12 = SCHEMA_SQL.replace("PRAGMA user_version = 13;", "PRAGMA user_version = 12;");
+            c.execute_batch(&v12).unwrap();
+            c.execute_batch(DTRACK_SQL).unwrap();
+            c.execute_batch(SYSTEM_BOTS_SQL).unwrap();
+            c.execute_batch(INVITES_SQL).unwrap();
+            c.execute_batch(USER_RECORDS_SQL).unwrap();
+            c.execute_batch(BOT_STORAGE_SQL).unwrap();
+            c.execute_batch(SCHEDULED_SQL).unwrap();
+            c.execute_batch(UPLOADS_SQL).unwrap();
+        }
+        let conn = open_writer(&path, Synchronous::Normal).unwrap();
+        let n: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'bot_services'",
                 [],
                 |r| r.get(0),
             )

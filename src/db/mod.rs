@@ -11,6 +11,7 @@
 
 pub mod alert_words;
 pub mod bot_storage;
+pub mod bots;
 pub mod channel_folders;
 pub mod channels;
 pub mod conversations;

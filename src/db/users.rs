@@ -100,6 +100,50 @@ pub fn all(c: &Connection) -> Result<Vec<User>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The realm's active bots owned by `owner`, oldest first (`GET /bots`).
+pub fn active_bots_owned_by(c: &Connection, owner: UserId) -> Result<Vec<User>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM users
+         WHERE is_bot AND NOT is_system_bot AND is_active AND bot_owner_id = ?1
+         ORDER BY date_joined, id"
+    ))?;
+    let rows = st.query_map([owner.0], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The realm's bots (deactivated ones included), oldest first; only those owned by `owner`
+/// when given (register's `realm_bots`).
+pub fn realm_bots(c: &Connection, owner: Option<UserId>) -> Result<Vec<User>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM users
+         WHERE is_bot AND NOT is_system_bot AND (?1 IS NULL OR bot_owner_id = ?1)
+         ORDER BY date_joined, id"
+    ))?;
+    let rows = st.query_map([owner.map(|o| o.0)], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The active administrators and owners of the realm.
+pub fn active_admin_ids(c: &Connection) -> Result<Vec<UserId>> {
+    let mut st = c.prepare_cached(
+        "SELECT id FROM users WHERE is_active AND NOT is_bot AND NOT is_system_bot
+         AND role IN (100, 200) ORDER BY id",
+    )?;
+    let rows = st.query_map([], |r| Ok(UserId(r.get(0)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Whether an active bot of the realm has this full name (case-insensitively).
+pub fn active_bot_named(c: &Connection, full_name: &str) -> Result<bool> {
+    Ok(c.prepare_cached(
+        "SELECT 1 FROM users WHERE is_bot AND NOT is_system_bot AND is_active
+         AND full_name = ?1 COLLATE NOCASE",
+    )?
+    .query_row([full_name], |_| Ok(()))
+    .optional()?
+    .is_some())
+}
+
 /// The system bots, by id.
 pub fn system_bots(c: &Connection) -> Result<Vec<User>> {
     let mut st = c.prepare_cached(&format!(

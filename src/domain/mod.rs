@@ -3,6 +3,7 @@
 //! see HTTP requests or produce wire JSON.
 
 pub mod bot_storage;
+pub mod bots;
 pub mod channel_folders;
 pub mod channels;
 pub mod credentials;

@@ -54,6 +54,10 @@ pub const CAN_INVITE_USERS: &str = "can_invite_users_group";
 pub const CREATE_MULTIUSE_INVITE: &str = "create_multiuse_invite_group";
 /// Who may create user groups.
 pub const CAN_CREATE_GROUPS: &str = "can_create_groups";
+/// Who may create bots of every type (upstream's default: members).
+pub const CAN_CREATE_BOTS: &str = "can_create_bots_group";
+/// Who may create incoming-webhook bots (upstream's default: members).
+pub const CAN_CREATE_WRITE_ONLY_BOTS: &str = "can_create_write_only_bots_group";
 /// Who may administer every user group.
 pub const CAN_MANAGE_ALL_GROUPS: &str = "can_manage_all_groups";
 /// Who may take part in direct messages (every participant, or the recipients, must hold it).
@@ -181,7 +185,7 @@ const CATALOGUE: &[Spec] = &[
             allowed_system_groups: &[sys::EVERYONE, sys::MEMBERS],
         }),
     ),
-    // Features Outpost does not have (custom emoji, bots) are held by nobody.
+    // Features Outpost does not have (custom emoji) are held by nobody.
     fixed(
         "can_add_custom_emoji_group",
         group(sys::NOBODY, true, false),
@@ -190,7 +194,7 @@ const CATALOGUE: &[Spec] = &[
         "can_add_subscribers_group",
         group(sys::MEMBERS, true, false),
     ),
-    fixed("can_create_bots_group", group(sys::NOBODY, true, false)),
+    setting(CAN_CREATE_BOTS, group(sys::MEMBERS, true, false)),
     owners(CAN_CREATE_GROUPS, group(sys::MEMBERS, true, false)),
     setting(CAN_CREATE_PRIVATE_CHANNEL, group(sys::MEMBERS, true, false)),
     setting(CAN_CREATE_PUBLIC_CHANNEL, group(sys::MEMBERS, true, false)),
@@ -209,10 +213,7 @@ const CATALOGUE: &[Spec] = &[
             ],
         }),
     ),
-    fixed(
-        "can_create_write_only_bots_group",
-        group(sys::NOBODY, true, false),
-    ),
+    setting(CAN_CREATE_WRITE_ONLY_BOTS, group(sys::MEMBERS, true, false)),
     fixed(
         "can_delete_any_message_group",
         group(sys::ADMINISTRATORS, true, false),

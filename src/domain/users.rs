@@ -97,6 +97,10 @@ impl Prepared {
     pub fn email(&self) -> &str {
         &self.email
     }
+
+    pub fn api_key(&self) -> &str {
+        &self.api_key
+    }
 }
 
 /// Checks a new user's name, email and password and hashes the password (on the CPU threads).
@@ -207,29 +211,41 @@ pub async fn create_bot(
             if users_db::email_taken(tx, &p.email)? {
                 return Err(Error::bad_request("Email is already in use."));
             }
-            let id = users_db::insert(
-                tx,
-                &users_db::NewUser {
-                    email: &p.email,
-                    full_name: &p.full_name,
-                    role: p.role,
-                    api_key: &p.api_key,
-                    password_hash: p.hash.as_deref(),
-                    date_joined: crate::time::now_secs(),
-                    email_visibility: visibility,
-                    can_create_users: p.can_create_users,
-                    can_change_user_emails: p.can_change_user_emails,
-                },
-            )?;
-            users_db::make_bot(tx, id, GENERIC_BOT, owner.id)?;
-            tx.emit(Event::UserCreated { user_id: id });
-            for e in crate::domain::user_groups::role_events(id, None, Some(p.role)) {
-                tx.emit(e);
-            }
-            Ok(id)
+            insert_bot(tx, &p, visibility, GENERIC_BOT, owner.id)
         })
         .await?;
     Ok((id, api_key))
+}
+
+/// Inside a write: creates a prepared user (whose email is free) as a bot of `bot_type` owned
+/// by `owner` and announces it; no signup notices, as upstream does for bots.
+pub fn insert_bot(
+    tx: &mut WriteTx<'_>,
+    p: &Prepared,
+    visibility: crate::model::EmailVisibility,
+    bot_type: i64,
+    owner: UserId,
+) -> Result<UserId> {
+    let id = users_db::insert(
+        tx,
+        &users_db::NewUser {
+            email: &p.email,
+            full_name: &p.full_name,
+            role: p.role,
+            api_key: &p.api_key,
+            password_hash: p.hash.as_deref(),
+            date_joined: crate::time::now_secs(),
+            email_visibility: visibility,
+            can_create_users: p.can_create_users,
+            can_change_user_emails: p.can_change_user_emails,
+        },
+    )?;
+    users_db::make_bot(tx, id, bot_type, owner)?;
+    tx.emit(Event::UserCreated { user_id: id });
+    for e in crate::domain::user_groups::role_events(id, None, Some(p.role)) {
+        tx.emit(e);
+    }
+    Ok(id)
 }
 
 pub fn check_password_strength(pw: &str) -> Result<()> {
@@ -543,22 +559,29 @@ pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Resul
                     ));
                 }
             }
-            users_db::set_active(tx, target, false)?;
-            let mut left = crate::domain::user_groups::remove_from_all(tx, target)?;
-            left.extend(crate::domain::user_groups::role_events(
-                target,
-                Some(user.role),
-                None,
-            ));
-            // A deactivated user's devices get no notifications; their registrations go.
-            super::push::forget_devices(tx, target)?;
-            tx.emit(Event::UserDeactivated { user_id: target });
-            for e in left {
-                tx.emit(e);
-            }
-            Ok(())
+            deactivate_in(tx, &user)
         })
         .await
+}
+
+/// Inside a write: deactivates an (active, checked) user or bot and announces it: out of its
+/// groups, its push registrations forgotten.
+pub fn deactivate_in(tx: &mut WriteTx<'_>, user: &User) -> Result<()> {
+    let target = user.id;
+    users_db::set_active(tx, target, false)?;
+    let mut left = crate::domain::user_groups::remove_from_all(tx, target)?;
+    left.extend(crate::domain::user_groups::role_events(
+        target,
+        Some(user.role),
+        None,
+    ));
+    // A deactivated user's devices get no notifications; their registrations go.
+    super::push::forget_devices(tx, target)?;
+    tx.emit(Event::UserDeactivated { user_id: target });
+    for e in left {
+        tx.emit(e);
+    }
+    Ok(())
 }
 
 /// Reactivates a deactivated user or bot on an administrator's request.

@@ -147,6 +147,18 @@ impl std::fmt::Debug for Secret {
     }
 }
 
+/// A bot's service: for an outgoing-webhook bot the URL it posts to, the request format
+/// (`interface`: 1 Zulip, 2 Slack) and the token the receiver checks; for an embedded bot
+/// which one it is (`service_name`) and its configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BotService {
+    pub base_url: String,
+    pub interface: i64,
+    pub token: String,
+    pub service_name: String,
+    pub config_data: std::collections::BTreeMap<String, String>,
+}
+
 /// A chat user as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct User {

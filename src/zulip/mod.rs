@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod bot_storage;
+pub mod bots;
 pub mod channel_folders;
 pub mod channels;
 pub mod delivery;
@@ -136,6 +137,10 @@ pub enum Endpoint {
     GetBotStorage,
     UpdateBotStorage,
     RemoveBotStorage,
+    CreateBot,
+    GetBots,
+    DeactivateBot(i64),
+    RegenerateBotApiKey(i64),
     /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
     EmojiData,
     RealmIcon,
@@ -229,6 +234,15 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             vec![("POST", E::AddFcmToken), ("DELETE", E::RemoveFcmToken)]
         }
         ["mobile_push", "register"] => vec![("POST", E::RegisterPushDevice)],
+        ["bots"] => vec![("GET", E::GetBots), ("POST", E::CreateBot)],
+        ["bots", id] => match path_id(id) {
+            Some(id) => vec![("DELETE", E::DeactivateBot(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["bots", id, "api_key", "regenerate"] => match path_id(id) {
+            Some(id) => vec![("POST", E::RegenerateBotApiKey(id))],
+            None => return Err(NoRoute::NotFound),
+        },
         ["bot_storage"] => vec![
             ("GET", E::GetBotStorage),
             ("PUT", E::UpdateBotStorage),
@@ -537,6 +551,10 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "user_uploads/1/ab/cdef/file.txt"),
     ("GET", "attachments"),
     ("DELETE", "attachments/{id}"),
+    ("POST", "bots"),
+    ("GET", "bots"),
+    ("DELETE", "bots/{id}"),
+    ("POST", "bots/{id}/api_key/regenerate"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -904,6 +922,10 @@ impl ChatApi {
             Endpoint::GetFileTemporaryUrl(path) => uploads::temporary_url(state, me()?, path).await,
             Endpoint::GetAttachments => uploads::list_attachments(state, me()?).await,
             Endpoint::RemoveAttachment(id) => uploads::remove_attachment(state, me()?, id).await,
+            Endpoint::CreateBot => bots::create(state, me()?, p).await,
+            Endpoint::GetBots => bots::list(state, me()?).await,
+            Endpoint::DeactivateBot(id) => bots::deactivate(state, me()?, id).await,
+            Endpoint::RegenerateBotApiKey(id) => bots::regenerate_api_key(state, me()?, id).await,
         }
     }
 }
@@ -1080,9 +1102,13 @@ mod tests {
             E::GetAttachments => 106,
             E::RemoveAttachment(_) => 107,
             E::ServeUpload(_) => 108,
+            E::CreateBot => 109,
+            E::GetBots => 110,
+            E::DeactivateBot(_) => 111,
+            E::RegenerateBotApiKey(_) => 112,
         }
     }
-    const ENDPOINTS: usize = 109;
+    const ENDPOINTS: usize = 113;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

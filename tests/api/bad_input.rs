@@ -667,6 +667,21 @@ fn chat_params(method: &str, path: &str) -> Spec {
         ("POST", "user_uploads")
         | ("GET", "user_uploads/1/ab/cdef/file.txt" | "attachments")
         | ("DELETE", "attachments/{id}") => &[],
+        ("GET", "bots") | ("DELETE", "bots/{id}") | ("POST", "bots/{id}/api_key/regenerate") => &[],
+        ("POST", "bots") => &[
+            ("full_name", Str, "Sweep Bot", true),
+            ("short_name", Str, "sweep", true),
+            ("bot_type", Int, "3", false),
+            (
+                "payload_url",
+                Str,
+                r#""https://hooks.example.com/in""#,
+                false,
+            ),
+            ("interface_type", Int, "1", false),
+            ("service_name", Str, "sweeper", false),
+            ("config_data", Obj, "{}", false),
+        ],
         _ => panic!("no parameter spec for {method} {path}: add one to the sweep"),
     }
 }
@@ -784,6 +799,9 @@ impl ChatFixture {
         } else if path.starts_with("attachments/") {
             // Nobody uploaded anything: an id of no attachment.
             1
+        } else if path.starts_with("bots/") {
+            // Not a bot: these routes take no parameters, and answer "No such bot".
+            self.bob.id
         } else {
             panic!("which id does {path} take?")
         }

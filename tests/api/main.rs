@@ -12,6 +12,7 @@ mod support;
 
 mod auth;
 mod bad_input;
+mod bot_accounts;
 mod bots;
 mod channel_folders;
 mod channels;

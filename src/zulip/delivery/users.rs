@@ -31,10 +31,44 @@ pub(super) async fn lifecycle(
     let user = state.db.read(move |c| users_db::get_any(c, uid)).await?;
     let Some(user) = user else { return Ok(()) };
     if created {
-        return deliver_new_user(state, seq, &user).await;
+        deliver_new_user(state, seq, &user).await?;
+        if user.is_bot && !user.is_system_bot {
+            deliver_new_bot(state, seq, &user).await?;
+        }
+        return Ok(());
     }
     let body = events::user_updated(events::person(uid, PersonField::Active(user.is_active)));
     push_to_users(state, seq, None, "realm_user", &body);
+    if user.is_bot && !user.is_system_bot {
+        let body = wire::realm_bot_updated(uid.0, "is_active", Value::Bool(user.is_active));
+        let to = bot_administrators(state, &user).await?;
+        push_to_users(state, seq, Some(&to), "realm_bot", &body);
+    }
+    Ok(())
+}
+
+/// Who administers `bot`: its owner and the active administrators.
+async fn bot_administrators(state: &AppState, bot: &User) -> Result<Vec<UserId>> {
+    let mut to = state.db.read(users_db::active_admin_ids).await?;
+    if let Some(owner) = bot.bot_owner_id
+        && !to.contains(&owner)
+    {
+        to.push(owner);
+    }
+    Ok(to)
+}
+
+/// A bot was created: its full record (key and service included) to the queues of its owner
+/// and the administrators, as upstream's `realm_bot` `add`.
+async fn deliver_new_bot(state: &AppState, seq: u64, bot: &User) -> Result<()> {
+    let id = bot.id;
+    let service = state
+        .db
+        .read(move |c| crate::db::bots::service(c, id))
+        .await?;
+    let to = bot_administrators(state, bot).await?;
+    let body = wire::realm_bot_added(wire::bot(bot, service.as_ref(), state.config.realm_host()));
+    push_to_users(state, seq, Some(&to), "realm_bot", &body);
     Ok(())
 }
 
@@ -64,8 +98,16 @@ pub(super) async fn updated(
             value,
             rendered_value,
         },
-        // A new API key concerns nobody else.
-        PersonChange::ApiKey => return Ok(()),
+        // A new API key concerns nobody else; a bot's goes to those who administer it.
+        PersonChange::ApiKey => {
+            if user.is_bot && !user.is_system_bot {
+                let key = Value::String(user.api_key.0.clone());
+                let body = wire::realm_bot_updated(uid.0, "api_key", key);
+                let to = bot_administrators(state, &user).await?;
+                push_to_users(state, seq, Some(&to), "realm_bot", &body);
+            }
+            return Ok(());
+        }
     };
     let body = events::user_updated(events::person(uid, field));
     push_to_users(state, seq, None, "realm_user", &body);

@@ -90,6 +90,7 @@ use Builder::{Db, Presences, Server, Streams};
 const BUILDERS: &[(&str, Builder)] = &[
     ("message", Db(messages::max_message_id)),
     ("realm_user", Db(users::realm_users)),
+    ("realm_bot", Db(users::realm_bots)),
     ("realm", Db(realm::organization_settings)),
     ("subscription", Db(channels::subscriptions)),
     ("channel_folders", Db(channels::channel_folders)),

@@ -13,6 +13,19 @@ use crate::error::Result;
 use crate::model::{Role, User};
 use crate::zulip::wire::{self, CallerAbilities};
 
+/// `realm_bot`: the bots the caller administers with their keys and services (all of the
+/// realm's for administrators, their own for others), deactivated ones included.
+pub(super) fn realm_bots(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()> {
+    let owner = (!ctx.user.role.is_admin()).then_some(ctx.user.id);
+    let mut out = Vec::new();
+    for b in users_db::realm_bots(c, owner)? {
+        let service = crate::db::bots::service(c, b.id)?;
+        out.push(wire::bot(&b, service.as_ref(), &ctx.host));
+    }
+    m.insert("realm_bots".into(), Value::Array(out));
+    Ok(())
+}
+
 /// `realm_user`: active and deactivated users, the cross-realm bots, and who the caller is
 /// and may do.
 pub(super) fn realm_users(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()> {

@@ -4,6 +4,7 @@
 //! a record's shape per viewer (real email, gravatar URLs) are applied here, following
 //! `domain::emails`.
 
+mod bots;
 mod channels;
 pub mod events;
 mod groups;
@@ -15,6 +16,7 @@ mod records;
 pub mod scheduled;
 pub mod uploads;
 
+pub use bots::*;
 pub use channels::*;
 pub use groups::*;
 pub use initial_state::*;

@@ -1,0 +1,54 @@
+//! Bot records for the people who administer them: register's `realm_bots` and `realm_bot`
+//! events (upstream's `Bot` object, API key and service included).
+
+use serde_json::{Value, json};
+
+use crate::model::{BotService, User};
+
+/// A bot's `services`: the outgoing webhook (URL, format, token) or the embedded bot (name,
+/// configuration); empty for the other types.
+fn services(bot_type: Option<i64>, service: Option<&BotService>) -> Value {
+    match (bot_type, service) {
+        (Some(3), Some(s)) => json!([{
+            "base_url": s.base_url,
+            "interface": s.interface,
+            "token": s.token,
+        }]),
+        (Some(4), Some(s)) => json!([{
+            "service_name": s.service_name,
+            "config_data": s.config_data,
+        }]),
+        _ => json!([]),
+    }
+}
+
+/// Upstream's `Bot` object for `bot` (its owner and administrators only: it holds the key).
+pub fn bot(bot: &User, service: Option<&BotService>, host: &str) -> Value {
+    json!({
+        "user_id": bot.id.0,
+        "email": super::api_email(bot, host),
+        "full_name": bot.full_name,
+        "bot_type": bot.bot_type,
+        "is_active": bot.is_active,
+        "api_key": bot.api_key.0,
+        "default_sending_stream": null,
+        "default_events_register_stream": null,
+        "default_all_public_streams": false,
+        "avatar_url": super::user_avatar_url(bot, host),
+        "services": services(bot.bot_type, service),
+        "owner_id": bot.bot_owner_id.map(|o| o.0),
+    })
+}
+
+/// `realm_bot` `add`: a bot was created.
+pub fn realm_bot_added(bot: Value) -> Value {
+    json!({"type": "realm_bot", "op": "add", "bot": bot})
+}
+
+/// `realm_bot` `update`: one property of a bot changed (`field` is its name and value).
+pub fn realm_bot_updated(bot_id: i64, field: &str, value: Value) -> Value {
+    let mut bot = serde_json::Map::new();
+    bot.insert("user_id".into(), json!(bot_id));
+    bot.insert(field.into(), value);
+    json!({"type": "realm_bot", "op": "update", "bot": bot})
+}
