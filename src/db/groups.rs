@@ -91,15 +91,6 @@ pub fn system_groups(c: &Connection) -> Result<Vec<(GroupId, String, String)>> {
     Ok(rows)
 }
 
-/// Makes `user` a direct member of `group`; false when they already were one.
-pub fn add_direct_member(c: &Connection, group: GroupId, user: UserId) -> Result<bool> {
-    let n = c.execute(
-        "INSERT OR IGNORE INTO user_group_members (group_id, user_id) VALUES (?1, ?2)",
-        [group.0, user.0],
-    )?;
-    Ok(n > 0)
-}
-
 const COLUMNS: &str = "id, name, description, is_system_group, deactivated, creator_id, \
      date_created, can_add_members_group, can_join_group, can_leave_group, can_manage_group, \
      can_mention_group, can_remove_members_group";
@@ -325,12 +316,14 @@ pub fn has_direct_member(c: &Connection, group: GroupId, user: UserId) -> Result
     )
 }
 
-pub fn add_member(c: &Connection, group: GroupId, user: UserId) -> Result<()> {
-    c.prepare_cached(
-        "INSERT OR IGNORE INTO user_group_members (group_id, user_id) VALUES (?1, ?2)",
-    )?
-    .execute([group.0, user.0])?;
-    Ok(())
+/// Makes `user` a direct member of `group`; false when they already were one.
+pub fn add_member(c: &Connection, group: GroupId, user: UserId) -> Result<bool> {
+    let added = c
+        .prepare_cached(
+            "INSERT OR IGNORE INTO user_group_members (group_id, user_id) VALUES (?1, ?2)",
+        )?
+        .execute([group.0, user.0])?;
+    Ok(added > 0)
 }
 
 pub fn remove_member(c: &Connection, group: GroupId, user: UserId) -> Result<()> {

@@ -49,6 +49,18 @@ pub const UPLOADS_SQL: &str = include_str!("uploads.sql");
 /// database, and by the upgrade from version 12 (which added them as version 13).
 pub const BOT_SERVICES_SQL: &str = include_str!("bot_services.sql");
 
+/// The files of tables added after [`SCHEMA_SQL`], each with the schema version that added it:
+/// applied in this order after [`SCHEMA_SQL`] to a new database, and each one by the upgrade
+/// into its version, so each file is the one place its DDL lives.
+pub const ADDED_FILES: &[(i64, &str)] = &[
+    (8, INVITES_SQL),
+    (9, USER_RECORDS_SQL),
+    (10, BOT_STORAGE_SQL),
+    (11, SCHEDULED_SQL),
+    (12, UPLOADS_SQL),
+    (13, BOT_SERVICES_SQL),
+];
+
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
 pub const SCHEMA_VERSION: i64 = 13;
 
@@ -115,12 +127,9 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         tx.execute_batch(SCHEMA_SQL)?;
         tx.execute_batch(DTRACK_SQL)?;
         tx.execute_batch(SYSTEM_BOTS_SQL)?;
-        tx.execute_batch(INVITES_SQL)?;
-        tx.execute_batch(USER_RECORDS_SQL)?;
-        tx.execute_batch(BOT_STORAGE_SQL)?;
-        tx.execute_batch(SCHEDULED_SQL)?;
-        tx.execute_batch(UPLOADS_SQL)?;
-        tx.execute_batch(BOT_SERVICES_SQL)?;
+        for (_, sql) in ADDED_FILES {
+            tx.execute_batch(sql)?;
+        }
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('created_at', ?1)",
             [crate::time::now_secs().to_string()],
@@ -202,15 +211,12 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
              CREATE TRIGGER user_group_subgroups_del AFTER DELETE ON user_group_subgroups
                  BEGIN UPDATE user_groups_generation SET token = random(); END;",
         )?),
-        7 => Ok(tx.execute_batch(INVITES_SQL)?),
-        8 => Ok(tx.execute_batch(USER_RECORDS_SQL)?),
-        9 => Ok(tx.execute_batch(BOT_STORAGE_SQL)?),
-        10 => Ok(tx.execute_batch(SCHEDULED_SQL)?),
-        11 => Ok(tx.execute_batch(UPLOADS_SQL)?),
-        12 => Ok(tx.execute_batch(BOT_SERVICES_SQL)?),
-        _ => Err(Error::internal(format!(
-            "no upgrade is known from schema version {from}"
-        ))),
+        _ => match ADDED_FILES.iter().find(|(v, _)| *v == from + 1) {
+            Some((_, sql)) => Ok(tx.execute_batch(sql)?),
+            None => Err(Error::internal(format!(
+                "no upgrade is known from schema version {from}"
+            ))),
+        },
     }
 }
 
@@ -247,8 +253,10 @@ mod tests {
             let v1 = format!("{}{}", &SCHEMA_SQL[..start], &SCHEMA_SQL[end..]);
             let start = v1.find("CREATE TABLE submessages").unwrap();
             let end = v1.find("-- The Dependency-Track tables").unwrap();
-            let v1 = format!("{}{}", &v1[..start], &v1[end..])
-                .replace("PRAGMA user_version = 13;", "PRAGMA user_version = 1;");
+            let v1 = format!("{}{}", &v1[..start], &v1[end..]).replace(
+                &format!("PRAGMA user_version = {SCHEMA_VERSION};"),
+                "PRAGMA user_version = 1;",
+            );
             // Nor the system bots' column and the realm settings.
             let v1 = v1.replace(
                 ",\n    is_system_bot            INTEGER NOT NULL DEFAULT 0\n",
@@ -315,92 +323,51 @@ mod tests {
         assert_eq!(bots, 2);
     }
 
-    #[test]
-    fn version_8_database_gains_the_user_records() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db.sqlite");
-        {
-            let c = Connection::open(&path).unwrap();
-            let v8 = SCHEMA_SQL.replace("PRAGMA user_version = 13;", "PRAGMA user_version = 8;");
-            c.execute_batch(&v8).unwrap();
-            c.execute_batch(DTRACK_SQL).unwrap();
-            c.execute_batch(SYSTEM_BOTS_SQL).unwrap();
-            c.execute_batch(INVITES_SQL).unwrap();
-        }
-        let conn = open_writer(&path, Synchronous::Normal).unwrap();
-        let n: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE name IN ('muted_users', 'drafts', \
-                 'saved_snippets', 'push_tokens', 'push_registrations', 'attachments', \
-                 'attachment_messages')",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(n, 7);
-        let v: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(v, SCHEMA_VERSION);
+    /// The tables a file creates, by name.
+    fn tables_of(sql: &str) -> Vec<&str> {
+        sql.split("CREATE TABLE ")
+            .skip(1)
+            .map(|rest| rest.split([' ', '(', '\n']).next().unwrap())
+            .collect()
     }
 
     #[test]
-    fn version_9_database_gains_the_bot_storage() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db.sqlite");
-        {
-            let c = Connection::open(&path).unwrap();
-            let v9 = SCHEMA_SQL.replace("PRAGMA user_version = 13;", "PRAGMA user_version = 9;");
-            c.execute_batch(&v9).unwrap();
-            c.execute_batch(DTRACK_SQL).unwrap();
-            c.execute_batch(SYSTEM_BOTS_SQL).unwrap();
-            c.execute_batch(INVITES_SQL).unwrap();
-            c.execute_batch(USER_RECORDS_SQL).unwrap();
+    fn each_added_file_is_the_upgrade_into_its_version() {
+        assert_eq!(ADDED_FILES.last().map(|(v, _)| *v), Some(SCHEMA_VERSION));
+        for (i, (version, sql)) in ADDED_FILES.iter().enumerate() {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("db.sqlite");
+            {
+                let c = Connection::open(&path).unwrap();
+                let before = SCHEMA_SQL.replace(
+                    &format!("PRAGMA user_version = {SCHEMA_VERSION};"),
+                    &format!("PRAGMA user_version = {};", version - 1),
+                );
+                c.execute_batch(&before).unwrap();
+                c.execute_batch(DTRACK_SQL).unwrap();
+                c.execute_batch(SYSTEM_BOTS_SQL).unwrap();
+                for (_, earlier) in &ADDED_FILES[..i] {
+                    c.execute_batch(earlier).unwrap();
+                }
+            }
+            let conn = open_writer(&path, Synchronous::Normal).unwrap();
+            let tables = tables_of(sql);
+            assert!(!tables.is_empty(), "version {version} adds no table");
+            for table in tables {
+                let n: i64 = conn
+                    .query_row(
+                        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+                        [table],
+                        |r| r.get(0),
+                    )
+                    .unwrap();
+                assert_eq!(n, 1, "the upgrade into {version} made no {table}");
+            }
+            let v: i64 = conn
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(v, SCHEMA_VERSION);
         }
-        let conn = open_writer(&path, Synchronous::Normal).unwrap();
-        let n: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE name = 'bot_storage'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(n, 1);
-        let v: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(v, SCHEMA_VERSION);
-    }
-
-    #[test]
-    fn version_12_database_gains_the_bot_services() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db.sqlite");
-        {
-            let c = Connection::open(&path).unwrap();
-            let v12 = SCHEMA_SQL.replace("PRAGMA user_version = 13;", "PRAGMA user_version = 12;");
-            c.execute_batch(&v12).unwrap();
-            c.execute_batch(DTRACK_SQL).unwrap();
-            c.execute_batch(SYSTEM_BOTS_SQL).unwrap();
-            c.execute_batch(INVITES_SQL).unwrap();
-            c.execute_batch(USER_RECORDS_SQL).unwrap();
-            c.execute_batch(BOT_STORAGE_SQL).unwrap();
-            c.execute_batch(SCHEDULED_SQL).unwrap();
-            c.execute_batch(UPLOADS_SQL).unwrap();
-        }
-        let conn = open_writer(&path, Synchronous::Normal).unwrap();
-        let n: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE name = 'bot_services'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(n, 1);
-        let v: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(v, SCHEMA_VERSION);
     }
 
     #[test]

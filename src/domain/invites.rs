@@ -708,7 +708,7 @@ fn join_rest(tx: &mut WriteTx<'_>, inv: &Invitation, user: &User, realm_url: &st
     subscribe_new_user(tx, user.id, &channels)?;
     for g in &inv.groups {
         if groups::get(tx, *g)?.is_some_and(|g| !g.deactivated && !g.is_system_group)
-            && groups::add_direct_member(tx, *g, user.id)?
+            && groups::add_member(tx, *g, user.id)?
         {
             tx.emit(Event::UserGroupMembers {
                 group_id: *g,
