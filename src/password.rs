@@ -46,9 +46,15 @@ const ALPHANUMERIC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 
 /// A fresh Zulip-style API key: 32 random alphanumeric characters.
 pub fn new_api_key() -> String {
+    random_string(ALPHANUMERIC, 32)
+}
+
+/// `len` characters drawn at random from `alphabet` (ASCII): the secrets in API keys, signup
+/// links and upload paths.
+pub fn random_string(alphabet: &[u8], len: usize) -> String {
     let mut rng = rand::rng();
-    (0..32)
-        .map(|_| ALPHANUMERIC[rng.random_range(0..ALPHANUMERIC.len())] as char)
+    (0..len)
+        .map(|_| alphabet[rng.random_range(0..alphabet.len())] as char)
         .collect()
 }
 

@@ -71,10 +71,7 @@ pub fn is_invitable(email: &str) -> bool {
 }
 
 fn new_key() -> String {
-    let mut rng = rand::rng();
-    (0..KEY_LENGTH)
-        .map(|_| KEY_CHARS[rng.random_range(0..KEY_CHARS.len())] as char)
-        .collect()
+    crate::password::random_string(KEY_CHARS, KEY_LENGTH)
 }
 
 /// The signup link of an invitation.

@@ -143,10 +143,7 @@ pub fn url_of(path_id: &str) -> String {
 }
 
 fn random_part(len: usize) -> String {
-    let mut rng = rand::rng();
-    (0..len)
-        .map(|_| KEY_CHARS[rng.random_range(0..KEY_CHARS.len())] as char)
-        .collect()
+    crate::password::random_string(KEY_CHARS, len)
 }
 
 fn quota_exceeded() -> Error {
