@@ -23,10 +23,15 @@ use hyper::HeaderMap;
 /// Zulip's incoming-webhook bot type; such bots may only use webhook endpoints.
 const INCOMING_WEBHOOK_BOT: i64 = 2;
 
-/// The authenticated caller of a request.
-pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Arc<User>> {
+/// The authenticated caller of a request. Incoming-webhook bots are refused unless
+/// `webhook_bots` (upstream's `allow_incoming_webhooks` views: `POST /messages`).
+pub async fn authenticate(
+    state: &AppState,
+    headers: &HeaderMap,
+    webhook_bots: bool,
+) -> Result<Arc<User>> {
     let user = authenticate_basic(state, headers).await?;
-    if user.bot_type == Some(INCOMING_WEBHOOK_BOT) {
+    if user.bot_type == Some(INCOMING_WEBHOOK_BOT) && !webhook_bots {
         return Err(Error::unauthorized(
             "This API is not available to incoming webhook bots.",
         ));

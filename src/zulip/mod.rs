@@ -708,7 +708,8 @@ impl ChatApi {
                 Err(e) => return Err(error_response(&e)),
             }
         } else if credentials {
-            match auth::authenticate(&self.state, &head.headers).await {
+            let webhook_bots = endpoint == Endpoint::SendMessage;
+            match auth::authenticate(&self.state, &head.headers, webhook_bots).await {
                 Ok(u) => (Some(u), limits.max_body_bytes),
                 Err(e) => return Err(error_response(&e)),
             }

@@ -836,7 +836,7 @@ async fn keys_are_checked_before_anything_else_with_upstreams_answers() {
 }
 
 #[tokio::test]
-async fn webhook_bots_use_only_webhooks_and_any_account_may_post_through_one() {
+async fn webhook_bots_use_only_webhooks_and_send_and_any_account_may_post_through_one() {
     let (o, _, bot_id, key) = setup().await;
     let bot_email = o
         .srv
@@ -861,6 +861,19 @@ async fn webhook_bots_use_only_webhooks_and_any_account_may_post_through_one() {
         401,
         "UNAUTHORIZED",
         "This API is not available to incoming webhook bots.",
+    );
+    // Except `POST /messages`, which upstream opens to them.
+    let form = "type=stream&to=alerts&topic=direct&content=sent+as+a+message";
+    let req = raw(hyper::Method::POST, "/api/v1/messages")
+        .header("authorization", basic(&bot_email, &key))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body(form))
+        .unwrap();
+    o.srv.send(req).await.assert_success("POST /messages");
+    let m = newest(&o, &o.alice).await;
+    assert_eq!(
+        (m["sender_id"].as_i64(), m["content"].as_str()),
+        (Some(bot_id), Some("sent as a message"))
     );
     // Basic authentication works on the webhook itself.
     let req = raw(
