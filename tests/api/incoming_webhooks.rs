@@ -886,6 +886,22 @@ async fn webhook_bots_use_only_webhooks_and_send_and_any_account_may_post_throug
     .unwrap();
     success(&o.srv.send(req).await);
     assert_eq!(newest(&o, &o.alice).await["content"], "over basic");
+    // A generic bot's key works too, writing to its owner without `stream`.
+    let r = o
+        .srv
+        .post(
+            "/api/v1/bots",
+            &o.bob,
+            &[("full_name", "Bob's helper"), ("short_name", "helper")],
+        )
+        .await;
+    let generic = r.assert_success("POST /bots").clone();
+    let q = [("api_key", generic["api_key"].as_str().unwrap())];
+    success(&post(&o, "json", &q, "application/json", r#"{"to": "bob"}"#).await);
+    let m = newest(&o, &o.bob).await;
+    assert_eq!(m["type"], "private");
+    assert_eq!(m["sender_id"], generic["user_id"]);
+    assert_eq!(m["content"], "```json\n{\n  \"to\": \"bob\"\n}\n```");
     // A person's key posts as that person; without `stream` there is no owner to write to.
     let q = [("api_key", o.alice.api_key.as_str()), ("stream", "alerts")];
     success(&post(&o, "json", &q, "application/json", r#"{"by": "alice"}"#).await);

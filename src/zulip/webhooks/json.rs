@@ -1,8 +1,9 @@
 //! The generic `json` integration's message: the payload, which must be a JSON object, shown
 //! as a ```` ```json ```` code block in topic "JSON", printed exactly as upstream prints it
 //! (Python's `json.dumps(payload, indent=2)`: keys in the order sent, a repeated key keeping its
-//! first place and its last value, two-space indents, `", "`-free separators, non-ASCII text as
-//! `\uXXXX` escapes, floats in Python's shortest form).
+//! first place and its last value, two-space indents, `,` ending each line but the last of a
+//! container and `: ` after keys, non-ASCII text as `\uXXXX` escapes, floats in Python's
+//! shortest form; the one difference: a bare `-0` prints as `-0.0`, where Python keeps `0`).
 //!
 //! Pure: no SQL, no HTTP. Parsing is bounded by `serde_json`'s nesting limit (128 levels) and
 //! printing walks the tree with an explicit stack, never by recursion.
