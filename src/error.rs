@@ -8,12 +8,15 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-/// Why a password or development login failed (Zulip's `fetch_api_key` family).
+/// Why a password or development login failed (Zulip's `fetch_api_key` family), or an API
+/// key given outside Basic authentication (incoming webhooks' `api_key` parameter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LoginFailure {
     /// Unknown user or wrong password.
     BadCredentials,
     UserDeactivated,
+    /// No user holds the key, or it is not one's format.
+    InvalidApiKey,
 }
 
 #[derive(Clone, Debug, PartialEq)]

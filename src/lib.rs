@@ -75,9 +75,12 @@
 //!   containment), the open-files limit, HTTP types, path decoding and method/`Allow`
 //!   resolution for route tables (`http::route`) and a `multipart/form-data` reader shared by
 //!   both APIs; knows no API semantics.
-//! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
+//! - [`zulip`]: the chat API: route table, Basic auth (and incoming webhooks' `api_key`),
+//!   parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
 //!   `presence`, `realm`, `server`, `invites`, `records`, `bot_storage`, `uploads`), the
+//!   incoming webhooks (`webhooks`: `/external/{integration}` with its `api_key` checked at
+//!   admission, and one pure formatting module per integration, `slack_incoming` and `json`), the
 //!   invitation signup page (`signup`, HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.

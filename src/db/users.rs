@@ -83,6 +83,15 @@ pub fn by_email(c: &Connection, email: &str) -> Result<Option<User>> {
     Ok(st.query_row([email], from_row).optional()?)
 }
 
+/// The user holding an API key (system bots hold none that is ever given out), as incoming
+/// webhooks name their caller by key alone.
+pub fn by_api_key(c: &Connection, key: &str) -> Result<Option<User>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM users WHERE api_key = ?1 AND NOT is_system_bot"
+    ))?;
+    Ok(st.query_row([key], from_row).optional()?)
+}
+
 /// Any user by email, the system bots included.
 pub fn by_email_any(c: &Connection, email: &str) -> Result<Option<User>> {
     let mut st = c.prepare_cached(&format!(

@@ -282,6 +282,16 @@ pub async fn by_login_email(state: &AppState, email: &str) -> Result<Option<Arc<
     Ok(found)
 }
 
+/// The user whose API key this is (incoming webhooks name their caller by key alone).
+pub async fn by_api_key(state: &AppState, key: &str) -> Result<Option<Arc<User>>> {
+    let key = key.to_string();
+    Ok(state
+        .db
+        .read(move |c| users_db::by_api_key(c, &key))
+        .await?
+        .map(Arc::new))
+}
+
 /// Password login (`POST /fetch_api_key`): the user and their API key.
 pub async fn login_with_password(
     state: &AppState,

@@ -1,17 +1,21 @@
-//! HTTP Basic authentication for the chat API (`email:api_key`).
+//! HTTP Basic authentication for the chat API (`email:api_key`), and the `api_key` query
+//! parameter of incoming webhooks.
 //!
 //! Reproduces Zulip's answers for every way a header can be wrong: no header, a non-Basic
 //! scheme (400), an undecodable or malformed credential, a wrong or malformed key, a deactivated
 //! account (all 401 `UNAUTHORIZED`). Keys are compared in constant time, and an unknown email
-//! costs what a known one does (a cached lookup, one comparison). Never logs credentials.
+//! costs what a known one does (a cached lookup, one comparison). Incoming-webhook bots may use
+//! only the webhook endpoints, which take the key from the query string (upstream's
+//! `webhook_view`: 401 `INVALID_API_KEY` / `USER_DEACTIVATED`) or, failing that, from Basic
+//! authentication. Never logs credentials.
 
 use std::sync::Arc;
 
 use base64::Engine as _;
 
 use crate::app::AppState;
-use crate::domain::users::by_login_email;
-use crate::error::{Error, Result};
+use crate::domain::users::{by_api_key, by_login_email};
+use crate::error::{Error, ErrorKind, LoginFailure, Result};
 use crate::model::User;
 use crate::password::constant_time_eq;
 use hyper::HeaderMap;
@@ -19,8 +23,59 @@ use hyper::HeaderMap;
 /// Zulip's incoming-webhook bot type; such bots may only use webhook endpoints.
 const INCOMING_WEBHOOK_BOT: i64 = 2;
 
-/// The authenticated caller of a request.
-pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Arc<User>> {
+/// The authenticated caller of a request. Incoming-webhook bots are refused unless
+/// `webhook_bots` (upstream's `allow_incoming_webhooks` views: `POST /messages`).
+pub async fn authenticate(
+    state: &AppState,
+    headers: &HeaderMap,
+    webhook_bots: bool,
+) -> Result<Arc<User>> {
+    let user = authenticate_basic(state, headers).await?;
+    if user.bot_type == Some(INCOMING_WEBHOOK_BOT) && !webhook_bots {
+        return Err(Error::unauthorized(
+            "This API is not available to incoming webhook bots.",
+        ));
+    }
+    Ok(user)
+}
+
+/// The caller of an incoming webhook (`/api/v1/external/...`), from the head alone: the
+/// `api_key` query parameter, else Basic authentication. Any active account may post through
+/// a webhook; incoming-webhook bots may post only this way (and through `POST /messages`).
+pub async fn authenticate_webhook(
+    state: &AppState,
+    query: &str,
+    headers: &HeaderMap,
+) -> Result<Arc<User>> {
+    let key = form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "api_key")
+        .map(|(_, v)| v.into_owned());
+    let Some(key) = key else {
+        if headers.contains_key("authorization") {
+            return authenticate_basic(state, headers).await;
+        }
+        return Err(Error::missing("api_key"));
+    };
+    let key = key.trim();
+    let invalid =
+        |msg: &'static str| Error::new(ErrorKind::LoginFailed(LoginFailure::InvalidApiKey), msg);
+    if !(key.len() == 32 && key.bytes().all(|b| b.is_ascii_alphanumeric())) {
+        return Err(invalid("Malformed API key"));
+    }
+    let Some(user) = by_api_key(state, key).await? else {
+        return Err(invalid("Invalid API key"));
+    };
+    if !user.is_active {
+        return Err(Error::new(
+            ErrorKind::LoginFailed(LoginFailure::UserDeactivated),
+            "Account is deactivated",
+        ));
+    }
+    Ok(user)
+}
+
+/// The caller named by an `Authorization: Basic` header, any kind of account.
+async fn authenticate_basic(state: &AppState, headers: &HeaderMap) -> Result<Arc<User>> {
     let Some(raw) = headers.get("authorization") else {
         return Err(Error::unauthorized(
             "Not logged in: API authentication or user session required",
@@ -37,11 +92,6 @@ pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Arc<U
     };
     if !user.is_active {
         return Err(Error::unauthorized("Account is deactivated"));
-    }
-    if user.bot_type == Some(INCOMING_WEBHOOK_BOT) {
-        return Err(Error::unauthorized(
-            "This API is not available to incoming webhook bots.",
-        ));
     }
     Ok(user)
 }
@@ -122,7 +172,6 @@ fn two_tokens(text: &str) -> Option<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ErrorKind;
 
     fn b64(s: &str) -> String {
         base64::engine::general_purpose::STANDARD.encode(s)

@@ -164,6 +164,7 @@ pub fn error_response(err: &Error) -> Response {
             let code = match why {
                 LoginFailure::BadCredentials => "AUTHENTICATION_FAILED",
                 LoginFailure::UserDeactivated => "USER_DEACTIVATED",
+                LoginFailure::InvalidApiKey => "INVALID_API_KEY",
             };
             (StatusCode::UNAUTHORIZED, error_body(msg, code))
         }

@@ -26,6 +26,7 @@ pub mod topics;
 pub mod uploads;
 pub mod user_groups;
 pub mod users;
+pub mod webhooks;
 pub mod wire;
 
 use std::net::IpAddr;
@@ -141,6 +142,8 @@ pub enum Endpoint {
     GetBots,
     DeactivateBot(i64),
     RegenerateBotApiKey(i64),
+    /// `POST /external/{integration}`: an incoming webhook (credentials from `api_key`).
+    IncomingWebhook(webhooks::Integration),
     /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
     EmojiData,
     RealmIcon,
@@ -241,6 +244,10 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         },
         ["bots", id, "api_key", "regenerate"] => match path_id(id) {
             Some(id) => vec![("POST", E::RegenerateBotApiKey(id))],
+            None => return Err(NoRoute::NotFound),
+        },
+        ["external", name] => match webhooks::Integration::from_name(name) {
+            Some(i) => vec![("POST", E::IncomingWebhook(i))],
             None => return Err(NoRoute::NotFound),
         },
         ["bot_storage"] => vec![
@@ -555,6 +562,8 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "bots"),
     ("DELETE", "bots/{id}"),
     ("POST", "bots/{id}/api_key/regenerate"),
+    ("POST", "external/slack_incoming"),
+    ("POST", "external/json"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -692,8 +701,15 @@ impl ChatApi {
         let credentials = endpoint.needs_auth()
             || (matches!(endpoint, Endpoint::ServeUpload(_))
                 && head.headers.contains_key("authorization"));
-        let (caller, mut body_limit) = if credentials {
-            match auth::authenticate(&self.state, &head.headers).await {
+        let (caller, mut body_limit) = if let Endpoint::IncomingWebhook(_) = endpoint {
+            let query = head.uri.query().unwrap_or("");
+            match auth::authenticate_webhook(&self.state, query, &head.headers).await {
+                Ok(u) => (Some(u), limits.max_body_bytes),
+                Err(e) => return Err(error_response(&e)),
+            }
+        } else if credentials {
+            let webhook_bots = endpoint == Endpoint::SendMessage;
+            match auth::authenticate(&self.state, &head.headers, webhook_bots).await {
                 Ok(u) => (Some(u), limits.max_body_bytes),
                 Err(e) => return Err(error_response(&e)),
             }
@@ -926,6 +942,7 @@ impl ChatApi {
             Endpoint::GetBots => bots::list(state, me()?).await,
             Endpoint::DeactivateBot(id) => bots::deactivate(state, me()?, id).await,
             Endpoint::RegenerateBotApiKey(id) => bots::regenerate_api_key(state, me()?, id).await,
+            Endpoint::IncomingWebhook(i) => webhooks::handle(state, me()?, i, req, p).await,
         }
     }
 }
@@ -1106,9 +1123,11 @@ mod tests {
             E::GetBots => 110,
             E::DeactivateBot(_) => 111,
             E::RegenerateBotApiKey(_) => 112,
+            E::IncomingWebhook(webhooks::Integration::SlackIncoming) => 113,
+            E::IncomingWebhook(webhooks::Integration::Json) => 114,
         }
     }
-    const ENDPOINTS: usize = 113;
+    const ENDPOINTS: usize = 115;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

@@ -682,6 +682,18 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("service_name", Str, "sweeper", false),
             ("config_data", Obj, "{}", false),
         ],
+        // The JSON integration reads its payload from the body: a form body is malformed.
+        ("POST", "external/json") => &[
+            ("stream", Str, "{stream}", false),
+            ("topic", Str, "swept", false),
+            ("only_events", List, "[]", false),
+        ],
+        ("POST", "external/slack_incoming") => &[
+            ("stream", Str, "{stream}", false),
+            ("topic", Str, "swept", false),
+            ("payload", Str, r#"{"text": "swept"}"#, true),
+            ("exclude_events", List, "[]", false),
+        ],
         _ => panic!("no parameter spec for {method} {path}: add one to the sweep"),
     }
 }

@@ -30,6 +30,7 @@ mod dtrack_identity;
 mod dtrack_policies;
 mod dtrack_portfolio;
 mod emoji_names;
+mod incoming_webhooks;
 mod invites;
 mod layering;
 mod message_edits;

@@ -12,7 +12,9 @@
 #      (incrementor_check.py);
 #   5. the Dependency-Track PyPI clients, and a badge rendered by headless Chromium when a
 #      `chromium` executable is installed;
-#   6. with Chromium, a signup through an invitation link's form (signup_chromium_check.py).
+#   6. with Chromium, a signup through an invitation link's form (signup_chromium_check.py);
+#   7. a CI tool's Slack-style notifications posted with urllib to an incoming-webhook bot's
+#      URL, read back with the `zulip` bindings (webhook_check.py).
 # Usage: tests/clients/run.sh PATH/TO/outpost
 set -euo pipefail
 bin=$(realpath "${1:?usage: run.sh PATH/TO/outpost}")
@@ -79,6 +81,7 @@ start_server() {
 status=0
 start_server
 python3 "$here/zulip_client_check.py" "$site" "$work/owner.json" || status=$?
+python3 "$here/webhook_check.py" "$site" "$work/owner.json" || status=$?
 chromium_bin=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chromium_bin" ]; then
   python3 "$here/signup_chromium_check.py" "$chromium_bin" "$site" "$work/owner.json" || status=$?
