@@ -28,6 +28,8 @@ pub enum Event {
         kind: crate::model::ScheduledKind,
         op: ScheduledOp,
     },
+    /// Outgoing-webhook deliveries were queued (the delivery worker wakes; no client sees it).
+    OutgoingWebhooksQueued,
     /// Invitations were created, revoked, resent or used; `referrer` made the one concerned.
     InvitesChanged {
         referrer: UserId,

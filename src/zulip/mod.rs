@@ -13,6 +13,7 @@ pub mod delivery;
 pub mod envelope;
 pub mod invites;
 pub mod messages;
+pub mod outgoing_webhooks;
 pub mod params;
 pub mod presence;
 pub mod realm;

@@ -39,6 +39,7 @@ mod mobile_app;
 mod narrow_queues;
 mod narrow_with;
 mod notices;
+mod outgoing_webhooks;
 mod push_registration;
 mod rate_limits;
 mod read_state;

@@ -52,3 +52,24 @@ pub fn realm_bot_updated(bot_id: i64, field: &str, value: Value) -> Value {
     bot.insert(field.into(), value);
     json!({"type": "realm_bot", "op": "update", "bot": bot})
 }
+
+/// The JSON an outgoing webhook posts (upstream's generic interface): the raw content as
+/// `data`, the message as the bot sees it (`message`, raw Markdown plus `rendered_content`),
+/// the bot's address and name, its service token and the trigger.
+pub fn outgoing_webhook_payload(
+    message: Value,
+    bot: &User,
+    token: &str,
+    trigger: &str,
+    host: &str,
+) -> Value {
+    let data = message.get("content").cloned().unwrap_or(Value::Null);
+    json!({
+        "data": data,
+        "message": message,
+        "bot_email": super::api_email(bot, host),
+        "bot_full_name": bot.full_name,
+        "token": token,
+        "trigger": trigger,
+    })
+}
