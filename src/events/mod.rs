@@ -284,6 +284,15 @@ pub enum TypingTarget {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PersonChange {
     FullName(String),
+    /// A bot's owner changed from `previous`.
+    BotOwner {
+        previous: Option<UserId>,
+    },
+    /// A bot's service (outgoing webhook or configuration) changed.
+    BotServices,
+    /// One of a bot's default channels changed (`default_sending_stream`,
+    /// `default_events_register_stream` or `default_all_public_streams`).
+    BotDefault(&'static str),
     Role(i64),
     /// The real email changed (the API email may change with it).
     Email(String),

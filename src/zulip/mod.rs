@@ -141,6 +141,7 @@ pub enum Endpoint {
     CreateBot,
     GetBots,
     DeactivateBot(i64),
+    UpdateBot(i64),
     RegenerateBotApiKey(i64),
     /// `GET /static/generated/emoji/emoji_api.json`: the emoji table, outside `/api/v1`.
     EmojiData,
@@ -237,7 +238,10 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["mobile_push", "register"] => vec![("POST", E::RegisterPushDevice)],
         ["bots"] => vec![("GET", E::GetBots), ("POST", E::CreateBot)],
         ["bots", id] => match path_id(id) {
-            Some(id) => vec![("DELETE", E::DeactivateBot(id))],
+            Some(id) => vec![
+                ("PATCH", E::UpdateBot(id)),
+                ("DELETE", E::DeactivateBot(id)),
+            ],
             None => return Err(NoRoute::NotFound),
         },
         ["bots", id, "api_key", "regenerate"] => match path_id(id) {
@@ -555,6 +559,7 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "bots"),
     ("GET", "bots"),
     ("DELETE", "bots/{id}"),
+    ("PATCH", "bots/{id}"),
     ("POST", "bots/{id}/api_key/regenerate"),
 ];
 
@@ -926,6 +931,7 @@ impl ChatApi {
             Endpoint::CreateBot => bots::create(state, me()?, p).await,
             Endpoint::GetBots => bots::list(state, me()?).await,
             Endpoint::DeactivateBot(id) => bots::deactivate(state, me()?, id).await,
+            Endpoint::UpdateBot(id) => bots::update(state, me()?, id, p).await,
             Endpoint::RegenerateBotApiKey(id) => bots::regenerate_api_key(state, me()?, id).await,
         }
     }
@@ -1107,9 +1113,10 @@ mod tests {
             E::GetBots => 110,
             E::DeactivateBot(_) => 111,
             E::RegenerateBotApiKey(_) => 112,
+            E::UpdateBot(_) => 113,
         }
     }
-    const ENDPOINTS: usize = 113;
+    const ENDPOINTS: usize = 114;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

@@ -13,6 +13,7 @@ mod support;
 mod auth;
 mod bad_input;
 mod bot_accounts;
+mod bot_updates;
 mod bots;
 mod channel_folders;
 mod channels;
