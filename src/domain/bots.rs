@@ -530,3 +530,25 @@ pub async fn update(
         })
         .await
 }
+
+/// `user`'s default channels when it is a bot users made (none otherwise): register uses them
+/// when a bot's client names no narrow or `all_public_streams`, a send when it names no
+/// channel.
+pub async fn defaults_of(state: &AppState, user: &User) -> Result<BotDefaults> {
+    if !user.is_bot || user.is_system_bot {
+        return Ok(BotDefaults::default());
+    }
+    let id = user.id;
+    state.db.read(move |c| bots_db::defaults(c, id)).await
+}
+
+/// The channel a bot's message without a channel goes to (upstream's
+/// `default_sending_stream`), if it has one.
+pub async fn default_sending_channel(state: &AppState, user: &User) -> Result<Option<ChannelId>> {
+    if !user.is_bot || user.is_system_bot {
+        return Ok(None);
+    }
+    let id = user.id;
+    let (sending, _, _) = state.db.read(move |c| bots_db::default_ids(c, id)).await?;
+    Ok(sending)
+}

@@ -412,3 +412,80 @@ async fn an_embedded_bots_configuration_is_merged() {
         json!([{"service_name": "converter", "config_data": {"a": "1", "b": "3", "c": "4"}}])
     );
 }
+
+#[tokio::test]
+async fn a_bots_defaults_apply_to_its_sends_and_its_queues() {
+    let o = org().await;
+    o.channel(&o.owner, "general", &[&o.owner, &o.alice], &[])
+        .await;
+    o.channel(&o.owner, "news", &[&o.owner, &o.alice], &[])
+        .await;
+    let r = o
+        .srv
+        .post(
+            "/api/v1/bots",
+            &o.alice,
+            &[
+                ("full_name", "Poster"),
+                ("short_name", "poster"),
+                ("default_sending_stream", "general"),
+                ("default_events_register_stream", "news"),
+            ],
+        )
+        .await;
+    let b = r.assert_success("POST /bots");
+    let bot = TestUser {
+        id: b["user_id"].as_i64().unwrap(),
+        email: "poster-bot@outpost.test".into(),
+        api_key: b["api_key"].as_str().unwrap().to_string(),
+    };
+    // Its queue without a narrow follows its default channel only.
+    let (q, _) = o.register(&bot, &[("event_types", r#"["message"]"#)]).await;
+    // A channel message without a channel goes to its default channel.
+    for form in [
+        vec![("type", "stream"), ("topic", "auto"), ("content", "one")],
+        vec![
+            ("type", "stream"),
+            ("to", "[]"),
+            ("topic", "auto"),
+            ("content", "two"),
+        ],
+    ] {
+        o.srv
+            .post("/api/v1/messages", &bot, &form)
+            .await
+            .assert_success("POST /messages");
+    }
+    let sent = o
+        .raw_messages(
+            &o.alice,
+            json!([["channel", "general"], ["topic", "auto"]]),
+            5,
+        )
+        .await;
+    let contents: Vec<&str> = sent
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents, ["one", "two"]);
+    // People still must name a channel.
+    let r = o
+        .srv
+        .post(
+            "/api/v1/messages",
+            &o.alice,
+            &[("type", "stream"), ("topic", "t"), ("content", "x")],
+        )
+        .await;
+    error(&r, "Missing channel");
+
+    o.send_channel(&o.alice, "news", "n", "in news").await;
+    let evs = wait_events(&o, &bot, &q, 1).await;
+    let messages: Vec<&str> = evs
+        .iter()
+        .filter(|e| e["type"] == "message")
+        .map(|e| e["message"]["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 1, "{evs:?}");
+    assert!(messages[0].contains("in news"), "{messages:?}");
+}
