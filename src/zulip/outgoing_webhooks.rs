@@ -98,7 +98,8 @@ async fn attempt(state: &AppState, client: &Client, d: &Delivery) -> Outcome {
     let (Some(service), Some(v)) = (&d.service, d.bundle.messages.first()) else {
         return Outcome::Nothing;
     };
-    if service.base_url.is_empty() {
+    // A bot deactivated since the message was sent answers nothing.
+    if service.base_url.is_empty() || !d.bot.is_active {
         return Outcome::Nothing;
     }
     let host = state.config.realm_host();

@@ -592,3 +592,52 @@ async fn the_slack_interface_posts_form_fields_reads_text_and_refuses_direct_mes
     .await;
     assert_eq!(rx.got().len(), 1);
 }
+
+#[tokio::test]
+async fn a_widget_in_the_answer_becomes_the_replys_widget_and_a_bad_one_a_notice() {
+    let o = webhook_org().await;
+    let widget = json!({
+        "widget_type": "zform",
+        "extra_data": {"type": "choices", "heading": "Pick one", "choices": [
+            {"type": "multiple_choice", "short_name": "A", "long_name": "Apples", "reply": "apples"}
+        ]}
+    });
+    let good = json!({"content": "choose", "widget_content": widget}).to_string();
+    let bad = json!({"content": "choose", "widget_content": {"widget_type": "poll"}}).to_string();
+    let rx = Receiver::start(vec![answer(200, &good), answer(200, &bad)]).await;
+    let bot = webhook_bot(&o.srv, &o.alice, "Chooser", &rx.url(), 1).await;
+    o.channel(&o.owner, "menu", &[&o.owner, &o.bob], &[]).await;
+    let narrow = json!([["channel", "menu"]]);
+    o.send_channel(&o.bob, "menu", "t", "@**Chooser** first")
+        .await;
+    let m = wait_for(&o, &o.bob, narrow.clone(), &bot, |c| c == "choose").await;
+    let subs = m["submessages"].as_array().unwrap();
+    assert_eq!(subs.len(), 1, "{m}");
+    assert_eq!(subs[0]["msg_type"], "widget");
+    let content: Value = serde_json::from_str(subs[0]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(content, widget);
+    o.send_channel(&o.bob, "menu", "t", "@**Chooser** second")
+        .await;
+    wait_for(&o, &o.bob, narrow, &bot, |c| {
+        c == "Failure! widget_content has an unknown widget_type"
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_deactivated_bot_answers_nothing_and_its_queue_drains() {
+    let o = webhook_org().await;
+    let rx = Receiver::start(vec![answer(200, r#"{"content": "still here"}"#)]).await;
+    let bot = webhook_bot(&o.srv, &o.alice, "Retired", &rx.url(), 1).await;
+    let r = o
+        .srv
+        .delete(&format!("/api/v1/bots/{}", bot.id), &o.alice, &[])
+        .await;
+    r.assert_success("DELETE /bots/{bot_id}");
+    // A deactivated user cannot be messaged; a mention of it triggers nothing.
+    o.channel(&o.owner, "quiet", &[&o.owner, &o.bob], &[]).await;
+    o.send_channel(&o.bob, "quiet", "t", "@**Retired** hello?")
+        .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(rx.got().is_empty());
+}
