@@ -338,4 +338,51 @@ mod tests {
             assert!(is_public(a.parse().unwrap()), "{a}");
         }
     }
+
+    #[tokio::test]
+    async fn names_resolving_to_private_addresses_are_refused_unless_allowed() {
+        assert_eq!(
+            resolve("localhost", 80, false).await,
+            Err(PostError::Refused)
+        );
+        assert_eq!(
+            resolve("127.0.0.1", 80, false).await,
+            Err(PostError::Refused)
+        );
+        let a = resolve("127.0.0.1", 8080, true).await.unwrap();
+        assert_eq!(a, "127.0.0.1:8080".parse().unwrap());
+    }
+
+    /// An https URL speaks TLS: against a listener that answers plain HTTP the handshake fails
+    /// (a connection error, which the caller retries), and nothing is read as an answer.
+    #[tokio::test]
+    async fn https_urls_go_through_a_tls_handshake() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut first = [0u8; 1];
+            s.read_exact(&mut first).await.unwrap();
+            let _ = s
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
+                .await;
+            // A TLS record starts with the handshake content type, 22.
+            first[0]
+        });
+        let url = format!("https://127.0.0.1:{port}/hook");
+        let r = Client::new()
+            .post(Post {
+                url: &url,
+                content_type: "application/json",
+                user_agent: "test",
+                body: b"{}".to_vec(),
+                timeout: Duration::from_secs(5),
+                max_answer: 1024,
+                allow_private: true,
+            })
+            .await;
+        assert!(matches!(r, Err(PostError::Connect(_))), "{r:?}");
+        assert_eq!(server.await.unwrap(), 22);
+    }
 }
