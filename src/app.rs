@@ -53,6 +53,8 @@ pub struct AppState {
     pub scheduler_wake: tokio::sync::Notify,
     /// The per-process secret of temporary upload URLs.
     pub upload_urls: crate::domain::uploads::UrlKey,
+    /// Wakes the outgoing-webhook worker when a committed message queued deliveries.
+    pub webhook_wake: Arc<tokio::sync::Notify>,
 }
 
 impl AppState {
@@ -68,7 +70,9 @@ impl AppState {
         let hub = Arc::new(EventHub::default());
         let max_received = Arc::new(MaxReceivedCache::default());
         let profile_data = Arc::new(GenerationCache::default());
+        let webhook_wake = Arc::new(tokio::sync::Notify::new());
         let on_commit = {
+            let webhook_wake = Arc::clone(&webhook_wake);
             let users = Arc::clone(&users);
             let hub = Arc::clone(&hub);
             let max_received = Arc::clone(&max_received);
@@ -86,6 +90,12 @@ impl AppState {
                 }
                 if events.iter().any(|e| e.touches_messages()) {
                     max_received.invalidate();
+                }
+                if events
+                    .iter()
+                    .any(|e| matches!(e, crate::events::Event::OutgoingWebhooksQueued))
+                {
+                    webhook_wake.notify_one();
                 }
                 hub.publish(events);
             })
@@ -106,6 +116,7 @@ impl AppState {
             signup_forms: crate::domain::invites::FormKey::random(),
             scheduler_wake: tokio::sync::Notify::new(),
             upload_urls: crate::domain::uploads::UrlKey::random(),
+            webhook_wake,
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
@@ -197,6 +208,7 @@ pub async fn start(
     tokio::spawn(heartbeats(Arc::clone(&state)));
     tokio::spawn(scheduler(Arc::clone(&state)));
     tokio::spawn(sweep_uploads(Arc::clone(&state)));
+    tokio::spawn(crate::zulip::outgoing_webhooks::run(Arc::clone(&state)));
     let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
     let task = tokio::spawn(crate::http::server::serve(
         listener,

@@ -87,7 +87,20 @@ pub struct Config {
     pub events: EventsConfig,
     pub email: EmailConfig,
     pub push: PushConfig,
+    pub bots: BotsConfig,
     pub log: LogConfig,
+}
+}
+
+config_struct! {
+/// Outgoing webhooks: where and how long bots' services are called.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BotsConfig {
+    /// Whether outgoing webhooks may go to loopback, private, link-local and other
+    /// non-public addresses (refused by default, as upstream's Smokescreen proxy does).
+    pub outgoing_webhook_allow_private: bool,
+    /// The whole of one webhook request (connect, send, answer) must finish within this.
+    pub outgoing_webhook_timeout: std::time::Duration,
 }
 }
 

@@ -130,6 +130,12 @@ impl Error {
     }
 
     /// Adds a log-only detail.
+    /// Whether the caller's input or state caused this (anything but a bug or an environment
+    /// failure).
+    pub fn is_client_error(&self) -> bool {
+        !matches!(self.kind, ErrorKind::Internal | ErrorKind::Unavailable)
+    }
+
     pub fn with_detail(mut self, detail: impl Into<String>) -> Error {
         self.detail = Some(detail.into());
         self

@@ -63,7 +63,11 @@
 //!   whom, reusable links, and joining through the signup form (its token, the new account).
 //!   [`domain::records`] holds what a user keeps on the server for their clients (muted
 //!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices.
-//!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`).
+//!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`);
+//!   [`domain::bots`] the bots users make (`/bots`: types, owners, services) and
+//!   [`domain::outgoing_webhooks`] their outgoing webhooks: which messages trigger which bot
+//!   (queued in the message's own commit in a persistent job table), retries with backoff, and
+//!   what an answer does (the bot's reply, upstream's failure notices, read for the bot).
 //!   [`domain::scheduled`] holds scheduled messages and reminders and their delivery pass
 //!   (`deliver_due(now)`, run by the scheduler task in [`app`]).
 //!   [`domain::uploads`] holds uploaded files: storing them atomically under the data
@@ -73,8 +77,10 @@
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
 //!   containment), the open-files limit, HTTP types, path decoding and method/`Allow`
-//!   resolution for route tables (`http::route`) and a `multipart/form-data` reader shared by
-//!   both APIs; knows no API semantics.
+//!   resolution for route tables (`http::route`), a `multipart/form-data` reader shared by
+//!   both APIs, and a small outgoing HTTP(S) client (`http::client`: hyper + rustls, bounded
+//!   time and answer size, non-public destinations refused unless allowed); knows no API
+//!   semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth (and incoming webhooks' `api_key`),
 //!   parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
@@ -83,7 +89,9 @@
 //!   admission, and one pure formatting module per integration, `slack_incoming` and `json`), the
 //!   invitation signup page (`signup`, HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
-//!   delivery (`delivery`), and `wire`, the only place that knows Zulip's JSON shapes.
+//!   delivery (`delivery`), the outgoing-webhook worker (`outgoing_webhooks`: claims due
+//!   deliveries, posts upstream's payload, reads the answer), and `wire`, the only place that
+//!   knows Zulip's JSON shapes.
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place

@@ -2,8 +2,10 @@
 //! names and addresses, and the service an outgoing-webhook or embedded bot keeps.
 //!
 //! Bots are users (`users.is_bot`, `bot_type`, `bot_owner_id`); their service lives in
-//! `bot_services`. Nothing here sends webhooks or runs embedded bots: the service is stored for
-//! the code that will. Must not know any wire format.
+//! `bot_services`, their default channels in `bot_defaults`. `PATCH /bots/{id}` changes name,
+//! role, owner, service and defaults in one commit. Outgoing webhooks are sent by
+//! `domain::outgoing_webhooks`; embedded bots are stored but not run. Must not know any wire
+//! format.
 
 use std::collections::BTreeMap;
 
@@ -13,8 +15,8 @@ use crate::domain::realm_settings;
 use crate::domain::users::{self, NewUser};
 use crate::error::{Error, Result};
 use crate::events::{Event, PersonChange};
-use crate::ids::UserId;
-use crate::model::{BotService, Role, User};
+use crate::ids::{ChannelId, UserId};
+use crate::model::{BotDefaults, BotService, Role, User};
 use crate::password;
 
 /// Upstream's bot types.
@@ -54,6 +56,33 @@ pub struct NewBot {
     pub interface_type: i64,
     pub service_name: Option<String>,
     pub config_data: BTreeMap<String, String>,
+    pub defaults: DefaultsChange,
+}
+
+/// Default channels to set: each by name (`""` for none), `None` to leave as it is.
+#[derive(Default)]
+pub struct DefaultsChange {
+    pub sending: Option<String>,
+    pub events: Option<String>,
+    pub all_public: Option<bool>,
+}
+
+impl DefaultsChange {
+    fn is_empty(&self) -> bool {
+        self.sending.is_none() && self.events.is_none() && self.all_public.is_none()
+    }
+}
+
+/// Changes to a bot (`PATCH /bots/{id}`); `None` leaves a property as it is.
+pub struct BotUpdate {
+    pub full_name: Option<String>,
+    pub role: Option<i64>,
+    pub bot_owner_id: Option<i64>,
+    /// Checked with [`check_payload_url`].
+    pub service_payload_url: Option<String>,
+    pub service_interface: i64,
+    pub config_data: Option<BTreeMap<String, String>>,
+    pub defaults: DefaultsChange,
 }
 
 /// A `payload_url`: an absolute http or https URL with a host, of bounded length, without
@@ -104,20 +133,91 @@ fn check_caller(caller: &User) -> Result<()> {
     Ok(())
 }
 
-/// `caller`'s active bots, oldest first (`GET /bots`).
-pub async fn owned(state: &AppState, caller: &User) -> Result<Vec<User>> {
+/// `caller`'s active bots with their default channels, oldest first (`GET /bots`).
+pub async fn owned(state: &AppState, caller: &User) -> Result<Vec<(User, BotDefaults)>> {
     check_caller(caller)?;
     let id = caller.id;
     state
         .db
-        .read(move |c| users_db::active_bots_owned_by(c, id))
+        .read(move |c| {
+            users_db::active_bots_owned_by(c, id)?
+                .into_iter()
+                .map(|b| {
+                    let d = bots_db::defaults(c, b.id)?;
+                    Ok((b, d))
+                })
+                .collect()
+        })
         .await
+}
+
+/// A default channel named by `caller`: `""` is none; otherwise a channel whose content the
+/// caller may see (upstream's `access_stream_by_name`).
+fn default_channel(
+    c: &rusqlite::Connection,
+    caller: &User,
+    name: &str,
+) -> Result<Option<ChannelId>> {
+    if name.is_empty() {
+        return Ok(None);
+    }
+    let not_found = || Error::bad_request(format!("Invalid channel name '{name}'"));
+    let ch = crate::db::channels::by_name(c, name)?.ok_or_else(not_found)?;
+    let a = crate::domain::channels::access(c, caller, ch)?;
+    if !a.content {
+        return Err(not_found());
+    }
+    Ok(Some(a.channel.id))
+}
+
+/// Inside a write: applies `change` to `bot`'s default channels and announces each property
+/// that changed.
+fn apply_defaults(
+    tx: &mut crate::db::WriteTx<'_>,
+    caller: &User,
+    bot: UserId,
+    change: &DefaultsChange,
+    announce: bool,
+) -> Result<()> {
+    if change.is_empty() {
+        return Ok(());
+    }
+    let (sending, events, all_public) = bots_db::default_ids(tx, bot)?;
+    let new_sending = match &change.sending {
+        Some(name) => default_channel(tx, caller, name)?,
+        None => sending,
+    };
+    let new_events = match &change.events {
+        Some(name) => default_channel(tx, caller, name)?,
+        None => events,
+    };
+    let new_all = change.all_public.unwrap_or(all_public);
+    bots_db::set_defaults(tx, bot, new_sending, new_events, new_all)?;
+    if announce {
+        for (changed, field) in [
+            (new_sending != sending, "default_sending_stream"),
+            (new_events != events, "default_events_register_stream"),
+            (new_all != all_public, "default_all_public_streams"),
+        ] {
+            if changed {
+                tx.emit(Event::UserUpdated {
+                    user_id: bot,
+                    change: PersonChange::BotDefault(field),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Creates a bot owned by `caller` (`POST /bots`), with its service for outgoing-webhook and
 /// embedded bots; returns the bot and its API key. Checks run in upstream's order, and a
 /// refused request changes nothing.
-pub async fn create(state: &AppState, caller: &User, new: NewBot) -> Result<(User, String)> {
+pub async fn create(
+    state: &AppState,
+    caller: &User,
+    new: NewBot,
+) -> Result<(User, String, BotDefaults)> {
     check_caller(caller)?;
     let short_name = new.short_name.trim().to_string();
     if short_name.is_empty() {
@@ -183,6 +283,7 @@ pub async fn create(state: &AppState, caller: &User, new: NewBot) -> Result<(Use
     let interface = new.interface_type;
     let payload_url = new.payload_url;
     let config_data = new.config_data;
+    let defaults = new.defaults;
     let bot = state
         .db
         .write(move |tx| {
@@ -239,11 +340,15 @@ pub async fn create(state: &AppState, caller: &User, new: NewBot) -> Result<(Use
             if let Some(service) = service {
                 bots_db::insert_service(tx, id, &service)?;
             }
-            users_db::get(tx, id)?
-                .ok_or_else(|| Error::internal("a new bot vanished in its own transaction"))
+            // Stored before the creation event is published, so `realm_bot` `add` has them.
+            apply_defaults(tx, &caller, id, &defaults, false)?;
+            let bot = users_db::get(tx, id)?
+                .ok_or_else(|| Error::internal("a new bot vanished in its own transaction"))?;
+            Ok((bot, bots_db::defaults(tx, id)?))
         })
         .await?;
-    Ok((bot, api_key))
+    let (bot, defaults) = bot;
+    Ok((bot, api_key, defaults))
 }
 
 /// Inside a transaction: the active bot `id` if `caller` may administer it (its owner or an
@@ -289,4 +394,161 @@ pub async fn regenerate_api_key(state: &AppState, caller: &User, id: UserId) -> 
         })
         .await?;
     Ok(key)
+}
+
+/// A bot after `PATCH /bots/{id}`, with what the response shows.
+pub struct UpdatedBot {
+    pub bot: User,
+    pub defaults: BotDefaults,
+    pub owner: Option<User>,
+}
+
+/// Changes a bot (`PATCH /bots/{id}`) on its owner's or an administrator's request: all the
+/// changes in one commit, or none. Checks and events as upstream's `patch_bot_backend`.
+pub async fn update(
+    state: &AppState,
+    caller: &User,
+    id: UserId,
+    up: BotUpdate,
+) -> Result<UpdatedBot> {
+    check_caller(caller)?;
+    let full_name = up
+        .full_name
+        .as_deref()
+        .map(users::check_full_name)
+        .transpose()?;
+    let role = match up.role {
+        Some(code) => {
+            Some(Role::from_code(code).ok_or_else(|| Error::bad_request("Invalid role"))?)
+        }
+        None => None,
+    };
+    if let Some(config) = &up.config_data
+        && config
+            .iter()
+            .any(|(k, v)| k.contains('\0') || v.contains('\0'))
+    {
+        return Err(Error::bad_request(
+            "config_data must not contain null bytes",
+        ));
+    }
+    let caller = caller.clone();
+    state
+        .db
+        .write(move |tx| {
+            let bot = access_bot(tx, &caller, id)?;
+            if let Some(name) = full_name
+                && name != bot.full_name
+            {
+                if !name.eq_ignore_ascii_case(&bot.full_name)
+                    && users_db::active_bot_named(tx, &name)?
+                {
+                    return Err(Error::bad_request("Name is already in use."));
+                }
+                users::rename(tx, &bot, name)?;
+            }
+            if let Some(role) = role.filter(|r| *r != bot.role) {
+                if (role == Role::Owner || bot.role == Role::Owner) && caller.role != Role::Owner {
+                    return Err(Error::not_owner());
+                }
+                if !caller.role.is_admin() {
+                    return Err(Error::not_admin());
+                }
+                users::change_role_in(tx, caller.role == Role::Owner, &bot, role)?;
+            }
+            if let Some(owner_id) = up.bot_owner_id {
+                let owner = users_db::get(tx, UserId(owner_id))?
+                    .filter(|u| !u.is_system_bot)
+                    .ok_or_else(|| Error::bad_request("Failed to change owner, no such user"))?;
+                if !owner.is_active {
+                    return Err(Error::bad_request(
+                        "Failed to change owner, user is deactivated",
+                    ));
+                }
+                if owner.is_bot {
+                    return Err(Error::bad_request(
+                        "Failed to change owner, bots can't own other bots",
+                    ));
+                }
+                if bot.bot_owner_id != Some(owner.id) {
+                    bots_db::set_owner(tx, bot.id, owner.id)?;
+                    tx.emit(Event::UserUpdated {
+                        user_id: bot.id,
+                        change: PersonChange::BotOwner {
+                            previous: bot.bot_owner_id,
+                        },
+                    });
+                }
+            }
+            apply_defaults(tx, &caller, bot.id, &up.defaults, true)?;
+            let mut services_changed = false;
+            if let Some(url) = &up.service_payload_url {
+                if ![INTERFACE_GENERIC, INTERFACE_SLACK].contains(&up.service_interface) {
+                    return Err(Error::bad_request("Invalid interface type"));
+                }
+                services_changed |= bot.bot_type == Some(OUTGOING_WEBHOOK_BOT)
+                    && bots_db::set_webhook(tx, bot.id, url, up.service_interface)?;
+            }
+            if let Some(config) = &up.config_data {
+                // Upstream's `set_bot_config`: each key given is set, the others kept.
+                if let Some(mut service) = bots_db::service(tx, bot.id)? {
+                    service.config_data.extend(config.clone());
+                    services_changed |= bots_db::set_config(tx, bot.id, &service.config_data)?;
+                } else if !config.is_empty() {
+                    bots_db::insert_service(
+                        tx,
+                        bot.id,
+                        &BotService {
+                            base_url: String::new(),
+                            interface: INTERFACE_GENERIC,
+                            token: String::new(),
+                            service_name: String::new(),
+                            config_data: config.clone(),
+                        },
+                    )?;
+                    services_changed = true;
+                }
+            }
+            if services_changed {
+                tx.emit(Event::UserUpdated {
+                    user_id: bot.id,
+                    change: PersonChange::BotServices,
+                });
+            }
+            let bot = users_db::get(tx, bot.id)?
+                .ok_or_else(|| Error::internal("a bot vanished in its own transaction"))?;
+            let owner = match bot.bot_owner_id {
+                Some(o) => users_db::get(tx, o)?,
+                None => None,
+            };
+            let defaults = bots_db::defaults(tx, bot.id)?;
+            Ok(UpdatedBot {
+                bot,
+                defaults,
+                owner,
+            })
+        })
+        .await
+}
+
+/// `user`'s default channels when it is a bot users made (none otherwise): register uses them
+/// when a bot's client names no narrow or `all_public_streams`, a send when it names no
+/// channel.
+pub async fn defaults_of(state: &AppState, user: &User) -> Result<BotDefaults> {
+    if !user.is_bot || user.is_system_bot {
+        return Ok(BotDefaults::default());
+    }
+    let id = user.id;
+    state.db.read(move |c| bots_db::defaults(c, id)).await
+}
+
+/// The channel a bot's message without a channel goes to (upstream's
+/// `default_sending_stream`), if it has one.
+pub async fn default_sending_channel(state: &AppState, user: &User) -> Result<Option<ChannelId>> {
+    if !user.is_bot || user.is_system_bot {
+        return Ok(None);
+    }
+    let id = user.id;
+    let (sending, _, _) = state.db.read(move |c| bots_db::default_ids(c, id)).await?;
+    Ok(sending)
 }

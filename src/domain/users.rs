@@ -411,6 +411,48 @@ pub struct UserUpdate {
     pub profile_data: Option<Vec<ProfileEdit>>,
 }
 
+/// Inside a write: gives `user` a new role on the request of an administrator (`actor_is_owner`
+/// says whether an owner), with upstream's checks and events; the same role changes nothing.
+pub fn change_role_in(
+    tx: &mut WriteTx<'_>,
+    actor_is_owner: bool,
+    user: &User,
+    role: Role,
+) -> Result<()> {
+    let target = user.id;
+    if role == user.role {
+        return Ok(());
+    }
+    if (role == Role::Owner || user.role == Role::Owner) && !actor_is_owner {
+        return Err(Error::not_owner());
+    }
+    if user.role == Role::Owner && users_db::count_active_owners(tx)? <= 1 {
+        return Err(Error::bad_request(
+            "The owner permission cannot be removed from the only organization owner.",
+        ));
+    }
+    if user.role == Role::Guest && role.is_admin() {
+        return Err(Error::bad_request(
+            "Guests cannot be organization administrators",
+        ));
+    }
+    users_db::set_role(tx, target, role)?;
+    tx.emit(Event::UserUpdated {
+        user_id: target,
+        change: PersonChange::Role(role.code()),
+    });
+    // The system groups list active users only.
+    let (old, new) = if user.is_active {
+        (Some(user.role), Some(role))
+    } else {
+        (None, None)
+    };
+    for e in crate::domain::user_groups::role_events(target, old, new) {
+        tx.emit(e);
+    }
+    Ok(())
+}
+
 /// Applies an administrator's changes to another user, all or nothing.
 pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpdate) -> Result<()> {
     if !actor.role.is_admin() {
@@ -444,34 +486,8 @@ pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpda
         .write(move |tx| {
             let user =
                 users_db::get(tx, target)?.ok_or_else(|| Error::bad_request("No such user"))?;
-            if let Some(role) = role.filter(|r| *r != user.role) {
-                if (role == Role::Owner || user.role == Role::Owner) && !actor_is_owner {
-                    return Err(Error::not_owner());
-                }
-                if user.role == Role::Owner && users_db::count_active_owners(tx)? <= 1 {
-                    return Err(Error::bad_request(
-                        "The owner permission cannot be removed from the only organization owner.",
-                    ));
-                }
-                if user.role == Role::Guest && role.is_admin() {
-                    return Err(Error::bad_request(
-                        "Guests cannot be organization administrators",
-                    ));
-                }
-                users_db::set_role(tx, target, role)?;
-                tx.emit(Event::UserUpdated {
-                    user_id: target,
-                    change: PersonChange::Role(role.code()),
-                });
-                // The system groups list active users only.
-                let (old, new) = if user.is_active {
-                    (Some(user.role), Some(role))
-                } else {
-                    (None, None)
-                };
-                for e in crate::domain::user_groups::role_events(target, old, new) {
-                    tx.emit(e);
-                }
+            if let Some(role) = role {
+                change_role_in(tx, actor_is_owner, &user, role)?;
             }
             if let Some(name) = full_name {
                 rename(tx, &user, name)?;

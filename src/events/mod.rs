@@ -28,6 +28,8 @@ pub enum Event {
         kind: crate::model::ScheduledKind,
         op: ScheduledOp,
     },
+    /// Outgoing-webhook deliveries were queued (the delivery worker wakes; no client sees it).
+    OutgoingWebhooksQueued,
     /// Invitations were created, revoked, resent or used; `referrer` made the one concerned.
     InvitesChanged {
         referrer: UserId,
@@ -282,6 +284,15 @@ pub enum TypingTarget {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PersonChange {
     FullName(String),
+    /// A bot's owner changed from `previous`.
+    BotOwner {
+        previous: Option<UserId>,
+    },
+    /// A bot's service (outgoing webhook or configuration) changed.
+    BotServices,
+    /// One of a bot's default channels changed (`default_sending_stream`,
+    /// `default_events_register_stream` or `default_all_public_streams`).
+    BotDefault(&'static str),
     Role(i64),
     /// The real email changed (the API email may change with it).
     Email(String),

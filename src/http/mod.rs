@@ -1,6 +1,7 @@
 //! HTTP plumbing shared by both APIs: the request and response types, body builders, the
 //! server loop ([`server`]) and path/method resolution for route tables ([`route`]). Knows nothing about Zulip or Dependency-Track semantics.
 
+pub mod client;
 pub mod limits;
 pub mod multipart;
 pub mod rate_limit;

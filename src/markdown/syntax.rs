@@ -80,6 +80,15 @@ pub fn message_link(id: i64, name: &str, topic: &str, message: i64) -> String {
     }
 }
 
+/// The web client's fragment of one message of a channel's topic (`#narrow/...`).
+pub fn message_link_target(id: i64, name: &str, topic: &str, message: i64) -> String {
+    format!(
+        "#narrow/channel/{}/topic/{}/near/{message}",
+        channel_slug(id, name),
+        hash_encode(topic)
+    )
+}
+
 /// The full URL of a direct message in the web client; `ids` are the conversation as upstream
 /// names it (the recipient of a one-on-one message, every member of a group).
 pub fn direct_message_url(realm_url: &str, ids: &[i64], message: i64) -> String {

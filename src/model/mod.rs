@@ -159,6 +159,14 @@ pub struct BotService {
     pub config_data: std::collections::BTreeMap<String, String>,
 }
 
+/// A bot's default channels by name (`None`: none), and whether it sees every public channel.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BotDefaults {
+    pub sending_channel: Option<String>,
+    pub events_channel: Option<String>,
+    pub all_public_channels: bool,
+}
+
 /// A chat user as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct User {

@@ -113,9 +113,18 @@ pub async fn send_message(
     let local_id = p.str("local_id");
     let read_by_sender = p.bool("read_by_sender")?;
     let client = client_name(req, p);
+    // A bot with a default channel may leave the channel out (upstream's
+    // `default_sending_stream`).
+    let to = match to {
+        Some(t) if is_channel && t.trim() == "[]" => None,
+        other => other,
+    };
     let recipient = match (is_channel, to) {
         (true, Some(to)) => parse_channel_to(&to)?,
-        (true, None) => return Err(Error::bad_request("Missing channel")),
+        (true, None) => match crate::domain::bots::default_sending_channel(state, caller).await? {
+            Some(ch) => Recipient::ChannelId(ch.0),
+            None => return Err(Error::bad_request("Missing channel")),
+        },
         (false, Some(to)) => parse_direct_to(&to)?,
         (false, None) => return Err(Error::bad_request("Message must have recipients")),
     };

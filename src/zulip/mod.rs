@@ -13,6 +13,7 @@ pub mod delivery;
 pub mod envelope;
 pub mod invites;
 pub mod messages;
+pub mod outgoing_webhooks;
 pub mod params;
 pub mod presence;
 pub mod realm;
@@ -141,6 +142,7 @@ pub enum Endpoint {
     CreateBot,
     GetBots,
     DeactivateBot(i64),
+    UpdateBot(i64),
     RegenerateBotApiKey(i64),
     /// `POST /external/{integration}`: an incoming webhook (credentials from `api_key`).
     IncomingWebhook(webhooks::Integration),
@@ -239,7 +241,10 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["mobile_push", "register"] => vec![("POST", E::RegisterPushDevice)],
         ["bots"] => vec![("GET", E::GetBots), ("POST", E::CreateBot)],
         ["bots", id] => match path_id(id) {
-            Some(id) => vec![("DELETE", E::DeactivateBot(id))],
+            Some(id) => vec![
+                ("PATCH", E::UpdateBot(id)),
+                ("DELETE", E::DeactivateBot(id)),
+            ],
             None => return Err(NoRoute::NotFound),
         },
         ["bots", id, "api_key", "regenerate"] => match path_id(id) {
@@ -561,6 +566,7 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "bots"),
     ("GET", "bots"),
     ("DELETE", "bots/{id}"),
+    ("PATCH", "bots/{id}"),
     ("POST", "bots/{id}/api_key/regenerate"),
     ("POST", "external/slack_incoming"),
     ("POST", "external/json"),
@@ -941,6 +947,7 @@ impl ChatApi {
             Endpoint::CreateBot => bots::create(state, me()?, p).await,
             Endpoint::GetBots => bots::list(state, me()?).await,
             Endpoint::DeactivateBot(id) => bots::deactivate(state, me()?, id).await,
+            Endpoint::UpdateBot(id) => bots::update(state, me()?, id, p).await,
             Endpoint::RegenerateBotApiKey(id) => bots::regenerate_api_key(state, me()?, id).await,
             Endpoint::IncomingWebhook(i) => webhooks::handle(state, me()?, i, req, p).await,
         }
@@ -1123,11 +1130,12 @@ mod tests {
             E::GetBots => 110,
             E::DeactivateBot(_) => 111,
             E::RegenerateBotApiKey(_) => 112,
-            E::IncomingWebhook(webhooks::Integration::SlackIncoming) => 113,
-            E::IncomingWebhook(webhooks::Integration::Json) => 114,
+            E::UpdateBot(_) => 113,
+            E::IncomingWebhook(webhooks::Integration::SlackIncoming) => 114,
+            E::IncomingWebhook(webhooks::Integration::Json) => 115,
         }
     }
-    const ENDPOINTS: usize = 115;
+    const ENDPOINTS: usize = 116;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

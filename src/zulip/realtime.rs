@@ -51,6 +51,8 @@ pub const DEFAULT_PRESENCE_HISTORY_DAYS: i64 = 14;
 /// Registration options shared by `POST /register` and `GET /events` without a queue id.
 pub struct Registration {
     pub options: QueueOptions,
+    /// Whether the client named `all_public_streams` (a bot's default applies otherwise).
+    pub all_public_streams_given: bool,
     pub fetch_event_types: Option<Vec<String>>,
     pub include_subscribers: SubscriberDetail,
     /// Presence older than this many days is left out of the initial state.
@@ -100,6 +102,7 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
             ))),
         }
     };
+    let all_public_streams = p.bool("all_public_streams")?;
     let include_subscribers = match p.str("include_subscribers") {
         None => SubscriberDetail::None,
         Some(v) => match v.trim_matches('"') {
@@ -114,7 +117,7 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
         apply_markdown: p.bool("apply_markdown")?.unwrap_or(false),
         client_gravatar: p.bool("client_gravatar")?.unwrap_or(true),
         slim_presence: p.bool("slim_presence")?.unwrap_or(false),
-        all_public_streams: p.bool("all_public_streams")?.unwrap_or(false),
+        all_public_streams: all_public_streams.unwrap_or(false),
         narrow,
         bulk_message_deletion: cap("bulk_message_deletion")?,
         user_settings_object: cap("user_settings_object")?,
@@ -141,6 +144,7 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
 
     Ok(Registration {
         options,
+        all_public_streams_given: all_public_streams.is_some(),
         fetch_event_types,
         include_subscribers,
         presence_history_limit_days,
@@ -152,6 +156,18 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
 /// Creates an event queue and returns it with the initial state of the requested types.
 pub async fn register(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
     let mut reg = parse_registration(p)?;
+    // A bot's defaults stand in for what its client left out (upstream's
+    // `default_all_public_streams` and `default_events_register_stream`).
+    let defaults = crate::domain::bots::defaults_of(state, caller).await?;
+    if !reg.all_public_streams_given && defaults.all_public_channels {
+        reg.options.all_public_streams = true;
+    }
+    if reg.options.narrow.is_empty()
+        && let Some(name) = defaults.events_channel
+    {
+        let term = Value::Array(vec![Value::from("channel"), Value::from(name)]);
+        reg.options.narrow = Narrow::parse(&Value::Array(vec![term]))?;
+    }
     if reg.options.all_public_streams && caller.role == crate::model::Role::Guest {
         return Err(Error::bad_request("User not authorized for this query"));
     }

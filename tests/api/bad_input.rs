@@ -682,6 +682,22 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("service_name", Str, "sweeper", false),
             ("config_data", Obj, "{}", false),
         ],
+        ("PATCH", "bots/{id}") => &[
+            ("full_name", Str, "Sweep Bot", false),
+            ("role", Int, "400", false),
+            ("bot_owner_id", Int, "1", false),
+            ("config_data", Obj, "{}", false),
+            (
+                "service_payload_url",
+                Str,
+                r#""https://hooks.example.com/in""#,
+                false,
+            ),
+            ("service_interface", Int, "1", false),
+            ("default_sending_stream", Str, "sweep", false),
+            ("default_events_register_stream", Str, "sweep", false),
+            ("default_all_public_streams", Bool, "false", false),
+        ],
         // The JSON integration reads its payload from the body: a form body is malformed.
         ("POST", "external/json") => &[
             ("stream", Str, "{stream}", false),
@@ -812,7 +828,7 @@ impl ChatFixture {
             // Nobody uploaded anything: an id of no attachment.
             1
         } else if path.starts_with("bots/") {
-            // Not a bot: these routes take no parameters, and answer "No such bot".
+            // Not a bot: these routes answer "No such bot" to well-formed input.
             self.bob.id
         } else {
             panic!("which id does {path} take?")

@@ -10,10 +10,12 @@
 #   4. the stateful `incrementor` bot of the `zulip_bots` package under `zulip-run-bot`, which
 #      keeps its count in /bot_storage and must answer "1", then edit its answer to "2"
 #      (incrementor_check.py);
-#   5. the Dependency-Track PyPI clients, and a badge rendered by headless Chromium when a
+#   5. PyPI's `zulip-botserver` running the `helloworld` bot as an outgoing webhook's receiver:
+#      its answer must appear after a mention and a direct message (botserver_check.py);
+#   6. the Dependency-Track PyPI clients, and a badge rendered by headless Chromium when a
 #      `chromium` executable is installed;
-#   6. with Chromium, a signup through an invitation link's form (signup_chromium_check.py);
-#   7. a CI tool's Slack-style notifications posted with urllib to an incoming-webhook bot's
+#   7. with Chromium, a signup through an invitation link's form (signup_chromium_check.py);
+#   8. a CI tool's Slack-style notifications posted with urllib to an incoming-webhook bot's
 #      URL, read back with the `zulip` bindings (webhook_check.py).
 # Usage: tests/clients/run.sh PATH/TO/outpost
 set -euo pipefail
@@ -51,6 +53,9 @@ enabled = true
 listen = "127.0.0.1:$dt_port"
 [database]
 synchronous = "normal"
+[bots]
+# The botserver listens on 127.0.0.1.
+outgoing_webhook_allow_private = true
 TOML
 
 "$bin" create-user --config "$work/outpost.toml" --email owner@example.com \
@@ -112,6 +117,8 @@ python3 "$here/bot_check.py" "$site" "$work/owner.json" after-restart || status=
 zulip-run-bot incrementor --config-file "$work/incrementor.zuliprc" > "$work/incrementor.log" 2>&1 &
 incrementor=$!
 python3 "$here/incrementor_check.py" "$site" "$work/owner.json" "$work/incrementor.json" || status=$?
+
+python3 "$here/botserver_check.py" "$site" "$work/owner.json" || status=$?
 
 python3 "$here/dtrack_client_check.py" "http://127.0.0.1:$dt_port" "$here/ci-bom.json" "$work/badge.svg" \
   || status=$?

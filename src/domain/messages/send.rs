@@ -168,6 +168,9 @@ struct Prepared {
     /// Whether the sender's topic visibility follows Zulip's automatic rules (people and their
     /// bots, not the system bots).
     follow: bool,
+    /// The users a real (not silent, not wildcard) mention names, received or not: an
+    /// outgoing-webhook bot mentioned in a channel is triggered even when not subscribed.
+    mentioned: Vec<UserId>,
 }
 
 /// Resolves the channel a message goes to and checks the sender may post there.
@@ -418,6 +421,11 @@ fn compose(c: &Connection, sender: &User, m: Composed, realm_url: &str) -> Resul
         dm_members,
         flag_rows: rows,
         follow: !sender.is_system_bot,
+        mentioned: rendered
+            .mentioned_users
+            .iter()
+            .map(|u| UserId(*u))
+            .collect(),
     })
 }
 
@@ -528,6 +536,14 @@ fn store(
         message_id: id,
         local,
     });
+    // In the message's own commit, so a triggered delivery is never lost.
+    crate::domain::outgoing_webhooks::enqueue(
+        tx,
+        sender,
+        id,
+        &prepared.mentioned,
+        prepared.dm_members.as_deref(),
+    )?;
     Ok(Sent {
         id,
         automatic_new_visibility_policy: policy,
@@ -557,6 +573,27 @@ pub enum NoticeDestination {
 /// Posts a notice in the caller's write transaction; its event is published with the rest of
 /// that transaction's, after commit.
 pub fn post_notice(tx: &mut WriteTx<'_>, notice: Notice<'_>, realm_url: &str) -> Result<MessageId> {
+    post_internal(tx, notice, "Internal", true, realm_url)
+}
+
+/// Posts an outgoing-webhook bot's answer (or failure notice) in the caller's write
+/// transaction: the destination needs no permission (upstream skips the channel access check),
+/// but wildcard mentions do, as for any sender. A refused answer writes nothing.
+pub fn post_service_reply(
+    tx: &mut WriteTx<'_>,
+    notice: Notice<'_>,
+    realm_url: &str,
+) -> Result<MessageId> {
+    post_internal(tx, notice, "OutgoingWebhookResponse", false, realm_url)
+}
+
+fn post_internal(
+    tx: &mut WriteTx<'_>,
+    notice: Notice<'_>,
+    client: &str,
+    trusted: bool,
+    realm_url: &str,
+) -> Result<MessageId> {
     let content = normalize_content(&notice.content)?;
     let (channel, topic, dm_members) = match notice.destination {
         NoticeDestination::Channel { channel, topic } => {
@@ -577,9 +614,9 @@ pub fn post_notice(tx: &mut WriteTx<'_>, notice: Notice<'_>, realm_url: &str) ->
             topic,
             dm_members,
             content,
-            client: "Internal".into(),
+            client: client.into(),
             read_by_sender: true,
-            trusted: true,
+            trusted,
         },
         realm_url,
     )?;

@@ -212,6 +212,7 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             op,
         } => scheduled::changed(state, seq, *owner, *id, *kind, *op).await,
         Event::InvitesChanged { referrer } => users::invites_changed(state, seq, *referrer).await,
+        Event::OutgoingWebhooksQueued => Ok(()),
         Event::ChannelFolderAdded { folder_id } => {
             folders::folder(state, seq, *folder_id, None).await
         }

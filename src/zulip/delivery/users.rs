@@ -61,13 +61,82 @@ async fn bot_administrators(state: &AppState, bot: &User) -> Result<Vec<UserId>>
 /// A bot was created: its full record (key and service included) to the queues of its owner
 /// and the administrators, as upstream's `realm_bot` `add`.
 async fn deliver_new_bot(state: &AppState, seq: u64, bot: &User) -> Result<()> {
-    let id = bot.id;
-    let service = state
-        .db
-        .read(move |c| crate::db::bots::service(c, id))
-        .await?;
     let to = bot_administrators(state, bot).await?;
-    let body = wire::realm_bot_added(wire::bot(bot, service.as_ref(), state.config.realm_host()));
+    push_bot_record(state, seq, bot, &to).await
+}
+
+/// A bot's full record, as `realm_bot` `add`, to `to`.
+async fn push_bot_record(state: &AppState, seq: u64, bot: &User, to: &[UserId]) -> Result<()> {
+    let id = bot.id;
+    let (service, defaults) = state
+        .db
+        .read(move |c| {
+            Ok((
+                crate::db::bots::service(c, id)?,
+                crate::db::bots::defaults(c, id)?,
+            ))
+        })
+        .await?;
+    let record = wire::bot(bot, service.as_ref(), &defaults, state.config.realm_host());
+    let body = wire::realm_bot_added(record);
+    push_to_users(state, seq, Some(to), "realm_bot", &body);
+    Ok(())
+}
+
+/// A bot changed owners: everyone's `realm_user` gets the new owner; the previous owner (not
+/// an administrator) loses the bot from `realm_bots`, the new one (not an administrator) gains
+/// it, and the administrators get the new `owner_id` (upstream's `do_change_bot_owner`).
+async fn deliver_bot_owner(
+    state: &AppState,
+    seq: u64,
+    bot: &User,
+    previous: Option<UserId>,
+) -> Result<()> {
+    let owner = bot.bot_owner_id;
+    let body = events::user_updated(events::person(
+        bot.id,
+        PersonField::BotOwner(owner.map(|o| o.0)),
+    ));
+    push_to_users(state, seq, None, "realm_user", &body);
+    let admins = state.db.read(users_db::active_admin_ids).await?;
+    if let Some(p) = previous.filter(|p| !admins.contains(p) && Some(*p) != owner) {
+        let body = wire::realm_bot_removed(bot.id.0);
+        push_to_users(state, seq, Some(&[p]), "realm_bot", &body);
+    }
+    if let Some(o) = owner.filter(|o| !admins.contains(o)) {
+        push_bot_record(state, seq, bot, &[o]).await?;
+    }
+    let body = wire::realm_bot_updated(
+        bot.id.0,
+        "owner_id",
+        owner.map_or(Value::Null, |o| Value::from(o.0)),
+    );
+    push_to_users(state, seq, Some(&admins), "realm_bot", &body);
+    Ok(())
+}
+
+/// One property of a bot's service or defaults, to those who administer it.
+async fn deliver_bot_property(state: &AppState, seq: u64, bot: &User, field: &str) -> Result<()> {
+    let id = bot.id;
+    let (service, defaults) = state
+        .db
+        .read(move |c| {
+            Ok((
+                crate::db::bots::service(c, id)?,
+                crate::db::bots::defaults(c, id)?,
+            ))
+        })
+        .await?;
+    let value = match field {
+        "services" => wire::services(bot.bot_type, service.as_ref()),
+        "default_sending_stream" => defaults.sending_channel.map_or(Value::Null, Value::from),
+        "default_events_register_stream" => {
+            defaults.events_channel.map_or(Value::Null, Value::from)
+        }
+        _ => Value::Bool(defaults.all_public_channels),
+    };
+    let body = wire::realm_bot_updated(id.0, field, value);
+    let to = bot_administrators(state, bot).await?;
     push_to_users(state, seq, Some(&to), "realm_bot", &body);
     Ok(())
 }
@@ -82,7 +151,23 @@ pub(super) async fn updated(
     let user = state.db.read(move |c| users_db::get_any(c, uid)).await?;
     let Some(user) = user else { return Ok(()) };
     let field = match change {
-        PersonChange::FullName(n) => PersonField::FullName(n),
+        PersonChange::FullName(n) => {
+            if user.is_bot && !user.is_system_bot {
+                let body = wire::realm_bot_updated(uid.0, "full_name", Value::from(n.as_str()));
+                let to = bot_administrators(state, &user).await?;
+                push_to_users(state, seq, Some(&to), "realm_bot", &body);
+            }
+            PersonField::FullName(n)
+        }
+        PersonChange::BotOwner { previous } => {
+            return deliver_bot_owner(state, seq, &user, *previous).await;
+        }
+        PersonChange::BotServices => {
+            return deliver_bot_property(state, seq, &user, "services").await;
+        }
+        PersonChange::BotDefault(field) => {
+            return deliver_bot_property(state, seq, &user, field).await;
+        }
         PersonChange::Role(r) => PersonField::Role(*r),
         PersonChange::Email(_) => return deliver_email_change(state, seq, &user).await,
         PersonChange::Timezone(tz) => PersonField::Timezone {

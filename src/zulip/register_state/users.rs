@@ -20,7 +20,8 @@ pub(super) fn realm_bots(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()>
     let mut out = Vec::new();
     for b in users_db::realm_bots(c, owner)? {
         let service = crate::db::bots::service(c, b.id)?;
-        out.push(wire::bot(&b, service.as_ref(), &ctx.host));
+        let defaults = crate::db::bots::defaults(c, b.id)?;
+        out.push(wire::bot(&b, service.as_ref(), &defaults, &ctx.host));
     }
     m.insert("realm_bots".into(), Value::Array(out));
     Ok(())

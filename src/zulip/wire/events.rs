@@ -207,6 +207,7 @@ pub enum PersonField<'a> {
     },
     DeliveryEmail(&'a str),
     NewEmail(String),
+    BotOwner(Option<i64>),
 }
 
 /// `person` for [`user_updated`].
@@ -229,6 +230,7 @@ pub fn person(user_id: UserId, field: PersonField<'_>) -> Value {
         }),
         PersonField::DeliveryEmail(e) => json!({"user_id": id, "delivery_email": e}),
         PersonField::NewEmail(e) => json!({"user_id": id, "new_email": e}),
+        PersonField::BotOwner(o) => json!({"user_id": id, "bot_owner_id": o}),
     }
 }
 
