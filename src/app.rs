@@ -53,6 +53,9 @@ pub struct AppState {
     pub scheduler_wake: tokio::sync::Notify,
     /// The per-process secret of temporary upload URLs.
     pub upload_urls: crate::domain::uploads::UrlKey,
+    /// One thumbnail is made at a time, so decoding images stays within one decoder's memory
+    /// limit however many are asked for at once.
+    pub thumbnailer: tokio::sync::Semaphore,
 }
 
 impl AppState {
@@ -106,6 +109,7 @@ impl AppState {
             signup_forms: crate::domain::invites::FormKey::random(),
             scheduler_wake: tokio::sync::Notify::new(),
             upload_urls: crate::domain::uploads::UrlKey::random(),
+            thumbnailer: tokio::sync::Semaphore::new(1),
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),

@@ -10,6 +10,7 @@ pub mod bots;
 pub mod channel_folders;
 pub mod channels;
 pub mod delivery;
+pub mod emoji;
 pub mod envelope;
 pub mod invites;
 pub mod messages;
@@ -167,6 +168,12 @@ pub enum Endpoint {
     /// `/user_uploads/...` outside `/api/v1`: a download (credentials are checked by the
     /// handler, since temporary URLs need none); the decoded path segments.
     ServeUpload(Vec<String>),
+    GetRealmEmoji,
+    UploadEmoji(String),
+    DeactivateEmoji(String),
+    /// `/user_avatars/...` outside `/api/v1`: a custom emoji's picture (no credentials); the
+    /// decoded path segments.
+    ServeEmoji(Vec<String>),
 }
 
 impl Endpoint {
@@ -180,6 +187,7 @@ impl Endpoint {
                 | Endpoint::RealmIcon
                 | Endpoint::Signup(_)
                 | Endpoint::ServeUpload(_)
+                | Endpoint::ServeEmoji(_)
         )
     }
 }
@@ -432,6 +440,14 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             Some(id) => vec![("DELETE", E::RemoveAttachment(id))],
             None => return Err(NoRoute::NotFound),
         },
+        ["realm", "emoji"] => vec![("GET", E::GetRealmEmoji)],
+        ["realm", "emoji", name @ ..] if !name.is_empty() => {
+            let name = name.join("/");
+            vec![
+                ("POST", E::UploadEmoji(name.clone())),
+                ("DELETE", E::DeactivateEmoji(name)),
+            ]
+        }
         ["realm", "profile_fields"] => {
             vec![
                 ("GET", E::GetProfileFields),
@@ -555,6 +571,9 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "bots"),
     ("DELETE", "bots/{id}"),
     ("POST", "bots/{id}/api_key/regenerate"),
+    ("GET", "realm/emoji"),
+    ("POST", "realm/emoji/green_tick"),
+    ("DELETE", "realm/emoji/green_tick"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -574,6 +593,14 @@ fn static_route(method: &Method, path: &str) -> Option<Result<Endpoint, NoRoute>
         let ok = method == Method::GET || method == Method::HEAD;
         return Some(match http::route::segments(rest) {
             Some(segs) if ok && segs.len() >= 2 => Ok(Endpoint::ServeUpload(segs)),
+            Some(segs) if segs.len() >= 2 => Err(NoRoute::Method(vec!["GET", "HEAD"])),
+            _ => Err(NoRoute::NotFound),
+        });
+    }
+    if let Some(rest) = path.strip_prefix("/user_avatars/") {
+        let ok = method == Method::GET || method == Method::HEAD;
+        return Some(match http::route::segments(rest) {
+            Some(segs) if ok && segs.len() >= 2 => Ok(Endpoint::ServeEmoji(segs)),
             Some(segs) if segs.len() >= 2 => Err(NoRoute::Method(vec!["GET", "HEAD"])),
             _ => Err(NoRoute::NotFound),
         });
@@ -703,9 +730,11 @@ impl ChatApi {
         // An upload's body may be as large as the largest file plus its framing; it is read
         // (within that limit, while streaming) only after the credentials were checked, and
         // holds one of the few upload slots meanwhile.
-        let upload = endpoint == Endpoint::UploadFile;
-        if upload {
+        let upload = matches!(endpoint, Endpoint::UploadFile | Endpoint::UploadEmoji(_));
+        if endpoint == Endpoint::UploadFile {
             body_limit = limits.max_file_upload_size_mib * 1024 * 1024 + uploads::MULTIPART_SLACK;
+        } else if upload {
+            body_limit = limits.max_emoji_file_size_mib * 1024 * 1024 + uploads::MULTIPART_SLACK;
         }
         let rate = self
             .rate_check(&endpoint, caller.as_deref(), peer)
@@ -740,6 +769,7 @@ impl ChatApi {
                 return uploads::serve(&self.state, &req, caller.as_deref(), segs).await;
             }
             Endpoint::RealmIcon => return server::realm_icon(),
+            Endpoint::ServeEmoji(segs) => return emoji::serve(&self.state, segs).await,
             Endpoint::Signup(key) => {
                 return match signup::handle(&self.state, &key, &req).await {
                     Ok(res) => res,
@@ -873,6 +903,7 @@ impl ChatApi {
             | Endpoint::EmojiData
             | Endpoint::RealmIcon
             | Endpoint::ServeUpload(_)
+            | Endpoint::ServeEmoji(_)
             | Endpoint::Signup(_) => {
                 unreachable!("answered in dispatch")
             }
@@ -926,6 +957,9 @@ impl ChatApi {
             Endpoint::GetBots => bots::list(state, me()?).await,
             Endpoint::DeactivateBot(id) => bots::deactivate(state, me()?, id).await,
             Endpoint::RegenerateBotApiKey(id) => bots::regenerate_api_key(state, me()?, id).await,
+            Endpoint::GetRealmEmoji => emoji::list(state).await,
+            Endpoint::UploadEmoji(name) => emoji::upload(state, me()?, &name, req).await,
+            Endpoint::DeactivateEmoji(name) => emoji::deactivate(state, me()?, name).await,
         }
     }
 }
@@ -1106,9 +1140,13 @@ mod tests {
             E::GetBots => 110,
             E::DeactivateBot(_) => 111,
             E::RegenerateBotApiKey(_) => 112,
+            E::GetRealmEmoji => 113,
+            E::UploadEmoji(_) => 114,
+            E::DeactivateEmoji(_) => 115,
+            E::ServeEmoji(_) => 116,
         }
     }
-    const ENDPOINTS: usize = 113;
+    const ENDPOINTS: usize = 117;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -1127,6 +1165,7 @@ mod tests {
             server::REALM_ICON_PATH,
             "/join/abc123/",
             "/user_uploads/1/ab/cdef/file.txt",
+            "/user_avatars/1/emoji/images/abc.png",
         ] {
             let e = static_route(&Method::GET, path).unwrap().unwrap();
             seen[ordinal(&e)] += 1;
@@ -1136,7 +1175,7 @@ mod tests {
             missing.is_empty(),
             "endpoints without one sample: {missing:?}"
         );
-        assert_eq!(SAMPLE_ROUTES.len() + 4, ENDPOINTS);
+        assert_eq!(SAMPLE_ROUTES.len() + 5, ENDPOINTS);
     }
 
     #[test]

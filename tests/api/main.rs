@@ -42,6 +42,7 @@ mod notices;
 mod push_registration;
 mod rate_limits;
 mod read_state;
+mod realm_emoji;
 mod realm_settings;
 mod realtime;
 mod register_state;
