@@ -24,7 +24,7 @@ const MIB: usize = 1024 * 1024;
 /// Characters of the random part of a stored picture's name.
 const FILE_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 
-/// Longest emoji name, in characters (upstream's `RealmEmoji.name` column).
+/// Longest emoji name, in characters (upstream sets none; a bound on what a request may store).
 const MAX_NAME_CHARS: usize = 60;
 
 /// The directory holding the pictures.
@@ -51,11 +51,16 @@ pub fn check_name(name: &str) -> Result<()> {
         return Err(Error::bad_request("Emoji name is missing"));
     }
     let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_';
-    if !name.chars().all(allowed) || name.chars().count() > MAX_NAME_CHARS {
+    if !name.chars().all(allowed) {
         return Err(Error::bad_request(
             "Emoji names must contain only lowercase English letters, digits, spaces, dashes, \
              and underscores.",
         ));
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(Error::bad_request(format!(
+            "Emoji name is too long (limit: {MAX_NAME_CHARS} characters)"
+        )));
     }
     if name.ends_with(['-', '_']) {
         return Err(Error::bad_request(
@@ -340,6 +345,11 @@ mod tests {
                 "{bad}"
             );
         }
+        assert_eq!(
+            check_name(&"a".repeat(61)).unwrap_err().msg,
+            "Emoji name is too long (limit: 60 characters)"
+        );
+        assert!(check_name(&"a".repeat(60)).is_ok());
         assert_eq!(
             check_name("my_emoji_").unwrap_err().msg,
             "Emoji names must end with either a letter or digit."

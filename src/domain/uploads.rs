@@ -675,7 +675,8 @@ pub async fn remove_stored(state: &AppState, keys: Vec<String>) {
 pub struct Swept {
     /// Records deleted (not linked by any message in time).
     pub records: usize,
-    /// Files without a record deleted (left by a crash between file and record).
+    /// Files without a record deleted (left by a crash between file and record), and
+    /// thumbnails of deleted records.
     pub stray_files: usize,
 }
 
@@ -700,7 +701,13 @@ pub async fn sweep(state: &AppState, now: i64) -> Result<Swept> {
         .await?;
     let records = keys.len();
     remove_files(state, keys).await;
-    let candidates = stray_candidates(&uploads_dir(&state.config.data_dir), now);
+    let mut candidates = stray_candidates(&uploads_dir(&state.config.data_dir), now);
+    // Thumbnails of records that are gone (an upload deleted while its thumbnail was made).
+    let suffix = format!(".{}", crate::markdown::THUMBNAIL_FORMAT);
+    for (key, path) in stray_candidates(&thumbnails_dir(&state.config.data_dir), now) {
+        let key = key.map(|k| k.strip_suffix(&suffix).unwrap_or(&k).to_string());
+        candidates.push((key, path));
+    }
     let known = state
         .db
         .read(move |c| {

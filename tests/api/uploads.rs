@@ -577,6 +577,19 @@ async fn files_go_with_their_last_message_and_unlinked_ones_after_weeks() {
         .unwrap();
     assert_eq!(swept.stray_files, 1);
     assert!(!stray.exists());
+    // So does a thumbnail whose upload is gone.
+    let thumb = o
+        .srv
+        .dir
+        .path()
+        .join("data/thumbnails/cd/gone.840x560.webp");
+    std::fs::create_dir_all(thumb.parent().unwrap()).unwrap();
+    std::fs::write(&thumb, b"x").unwrap();
+    let swept = outpost::domain::uploads::sweep(&o.srv.state, now + 7200)
+        .await
+        .unwrap();
+    assert_eq!(swept.stray_files, 1);
+    assert!(!thumb.exists());
 }
 
 #[tokio::test]
