@@ -27,7 +27,7 @@ pub const MAX_SIDE: u32 = 16_384;
 pub const MAX_PIXELS: u64 = 50_000_000;
 /// Most bytes a decoder may allocate.
 const MAX_ALLOC: u64 = 256 * 1024 * 1024;
-/// Most pixels over all frames of an animated emoji source.
+/// Most pixels of an emoji source (over all frames of an animation).
 const MAX_EMOJI_PIXELS: u64 = 16_000_000;
 /// Most frames of an animated emoji.
 const MAX_EMOJI_FRAMES: usize = 500;
@@ -268,6 +268,10 @@ fn frames_of(data: &[u8], format: ImageFormat) -> Result<image::Frames<'_>> {
 /// frame.
 pub fn emoji(data: &[u8]) -> Result<EmojiImage> {
     let p = probe(data)?;
+    let per_frame = u64::from(p.width) * u64::from(p.height);
+    if per_frame > MAX_EMOJI_PIXELS {
+        return Err(too_large());
+    }
     if !p.animated {
         let out = png(&square(&decode(data, p.format)?))?;
         if out.len() > MAX_EMOJI_BYTES {
@@ -279,7 +283,6 @@ pub fn emoji(data: &[u8]) -> Result<EmojiImage> {
             still: None,
         });
     }
-    let per_frame = u64::from(p.width) * u64::from(p.height);
     let mut frames = Vec::new();
     let mut still = None;
     for frame in frames_of(data, p.format)? {

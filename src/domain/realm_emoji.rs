@@ -138,10 +138,18 @@ pub async fn add(state: &AppState, caller: &User, raw_name: &str, files: Files) 
         )));
     }
     let data = file.clone();
-    let picture = state
-        .db
-        .cpu(move || crate::domain::images::emoji(&data))
-        .await??;
+    let picture = {
+        // One image is decoded at a time (shared with thumbnails).
+        let _permit = state
+            .thumbnailer
+            .acquire()
+            .await
+            .map_err(|_| Error::internal("the image decoder is closed"))?;
+        state
+            .db
+            .cpu(move || crate::domain::images::emoji(&data))
+            .await??
+    };
     let random = crate::password::random_string(FILE_CHARS, 16);
     let file_name = format!("{random}.{}", picture.ext);
     let still_name = picture
@@ -298,6 +306,58 @@ pub fn check_use(c: &Connection, name: &str, code: &str) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Pictures without a record younger than this are left alone: they may belong to an emoji
+/// whose record is being written right now.
+const STRAY_GRACE_SECS: u64 = 3600;
+
+/// Removes, at `now` (UNIX seconds), pictures no record names that are older than an hour
+/// (left by a crash between storing a picture and its record) and leftover temporary files;
+/// returns how many.
+pub async fn sweep(state: &AppState, now: i64) -> Result<usize> {
+    let dir = emoji_dir(&state.config.data_dir);
+    let old = move |p: &Path| {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .is_some_and(|t| (now.max(0) as u64).saturating_sub(t.as_secs()) > STRAY_GRACE_SECS)
+    };
+    let mut candidates: Vec<(Option<String>, PathBuf)> = Vec::new();
+    for (sub, named) in [("images", true), ("tmp", false)] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_file() && old(&p) {
+                let name = named.then(|| e.file_name().to_string_lossy().into_owned());
+                candidates.push((name, p));
+            }
+        }
+    }
+    let stray = state
+        .db
+        .read(move |c| {
+            let mut out = Vec::new();
+            for (name, path) in candidates {
+                let known = match &name {
+                    Some(n) => db::by_file(c, n)?.is_some(),
+                    None => false,
+                };
+                if !known {
+                    out.push(path);
+                }
+            }
+            Ok(out)
+        })
+        .await?;
+    let n = stray.len();
+    for p in stray {
+        let _ = std::fs::remove_file(p);
+    }
+    Ok(n)
 }
 
 /// Where `outpost backup --to FILE` puts the emoji pictures: the directory `FILE.emoji`.

@@ -274,6 +274,34 @@ async fn bad_files_and_images_change_nothing() {
         std::fs::read_dir(&emoji_dir).map_or(true, |d| d.count() == 0),
         "pictures were left behind"
     );
+    // A picture left without a record (a crash before its record was written) is swept once
+    // it is old enough not to be an emoji being added.
+    std::fs::create_dir_all(&emoji_dir).unwrap();
+    let stray = emoji_dir.join("strayfile.png");
+    std::fs::write(&stray, b"x").unwrap();
+    add(&o, &o.alice, "kept", &png(8, 8))
+        .await
+        .assert_success("POST /realm/emoji/{emoji_name}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let swept = outpost::domain::realm_emoji::sweep(&o.srv.state, now)
+        .await
+        .unwrap();
+    assert_eq!(swept, 0);
+    let swept = outpost::domain::realm_emoji::sweep(&o.srv.state, now + 7200)
+        .await
+        .unwrap();
+    assert_eq!(swept, 1);
+    assert!(!stray.exists());
+    let kept = named(&o, "kept").await;
+    assert_eq!(
+        get_path(&o, kept["source_url"].as_str().unwrap())
+            .await
+            .status,
+        200
+    );
     // Without credentials nothing is read.
     let r = o
         .srv
