@@ -55,6 +55,9 @@ pub struct AppState {
     pub upload_urls: crate::domain::uploads::UrlKey,
     /// Wakes the outgoing-webhook worker when a committed message queued deliveries.
     pub webhook_wake: Arc<tokio::sync::Notify>,
+    /// One image (a thumbnail or a custom emoji) is decoded at a time, so decoding stays within
+    /// one decoder's memory limit however many are asked for at once.
+    pub thumbnailer: tokio::sync::Semaphore,
 }
 
 impl AppState {
@@ -117,6 +120,7 @@ impl AppState {
             scheduler_wake: tokio::sync::Notify::new(),
             upload_urls: crate::domain::uploads::UrlKey::random(),
             webhook_wake,
+            thumbnailer: tokio::sync::Semaphore::new(1),
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
@@ -319,8 +323,9 @@ async fn heartbeats(state: Arc<AppState>) {
 /// How often unneeded uploads are looked for.
 const UPLOAD_SWEEP_PERIOD: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// Removes uploads nobody needs any more (`domain::uploads::sweep`) every hour until the
-/// server stops; this task reads the clock and passes it on.
+/// Removes uploads nobody needs any more (`domain::uploads::sweep`) and emoji pictures without
+/// a record (`domain::realm_emoji::sweep`) every hour until the server stops; this task reads
+/// the clock and passes it on.
 async fn sweep_uploads(state: Arc<AppState>) {
     let mut stopping = state.stopping.subscribe();
     let mut tick = tokio::time::interval(UPLOAD_SWEEP_PERIOD);
@@ -335,6 +340,11 @@ async fn sweep_uploads(state: Arc<AppState>) {
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e.msg, "upload sweep failed"),
+        }
+        match crate::domain::realm_emoji::sweep(&state, crate::time::now_secs()).await {
+            Ok(n) if n > 0 => tracing::info!(files = n, "swept emoji pictures"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e.msg, "emoji picture sweep failed"),
         }
     }
 }

@@ -250,11 +250,14 @@ fn run(command: Command) -> Result<(), String> {
             }
             let data_dir = cfg.data_dir.clone();
             let uploads_dir = crate::domain::uploads::backup_dir_for(&to);
-            if uploads_dir.exists() {
-                return Err(format!(
-                    "{} already exists; choose a new file",
-                    uploads_dir.display()
-                ));
+            let emoji_dir = crate::domain::realm_emoji::backup_dir_for(&to);
+            for dir in [&uploads_dir, &emoji_dir] {
+                if dir.exists() {
+                    return Err(format!(
+                        "{} already exists; choose a new file",
+                        dir.display()
+                    ));
+                }
             }
             runtime()?.block_on(async {
                 let state = AppState::open(cfg).map_err(|e| describe(&e))?;
@@ -266,10 +269,14 @@ fn run(command: Command) -> Result<(), String> {
             })?;
             let files =
                 crate::domain::uploads::backup_files(&data_dir, &to).map_err(|e| describe(&e))?;
+            let pictures = crate::domain::realm_emoji::backup_pictures(&data_dir, &to)
+                .map_err(|e| describe(&e))?;
             println!(
-                "backup written to {} and {} ({files} uploaded files)",
+                "backup written to {}, {} ({files} uploaded files) and {} ({pictures} emoji \
+                 pictures)",
                 to.display(),
-                uploads_dir.display()
+                uploads_dir.display(),
+                emoji_dir.display()
             );
             Ok(())
         }

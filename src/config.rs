@@ -240,6 +240,8 @@ pub struct LimitsConfig {
     pub upload_quota_mib: usize,
     /// Weeks after which an upload no message ever linked is deleted.
     pub unlinked_upload_weeks: usize,
+    /// Largest image `POST /realm/emoji/{name}` accepts, in MiB.
+    pub max_emoji_file_size_mib: usize,
 }
 }
 

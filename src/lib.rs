@@ -71,8 +71,12 @@
 //!   [`domain::scheduled`] holds scheduled messages and reminders and their delivery pass
 //!   (`deliver_due(now)`, run by the scheduler task in [`app`]).
 //!   [`domain::uploads`] holds uploaded files: storing them atomically under the data
-//!   directory, who may download them, temporary URLs, the messages linking them, and the
-//!   timer-driven sweep of files nobody needs.
+//!   directory, who may download them, temporary URLs, the messages linking them, how messages
+//!   preview images, their thumbnails (made on first request), and the timer-driven sweep of
+//!   files nobody needs. [`domain::realm_emoji`] holds custom emoji (who may add and deactivate
+//!   them, name rules, their stored pictures, the checks reactions and statuses make);
+//!   [`domain::images`] is the bounded image decoding both share (headers, thumbnails, 64x64
+//!   emoji pictures).
 //! - [`events`]: domain events, the hub they are published to after commit, and the client
 //!   event queues (`events::queues`). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
@@ -84,7 +88,7 @@
 //! - [`zulip`]: the chat API: route table, Basic auth (and incoming webhooks' `api_key`),
 //!   parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
-//!   `presence`, `realm`, `server`, `invites`, `records`, `bot_storage`, `uploads`), the
+//!   `presence`, `realm`, `server`, `invites`, `records`, `bot_storage`, `uploads`, `emoji`), the
 //!   incoming webhooks (`webhooks`: `/external/{integration}` with its `api_key` checked at
 //!   admission, and one pure formatting module per integration, `slack_incoming` and `json`), the
 //!   invitation signup page (`signup`, HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
@@ -101,7 +105,7 @@
 //!   `db::message_narrows`, and the `ChannelProperty`/`SubscriptionProperty` names events carry; Dependency-Track's in `model::dtrack` with its permissions and
 //!   `PermSet`) and newtype ids.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
-//!   emoji) with realm lookups behind a trait; pure.
+//!   emoji, custom emoji, upload previews) with realm lookups behind a trait; pure.
 //! - [`mail`]: outgoing mail (invitations) over SMTP, sent from blocking tasks after the
 //!   commit; without `[email] host` the link goes to the log.
 //! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only

@@ -428,6 +428,13 @@ pub(super) const KEYS: &[Key] = &[
         "Weeks after which an upload no message ever linked is deleted.",
     ),
     key(
+        "limits",
+        "max_emoji_file_size_mib",
+        int!(limits.max_emoji_file_size_mib, 5, 1, 64),
+        "Largest image POST /realm/emoji/{name} accepts, in MiB (upstream's\n\
+         MAX_EMOJI_FILE_SIZE_MIB); it is decoded and scaled to 64x64 pixels.",
+    ),
+    key(
         "events",
         "queue_timeout_secs",
         secs!(events.queue_timeout, 600, 1, 7 * 24 * 3600),

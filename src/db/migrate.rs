@@ -57,6 +57,10 @@ pub const OUTGOING_WEBHOOKS_SQL: &str = include_str!("outgoing_webhooks.sql");
 /// upgrade from version 14 (which added them as version 15).
 pub const BOT_DEFAULTS_SQL: &str = include_str!("bot_defaults.sql");
 
+/// Custom emoji and what uploaded images are: applied after [`SCHEMA_SQL`] to a new database,
+/// and by the upgrade from version 15 (which added them as version 16).
+pub const REALM_EMOJI_SQL: &str = include_str!("realm_emoji.sql");
+
 /// The files of tables added after [`SCHEMA_SQL`], each with the schema version that added it:
 /// applied in this order after [`SCHEMA_SQL`] to a new database, and each one by the upgrade
 /// into its version, so each file is the one place its DDL lives.
@@ -69,10 +73,11 @@ pub const ADDED_FILES: &[(i64, &str)] = &[
     (13, BOT_SERVICES_SQL),
     (14, OUTGOING_WEBHOOKS_SQL),
     (15, BOT_DEFAULTS_SQL),
+    (16, REALM_EMOJI_SQL),
 ];
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
-pub const SCHEMA_VERSION: i64 = 15;
+pub const SCHEMA_VERSION: i64 = 16;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {

@@ -33,6 +33,7 @@ pub mod outgoing_webhooks;
 pub mod profile_fields;
 pub mod reactions;
 pub mod read_receipts;
+pub mod realm_emoji;
 pub mod realm_settings;
 pub mod scheduled;
 pub mod settings;

@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::error::Result;
 use crate::ids::{MessageId, UserId};
-use crate::model::uploads::{Attachment, LinkingMessage};
+use crate::model::uploads::{Attachment, ImageInfo, LinkingMessage};
 
 const COLUMNS: &str = "id, owner_id, path_id, storage_key, name, size, content_type, is_image, \
                        create_time, claimed";
@@ -185,4 +185,40 @@ pub fn storage_keys_in(path: &std::path::Path) -> Result<Vec<String>> {
     let mut st = c.prepare("SELECT storage_key FROM attachments ORDER BY id")?;
     let rows = st.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Records what an uploaded image is.
+pub fn insert_image(c: &Connection, attachment: i64, info: &ImageInfo) -> Result<()> {
+    c.prepare_cached(
+        "INSERT INTO image_attachments (attachment_id, usable, width, height, animated, \
+         content_type) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        attachment,
+        info.usable,
+        info.width,
+        info.height,
+        info.animated,
+        info.content_type
+    ])?;
+    Ok(())
+}
+
+/// What the upload at `path_id` is, if it is an image that was looked at when uploaded.
+pub fn image_by_path(c: &Connection, path_id: &str) -> Result<Option<ImageInfo>> {
+    Ok(c.prepare_cached(
+        "SELECT i.usable, i.width, i.height, i.animated, i.content_type \
+             FROM image_attachments i JOIN attachments a ON a.id = i.attachment_id \
+             WHERE a.path_id = ?1",
+    )?
+    .query_row([path_id], |r| {
+        Ok(ImageInfo {
+            usable: r.get(0)?,
+            width: r.get(1)?,
+            height: r.get(2)?,
+            animated: r.get(3)?,
+            content_type: r.get(4)?,
+        })
+    })
+    .optional()?)
 }

@@ -54,6 +54,8 @@ pub const CAN_INVITE_USERS: &str = "can_invite_users_group";
 pub const CREATE_MULTIUSE_INVITE: &str = "create_multiuse_invite_group";
 /// Who may create user groups.
 pub const CAN_CREATE_GROUPS: &str = "can_create_groups";
+/// Who may add custom emoji (upstream's default: members).
+pub const CAN_ADD_CUSTOM_EMOJI: &str = "can_add_custom_emoji_group";
 /// Who may create bots of every type (upstream's default: members).
 pub const CAN_CREATE_BOTS: &str = "can_create_bots_group";
 /// Who may create incoming-webhook bots (upstream's default: members).
@@ -185,11 +187,7 @@ const CATALOGUE: &[Spec] = &[
             allowed_system_groups: &[sys::EVERYONE, sys::MEMBERS],
         }),
     ),
-    // Features Outpost does not have (custom emoji) are held by nobody.
-    fixed(
-        "can_add_custom_emoji_group",
-        group(sys::NOBODY, true, false),
-    ),
+    setting(CAN_ADD_CUSTOM_EMOJI, group(sys::MEMBERS, true, false)),
     fixed(
         "can_add_subscribers_group",
         group(sys::MEMBERS, true, false),

@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::events::{AttachmentChange, Event};
 use crate::ids::{MessageId, UserId};
 use crate::model::User;
-use crate::model::uploads::{Attachment, AttachmentView};
+use crate::model::uploads::{Attachment, AttachmentView, ImageInfo};
 
 /// The organization's id in upload URLs (Outpost serves one organization).
 pub const REALM_ID: i64 = 1;
@@ -43,6 +43,17 @@ const KEY_CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 
 /// Longest stored file name, in characters.
 const MAX_NAME_CHARS: usize = 128;
+
+/// The directory holding thumbnails of uploaded images (made again when missing, so not part
+/// of backups).
+pub fn thumbnails_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("thumbnails")
+}
+
+/// Where the thumbnail of the upload stored as `storage_key` lives under [`thumbnails_dir`].
+fn thumbnail_key(storage_key: &str) -> String {
+    format!("{storage_key}.{}", crate::markdown::THUMBNAIL_FORMAT)
+}
 
 /// The directory holding the uploaded files.
 pub fn uploads_dir(data_dir: &Path) -> PathBuf {
@@ -168,7 +179,7 @@ fn io_error(what: &str, e: std::io::Error) -> Error {
 
 /// Writes `data` as `uploads/<key>`: a new owner-only temporary file, synced, renamed into
 /// place, and the directory synced.
-fn store_file(dir: &Path, key: &str, data: &[u8]) -> Result<()> {
+pub(crate) fn store_file(dir: &Path, key: &str, data: &[u8]) -> Result<()> {
     let tmp_dir = dir.join("tmp");
     let (sub, file) = key
         .split_once('/')
@@ -202,6 +213,7 @@ async fn remove_files(state: &AppState, keys: Vec<String>) {
         return;
     }
     let dir = uploads_dir(&state.config.data_dir);
+    let thumbs = thumbnails_dir(&state.config.data_dir);
     let _ = tokio::task::spawn_blocking(move || {
         for k in keys {
             if let Err(e) = std::fs::remove_file(dir.join(&k))
@@ -209,6 +221,7 @@ async fn remove_files(state: &AppState, keys: Vec<String>) {
             {
                 tracing::warn!(error = %e, "could not remove an uploaded file");
             }
+            let _ = std::fs::remove_file(thumbs.join(thumbnail_key(&k)));
         }
     })
     .await;
@@ -247,6 +260,13 @@ pub async fn upload(
     let (content_type, is_image) = content_type_for(&name);
     let sub: String = format!("{:02x}", rand::rng().random_range(0..256u32));
     let storage_key = format!("{sub}/{}", random_part(24));
+    // What an image is comes from its headers only (no pixels are decoded here).
+    let image = if is_image {
+        let data = data.clone();
+        Some(state.db.cpu(move || image_info(&data)).await?)
+    } else {
+        None
+    };
     let dir = uploads_dir(&state.config.data_dir);
     let key = storage_key.clone();
     tokio::task::spawn_blocking(move || store_file(&dir, &key, &data))
@@ -273,6 +293,9 @@ pub async fn upload(
                 return Err(quota_exceeded());
             }
             let id = db::insert(tx, &record)?;
+            if let Some(info) = &image {
+                db::insert_image(tx, id, info)?;
+            }
             let view = AttachmentView {
                 attachment: Attachment { id, ..record },
                 messages: Vec::new(),
@@ -289,6 +312,27 @@ pub async fn upload(
         url: url_of(&path_id),
         filename: name,
     })
+}
+
+/// What an uploaded image is: its shown size and whether it is animated, or unusable when it
+/// is not a PNG, JPEG, GIF or WebP that decodes within the limits.
+fn image_info(data: &[u8]) -> ImageInfo {
+    match crate::domain::images::probe(data) {
+        Ok(p) => ImageInfo {
+            usable: true,
+            width: p.width,
+            height: p.height,
+            animated: p.animated,
+            content_type: p.content_type().to_string(),
+        },
+        Err(_) => ImageInfo {
+            usable: false,
+            width: 0,
+            height: 0,
+            animated: false,
+            content_type: String::new(),
+        },
+    }
 }
 
 fn emit_change(tx: &mut WriteTx<'_>, owner: UserId, change: AttachmentChange) -> Result<()> {
@@ -335,6 +379,74 @@ pub async fn find_for(state: &AppState, viewer: &User, path_id: String) -> Resul
         path: file_path(&state.config.data_dir, &a),
         attachment: a,
     })
+}
+
+/// The thumbnail `/user_uploads/thumbnail/<path_id>/<format>` names, for a `viewer` who may
+/// download the original ("File not found." otherwise, and for formats the server does not
+/// make and images that cannot be decoded). Made on first request, one at a time, and stored
+/// atomically beside the uploads; later requests read the stored file.
+pub async fn thumbnail_for(
+    state: &AppState,
+    viewer: &User,
+    path_id: String,
+    format: &str,
+) -> Result<bytes::Bytes> {
+    if format != crate::markdown::THUMBNAIL_FORMAT {
+        return Err(file_not_found());
+    }
+    let lookup = path_id.clone();
+    let found = find_for(state, viewer, path_id).await?;
+    if !found.attachment.is_image {
+        return Err(file_not_found());
+    }
+    let info = state
+        .db
+        .read(move |c| db::image_by_path(c, &lookup))
+        .await?;
+    if info.is_some_and(|i| !i.usable) {
+        return Err(file_not_found());
+    }
+    let dir = thumbnails_dir(&state.config.data_dir);
+    let key = thumbnail_key(&found.attachment.storage_key);
+    let path = dir.join(&key);
+    let read = |p: PathBuf| async move {
+        tokio::task::spawn_blocking(move || std::fs::read(p))
+            .await
+            .map_err(|e| Error::internal(format!("thumbnail reader: {e}")))
+    };
+    if let Ok(data) = read(path.clone()).await? {
+        return Ok(data.into());
+    }
+    let _permit = state
+        .thumbnailer
+        .acquire()
+        .await
+        .map_err(|_| Error::internal("the thumbnailer is closed"))?;
+    // Another request may have made it while this one waited.
+    if let Ok(data) = read(path).await? {
+        return Ok(data.into());
+    }
+    let original = match read(found.path).await? {
+        Ok(d) => d,
+        Err(_) => return Err(file_not_found()),
+    };
+    let (w, h) = crate::markdown::THUMBNAIL_BOX;
+    let made = state
+        .db
+        .cpu(move || crate::domain::images::thumbnail_webp(&original, w, h))
+        .await?;
+    let thumb = match made {
+        Ok(t) => t,
+        Err(e) => {
+            tracing::info!(reason = %e.msg, "an uploaded image could not be thumbnailed");
+            return Err(file_not_found());
+        }
+    };
+    let stored = thumb.clone();
+    tokio::task::spawn_blocking(move || store_file(&dir, &key, &stored))
+        .await
+        .map_err(|e| Error::internal(format!("thumbnail writer: {e}")))??;
+    Ok(thumb.into())
 }
 
 /// The per-process secret of temporary download URLs (they die with the process, which is
@@ -473,6 +585,23 @@ pub fn linked_paths(content: &str) -> Vec<String> {
     out
 }
 
+/// How a message previews the upload at `raw_path` (the URL path after `/user_uploads/`, as
+/// linked): a thumbnail for an image that decoded within the limits when it was uploaded, the
+/// image itself for an animation or an upload from before thumbnails, nothing for an image
+/// that cannot be decoded.
+pub fn preview_of(c: &Connection, raw_path: &str) -> crate::markdown::UploadPreview {
+    use crate::markdown::UploadPreview;
+    match db::image_by_path(c, &percent_decode(raw_path)) {
+        Ok(Some(i)) if !i.usable => UploadPreview::None,
+        Ok(Some(i)) if !i.animated => UploadPreview::Thumbnail {
+            width: i.width,
+            height: i.height,
+            content_type: i.content_type,
+        },
+        _ => UploadPreview::Original,
+    }
+}
+
 fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -546,7 +675,8 @@ pub async fn remove_stored(state: &AppState, keys: Vec<String>) {
 pub struct Swept {
     /// Records deleted (not linked by any message in time).
     pub records: usize,
-    /// Files without a record deleted (left by a crash between file and record).
+    /// Files without a record deleted (left by a crash between file and record), and
+    /// thumbnails of deleted records.
     pub stray_files: usize,
 }
 
@@ -571,7 +701,13 @@ pub async fn sweep(state: &AppState, now: i64) -> Result<Swept> {
         .await?;
     let records = keys.len();
     remove_files(state, keys).await;
-    let candidates = stray_candidates(&uploads_dir(&state.config.data_dir), now);
+    let mut candidates = stray_candidates(&uploads_dir(&state.config.data_dir), now);
+    // Thumbnails of records that are gone (an upload deleted while its thumbnail was made).
+    let suffix = format!(".{}", crate::markdown::THUMBNAIL_FORMAT);
+    for (key, path) in stray_candidates(&thumbnails_dir(&state.config.data_dir), now) {
+        let key = key.map(|k| k.strip_suffix(&suffix).unwrap_or(&k).to_string());
+        candidates.push((key, path));
+    }
     let known = state
         .db
         .read(move |c| {

@@ -86,7 +86,16 @@ pub async fn update(state: &AppState, user: &User, up: StatusUpdate) -> Result<(
             if let Some(t) = text {
                 status.status_text = t;
             }
-            if let Some((name, code, rt)) = emoji {
+            if let Some((name, mut code, rt)) = emoji {
+                // Custom emoji are the database's: looked up and checked inside the write.
+                if rt == "realm_emoji" {
+                    if code.is_empty() {
+                        code = crate::domain::realm_emoji::active_code(tx, &name)?.ok_or_else(
+                            || Error::bad_request(format!("Emoji '{name}' does not exist")),
+                        )?;
+                    }
+                    crate::domain::realm_emoji::check_use(tx, &name, &code)?;
+                }
                 status.emoji_name = name;
                 status.emoji_code = code;
                 status.reaction_type = rt;
@@ -124,7 +133,8 @@ pub fn check_emoji(name: &str, code: Option<&str>, reaction_type: &str) -> Resul
             }
             Ok("zulip".to_string())
         }
-        "realm_emoji" => Err(Error::bad_request("Invalid custom emoji.")),
+        // Checked against the organization's emoji where the status is stored.
+        "realm_emoji" => Ok(code.unwrap_or_default().to_string()),
         _ => Err(Error::bad_request("Invalid reaction_type")),
     }
 }

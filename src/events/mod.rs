@@ -14,7 +14,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use crate::ids::{ChannelFolderId, ChannelId, GroupId, MessageId, ProfileFieldId, UserId};
 use crate::model::records::{Draft, MutedUser, SavedSnippet};
-use crate::model::uploads::AttachmentView;
+use crate::model::uploads::{AttachmentView, RealmEmoji};
 use crate::model::{ChannelProperty, GroupPermission, Propagate, SubscriptionProperty};
 
 /// Something that changed, as recorded by a committed write.
@@ -208,6 +208,10 @@ pub enum Event {
         user_id: UserId,
         change: AttachmentChange,
         upload_space_used: i64,
+    },
+    /// A custom emoji was added or deactivated: every emoji of the organization, for everyone.
+    RealmEmojiChanged {
+        emoji: Vec<RealmEmoji>,
     },
     /// A personal subscription setting changed.
     SubscriptionPropertyChanged {

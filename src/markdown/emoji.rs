@@ -22,8 +22,21 @@ fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '+')
 }
 
-/// Renders `text` with its emoji; everything else is escaped text.
-pub(super) fn push(out: &mut String, text: &str) {
+/// Appends a custom emoji's picture (upstream's `<img alt=":name:" class="emoji" src=…
+/// title="name">`).
+fn custom(out: &mut String, name: &str, src: &str) {
+    out.push_str("<img alt=\":");
+    super::html::attr(out, name);
+    out.push_str(":\" class=\"emoji\" src=\"");
+    super::html::attr(out, src);
+    out.push_str("\" title=\"");
+    super::html::attr(out, &name.replace('_', " "));
+    out.push_str("\">");
+}
+
+/// Renders `text` with its emoji (the organization's custom emoji first, as upstream looks
+/// them up); everything else is escaped text.
+pub(super) fn push(out: &mut String, text: &str, realm: &dyn super::Lookup) {
     let mut last = 0; // start of text not yet written
     let mut i = 0;
     let bytes = text.as_bytes();
@@ -35,7 +48,11 @@ pub(super) fn push(out: &mut String, text: &str) {
             let n = rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len());
             if n > 0 && rest[n..].starts_with(':') {
                 let name = &rest[..n];
-                if let Some(code) = crate::emoji::code_for_name(name) {
+                if let Some(src) = realm.realm_emoji(name) {
+                    super::html::text(out, &text[last..i]);
+                    custom(out, name, &src);
+                    last = i + n + 2;
+                } else if let Some(code) = crate::emoji::code_for_name(name) {
                     super::html::text(out, &text[last..i]);
                     span(out, name, &code);
                     last = i + n + 2;
@@ -190,8 +207,42 @@ mod tests {
 
     fn render(s: &str) -> String {
         let mut out = String::new();
-        push(&mut out, s);
+        push(&mut out, s, &super::super::NoRealm);
         out
+    }
+
+    /// A realm with the custom emoji `green_tick` and `smile` (overriding the built-in one).
+    struct Custom;
+
+    impl super::super::Lookup for Custom {
+        fn users_by_name(&self, _: &str) -> Vec<super::super::MentionUser> {
+            Vec::new()
+        }
+        fn user_by_id(&self, _: i64) -> Option<super::super::MentionUser> {
+            None
+        }
+        fn group_by_name(&self, _: &str) -> Option<super::super::MentionGroup> {
+            None
+        }
+        fn channel_by_name(&self, _: &str) -> Option<super::super::MentionChannel> {
+            None
+        }
+        fn realm_emoji(&self, name: &str) -> Option<String> {
+            matches!(name, "green_tick" | "smile").then(|| format!("/e/{name}.png"))
+        }
+    }
+
+    #[test]
+    fn custom_emoji_come_first() {
+        let mut out = String::new();
+        push(&mut out, "ok :green_tick: :smile: :octopus:", &Custom);
+        assert_eq!(
+            out,
+            "ok <img alt=\":green_tick:\" class=\"emoji\" src=\"/e/green_tick.png\" \
+             title=\"green tick\"> <img alt=\":smile:\" class=\"emoji\" src=\"/e/smile.png\" \
+             title=\"smile\"> <span aria-label=\"octopus\" class=\"emoji emoji-1f419\" \
+             role=\"img\" title=\"octopus\">:octopus:</span>"
+        );
     }
 
     #[test]

@@ -15,8 +15,9 @@
 //! Known differences from upstream: code is coloured with syntect's grammars mapped onto
 //! Pygments' classes for the common languages only (others stay plain), no TeX (`math` blocks
 //! render as upstream's `tex-error`: no KaTeX-compatible renderer runs inside the executable),
-//! image previews only for uploaded images (the image itself, no thumbnails; no previews of
-//! other sites' images), no linkifiers, and CommonMark's backslash escapes and entities.
+//! image previews only for uploaded images (still images by their thumbnail, animations as
+//! themselves; no previews of other sites' images), no linkifiers, and CommonMark's backslash
+//! escapes and entities.
 
 mod code;
 mod emoji;
@@ -72,7 +73,37 @@ pub trait Lookup {
     fn latest_message_in_topic(&self, _channel_id: i64, _topic: &str) -> Option<i64> {
         None
     }
+    /// The picture URL of the organization's active custom emoji called `name`.
+    fn realm_emoji(&self, _name: &str) -> Option<String> {
+        None
+    }
+    /// How an uploaded image at `path_id` (the part after `/user_uploads/`) is previewed.
+    fn upload_preview(&self, _path_id: &str) -> UploadPreview {
+        UploadPreview::Original
+    }
 }
+
+/// How a message previews an uploaded image it links.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UploadPreview {
+    /// The image itself (uploads from before thumbnails, and animations).
+    Original,
+    /// Upstream's thumbnail form: `src` is the thumbnail in the server's format, with the
+    /// original's shown dimensions and content type.
+    Thumbnail {
+        width: u32,
+        height: u32,
+        content_type: String,
+    },
+    /// No preview (the upload is missing or is not an image that can be decoded).
+    None,
+}
+
+/// The thumbnail format messages link (upstream's first still format), as
+/// `server_thumbnail_formats` advertises it.
+pub const THUMBNAIL_FORMAT: &str = "840x560.webp";
+/// The box that format fits images into.
+pub const THUMBNAIL_BOX: (u32, u32) = (840, 560);
 
 /// The result of rendering a message.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -187,9 +187,9 @@ struct Walker<'w, 'l, 'a> {
     in_head: bool,
     aligns: Vec<Alignment>,
     cell: usize,
-    /// Uploaded images linked in the current paragraph: (href, title) of the previews that
-    /// follow it.
-    previews: Vec<(String, String)>,
+    /// Uploaded images linked in the current paragraph: (href, title, form) of the previews
+    /// that follow it.
+    previews: Vec<(String, String, crate::markdown::UploadPreview)>,
 }
 
 /// Whether a link target is an uploaded image upstream shows a preview of (by its extension).
@@ -414,14 +414,36 @@ impl Walker<'_, '_, '_> {
                 self.out.push_str("</p>\n");
                 // Upstream's inline preview of each uploaded image the paragraph links (no
                 // thumbnails here: the image itself).
-                for (href, title) in std::mem::take(&mut self.previews) {
+                for (href, title, preview) in std::mem::take(&mut self.previews) {
                     self.out
                         .push_str("<div class=\"message_inline_image\"><a href=\"");
                     html::attr(self.out, &href);
                     self.out.push_str("\" title=\"");
                     html::attr(self.out, &title);
-                    self.out.push_str("\"><img src=\"");
-                    html::attr(self.out, &href);
+                    self.out.push_str("\"><img ");
+                    match preview {
+                        crate::markdown::UploadPreview::Thumbnail {
+                            width,
+                            height,
+                            content_type,
+                        } => {
+                            self.out.push_str("data-original-content-type=\"");
+                            html::attr(self.out, &content_type);
+                            self.out.push_str(&format!(
+                                "\" data-original-dimensions=\"{width}x{height}\" \
+                                 src=\"/user_uploads/thumbnail/"
+                            ));
+                            let path = href.trim_start_matches('/');
+                            let path = path.strip_prefix("user_uploads/").unwrap_or(path);
+                            html::attr(self.out, path);
+                            self.out.push('/');
+                            self.out.push_str(crate::markdown::THUMBNAIL_FORMAT);
+                        }
+                        _ => {
+                            self.out.push_str("src=\"");
+                            html::attr(self.out, &href);
+                        }
+                    }
                     self.out.push_str("\"></a></div>");
                 }
             }
@@ -577,7 +599,12 @@ impl Walker<'_, '_, '_> {
                 Some(l) => l.to_string(),
                 None => href.rsplit('/').next().unwrap_or_default().to_string(),
             };
-            self.previews.push((href.clone(), title));
+            let path = href.trim_start_matches('/');
+            let path = path.strip_prefix("user_uploads/").unwrap_or(path);
+            let preview = self.r.lookup.upload_preview(path);
+            if preview != crate::markdown::UploadPreview::None {
+                self.previews.push((href.clone(), title, preview));
+            }
         }
         match label {
             Some(label) => self.code_text(label),
@@ -650,7 +677,7 @@ impl Walker<'_, '_, '_> {
     fn bare_links(&mut self, t: &str) {
         let mut pos = 0;
         while let Some(found) = links::find(t, pos) {
-            emoji::push(self.out, &t[pos..found.start]);
+            emoji::push(self.out, &t[pos..found.start], self.r.lookup);
             self.out.push_str("<a href=\"");
             let href = self.local(found.href);
             html::attr(self.out, &href);
@@ -659,6 +686,6 @@ impl Walker<'_, '_, '_> {
             self.out.push_str("</a>");
             pos = found.end;
         }
-        emoji::push(self.out, &t[pos..]);
+        emoji::push(self.out, &t[pos..], self.r.lookup);
     }
 }

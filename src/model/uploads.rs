@@ -36,3 +36,29 @@ pub struct AttachmentView {
     pub attachment: Attachment,
     pub messages: Vec<LinkingMessage>,
 }
+
+/// What an uploaded image is, read from its headers at upload time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageInfo {
+    /// Decodable within the limits: previewed with thumbnails. Otherwise neither.
+    pub usable: bool,
+    /// As shown (after the orientation the file declares).
+    pub width: u32,
+    pub height: u32,
+    pub animated: bool,
+    /// The content type of the format the bytes are in.
+    pub content_type: String,
+}
+
+/// One custom emoji of the organization.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RealmEmoji {
+    pub id: i64,
+    pub name: String,
+    pub author_id: Option<UserId>,
+    /// The stored picture's name under the emoji directory.
+    pub file_name: String,
+    /// For an animation: its still first frame's name.
+    pub still_name: Option<String>,
+    pub deactivated: bool,
+}

@@ -10,6 +10,7 @@ pub mod bots;
 pub mod channel_folders;
 pub mod channels;
 pub mod delivery;
+pub mod emoji;
 pub mod envelope;
 pub mod invites;
 pub mod messages;
@@ -172,6 +173,12 @@ pub enum Endpoint {
     /// `/user_uploads/...` outside `/api/v1`: a download (credentials are checked by the
     /// handler, since temporary URLs need none); the decoded path segments.
     ServeUpload(Vec<String>),
+    GetRealmEmoji,
+    UploadEmoji(String),
+    DeactivateEmoji(String),
+    /// `/user_avatars/...` outside `/api/v1`: a custom emoji's picture (no credentials); the
+    /// decoded path segments.
+    ServeEmoji(Vec<String>),
 }
 
 impl Endpoint {
@@ -185,6 +192,7 @@ impl Endpoint {
                 | Endpoint::RealmIcon
                 | Endpoint::Signup(_)
                 | Endpoint::ServeUpload(_)
+                | Endpoint::ServeEmoji(_)
         )
     }
 }
@@ -444,6 +452,14 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             Some(id) => vec![("DELETE", E::RemoveAttachment(id))],
             None => return Err(NoRoute::NotFound),
         },
+        ["realm", "emoji"] => vec![("GET", E::GetRealmEmoji)],
+        ["realm", "emoji", name @ ..] if !name.is_empty() => {
+            let name = name.join("/");
+            vec![
+                ("POST", E::UploadEmoji(name.clone())),
+                ("DELETE", E::DeactivateEmoji(name)),
+            ]
+        }
         ["realm", "profile_fields"] => {
             vec![
                 ("GET", E::GetProfileFields),
@@ -570,6 +586,9 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "bots/{id}/api_key/regenerate"),
     ("POST", "external/slack_incoming"),
     ("POST", "external/json"),
+    ("GET", "realm/emoji"),
+    ("POST", "realm/emoji/green_tick"),
+    ("DELETE", "realm/emoji/green_tick"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -589,6 +608,14 @@ fn static_route(method: &Method, path: &str) -> Option<Result<Endpoint, NoRoute>
         let ok = method == Method::GET || method == Method::HEAD;
         return Some(match http::route::segments(rest) {
             Some(segs) if ok && segs.len() >= 2 => Ok(Endpoint::ServeUpload(segs)),
+            Some(segs) if segs.len() >= 2 => Err(NoRoute::Method(vec!["GET", "HEAD"])),
+            _ => Err(NoRoute::NotFound),
+        });
+    }
+    if let Some(rest) = path.strip_prefix("/user_avatars/") {
+        let ok = method == Method::GET || method == Method::HEAD;
+        return Some(match http::route::segments(rest) {
+            Some(segs) if ok && segs.len() >= 2 => Ok(Endpoint::ServeEmoji(segs)),
             Some(segs) if segs.len() >= 2 => Err(NoRoute::Method(vec!["GET", "HEAD"])),
             _ => Err(NoRoute::NotFound),
         });
@@ -725,9 +752,11 @@ impl ChatApi {
         // An upload's body may be as large as the largest file plus its framing; it is read
         // (within that limit, while streaming) only after the credentials were checked, and
         // holds one of the few upload slots meanwhile.
-        let upload = endpoint == Endpoint::UploadFile;
-        if upload {
+        let upload = matches!(endpoint, Endpoint::UploadFile | Endpoint::UploadEmoji(_));
+        if endpoint == Endpoint::UploadFile {
             body_limit = limits.max_file_upload_size_mib * 1024 * 1024 + uploads::MULTIPART_SLACK;
+        } else if upload {
+            body_limit = limits.max_emoji_file_size_mib * 1024 * 1024 + uploads::MULTIPART_SLACK;
         }
         let rate = self
             .rate_check(&endpoint, caller.as_deref(), peer)
@@ -762,6 +791,7 @@ impl ChatApi {
                 return uploads::serve(&self.state, &req, caller.as_deref(), segs).await;
             }
             Endpoint::RealmIcon => return server::realm_icon(),
+            Endpoint::ServeEmoji(segs) => return emoji::serve(&self.state, segs).await,
             Endpoint::Signup(key) => {
                 return match signup::handle(&self.state, &key, &req).await {
                     Ok(res) => res,
@@ -895,6 +925,7 @@ impl ChatApi {
             | Endpoint::EmojiData
             | Endpoint::RealmIcon
             | Endpoint::ServeUpload(_)
+            | Endpoint::ServeEmoji(_)
             | Endpoint::Signup(_) => {
                 unreachable!("answered in dispatch")
             }
@@ -950,6 +981,9 @@ impl ChatApi {
             Endpoint::UpdateBot(id) => bots::update(state, me()?, id, p).await,
             Endpoint::RegenerateBotApiKey(id) => bots::regenerate_api_key(state, me()?, id).await,
             Endpoint::IncomingWebhook(i) => webhooks::handle(state, me()?, i, req, p).await,
+            Endpoint::GetRealmEmoji => emoji::list(state).await,
+            Endpoint::UploadEmoji(name) => emoji::upload(state, me()?, &name, req).await,
+            Endpoint::DeactivateEmoji(name) => emoji::deactivate(state, me()?, name).await,
         }
     }
 }
@@ -1133,9 +1167,13 @@ mod tests {
             E::UpdateBot(_) => 113,
             E::IncomingWebhook(webhooks::Integration::SlackIncoming) => 114,
             E::IncomingWebhook(webhooks::Integration::Json) => 115,
+            E::GetRealmEmoji => 116,
+            E::UploadEmoji(_) => 117,
+            E::DeactivateEmoji(_) => 118,
+            E::ServeEmoji(_) => 119,
         }
     }
-    const ENDPOINTS: usize = 116;
+    const ENDPOINTS: usize = 120;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -1154,6 +1192,7 @@ mod tests {
             server::REALM_ICON_PATH,
             "/join/abc123/",
             "/user_uploads/1/ab/cdef/file.txt",
+            "/user_avatars/1/emoji/images/abc.png",
         ] {
             let e = static_route(&Method::GET, path).unwrap().unwrap();
             seen[ordinal(&e)] += 1;
@@ -1163,7 +1202,7 @@ mod tests {
             missing.is_empty(),
             "endpoints without one sample: {missing:?}"
         );
-        assert_eq!(SAMPLE_ROUTES.len() + 4, ENDPOINTS);
+        assert_eq!(SAMPLE_ROUTES.len() + 5, ENDPOINTS);
     }
 
     #[test]

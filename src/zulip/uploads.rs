@@ -234,6 +234,9 @@ pub async fn serve(
     caller: Option<&User>,
     segs: Vec<String>,
 ) -> Response {
+    if segs.first().is_some_and(|s| s == "thumbnail") {
+        return thumbnail(state, caller, segs).await;
+    }
     let found = match (segs.as_slice(), caller) {
         ([first, token, ..], _) if first == "temporary" => {
             uploads::find_temporary(state, token, crate::time::now_secs()).await
@@ -245,6 +248,32 @@ pub async fn serve(
     };
     match found {
         Ok(d) => file_response(d, req).await,
+        Err(e) => error_response(&e),
+    }
+}
+
+/// `GET`/`HEAD /user_uploads/thumbnail/<path_id>/<format>`: an image's thumbnail, for those
+/// who may download the image.
+async fn thumbnail(state: &AppState, caller: Option<&User>, segs: Vec<String>) -> Response {
+    let Some(me) = caller else {
+        return error_response(&Error::unauthorized(
+            "Not logged in: API authentication or user session required",
+        ));
+    };
+    let (Some(format), true) = (segs.last(), segs.len() >= 3) else {
+        return error_response(&Error::not_found("File not found."));
+    };
+    let path_id = segs[1..segs.len() - 1].join("/");
+    match uploads::thumbnail_for(state, me, path_id, format).await {
+        Ok(data) => hyper::Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "image/webp")
+            .header(header::CACHE_CONTROL, "private, max-age=86400, immutable")
+            .header("x-content-type-options", "nosniff")
+            .header("content-security-policy", "default-src 'none'; sandbox")
+            .header(header::CONTENT_DISPOSITION, "inline")
+            .body(http_body_util::Full::new(data))
+            .unwrap_or_else(|_| super::envelope::internal_error_response()),
         Err(e) => error_response(&e),
     }
 }

@@ -45,6 +45,7 @@ mod outgoing_webhooks;
 mod push_registration;
 mod rate_limits;
 mod read_state;
+mod realm_emoji;
 mod realm_settings;
 mod realtime;
 mod register_state;

@@ -345,7 +345,7 @@ fn all_ints(v: &Value) -> bool {
 
 /// Asserts that the app's parser would accept `body` as its initial snapshot.
 #[track_caller]
-fn assert_app_parses_snapshot(body: &Value) {
+pub(crate) fn assert_app_parses_snapshot(body: &Value) {
     let mut errors = Vec::new();
     for (key, t) in SNAPSHOT {
         check(*t, body.get(*key), key, &mut errors);

@@ -114,17 +114,17 @@ async fn patched_settings_are_answered_stored_and_registered() {
         &o,
         &o.owner,
         &[(
-            "can_add_custom_emoji_group",
+            "can_resolve_topics_group",
             &json!({"new": MEMBERS}).to_string(),
         )],
     )
     .await;
     assert_eq!(
         patched(&r)["ignored_parameters_unsupported"],
-        json!(["can_add_custom_emoji_group"])
+        json!(["can_resolve_topics_group"])
     );
     let s = realm_state(&o, &o.alice).await;
-    assert_eq!(s["realm_can_add_custom_emoji_group"], 1);
+    assert_eq!(s["realm_can_resolve_topics_group"], EVERYONE);
 }
 
 #[tokio::test]

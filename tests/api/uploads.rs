@@ -171,17 +171,66 @@ async fn upload_link_and_download_follow_message_access() {
     );
 }
 
+/// A PNG of `w` x `h` pixels.
+pub(crate) fn png(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+/// A PNG that declares `w` x `h` pixels in its header and holds no pixel data.
+pub(crate) fn png_header(w: u32, h: u32) -> Vec<u8> {
+    let mut chunk = b"IHDR".to_vec();
+    chunk.extend_from_slice(&w.to_be_bytes());
+    chunk.extend_from_slice(&h.to_be_bytes());
+    chunk.extend_from_slice(&[8, 6, 0, 0, 0]);
+    let mut crc = 0xffff_ffffu32;
+    for &b in &chunk {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    out.extend_from_slice(&13u32.to_be_bytes());
+    out.extend_from_slice(&chunk);
+    out.extend_from_slice(&(!crc).to_be_bytes());
+    out
+}
+
+/// An animated GIF of `frames` frames.
+pub(crate) fn gif(frames: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut enc = image::codecs::gif::GifEncoder::new(&mut out);
+        for i in 0..frames {
+            let img = image::RgbaImage::from_pixel(40, 30, image::Rgba([i as u8 * 50, 0, 0, 255]));
+            enc.encode_frame(image::Frame::new(img)).unwrap();
+        }
+    }
+    out
+}
+
+async fn rendered(o: &Org, who: &TestUser, id: i64) -> String {
+    let r = o.srv.get(&format!("/api/v1/messages/{id}"), who, &[]).await;
+    r.assert_success("GET /messages/{message_id}")["message"]["content"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 #[tokio::test]
 async fn images_count_for_has_image() {
     let o = org().await;
     o.channel(&o.alice, "pics", &[&o.alice], &[]).await;
-    let url = upload_ok(
-        &o.srv,
-        &o.alice,
-        "photo.png",
-        b"\x89PNG\r\n\x1a\nnot really",
-    )
-    .await;
+    let url = upload_ok(&o.srv, &o.alice, "photo.png", &png(1680, 1120)).await;
     let r = download(&o.srv, Some(&o.alice), &url, None).await;
     assert_eq!(header(&r, "content-type"), "image/png");
     let id = o
@@ -189,26 +238,143 @@ async fn images_count_for_has_image() {
         .await;
     let narrow = json!([{"operator": "has", "operand": "image"}]);
     assert_eq!(o.ids(&o.alice, narrow).await, vec![id]);
-    // Upstream's inline preview follows the paragraph linking the image.
-    let r = o
-        .srv
-        .get(&format!("/api/v1/messages/{id}"), &o.alice, &[])
-        .await;
-    let html = r.assert_success("GET /messages/{message_id}")["message"]["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    // Upstream's inline preview follows the paragraph linking the image: its thumbnail, with
+    // the original's size and type.
+    let path = url.strip_prefix("/user_uploads/").unwrap();
     assert_eq!(
-        html,
+        rendered(&o, &o.alice, id).await,
         format!(
             "<p><a href=\"{url}\">photo.png</a></p>\n<div class=\"message_inline_image\">\
-             <a href=\"{url}\" title=\"photo.png\"><img src=\"{url}\"></a></div>"
+             <a href=\"{url}\" title=\"photo.png\"><img data-original-content-type=\"image/png\" \
+             data-original-dimensions=\"1680x1120\" \
+             src=\"/user_uploads/thumbnail/{path}/840x560.webp\"></a></div>"
         )
     );
     let (_, state) = o.register(&o.alice, &[]).await;
     assert_eq!(state["realm_inline_image_preview"], true);
-    // No thumbnails are made: none are advertised.
-    assert_eq!(state["server_thumbnail_formats"], json!([]));
+    assert_eq!(
+        state["server_thumbnail_formats"],
+        json!([{"name": "840x560.webp", "max_width": 840, "max_height": 560,
+                "format": "webp", "animated": false}])
+    );
+}
+
+#[tokio::test]
+async fn thumbnails_are_made_once_and_guarded_like_their_image() {
+    let o = org().await;
+    o.channel(&o.alice, "pics", &[&o.alice], &[]).await;
+    let url = upload_ok(&o.srv, &o.alice, "wide.png", &png(1680, 560)).await;
+    let path = url.strip_prefix("/user_uploads/").unwrap();
+    let thumb = format!("/user_uploads/thumbnail/{path}/840x560.webp");
+    // Not linked yet: only the uploader may see it, and its thumbnail.
+    let r = download(&o.srv, Some(&o.alice), &thumb, None).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(header(&r, "content-type"), "image/webp");
+    let img = image::load_from_memory(&r.raw).unwrap();
+    assert_eq!((img.width(), img.height()), (840, 280));
+    let stored: Vec<_> = walk(&o.srv.dir.path().join("data/thumbnails"));
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    // Served again from the stored file.
+    let again = download(&o.srv, Some(&o.alice), &thumb, None).await;
+    assert_eq!(again.raw, r.raw);
+    download(&o.srv, Some(&o.bob), &thumb, None)
+        .await
+        .assert_error(404, "BAD_REQUEST");
+    download(&o.srv, None, &thumb, None)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    // Only the advertised format, and only of real uploads.
+    for bad in [
+        format!("/user_uploads/thumbnail/{path}/100x100.webp"),
+        format!("/user_uploads/thumbnail/{path}/..%2F..%2Fetc%2Fpasswd"),
+        "/user_uploads/thumbnail/1/ab/nothing/x.png/840x560.webp".to_string(),
+        "/user_uploads/thumbnail/840x560.webp".to_string(),
+    ] {
+        download(&o.srv, Some(&o.alice), &bad, None)
+            .await
+            .assert_error(404, "BAD_REQUEST");
+    }
+    // Once a message in a channel Bob can read links it, Bob may see both.
+    o.subscribe(&o.bob, &["pics"], &[]).await;
+    o.send_channel(&o.alice, "pics", "t", &format!("[w]({url})"))
+        .await;
+    assert_eq!(
+        download(&o.srv, Some(&o.bob), &thumb, None).await.status,
+        200
+    );
+    // Deleting the upload deletes its thumbnail.
+    let r = o.srv.get("/api/v1/attachments", &o.alice, &[]).await;
+    let aid = r.assert_success("GET /attachments")["attachments"][0]["id"]
+        .as_i64()
+        .unwrap();
+    o.srv
+        .delete(&format!("/api/v1/attachments/{aid}"), &o.alice, &[])
+        .await
+        .assert_success("DELETE /attachments/{attachment_id}");
+    assert!(walk(&o.srv.dir.path().join("data/thumbnails")).is_empty());
+}
+
+/// Regular files under `dir` (none if it does not exist), without the temporary directory.
+fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if p.file_name().is_some_and(|n| n != "tmp") {
+                out.extend(walk(&p));
+            }
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn hostile_and_animated_images_are_not_thumbnailed() {
+    let o = org().await;
+    o.channel(&o.alice, "pics", &[&o.alice], &[]).await;
+    // A tiny file declaring 100000 x 100000 pixels: stored as a file, never decoded.
+    let bomb = upload_ok(&o.srv, &o.alice, "bomb.png", &png_header(100_000, 100_000)).await;
+    let fake = upload_ok(&o.srv, &o.alice, "fake.jpg", b"not an image").await;
+    let anim = upload_ok(&o.srv, &o.alice, "anim.gif", &gif(3)).await;
+    let id = o
+        .send_channel(
+            &o.alice,
+            "pics",
+            "t",
+            &format!("[b]({bomb})\n\n[f]({fake})\n\n[a]({anim})"),
+        )
+        .await;
+    // No preview of what cannot be decoded; an animation is previewed as itself.
+    assert_eq!(
+        rendered(&o, &o.alice, id).await,
+        format!(
+            "<p><a href=\"{bomb}\">b</a></p>\n<p><a href=\"{fake}\">f</a></p>\n\
+             <p><a href=\"{anim}\">a</a></p>\n<div class=\"message_inline_image\">\
+             <a href=\"{anim}\" title=\"a\"><img src=\"{anim}\"></a></div>"
+        )
+    );
+    for url in [&bomb, &fake] {
+        let path = url.strip_prefix("/user_uploads/").unwrap();
+        download(
+            &o.srv,
+            Some(&o.alice),
+            &format!("/user_uploads/thumbnail/{path}/840x560.webp"),
+            None,
+        )
+        .await
+        .assert_error(404, "BAD_REQUEST");
+    }
+    // The files themselves are still there for those who may download them.
+    assert_eq!(
+        download(&o.srv, Some(&o.alice), &bomb, None).await.status,
+        200
+    );
+    assert!(walk(&o.srv.dir.path().join("data/thumbnails")).is_empty());
 }
 
 #[tokio::test]
@@ -411,6 +577,19 @@ async fn files_go_with_their_last_message_and_unlinked_ones_after_weeks() {
         .unwrap();
     assert_eq!(swept.stray_files, 1);
     assert!(!stray.exists());
+    // So does a thumbnail whose upload is gone.
+    let thumb = o
+        .srv
+        .dir
+        .path()
+        .join("data/thumbnails/cd/gone.840x560.webp");
+    std::fs::create_dir_all(thumb.parent().unwrap()).unwrap();
+    std::fs::write(&thumb, b"x").unwrap();
+    let swept = outpost::domain::uploads::sweep(&o.srv.state, now + 7200)
+        .await
+        .unwrap();
+    assert_eq!(swept.stray_files, 1);
+    assert!(!thumb.exists());
 }
 
 #[tokio::test]

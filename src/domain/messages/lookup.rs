@@ -4,7 +4,7 @@ use rusqlite::Connection;
 
 use crate::db::{channels as channels_db, message_mentions as mentions_db};
 use crate::ids::ChannelId;
-use crate::markdown::{Lookup, MentionChannel, MentionGroup, MentionUser};
+use crate::markdown::{Lookup, MentionChannel, MentionGroup, MentionUser, UploadPreview};
 use crate::model::User;
 
 /// Answers the renderer's questions for a message `sender` is writing.
@@ -42,6 +42,14 @@ impl Lookup for DbLookup<'_> {
 
     fn latest_message_in_topic(&self, channel_id: i64, topic: &str) -> Option<i64> {
         mentions_db::latest_in_topic(self.conn, ChannelId(channel_id), topic).ok()?
+    }
+
+    fn realm_emoji(&self, name: &str) -> Option<String> {
+        crate::domain::realm_emoji::active_url(self.conn, name)
+    }
+
+    fn upload_preview(&self, path_id: &str) -> UploadPreview {
+        crate::domain::uploads::preview_of(self.conn, path_id)
     }
 
     fn channel_by_name(&self, name: &str) -> Option<MentionChannel> {

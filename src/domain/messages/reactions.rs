@@ -20,9 +20,12 @@ fn canonical_type(t: &str) -> Result<&'static str> {
     }
 }
 
-/// The code and reaction type an emoji name stands for (upstream's `get_emoji_data`): Zulip's
-/// extra emoji or a Unicode emoji of Zulip's table.
-fn emoji_data(name: &str) -> Result<(String, &'static str)> {
+/// The code and reaction type an emoji name stands for (upstream's `get_emoji_data`): an active
+/// custom emoji, Zulip's extra emoji or a Unicode emoji of Zulip's table.
+fn emoji_data(c: &rusqlite::Connection, name: &str) -> Result<(String, &'static str)> {
+    if let Some(code) = crate::domain::realm_emoji::active_code(c, name)? {
+        return Ok((code, "realm_emoji"));
+    }
     if name == EXTRA_EMOJI {
         return Ok((EXTRA_EMOJI.to_string(), "zulip_extra_emoji"));
     }
@@ -33,7 +36,7 @@ fn emoji_data(name: &str) -> Result<(String, &'static str)> {
 
 /// Whether a new reaction may use `name` with `code` (upstream's `check_emoji_request`): the
 /// code must be one of the type's and the name one of that emoji's names.
-fn check_new_reaction(name: &str, code: &str, rtype: &str) -> Result<()> {
+fn check_new_reaction(c: &rusqlite::Connection, name: &str, code: &str, rtype: &str) -> Result<()> {
     match rtype {
         "unicode_emoji" => {
             if crate::emoji::by_code(code).is_none() {
@@ -53,7 +56,7 @@ fn check_new_reaction(name: &str, code: &str, rtype: &str) -> Result<()> {
             }
             Ok(())
         }
-        _ => Err(Error::bad_request("Invalid custom emoji.")),
+        _ => crate::domain::realm_emoji::check_use(c, name, code),
     }
 }
 
@@ -77,14 +80,14 @@ pub async fn add(
             let (code, rtype) = match (code, given_type) {
                 (Some(code), Some(t)) => (code, t),
                 (code, t) => {
-                    let (found_code, found_type) = emoji_data(&name)?;
+                    let (found_code, found_type) = emoji_data(tx, &name)?;
                     (code.unwrap_or(found_code), t.unwrap_or(found_type))
                 }
             };
             let name = match reactions_db::existing_name(tx, id, rtype, &code)? {
                 Some(existing) => existing,
                 None => {
-                    check_new_reaction(&name, &code, rtype)?;
+                    check_new_reaction(tx, &name, &code, rtype)?;
                     name
                 }
             };
@@ -138,7 +141,7 @@ pub async fn remove(
             // Without a code, the name's code in the current table (as upstream).
             let code = match (code, &name) {
                 (Some(c), _) => c,
-                (None, Some(n)) => emoji_data(n)?.0,
+                (None, Some(n)) => emoji_data(tx, n)?.0,
                 (None, None) => unreachable!("checked above"),
             };
             if rtype == "unicode_emoji" && crate::emoji::by_code(&code).is_none() {

@@ -262,6 +262,11 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             push_to_users(state, seq, Some(&[*user_id]), "attachment", &body);
             Ok(())
         }
+        Event::RealmEmojiChanged { emoji } => {
+            let body = crate::zulip::wire::emoji::realm_emoji_event(emoji);
+            push_to_users(state, seq, None, "realm_emoji", &body);
+            Ok(())
+        }
         Event::SavedSnippetsChanged { user_id, change } => {
             let body = crate::zulip::wire::saved_snippets_event(change);
             push_to_users(state, seq, Some(&[*user_id]), "saved_snippets", &body);

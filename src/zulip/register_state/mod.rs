@@ -109,6 +109,7 @@ const BUILDERS: &[(&str, Builder)] = &[
         Db(messages::recent_conversations),
     ),
     ("custom_profile_fields", Db(users::profile_fields)),
+    ("realm_emoji", Db(realm::realm_emoji)),
     ("muted_users", Db(records::muted_users)),
     ("drafts", Db(records::drafts)),
     ("saved_snippets", Db(records::saved_snippets)),

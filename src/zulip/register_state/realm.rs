@@ -78,3 +78,13 @@ pub(super) fn facts_and_limits(state: &AppState, _ctx: &Ctx, out: &mut State) {
         out.insert(k.into(), v);
     }
 }
+
+/// `realm_emoji`: every custom emoji, deactivated ones too.
+pub(super) fn realm_emoji(c: &Connection, _ctx: &Ctx, m: &mut State) -> Result<()> {
+    let all = crate::db::realm_emoji::all(c)?;
+    m.insert(
+        "realm_emoji".into(),
+        crate::zulip::wire::emoji::realm_emoji_map(&all),
+    );
+    Ok(())
+}

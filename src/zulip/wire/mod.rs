@@ -6,6 +6,7 @@
 
 mod bots;
 mod channels;
+pub mod emoji;
 pub mod events;
 mod groups;
 mod initial_state;

@@ -266,8 +266,18 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("realm_enable_guest_user_indicator", json!(true)),
         // Outpost checks password length only, no strength estimate.
         ("password_min_guesses", json!(0)),
-        // Uploads are served as they are: no thumbnails are made; no summaries either.
-        ("server_thumbnail_formats", json!([])),
+        // Still thumbnails of uploaded images (animations are previewed as they are); no
+        // topic summaries.
+        (
+            "server_thumbnail_formats",
+            json!([{
+                "name": crate::markdown::THUMBNAIL_FORMAT,
+                "max_width": crate::markdown::THUMBNAIL_BOX.0,
+                "max_height": crate::markdown::THUMBNAIL_BOX.1,
+                "format": "webp",
+                "animated": false,
+            }]),
+        ),
         ("server_can_summarize_topics", json!(false)),
         // Organizations are never deactivated and deleted here.
         ("server_min_deactivated_realm_deletion_days", Value::Null),
@@ -377,6 +387,5 @@ pub fn unused_features() -> Vec<(&'static str, &'static str, Value)> {
             "realm_billing",
             json!({"has_pending_sponsorship_request": false}),
         ),
-        ("realm_emoji", "realm_emoji", json!({})),
     ]
 }
