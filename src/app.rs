@@ -53,6 +53,11 @@ pub struct AppState {
     pub scheduler_wake: tokio::sync::Notify,
     /// The per-process secret of temporary upload URLs.
     pub upload_urls: crate::domain::uploads::UrlKey,
+    /// The hub sequence number of the newest event the delivery task has handled.
+    pub delivered: tokio::sync::watch::Sender<u64>,
+    /// When this process opened the state (seconds since the epoch): register's
+    /// `server_generation`.
+    pub started_at: i64,
 }
 
 impl AppState {
@@ -106,6 +111,8 @@ impl AppState {
             signup_forms: crate::domain::invites::FormKey::random(),
             scheduler_wake: tokio::sync::Notify::new(),
             upload_urls: crate::domain::uploads::UrlKey::random(),
+            delivered: tokio::sync::watch::channel(0).0,
+            started_at: crate::time::now_secs(),
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
@@ -136,16 +143,83 @@ pub struct Server {
     pub deptrack_addr: Option<SocketAddr>,
     task: JoinHandle<()>,
     deptrack_task: Option<JoinHandle<()>>,
+    /// Background tasks that write and must finish their pass before the queues are saved.
+    writers: Vec<JoinHandle<()>>,
 }
 
+/// How long a graceful stop waits for background passes and for delivery to catch up.
+const STOP_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Server {
-    /// Waits until the server has shut down and drained its connections.
+    /// Waits until the server has shut down (after its shutdown signal): its connections
+    /// drained, its background passes finished, every committed event delivered to the queues;
+    /// then saves the event queues for the next start (`events::snapshot`).
     pub async fn wait(self) {
         let _ = self.task.await;
         if let Some(t) = self.deptrack_task {
             let _ = t.await;
         }
+        let writers = futures_util::future::join_all(self.writers);
+        if tokio::time::timeout(STOP_DRAIN_TIMEOUT, writers)
+            .await
+            .is_err()
+        {
+            tracing::warn!("background work did not finish in time; stopping anyway");
+        }
+        save_queues(&self.state).await;
+        self.state.hub.detach_pipeline();
     }
+}
+
+/// Waits until delivery has handled every published event, then writes the queues to the
+/// data directory. No request is served any more, so the queues no longer change.
+async fn save_queues(state: &AppState) {
+    let target = state.hub.current_seq();
+    let mut delivered = state.delivered.subscribe();
+    if tokio::time::timeout(STOP_DRAIN_TIMEOUT, delivered.wait_for(|d| *d >= target))
+        .await
+        .is_err()
+    {
+        tracing::warn!("event delivery did not catch up; event queues not saved");
+        return;
+    }
+    let snapshot = crate::events::snapshot::Snapshot {
+        saved_at: crate::events::snapshot::unix_secs(std::time::SystemTime::now()),
+        queues: state.queues.export(std::time::Instant::now()),
+    };
+    let path = crate::events::snapshot::path_in(&state.config.data_dir);
+    let count = snapshot.queues.len();
+    match tokio::task::spawn_blocking(move || crate::events::snapshot::save(&path, &snapshot)).await
+    {
+        Ok(Ok(())) => tracing::info!(queues = count, "event queues saved for the next start"),
+        Ok(Err(e)) => tracing::warn!(error = %e, "cannot save the event queues"),
+        Err(e) => tracing::warn!(error = %e, "cannot save the event queues"),
+    }
+}
+
+/// Puts back the queues a graceful stop saved (`events::snapshot`), dropping those idle past
+/// their timeout (the time the server was down counts), and gives each a `restart` event.
+fn restore_queues(state: &AppState) {
+    let path = crate::events::snapshot::path_in(&state.config.data_dir);
+    let Some(snapshot) = crate::events::snapshot::take(&path) else {
+        return;
+    };
+    let saved = snapshot.queues.len();
+    let downtime = snapshot.age(std::time::SystemTime::now());
+    let restored = state
+        .queues
+        .restore(snapshot.queues, downtime, std::time::Instant::now());
+    let restart = crate::zulip::delivery::restart_event(state.started_at);
+    for q in &restored {
+        if q.options.wants("restart") {
+            state.queues.push(q, std::sync::Arc::clone(&restart));
+        }
+    }
+    tracing::info!(
+        restored = restored.len(),
+        expired = saved - restored.len(),
+        "event queues restored from the last graceful stop"
+    );
 }
 
 async fn bind(listen: SocketAddr) -> Result<(TcpListener, SocketAddr)> {
@@ -174,6 +248,7 @@ pub async fn start(
     } else {
         None
     };
+    restore_queues(&state);
     let limits = serve_limits(&state.config);
     // One shutdown signal, `state.stopping`, fanned out to every listener, every background
     // task and every waiting long-poll.
@@ -195,8 +270,10 @@ pub async fn start(
     tokio::spawn(crate::zulip::delivery::run(Arc::clone(&state), pipeline));
     tokio::spawn(sweep_queues(Arc::clone(&state)));
     tokio::spawn(heartbeats(Arc::clone(&state)));
-    tokio::spawn(scheduler(Arc::clone(&state)));
-    tokio::spawn(sweep_uploads(Arc::clone(&state)));
+    let writers = vec![
+        tokio::spawn(scheduler(Arc::clone(&state))),
+        tokio::spawn(sweep_uploads(Arc::clone(&state))),
+    ];
     let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
     let task = tokio::spawn(crate::http::server::serve(
         listener,
@@ -231,6 +308,7 @@ pub async fn start(
         deptrack_addr,
         task,
         deptrack_task,
+        writers,
     })
 }
 

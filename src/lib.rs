@@ -20,7 +20,8 @@
 //! (`zulip::realtime`) waits on a queue without consuming it; the client's next
 //! `last_event_id` prunes what it has seen. A parked poll holds no timer of its own: one periodic
 //! pass over the queue table (started in [`app`]) gives due polls their heartbeat, and shutdown
-//! sets the stop signal, then wakes every poll through the table. The heartbeat pass, the idle
+//! sets the stop signal, then wakes every poll through the table; once the listeners drained
+//! and delivery caught up, the queues are saved for the next start (`events::snapshot`). The heartbeat pass, the idle
 //! queue sweep and the rate-limit prune take `now` as a parameter; only the timer tasks in
 //! [`app`] read the clock, so tests pass explicit times instead of sleeping.
 //!
@@ -69,8 +70,10 @@
 //!   [`domain::uploads`] holds uploaded files: storing them atomically under the data
 //!   directory, who may download them, temporary URLs, the messages linking them, and the
 //!   timer-driven sweep of files nobody needs.
-//! - [`events`]: domain events, the hub they are published to after commit, and the client
-//!   event queues (`events::queues`). **Invariant:** no database, no wire format.
+//! - [`events`]: domain events, the hub they are published to after commit, the client
+//!   event queues (`events::queues`) and their snapshot across a graceful restart
+//!   (`events::snapshot`: written by `app::Server::wait` once delivery caught up, read back and
+//!   deleted at start). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
 //!   containment), the open-files limit, HTTP types, path decoding and method/`Allow`
 //!   resolution for route tables (`http::route`) and a `multipart/form-data` reader shared by

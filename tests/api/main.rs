@@ -45,6 +45,7 @@ mod read_state;
 mod realm_settings;
 mod realtime;
 mod register_state;
+mod restart;
 mod security_chat;
 mod security_dtrack;
 mod security_emails;

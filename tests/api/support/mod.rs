@@ -42,6 +42,24 @@ pub struct TestServer {
     pub dir: tempfile::TempDir,
 }
 
+/// A stopped server's config and data directory, ready to start again.
+pub struct Stopped {
+    pub config: Config,
+    pub dir: tempfile::TempDir,
+}
+
+impl Stopped {
+    /// The data directory (database, uploads, saved event queues).
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self.config.data_dir
+    }
+
+    /// Starts a new server on the same data directory and config (a new port).
+    pub async fn start(self) -> TestServer {
+        TestServer::launch(self.config, self.dir).await
+    }
+}
+
 /// A user the test can authenticate as.
 #[derive(Clone, Debug)]
 pub struct TestUser {
@@ -123,6 +141,10 @@ impl TestServer {
         cfg.limits.user_requests_per_minute = 0;
         cfg.limits.ip_requests_per_minute = 0;
         adjust(&mut cfg);
+        Self::launch(cfg, dir).await
+    }
+
+    async fn launch(cfg: Config, dir: tempfile::TempDir) -> TestServer {
         let (stop, stopped) = oneshot::channel::<()>();
         let server = app::start(cfg, async {
             let _ = stopped.await;
@@ -137,6 +159,35 @@ impl TestServer {
             server: Some(server),
             client: Client::builder(TokioExecutor::new()).build_http(),
             dir,
+        }
+    }
+
+    /// Stops the server the way SIGTERM does (drained, event queues saved) and keeps its data
+    /// directory and config for [`Stopped::start`].
+    pub async fn stop_gracefully(mut self) -> Stopped {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(server) = self.server.take() {
+            server.wait().await;
+        }
+        self.keep()
+    }
+
+    /// Stops the server without the graceful end (nothing saved), as a crash would leave it.
+    pub fn stop_abruptly(mut self) -> Stopped {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        drop(self.server.take());
+        self.keep()
+    }
+
+    fn keep(&mut self) -> Stopped {
+        let placeholder = tempfile::tempdir().expect("temp dir");
+        Stopped {
+            config: self.state.config.clone(),
+            dir: std::mem::replace(&mut self.dir, placeholder),
         }
     }
 
