@@ -145,6 +145,8 @@ pub struct Server {
     deptrack_task: Option<JoinHandle<()>>,
     /// Background tasks that write and must finish their pass before the queues are saved.
     writers: Vec<JoinHandle<()>>,
+    /// The data directory's lock, released once the server has stopped (or is dropped).
+    _lock: crate::data_lock::DataLock,
 }
 
 /// How long a graceful stop waits for background passes and for delivery to catch up.
@@ -240,6 +242,15 @@ pub async fn start(
 ) -> Result<Server> {
     let listen = config.chat.listen;
     check_development(&config)?;
+    crate::private_files::private_dir(&config.data_dir).map_err(|e| {
+        Error::internal(format!(
+            "cannot create data directory {}: {e}",
+            config.data_dir.display()
+        ))
+    })?;
+    // Held until the server has stopped: no second server, and no restore, meanwhile.
+    let lock = crate::data_lock::DataLock::try_acquire(&config.data_dir)
+        .map_err(|e| Error::bad_request(e.to_string()))?;
     let state = Arc::new(AppState::open(config)?);
     let (listener, chat_addr) = bind(listen).await?;
     let dt_listener = if state.config.deptrack.enabled {
@@ -309,6 +320,7 @@ pub async fn start(
         task,
         deptrack_task,
         writers,
+        _lock: lock,
     })
 }
 

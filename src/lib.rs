@@ -35,7 +35,9 @@
 //!
 //! - [`app`]: `AppState` (config, database, caches, event hub) and server startup/shutdown.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
-//!   `deptrack create-team`, `backup`).
+//!   `deptrack create-team`, `backup`, `restore`); [`restore`] does the file work of
+//!   `outpost restore` (checks in `db::migrate::verify_restorable`), and [`data_lock`] is the
+//!   data directory's lock a running server holds.
 //! - [`config`]: TOML → validated `Config`; every problem reported at once. Each key is one row
 //!   of the catalogue in `config::keys`, which drives defaults, parsing, the unknown-key check,
 //!   the redacted dump and `config.example.toml`.
@@ -115,6 +117,7 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod data_lock;
 pub mod db;
 pub mod domain;
 pub mod dtrack;
@@ -128,5 +131,6 @@ pub mod markdown;
 pub mod model;
 pub mod password;
 pub mod private_files;
+pub mod restore;
 pub mod time;
 pub mod zulip;

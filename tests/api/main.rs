@@ -11,6 +11,7 @@ mod schema;
 mod support;
 
 mod auth;
+mod backup_restore;
 mod bad_input;
 mod bot_accounts;
 mod bots;
