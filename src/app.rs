@@ -58,6 +58,12 @@ pub struct AppState {
     /// When this process opened the state (seconds since the epoch): register's
     /// `server_generation`.
     pub started_at: i64,
+    /// Open connections of all listeners (capped by `[limits] max_connections`).
+    pub connections: Arc<std::sync::atomic::AtomicUsize>,
+    /// Requests of the chat listener per route (`/metrics`).
+    pub chat_requests: crate::metrics::RequestMetrics,
+    /// Requests of the Dependency-Track listener per route (`/metrics`).
+    pub dtrack_requests: crate::metrics::RequestMetrics,
 }
 
 impl AppState {
@@ -113,6 +119,12 @@ impl AppState {
             upload_urls: crate::domain::uploads::UrlKey::random(),
             delivered: tokio::sync::watch::channel(0).0,
             started_at: crate::time::now_secs(),
+            connections: Arc::default(),
+            chat_requests: crate::metrics::RequestMetrics::new("chat", crate::zulip::ROUTE_NAMES),
+            dtrack_requests: crate::metrics::RequestMetrics::new(
+                "deptrack",
+                crate::dtrack::ROUTE_NAMES,
+            ),
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
@@ -141,8 +153,11 @@ pub struct Server {
     pub chat_addr: SocketAddr,
     /// The address of the Dependency-Track API, when enabled.
     pub deptrack_addr: Option<SocketAddr>,
+    /// The address of `/metrics` and `/health`, when enabled.
+    pub metrics_addr: Option<SocketAddr>,
     task: JoinHandle<()>,
     deptrack_task: Option<JoinHandle<()>>,
+    metrics_task: Option<JoinHandle<()>>,
     /// Background tasks that write and must finish their pass before the queues are saved.
     writers: Vec<JoinHandle<()>>,
     /// The data directory's lock, released once the server has stopped (or is dropped).
@@ -159,6 +174,9 @@ impl Server {
     pub async fn wait(self) {
         let _ = self.task.await;
         if let Some(t) = self.deptrack_task {
+            let _ = t.await;
+        }
+        if let Some(t) = self.metrics_task {
             let _ = t.await;
         }
         let writers = futures_util::future::join_all(self.writers);
@@ -260,7 +278,17 @@ pub async fn start(
         None
     };
     restore_queues(&state);
-    let limits = serve_limits(&state.config);
+    let limits = serve_limits(&state.config, Arc::clone(&state.connections));
+    let metrics_listener = if state.config.metrics.enabled {
+        let bound = bind(state.config.metrics.listen).await?;
+        if !bound.1.ip().is_loopback() {
+            tracing::warn!(listen = %bound.1, "/metrics and /health are served on a non-loopback address");
+        }
+        Some(bound)
+    } else {
+        None
+    };
+    let metrics_addr = metrics_listener.as_ref().map(|(_, a)| *a);
     // One shutdown signal, `state.stopping`, fanned out to every listener, every background
     // task and every waiting long-poll.
     {
@@ -292,6 +320,20 @@ pub async fn start(
         limits.clone(),
         stopped(stop_rx.clone()),
     ));
+    let metrics_task = match metrics_listener {
+        Some((listener, _)) => {
+            let api = Arc::new(crate::metrics::endpoint::MetricsApi::new(Arc::clone(
+                &state,
+            )));
+            Some(tokio::spawn(crate::http::server::serve(
+                listener,
+                api,
+                limits.clone(),
+                stopped(stop_rx.clone()),
+            )))
+        }
+        None => None,
+    };
     let (deptrack_addr, deptrack_task) = match dt_listener {
         Some((listener, addr)) => {
             tokio::spawn(crate::domain::dtrack::bom::worker(
@@ -317,8 +359,10 @@ pub async fn start(
         state,
         chat_addr,
         deptrack_addr,
+        metrics_addr,
         task,
         deptrack_task,
+        metrics_task,
         writers,
         _lock: lock,
     })
@@ -349,7 +393,10 @@ fn check_development(config: &Config) -> Result<()> {
 const FD_HEADROOM: u64 = 128;
 
 /// The listeners' limits; the connection cap stays below the process's descriptor limit.
-fn serve_limits(config: &Config) -> crate::http::server::ServeLimits {
+fn serve_limits(
+    config: &Config,
+    active: Arc<std::sync::atomic::AtomicUsize>,
+) -> crate::http::server::ServeLimits {
     let l = &config.limits;
     let mut max_connections = l.max_connections;
     if let Some(fds) = crate::http::limits::open_files_limit() {
@@ -368,7 +415,7 @@ fn serve_limits(config: &Config) -> crate::http::server::ServeLimits {
         max_connections,
         header_timeout: l.header_timeout,
         body_timeout: l.body_timeout,
-        active: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+        active,
         uploads: Arc::new(tokio::sync::Semaphore::new(l.max_concurrent_uploads)),
     }
 }

@@ -335,6 +335,7 @@ async fn serve(cfg: Config) -> Result<(), String> {
     tracing::info!(
         chat = %server.chat_addr,
         deptrack = ?server.deptrack_addr,
+        metrics = ?server.metrics_addr,
         data = %data_dir.display(),
         "outpost is listening"
     );

@@ -82,12 +82,25 @@ pub struct Config {
     pub data_dir: PathBuf,
     pub chat: ChatConfig,
     pub deptrack: DeptrackConfig,
+    pub metrics: MetricsConfig,
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
     pub events: EventsConfig,
     pub email: EmailConfig,
     pub push: PushConfig,
     pub log: LogConfig,
+}
+}
+
+config_struct! {
+/// The operations listener: `/metrics` (Prometheus) and `/health`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricsConfig {
+    /// Whether the listener is started at all.
+    pub enabled: bool,
+    /// Its address; loopback by default (counts and route names, no secrets, but nothing for
+    /// the public either).
+    pub listen: SocketAddr,
 }
 }
 

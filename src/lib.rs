@@ -94,6 +94,9 @@
 //!   `Narrow` whose rules live in `domain::messages::narrow` and whose SQL in
 //!   `db::message_narrows`, and the `ChannelProperty`/`SubscriptionProperty` names events carry; Dependency-Track's in `model::dtrack` with its permissions and
 //!   `PermSet`) and newtype ids.
+//! - [`metrics`]: lock-free request, writer and latency counters (updated by `http::server`
+//!   and `db`) and their Prometheus text; `metrics::endpoint` is the `/metrics` and `/health`
+//!   listener (`[metrics]`), which reads the queues and `db::health` at scrape time.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
 //!   emoji) with realm lookups behind a trait; pure.
 //! - [`mail`]: outgoing mail (invitations) over SMTP, sent from blocking tasks after the
@@ -128,6 +131,7 @@ pub mod http;
 pub mod ids;
 pub mod mail;
 pub mod markdown;
+pub mod metrics;
 pub mod model;
 pub mod password;
 pub mod private_files;

@@ -244,6 +244,18 @@ pub(super) const KEYS: &[Key] = &[
         "Serve the SVG badges to anyone, without credentials.",
     ),
     key(
+        "metrics",
+        "enabled",
+        boolean!(metrics.enabled, false),
+        "Serve GET /metrics (Prometheus text format) and GET /health on their own listener.",
+    ),
+    key(
+        "metrics",
+        "listen",
+        addr!(metrics.listen, "127.0.0.1:9464"),
+        "Address and port of that listener; keep it on loopback or a private network.",
+    ),
+    key(
         "database",
         "synchronous",
         Kind::Choice {

@@ -121,6 +121,14 @@ pub struct SavedQueue {
     pub idle: Duration,
 }
 
+/// What [`Queues::stats`] counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct QueueStats {
+    pub queues: usize,
+    pub waiting_polls: usize,
+    pub events: usize,
+}
+
 /// Why an acknowledgement was refused.
 #[derive(Debug, PartialEq)]
 pub enum AckError {
@@ -561,6 +569,22 @@ impl Queues {
 
     pub fn len(&self) -> usize {
         self.table().by_id.len()
+    }
+
+    /// Counts for `/metrics`: queues, polls waiting on them and events they hold. One pass
+    /// over the queues, outside the table lock.
+    pub fn stats(&self) -> QueueStats {
+        let all = self.all();
+        let mut stats = QueueStats {
+            queues: all.len(),
+            ..QueueStats::default()
+        };
+        for q in &all {
+            let inner = q.lock();
+            stats.waiting_polls += inner.connected;
+            stats.events += inner.events.len();
+        }
+        stats
     }
 
     /// The idle lifetime of a queue with these options.

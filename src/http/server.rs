@@ -76,6 +76,15 @@ pub trait Api: Send + Sync + 'static {
     /// The answer when a handler panicked, in this API's error format. It must not log: the
     /// panic itself was reported once by the panic hook.
     fn internal_error(&self) -> Response;
+    /// This listener's request counters, if it keeps any (`/metrics`).
+    fn metrics(&self) -> Option<&crate::metrics::RequestMetrics> {
+        None
+    }
+    /// The route an admitted request is for: an index into the names its metrics were made
+    /// with.
+    fn route_index(&self, _ticket: &Self::Ticket) -> Option<usize> {
+        None
+    }
     /// The request path as it may be logged: secrets in it replaced.
     fn loggable_path<'a>(&self, path: &'a str) -> Cow<'a, str> {
         Cow::Borrowed(path)
@@ -230,12 +239,17 @@ async fn handle_one<A: Api>(
     );
     let started = Instant::now();
     async move {
-        let mut res = respond(api, req, id, peer, body_timeout, &uploads).await;
+        let mut route = None;
+        let mut res = respond(&api, req, id, peer, body_timeout, &uploads, &mut route).await;
         res.headers_mut()
             .insert(X_REQUEST_ID, HeaderValue::from(id));
+        let took = started.elapsed();
+        if let Some(m) = api.metrics() {
+            m.record(route, res.status().as_u16(), took);
+        }
         tracing::debug!(
             status = res.status().as_u16(),
-            micros = started.elapsed().as_micros() as u64,
+            micros = took.as_micros() as u64,
             "done"
         );
         Ok(res)
@@ -244,13 +258,15 @@ async fn handle_one<A: Api>(
     .await
 }
 
+/// Admits, reads the body and handles one request; sets `route` once it is admitted.
 async fn respond<A: Api>(
-    api: Arc<A>,
+    api: &Arc<A>,
     req: hyper::Request<Incoming>,
     id: u64,
     peer: SocketAddr,
     body_timeout: Duration,
     uploads: &Arc<Semaphore>,
+    route: &mut Option<usize>,
 ) -> Response {
     let (parts, body) = req.into_parts();
     let admitted = match AssertUnwindSafe(api.admit(&parts, peer))
@@ -262,6 +278,7 @@ async fn respond<A: Api>(
         // The panic hook has reported it; the answer is the API's internal error.
         Err(_) => return api.internal_error(),
     };
+    *route = api.route_index(&admitted.ticket);
     let limit = admitted.body_limit;
     let declared = parts
         .headers
@@ -311,7 +328,7 @@ async fn respond<A: Api>(
         id,
         peer,
     };
-    match AssertUnwindSafe(Arc::clone(&api).handle(admitted.ticket, request))
+    match AssertUnwindSafe(Arc::clone(api).handle(admitted.ticket, request))
         .catch_unwind()
         .await
     {

@@ -184,6 +184,246 @@ impl Endpoint {
     }
 }
 
+/// Every endpoint's name, indexed by [`Endpoint::route_index`]: the bounded `route` label of
+/// the request metrics.
+pub const ROUTE_NAMES: &[&str] = &[
+    "ServerSettings",
+    "FetchApiKey",
+    "DevFetchApiKey",
+    "GetOwnUser",
+    "RegenerateApiKey",
+    "UpdateOwnStatus",
+    "UpdateSettings",
+    "GetUsers",
+    "CreateUser",
+    "GetUser",
+    "UpdateUser",
+    "DeactivateUser",
+    "ReactivateUser",
+    "GetUserStatus",
+    "GetProfileFields",
+    "CreateProfileField",
+    "CreateChannel",
+    "Subscribe",
+    "GetSubscriptions",
+    "Unsubscribe",
+    "UpdateSubscriptionProperties",
+    "GetStreams",
+    "GetStream",
+    "UpdateStream",
+    "ArchiveStream",
+    "GetStreamId",
+    "GetStreamMembers",
+    "SendMessage",
+    "GetMessages",
+    "GetMessage",
+    "UpdateMessageFlags",
+    "UpdateMessageFlagsInNarrow",
+    "AddSubmessage",
+    "GetReadReceipts",
+    "ReportMessage",
+    "CreateChannelFolder",
+    "GetChannelFolders",
+    "UpdateChannelFolder",
+    "GetUserGroups",
+    "CreateUserGroup",
+    "UpdateUserGroup",
+    "UpdateUserGroupMembers",
+    "GetUserGroupMembers",
+    "IsUserGroupMember",
+    "UpdateUserGroupSubgroups",
+    "GetUserGroupSubgroups",
+    "DeactivateUserGroup",
+    "MarkAllAsRead",
+    "MarkStreamAsRead",
+    "MarkTopicAsRead",
+    "UpdateMessage",
+    "DeleteMessage",
+    "GetMessageHistory",
+    "AddReaction",
+    "RemoveReaction",
+    "GetTopics",
+    "DeleteTopic",
+    "UpdateMutedTopic",
+    "UpdateUserTopic",
+    "Register",
+    "GetEvents",
+    "DeleteQueue",
+    "UpdatePresence",
+    "GetRealmPresence",
+    "UpdateRealm",
+    "GetUserPresence",
+    "SetTyping",
+    "GetAlertWords",
+    "AddAlertWords",
+    "RemoveAlertWords",
+    "GetDrafts",
+    "CreateDrafts",
+    "EditDraft",
+    "DeleteDraft",
+    "GetSavedSnippets",
+    "CreateSavedSnippet",
+    "EditSavedSnippet",
+    "DeleteSavedSnippet",
+    "MuteUser",
+    "UnmuteUser",
+    "AddApnsToken",
+    "RemoveApnsToken",
+    "AddFcmToken",
+    "RemoveFcmToken",
+    "RegisterPushDevice",
+    "GetBotStorage",
+    "UpdateBotStorage",
+    "RemoveBotStorage",
+    "CreateBot",
+    "GetBots",
+    "DeactivateBot",
+    "RegenerateBotApiKey",
+    "EmojiData",
+    "RealmIcon",
+    "GetInvites",
+    "SendInvites",
+    "CreateInviteLink",
+    "RevokeInvite",
+    "RevokeInviteLink",
+    "ResendInvite",
+    "Signup",
+    "GetScheduledMessages",
+    "CreateScheduledMessage",
+    "UpdateScheduledMessage",
+    "DeleteScheduledMessage",
+    "GetReminders",
+    "CreateReminder",
+    "DeleteReminder",
+    "UploadFile",
+    "GetFileTemporaryUrl",
+    "GetAttachments",
+    "RemoveAttachment",
+    "ServeUpload",
+];
+
+impl Endpoint {
+    /// This endpoint's position in [`ROUTE_NAMES`].
+    pub fn route_index(&self) -> usize {
+        use Endpoint as E;
+        match self {
+            E::ServerSettings => 0,
+            E::FetchApiKey => 1,
+            E::DevFetchApiKey => 2,
+            E::GetOwnUser => 3,
+            E::RegenerateApiKey => 4,
+            E::UpdateOwnStatus => 5,
+            E::UpdateSettings => 6,
+            E::GetUsers => 7,
+            E::CreateUser => 8,
+            E::GetUser(..) => 9,
+            E::UpdateUser(..) => 10,
+            E::DeactivateUser(..) => 11,
+            E::ReactivateUser(..) => 12,
+            E::GetUserStatus(..) => 13,
+            E::GetProfileFields => 14,
+            E::CreateProfileField => 15,
+            E::CreateChannel => 16,
+            E::Subscribe => 17,
+            E::GetSubscriptions => 18,
+            E::Unsubscribe => 19,
+            E::UpdateSubscriptionProperties => 20,
+            E::GetStreams => 21,
+            E::GetStream(..) => 22,
+            E::UpdateStream(..) => 23,
+            E::ArchiveStream(..) => 24,
+            E::GetStreamId => 25,
+            E::GetStreamMembers(..) => 26,
+            E::SendMessage => 27,
+            E::GetMessages => 28,
+            E::GetMessage(..) => 29,
+            E::UpdateMessageFlags => 30,
+            E::UpdateMessageFlagsInNarrow => 31,
+            E::AddSubmessage => 32,
+            E::GetReadReceipts(..) => 33,
+            E::ReportMessage(..) => 34,
+            E::CreateChannelFolder => 35,
+            E::GetChannelFolders => 36,
+            E::UpdateChannelFolder(..) => 37,
+            E::GetUserGroups => 38,
+            E::CreateUserGroup => 39,
+            E::UpdateUserGroup(..) => 40,
+            E::UpdateUserGroupMembers(..) => 41,
+            E::GetUserGroupMembers(..) => 42,
+            E::IsUserGroupMember(..) => 43,
+            E::UpdateUserGroupSubgroups(..) => 44,
+            E::GetUserGroupSubgroups(..) => 45,
+            E::DeactivateUserGroup(..) => 46,
+            E::MarkAllAsRead => 47,
+            E::MarkStreamAsRead => 48,
+            E::MarkTopicAsRead => 49,
+            E::UpdateMessage(..) => 50,
+            E::DeleteMessage(..) => 51,
+            E::GetMessageHistory(..) => 52,
+            E::AddReaction(..) => 53,
+            E::RemoveReaction(..) => 54,
+            E::GetTopics(..) => 55,
+            E::DeleteTopic(..) => 56,
+            E::UpdateMutedTopic => 57,
+            E::UpdateUserTopic => 58,
+            E::Register => 59,
+            E::GetEvents => 60,
+            E::DeleteQueue => 61,
+            E::UpdatePresence => 62,
+            E::GetRealmPresence => 63,
+            E::UpdateRealm => 64,
+            E::GetUserPresence(..) => 65,
+            E::SetTyping => 66,
+            E::GetAlertWords => 67,
+            E::AddAlertWords => 68,
+            E::RemoveAlertWords => 69,
+            E::GetDrafts => 70,
+            E::CreateDrafts => 71,
+            E::EditDraft(..) => 72,
+            E::DeleteDraft(..) => 73,
+            E::GetSavedSnippets => 74,
+            E::CreateSavedSnippet => 75,
+            E::EditSavedSnippet(..) => 76,
+            E::DeleteSavedSnippet(..) => 77,
+            E::MuteUser(..) => 78,
+            E::UnmuteUser(..) => 79,
+            E::AddApnsToken => 80,
+            E::RemoveApnsToken => 81,
+            E::AddFcmToken => 82,
+            E::RemoveFcmToken => 83,
+            E::RegisterPushDevice => 84,
+            E::GetBotStorage => 85,
+            E::UpdateBotStorage => 86,
+            E::RemoveBotStorage => 87,
+            E::CreateBot => 88,
+            E::GetBots => 89,
+            E::DeactivateBot(..) => 90,
+            E::RegenerateBotApiKey(..) => 91,
+            E::EmojiData => 92,
+            E::RealmIcon => 93,
+            E::GetInvites => 94,
+            E::SendInvites => 95,
+            E::CreateInviteLink => 96,
+            E::RevokeInvite(..) => 97,
+            E::RevokeInviteLink(..) => 98,
+            E::ResendInvite(..) => 99,
+            E::Signup(..) => 100,
+            E::GetScheduledMessages => 101,
+            E::CreateScheduledMessage => 102,
+            E::UpdateScheduledMessage(..) => 103,
+            E::DeleteScheduledMessage(..) => 104,
+            E::GetReminders => 105,
+            E::CreateReminder => 106,
+            E::DeleteReminder(..) => 107,
+            E::UploadFile => 108,
+            E::GetFileTemporaryUrl(..) => 109,
+            E::GetAttachments => 110,
+            E::RemoveAttachment(..) => 111,
+            E::ServeUpload(..) => 112,
+        }
+    }
+}
+
 /// Why a path did not resolve to an endpoint.
 #[derive(Debug, PartialEq)]
 pub enum NoRoute {
@@ -978,6 +1218,14 @@ impl Api for ChatApi {
     fn internal_error(&self) -> Response {
         envelope::internal_error_response()
     }
+
+    fn metrics(&self) -> Option<&crate::metrics::RequestMetrics> {
+        Some(&self.state.chat_requests)
+    }
+
+    fn route_index(&self, ticket: &ChatTicket) -> Option<usize> {
+        Some(ticket.endpoint.route_index())
+    }
 }
 
 #[cfg(test)]
@@ -1120,6 +1368,12 @@ mod tests {
             let i = ordinal(&e);
             assert!(i < ENDPOINTS, "{e:?}: raise ENDPOINTS");
             seen[i] += 1;
+            // The metrics label is the variant's name.
+            let debug = format!("{e:?}");
+            assert_eq!(
+                ROUTE_NAMES[e.route_index()],
+                debug.split('(').next().unwrap()
+            );
         }
         // The endpoints outside `/api/v1` (no parameters, no credentials) are routed by path.
         for path in [
@@ -1137,6 +1391,7 @@ mod tests {
             "endpoints without one sample: {missing:?}"
         );
         assert_eq!(SAMPLE_ROUTES.len() + 4, ENDPOINTS);
+        assert_eq!(ROUTE_NAMES.len(), ENDPOINTS);
     }
 
     #[test]

@@ -36,6 +36,7 @@ mod layering;
 mod message_edits;
 mod message_search;
 mod messages;
+mod metrics;
 mod mobile_app;
 mod narrow_queues;
 mod narrow_with;

@@ -35,6 +35,8 @@ pub struct TestServer {
     pub addr: SocketAddr,
     /// The Dependency-Track listener, when `[deptrack] enabled`.
     pub dt_addr: Option<SocketAddr>,
+    /// The `/metrics` and `/health` listener, when `[metrics] enabled`.
+    pub metrics_addr: Option<SocketAddr>,
     pub state: Arc<AppState>,
     stop: Option<oneshot::Sender<()>>,
     server: Option<app::Server>,
@@ -154,6 +156,7 @@ impl TestServer {
         TestServer {
             addr: server.chat_addr,
             dt_addr: server.deptrack_addr,
+            metrics_addr: server.metrics_addr,
             state: Arc::clone(&server.state),
             stop: Some(stop),
             server: Some(server),
