@@ -417,6 +417,7 @@ fn serve_limits(
         body_timeout: l.body_timeout,
         active,
         uploads: Arc::new(tokio::sync::Semaphore::new(l.max_concurrent_uploads)),
+        trusted_proxies: Arc::from(l.trusted_proxies.clone()),
     }
 }
 

@@ -212,6 +212,8 @@ pub struct LimitsConfig {
     pub rate_limit_exempt_bots: bool,
     /// Client addresses that are not rate limited.
     pub rate_limit_exempt_addresses: Vec<std::net::IpAddr>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     /// Event queues one user may hold; registering one more evicts that user's stalest queue.
     pub max_queues_per_user: usize,
     /// Long-polls one user may have waiting at once; one more is refused.

@@ -355,6 +355,16 @@ pub(super) const KEYS: &[Key] = &[
     ),
     key(
         "limits",
+        "trusted_proxies",
+        Kind::Ips {
+            get: |c| c.limits.trusted_proxies.clone(),
+            set: |c, v| c.limits.trusted_proxies = v,
+        },
+        "Reverse proxies in front of Outpost, e.g. [\"127.0.0.1\"]: for requests from them the\n\
+         client is the last address of X-Forwarded-For (for the per-address rate limits).",
+    ),
+    key(
+        "limits",
         "max_queues_per_user",
         int!(limits.max_queues_per_user, 50, 1, 10_000),
         "Event queues one user may hold; registering one more drops that user's stalest queue.",

@@ -108,6 +108,7 @@ pub fn test_limits() -> outpost::http::server::ServeLimits {
         body_timeout: std::time::Duration::from_secs(60),
         active: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
         uploads: Arc::new(tokio::sync::Semaphore::new(4)),
+        trusted_proxies: Arc::from(Vec::new()),
     }
 }
 
