@@ -77,7 +77,8 @@
 //!   (`events::snapshot`: written by `app::Server::wait` once delivery caught up, read back and
 //!   deleted at start). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
-//!   containment), the open-files limit, HTTP types, path decoding and method/`Allow`
+//!   containment, the client's address behind `[limits] trusted_proxies`, per-route request
+//!   counts for `metrics`), the open-files limit, HTTP types, path decoding and method/`Allow`
 //!   resolution for route tables (`http::route`) and a `multipart/form-data` reader shared by
 //!   both APIs; knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth, parameter rules, envelope, handlers
