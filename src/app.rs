@@ -58,6 +58,17 @@ pub struct AppState {
     /// One image (a thumbnail or a custom emoji) is decoded at a time, so decoding stays within
     /// one decoder's memory limit however many are asked for at once.
     pub thumbnailer: tokio::sync::Semaphore,
+    /// The hub sequence number of the newest event the delivery task has handled.
+    pub delivered: tokio::sync::watch::Sender<u64>,
+    /// When this process opened the state (seconds since the epoch): register's
+    /// `server_generation`.
+    pub started_at: i64,
+    /// Open connections of all listeners (capped by `[limits] max_connections`).
+    pub connections: Arc<std::sync::atomic::AtomicUsize>,
+    /// Requests of the chat listener per route (`/metrics`).
+    pub chat_requests: crate::metrics::RequestMetrics,
+    /// Requests of the Dependency-Track listener per route (`/metrics`).
+    pub dtrack_requests: crate::metrics::RequestMetrics,
 }
 
 impl AppState {
@@ -121,6 +132,14 @@ impl AppState {
             upload_urls: crate::domain::uploads::UrlKey::random(),
             webhook_wake,
             thumbnailer: tokio::sync::Semaphore::new(1),
+            delivered: tokio::sync::watch::channel(0).0,
+            started_at: crate::time::now_secs(),
+            connections: Arc::default(),
+            chat_requests: crate::metrics::RequestMetrics::new("chat", crate::zulip::ROUTE_NAMES),
+            dtrack_requests: crate::metrics::RequestMetrics::new(
+                "deptrack",
+                crate::dtrack::ROUTE_NAMES,
+            ),
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
@@ -149,18 +168,93 @@ pub struct Server {
     pub chat_addr: SocketAddr,
     /// The address of the Dependency-Track API, when enabled.
     pub deptrack_addr: Option<SocketAddr>,
+    /// The address of `/metrics` and `/health`, when enabled.
+    pub metrics_addr: Option<SocketAddr>,
     task: JoinHandle<()>,
     deptrack_task: Option<JoinHandle<()>>,
+    metrics_task: Option<JoinHandle<()>>,
+    /// Background tasks that write and must finish their pass before the queues are saved.
+    writers: Vec<JoinHandle<()>>,
+    /// The data directory's lock, released once the server has stopped (or is dropped).
+    _lock: crate::data_lock::DataLock,
 }
 
+/// How long a graceful stop waits for background passes and for delivery to catch up.
+const STOP_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Server {
-    /// Waits until the server has shut down and drained its connections.
+    /// Waits until the server has shut down (after its shutdown signal): its connections
+    /// drained, its background passes finished, every committed event delivered to the queues;
+    /// then saves the event queues for the next start (`events::snapshot`).
     pub async fn wait(self) {
         let _ = self.task.await;
         if let Some(t) = self.deptrack_task {
             let _ = t.await;
         }
+        if let Some(t) = self.metrics_task {
+            let _ = t.await;
+        }
+        let writers = futures_util::future::join_all(self.writers);
+        if tokio::time::timeout(STOP_DRAIN_TIMEOUT, writers)
+            .await
+            .is_err()
+        {
+            tracing::warn!("background work did not finish in time; stopping anyway");
+        }
+        save_queues(&self.state).await;
+        self.state.hub.detach_pipeline();
     }
+}
+
+/// Waits until delivery has handled every published event, then writes the queues to the
+/// data directory. No request is served any more, so the queues no longer change.
+async fn save_queues(state: &AppState) {
+    let target = state.hub.current_seq();
+    let mut delivered = state.delivered.subscribe();
+    if tokio::time::timeout(STOP_DRAIN_TIMEOUT, delivered.wait_for(|d| *d >= target))
+        .await
+        .is_err()
+    {
+        tracing::warn!("event delivery did not catch up; event queues not saved");
+        return;
+    }
+    let snapshot = crate::events::snapshot::Snapshot {
+        saved_at: crate::events::snapshot::unix_secs(std::time::SystemTime::now()),
+        queues: state.queues.export(std::time::Instant::now()),
+    };
+    let path = crate::events::snapshot::path_in(&state.config.data_dir);
+    let count = snapshot.queues.len();
+    match tokio::task::spawn_blocking(move || crate::events::snapshot::save(&path, &snapshot)).await
+    {
+        Ok(Ok(())) => tracing::info!(queues = count, "event queues saved for the next start"),
+        Ok(Err(e)) => tracing::warn!(error = %e, "cannot save the event queues"),
+        Err(e) => tracing::warn!(error = %e, "cannot save the event queues"),
+    }
+}
+
+/// Puts back the queues a graceful stop saved (`events::snapshot`), dropping those idle past
+/// their timeout (the time the server was down counts), and gives each a `restart` event.
+fn restore_queues(state: &AppState) {
+    let path = crate::events::snapshot::path_in(&state.config.data_dir);
+    let Some(snapshot) = crate::events::snapshot::take(&path) else {
+        return;
+    };
+    let saved = snapshot.queues.len();
+    let downtime = snapshot.age(std::time::SystemTime::now());
+    let restored = state
+        .queues
+        .restore(snapshot.queues, downtime, std::time::Instant::now());
+    let restart = crate::zulip::delivery::restart_event(state.started_at);
+    for q in &restored {
+        if q.options.wants("restart") {
+            state.queues.push(q, std::sync::Arc::clone(&restart));
+        }
+    }
+    tracing::info!(
+        restored = restored.len(),
+        expired = saved - restored.len(),
+        "event queues restored from the last graceful stop"
+    );
 }
 
 async fn bind(listen: SocketAddr) -> Result<(TcpListener, SocketAddr)> {
@@ -181,6 +275,15 @@ pub async fn start(
 ) -> Result<Server> {
     let listen = config.chat.listen;
     check_development(&config)?;
+    crate::private_files::private_dir(&config.data_dir).map_err(|e| {
+        Error::internal(format!(
+            "cannot create data directory {}: {e}",
+            config.data_dir.display()
+        ))
+    })?;
+    // Held until the server has stopped: no second server, and no restore, meanwhile.
+    let lock = crate::data_lock::DataLock::try_acquire(&config.data_dir)
+        .map_err(|e| Error::bad_request(e.to_string()))?;
     let state = Arc::new(AppState::open(config)?);
     let (listener, chat_addr) = bind(listen).await?;
     let dt_listener = if state.config.deptrack.enabled {
@@ -189,7 +292,18 @@ pub async fn start(
     } else {
         None
     };
-    let limits = serve_limits(&state.config);
+    restore_queues(&state);
+    let limits = serve_limits(&state.config, Arc::clone(&state.connections));
+    let metrics_listener = if state.config.metrics.enabled {
+        let bound = bind(state.config.metrics.listen).await?;
+        if !bound.1.ip().is_loopback() {
+            tracing::warn!(listen = %bound.1, "/metrics and /health are served on a non-loopback address");
+        }
+        Some(bound)
+    } else {
+        None
+    };
+    let metrics_addr = metrics_listener.as_ref().map(|(_, a)| *a);
     // One shutdown signal, `state.stopping`, fanned out to every listener, every background
     // task and every waiting long-poll.
     {
@@ -210,9 +324,11 @@ pub async fn start(
     tokio::spawn(crate::zulip::delivery::run(Arc::clone(&state), pipeline));
     tokio::spawn(sweep_queues(Arc::clone(&state)));
     tokio::spawn(heartbeats(Arc::clone(&state)));
-    tokio::spawn(scheduler(Arc::clone(&state)));
-    tokio::spawn(sweep_uploads(Arc::clone(&state)));
-    tokio::spawn(crate::zulip::outgoing_webhooks::run(Arc::clone(&state)));
+    let writers = vec![
+        tokio::spawn(scheduler(Arc::clone(&state))),
+        tokio::spawn(sweep_uploads(Arc::clone(&state))),
+        tokio::spawn(crate::zulip::outgoing_webhooks::run(Arc::clone(&state))),
+    ];
     let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
     let task = tokio::spawn(crate::http::server::serve(
         listener,
@@ -220,6 +336,20 @@ pub async fn start(
         limits.clone(),
         stopped(stop_rx.clone()),
     ));
+    let metrics_task = match metrics_listener {
+        Some((listener, _)) => {
+            let api = Arc::new(crate::metrics::endpoint::MetricsApi::new(Arc::clone(
+                &state,
+            )));
+            Some(tokio::spawn(crate::http::server::serve(
+                listener,
+                api,
+                limits.clone(),
+                stopped(stop_rx.clone()),
+            )))
+        }
+        None => None,
+    };
     let (deptrack_addr, deptrack_task) = match dt_listener {
         Some((listener, addr)) => {
             tokio::spawn(crate::domain::dtrack::bom::worker(
@@ -245,8 +375,12 @@ pub async fn start(
         state,
         chat_addr,
         deptrack_addr,
+        metrics_addr,
         task,
         deptrack_task,
+        metrics_task,
+        writers,
+        _lock: lock,
     })
 }
 
@@ -275,7 +409,10 @@ fn check_development(config: &Config) -> Result<()> {
 const FD_HEADROOM: u64 = 128;
 
 /// The listeners' limits; the connection cap stays below the process's descriptor limit.
-fn serve_limits(config: &Config) -> crate::http::server::ServeLimits {
+fn serve_limits(
+    config: &Config,
+    active: Arc<std::sync::atomic::AtomicUsize>,
+) -> crate::http::server::ServeLimits {
     let l = &config.limits;
     let mut max_connections = l.max_connections;
     if let Some(fds) = crate::http::limits::open_files_limit() {
@@ -294,8 +431,9 @@ fn serve_limits(config: &Config) -> crate::http::server::ServeLimits {
         max_connections,
         header_timeout: l.header_timeout,
         body_timeout: l.body_timeout,
-        active: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+        active,
         uploads: Arc::new(tokio::sync::Semaphore::new(l.max_concurrent_uploads)),
+        trusted_proxies: Arc::from(l.trusted_proxies.clone()),
     }
 }
 

@@ -1,5 +1,5 @@
 //! The `outpost` command line: `serve`, `check-config`, `create-user`,
-//! `deptrack create-team`, `backup`.
+//! `deptrack create-team`, `backup`, `restore`.
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
 //! defaults), does its one job and returns an exit code. Errors are printed once, here.
@@ -76,6 +76,15 @@ enum Command {
         config: Option<PathBuf>,
         #[arg(long)]
         to: PathBuf,
+    },
+    /// Put a backup (FILE and FILE.uploads) in place of the data directory's database and
+    /// uploads; refused while a server runs on it. The replaced database is kept as
+    /// outpost.sqlite3.pre-restore.
+    Restore {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(long = "from", value_name = "FILE")]
+        from: PathBuf,
     },
 }
 
@@ -242,6 +251,7 @@ fn run(command: Command) -> Result<(), String> {
             };
             written.map_err(|e| format!("cannot write the result: {e}"))
         }
+        Command::Restore { config, from } => restore(config.as_ref(), &from),
         Command::Backup { config, to } => {
             let cfg = load(config.as_ref())?;
             let path = app::database_path(&cfg);
@@ -283,6 +293,36 @@ fn run(command: Command) -> Result<(), String> {
     }
 }
 
+fn restore(config: Option<&PathBuf>, from: &std::path::Path) -> Result<(), String> {
+    let cfg = load(config)?;
+    let db_path = app::database_path(&cfg);
+    let done = crate::restore::restore(&cfg.data_dir, &db_path, from).map_err(|e| describe(&e))?;
+    println!(
+        "restored {} into {} (schema version {}; the next start upgrades it if older)",
+        from.display(),
+        db_path.display(),
+        done.schema_version
+    );
+    match done.files {
+        Some(n) => println!("restored {n} uploaded files"),
+        None => println!(
+            "no {} next to the backup: uploaded files left as they were",
+            crate::domain::uploads::backup_dir_for(from).display()
+        ),
+    }
+    match done.pictures {
+        Some(n) => println!("restored {n} custom emoji pictures"),
+        None => println!(
+            "no {} next to the backup: custom emoji pictures left as they were",
+            crate::domain::realm_emoji::backup_dir_for(from).display()
+        ),
+    }
+    if let Some(p) = done.previous {
+        println!("the replaced database is kept as {}", p.display());
+    }
+    Ok(())
+}
+
 fn init_logging(cfg: &Config) {
     let filter = tracing_subscriber::EnvFilter::try_new(&cfg.log.level)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -309,6 +349,7 @@ async fn serve(cfg: Config) -> Result<(), String> {
     tracing::info!(
         chat = %server.chat_addr,
         deptrack = ?server.deptrack_addr,
+        metrics = ?server.metrics_addr,
         data = %data_dir.display(),
         "outpost is listening"
     );

@@ -82,6 +82,7 @@ pub struct Config {
     pub data_dir: PathBuf,
     pub chat: ChatConfig,
     pub deptrack: DeptrackConfig,
+    pub metrics: MetricsConfig,
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
     pub events: EventsConfig,
@@ -101,6 +102,18 @@ pub struct BotsConfig {
     pub outgoing_webhook_allow_private: bool,
     /// The whole of one webhook request (connect, send, answer) must finish within this.
     pub outgoing_webhook_timeout: std::time::Duration,
+}
+}
+
+config_struct! {
+/// The operations listener: `/metrics` (Prometheus) and `/health`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricsConfig {
+    /// Whether the listener is started at all.
+    pub enabled: bool,
+    /// Its address; loopback by default (counts and route names, no secrets, but nothing for
+    /// the public either).
+    pub listen: SocketAddr,
 }
 }
 
@@ -212,6 +225,8 @@ pub struct LimitsConfig {
     pub rate_limit_exempt_bots: bool,
     /// Client addresses that are not rate limited.
     pub rate_limit_exempt_addresses: Vec<std::net::IpAddr>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     /// Event queues one user may hold; registering one more evicts that user's stalest queue.
     pub max_queues_per_user: usize,
     /// Long-polls one user may have waiting at once; one more is refused.

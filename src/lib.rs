@@ -20,7 +20,8 @@
 //! (`zulip::realtime`) waits on a queue without consuming it; the client's next
 //! `last_event_id` prunes what it has seen. A parked poll holds no timer of its own: one periodic
 //! pass over the queue table (started in [`app`]) gives due polls their heartbeat, and shutdown
-//! sets the stop signal, then wakes every poll through the table. The heartbeat pass, the idle
+//! sets the stop signal, then wakes every poll through the table; once the listeners drained
+//! and delivery caught up, the queues are saved for the next start (`events::snapshot`). The heartbeat pass, the idle
 //! queue sweep and the rate-limit prune take `now` as a parameter; only the timer tasks in
 //! [`app`] read the clock, so tests pass explicit times instead of sleeping.
 //!
@@ -34,7 +35,9 @@
 //!
 //! - [`app`]: `AppState` (config, database, caches, event hub) and server startup/shutdown.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
-//!   `deptrack create-team`, `backup`).
+//!   `deptrack create-team`, `backup`, `restore`); [`restore`] does the file work of
+//!   `outpost restore` (checks in `db::migrate::verify_restorable`), and [`data_lock`] is the
+//!   data directory's lock a running server holds.
 //! - [`config`]: TOML → validated `Config`; every problem reported at once. Each key is one row
 //!   of the catalogue in `config::keys`, which drives defaults, parsing, the unknown-key check,
 //!   the redacted dump and `config.example.toml`.
@@ -77,10 +80,13 @@
 //!   them, name rules, their stored pictures, the checks reactions and statuses make);
 //!   [`domain::images`] is the bounded image decoding both share (headers, thumbnails, 64x64
 //!   emoji pictures).
-//! - [`events`]: domain events, the hub they are published to after commit, and the client
-//!   event queues (`events::queues`). **Invariant:** no database, no wire format.
+//! - [`events`]: domain events, the hub they are published to after commit, the client
+//!   event queues (`events::queues`) and their snapshot across a graceful restart
+//!   (`events::snapshot`: written by `app::Server::wait` once delivery caught up, read back and
+//!   deleted at start). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
-//!   containment), the open-files limit, HTTP types, path decoding and method/`Allow`
+//!   containment, the client's address behind `[limits] trusted_proxies`, per-route request
+//!   counts for `metrics`), the open-files limit, HTTP types, path decoding and method/`Allow`
 //!   resolution for route tables (`http::route`), a `multipart/form-data` reader shared by
 //!   both APIs, and a small outgoing HTTP(S) client (`http::client`: hyper + rustls, bounded
 //!   time and answer size, non-public destinations refused unless allowed); knows no API
@@ -104,6 +110,9 @@
 //!   `Narrow` whose rules live in `domain::messages::narrow` and whose SQL in
 //!   `db::message_narrows`, and the `ChannelProperty`/`SubscriptionProperty` names events carry; Dependency-Track's in `model::dtrack` with its permissions and
 //!   `PermSet`) and newtype ids.
+//! - [`metrics`]: lock-free request, writer and latency counters (updated by `http::server`
+//!   and `db`) and their Prometheus text; `metrics::endpoint` is the `/metrics` and `/health`
+//!   listener (`[metrics]`), which reads the queues and `db::health` at scrape time.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
 //!   emoji, custom emoji, upload previews) with realm lookups behind a trait; pure.
 //! - [`mail`]: outgoing mail (invitations) over SMTP, sent from blocking tasks after the
@@ -127,6 +136,7 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod data_lock;
 pub mod db;
 pub mod domain;
 pub mod dtrack;
@@ -137,8 +147,10 @@ pub mod http;
 pub mod ids;
 pub mod mail;
 pub mod markdown;
+pub mod metrics;
 pub mod model;
 pub mod password;
 pub mod private_files;
+pub mod restore;
 pub mod time;
 pub mod zulip;

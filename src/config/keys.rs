@@ -244,6 +244,18 @@ pub(super) const KEYS: &[Key] = &[
         "Serve the SVG badges to anyone, without credentials.",
     ),
     key(
+        "metrics",
+        "enabled",
+        boolean!(metrics.enabled, false),
+        "Serve GET /metrics (Prometheus text format) and GET /health on their own listener.",
+    ),
+    key(
+        "metrics",
+        "listen",
+        addr!(metrics.listen, "127.0.0.1:9464"),
+        "Address and port of that listener; keep it on loopback or a private network.",
+    ),
+    key(
         "database",
         "synchronous",
         Kind::Choice {
@@ -340,6 +352,16 @@ pub(super) const KEYS: &[Key] = &[
             set: |c, v| c.limits.rate_limit_exempt_addresses = v,
         },
         "Client addresses exempt from rate limits, e.g. [\"127.0.0.1\"].",
+    ),
+    key(
+        "limits",
+        "trusted_proxies",
+        Kind::Ips {
+            get: |c| c.limits.trusted_proxies.clone(),
+            set: |c, v| c.limits.trusted_proxies = v,
+        },
+        "Reverse proxies in front of Outpost, e.g. [\"127.0.0.1\"]: for requests from them the\n\
+         client is the last address of X-Forwarded-For (for the per-address rate limits).",
     ),
     key(
         "limits",

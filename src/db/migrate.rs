@@ -118,6 +118,68 @@ pub fn open_writer(path: &Path, sync: Synchronous) -> Result<Connection> {
     Ok(conn)
 }
 
+/// Checks a database file before it replaces the live one (`outpost restore`): SQLite's full
+/// `integrity_check` passes, it is an Outpost database (a `meta` table and a schema version),
+/// and its version is not newer than this binary's (an older one is upgraded at the next
+/// start). Give it a private copy (opening may leave a write-ahead log next to it, and an
+/// Outpost database is always in WAL mode); returns its schema version.
+pub fn verify_restorable(path: &Path) -> Result<i64> {
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+        .map_err(|e| Error::bad_request(format!("cannot open {}: {e}", path.display())))?;
+    let not_a_database = |e: rusqlite::Error| {
+        Error::bad_request(format!("{} is not a database: {e}", path.display()))
+    };
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .map_err(not_a_database)?;
+    if check != "ok" {
+        return Err(Error::bad_request(format!(
+            "{} fails SQLite's integrity check: {check}",
+            path.display()
+        )));
+    }
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(not_a_database)?;
+    let has_meta: bool = conn
+        .query_row(
+            "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(not_a_database)?;
+    if version < 1 || !has_meta {
+        return Err(Error::bad_request(format!(
+            "{} is not an Outpost database",
+            path.display()
+        )));
+    }
+    if version > SCHEMA_VERSION {
+        return Err(Error::bad_request(format!(
+            "{} has schema version {version}, but this Outpost understands only up to \
+             {SCHEMA_VERSION}; restore it with a newer Outpost",
+            path.display()
+        )));
+    }
+    Ok(version)
+}
+
+/// Moves everything in the write-ahead log of the database at `path` into the file and empties
+/// the log, so the file alone holds the data (before `outpost restore` sets it aside).
+pub fn checkpoint_file(path: &Path) -> Result<()> {
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+        .map_err(|e| Error::internal(format!("cannot open {}: {e}", path.display())))?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+    if busy != 0 {
+        return Err(Error::internal(format!(
+            "{} is in use; cannot checkpoint it",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Creates or upgrades the schema of an open connection.
 pub fn migrate(conn: &mut Connection) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;

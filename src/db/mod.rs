@@ -22,6 +22,7 @@ pub mod dtrack_identity;
 pub mod dtrack_policies;
 pub mod dtrack_portfolio;
 pub mod groups;
+pub mod health;
 pub mod invites;
 pub mod message_edits;
 pub mod message_flags;
@@ -47,8 +48,10 @@ pub mod users;
 use std::ops::Deref;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
@@ -57,6 +60,7 @@ use tokio::sync::oneshot;
 use crate::config::DatabaseConfig;
 use crate::error::{Error, Result};
 use crate::events::Event;
+use crate::metrics::WriterMetrics;
 
 /// Largest number of write jobs committed in one transaction.
 const MAX_BATCH: usize = 512;
@@ -72,6 +76,8 @@ pub struct Db {
     read_pool: r2d2::Pool<SqliteConnectionManager>,
     readers: ThreadPool,
     cpu: ThreadPool,
+    /// What the writer did (`/metrics`).
+    writer_metrics: Arc<WriterMetrics>,
 }
 
 /// A write transaction as seen by one job: the connection plus the job's pending events and
@@ -139,9 +145,11 @@ impl Db {
             .min_idle(Some(0))
             .build(manager)?;
         let (writer, jobs) = mpsc::channel::<WriteJob>();
+        let writer_metrics = Arc::new(WriterMetrics::default());
+        let stats = Arc::clone(&writer_metrics);
         std::thread::Builder::new()
             .name("outpost-writer".into())
-            .spawn(move || writer_loop(conn, jobs, on_commit))
+            .spawn(move || writer_loop(conn, jobs, on_commit, &stats))
             .map_err(|e| Error::internal(format!("cannot start writer thread: {e}")))?;
         Ok(Db {
             path: path.to_path_buf(),
@@ -149,7 +157,13 @@ impl Db {
             read_pool,
             readers: ThreadPool::new("outpost-read", cfg.read_threads)?,
             cpu: ThreadPool::new("outpost-cpu", 2)?,
+            writer_metrics,
         })
+    }
+
+    /// The writer's counters: batches, jobs, queue depth, waits.
+    pub fn writer_metrics(&self) -> &WriterMetrics {
+        &self.writer_metrics
     }
 
     pub fn path(&self) -> &Path {
@@ -178,6 +192,8 @@ impl Db {
         F: FnOnce(&mut WriteTx<'_>) -> Result<T> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel::<Result<T>>();
+        let submitted = Instant::now();
+        let stats = Arc::clone(&self.writer_metrics);
         let job: WriteJob = Box::new(move |tx| {
             let res = match tx {
                 Some(tx) => f(tx),
@@ -186,6 +202,7 @@ impl Db {
             Completion {
                 ok: res.is_ok(),
                 finish: Box::new(move |commit_err| {
+                    stats.wait.observe(submitted.elapsed());
                     let _ = reply.send(match commit_err {
                         Some(e) => Err(e),
                         None => res,
@@ -193,9 +210,11 @@ impl Db {
                 }),
             }
         });
-        self.writer
-            .send(job)
-            .map_err(|_| Error::internal("the writer thread has stopped"))?;
+        self.writer_metrics.queued.fetch_add(1, Ordering::Relaxed);
+        if self.writer.send(job).is_err() {
+            self.writer_metrics.queued.fetch_sub(1, Ordering::Relaxed);
+            return Err(Error::internal("the writer thread has stopped"));
+        }
         answer
             .await
             .map_err(|_| Error::internal("a write job panicked"))?
@@ -245,7 +264,12 @@ pub fn backup(conn: &Connection, dest: &Path) -> Result<()> {
     Ok(())
 }
 
-fn writer_loop(mut conn: Connection, jobs: mpsc::Receiver<WriteJob>, on_commit: CommitHook) {
+fn writer_loop(
+    mut conn: Connection,
+    jobs: mpsc::Receiver<WriteJob>,
+    on_commit: CommitHook,
+    stats: &WriterMetrics,
+) {
     while let Ok(first) = jobs.recv() {
         let mut batch = Vec::with_capacity(16);
         batch.push(first);
@@ -255,7 +279,16 @@ fn writer_loop(mut conn: Connection, jobs: mpsc::Receiver<WriteJob>, on_commit: 
                 Err(_) => break,
             }
         }
+        let started = Instant::now();
+        let n = batch.len() as u64;
+        stats.queued.fetch_sub(n, Ordering::Relaxed);
         let (completions, events, commit) = run_batch(&mut conn, batch);
+        stats.commit.observe(started.elapsed());
+        stats.batches.fetch_add(1, Ordering::Relaxed);
+        stats.jobs.fetch_add(n, Ordering::Relaxed);
+        if commit.is_err() {
+            stats.failed_commits.fetch_add(1, Ordering::Relaxed);
+        }
         match commit {
             Ok(()) => {
                 if !events.is_empty() {

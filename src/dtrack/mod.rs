@@ -96,7 +96,20 @@ macro_rules! endpoints {
                     $( Endpoint::$v { .. } => $produces, )*
                 }
             }
+
+            /// This endpoint's position in [`ROUTE_NAMES`].
+            pub fn route_index(&self) -> usize {
+                #[allow(clippy::enum_variant_names)]
+                enum Index { $( $v, )* }
+                match self {
+                    $( Endpoint::$v { .. } => Index::$v as usize, )*
+                }
+            }
         }
+
+        /// Every endpoint's name, indexed by [`Endpoint::route_index`]: the bounded `route`
+        /// label of the request metrics.
+        pub const ROUTE_NAMES: &[&str] = &[ $( stringify!($v), )* ];
 
         /// Runs the endpoint's handler.
         async fn call(
@@ -603,6 +616,14 @@ impl Api for DtrackApi {
         let mut res = respond::internal_error_response();
         decorate(&mut res);
         res
+    }
+
+    fn metrics(&self) -> Option<&crate::metrics::RequestMetrics> {
+        Some(&self.state.dtrack_requests)
+    }
+
+    fn route_index(&self, ticket: &DtTicket) -> Option<usize> {
+        Some(ticket.endpoint.route_index())
     }
 
     /// API keys travel in `DELETE /api/v1/team/key/{key}`: never log them.

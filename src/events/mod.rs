@@ -7,6 +7,7 @@
 //! to in-process subscribers. Must not touch the database or know any wire format.
 
 pub mod queues;
+pub mod snapshot;
 
 use std::sync::{Arc, Mutex};
 
@@ -413,6 +414,13 @@ impl EventHub {
             *p = Some(tx);
         }
         rx
+    }
+
+    /// Disconnects the delivery pipeline (its task ends once it has delivered what it holds).
+    pub fn detach_pipeline(&self) {
+        if let Ok(mut p) = self.pipeline.lock() {
+            *p = None;
+        }
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {

@@ -26,7 +26,7 @@ use crate::model::Narrow;
 pub type EventJson = Arc<str>;
 
 /// What a queue asked for at registration, used to filter and shape events.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct QueueOptions {
     /// `None`: every event type.
     pub event_types: Option<Vec<String>>,
@@ -105,6 +105,28 @@ pub struct Queue {
     /// Queues of this queue's owner that have a blocking poll waiting; shared by all the owner's
     /// queues, so admitting a poll costs one atomic, not a scan of the owner's queues.
     owner_parked: Arc<AtomicUsize>,
+}
+
+/// One queue as a graceful stop saves it (see [`Queues::export`] and [`Queues::restore`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SavedQueue {
+    pub id: String,
+    pub user_id: UserId,
+    pub options: QueueOptions,
+    /// Unacknowledged events with their ids.
+    pub events: Vec<(i64, EventJson)>,
+    pub next_id: i64,
+    pub newest_pruned: i64,
+    /// How long nobody had polled it (zero while a poll was waiting).
+    pub idle: Duration,
+}
+
+/// What [`Queues::stats`] counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct QueueStats {
+    pub queues: usize,
+    pub waiting_polls: usize,
+    pub events: usize,
 }
 
 /// Why an acknowledgement was refused.
@@ -534,11 +556,7 @@ impl Queues {
             .by_id
             .values()
             .filter(|q| {
-                let timeout = q
-                    .options
-                    .lifespan
-                    .map_or(self.idle_timeout, |l| l.min(MAX_QUEUE_LIFESPAN))
-                    .max(self.idle_timeout);
+                let timeout = self.timeout_of(&q.options);
                 q.idle_for(now).is_some_and(|idle| idle >= timeout)
             })
             .map(|q| q.id.clone())
@@ -551,6 +569,113 @@ impl Queues {
 
     pub fn len(&self) -> usize {
         self.table().by_id.len()
+    }
+
+    /// Counts for `/metrics`: queues, polls waiting on them and events they hold. One pass
+    /// over the queues, outside the table lock.
+    pub fn stats(&self) -> QueueStats {
+        let all = self.all();
+        let mut stats = QueueStats {
+            queues: all.len(),
+            ..QueueStats::default()
+        };
+        for q in &all {
+            let inner = q.lock();
+            stats.waiting_polls += inner.connected;
+            stats.events += inner.events.len();
+        }
+        stats
+    }
+
+    /// The idle lifetime of a queue with these options.
+    fn timeout_of(&self, options: &QueueOptions) -> Duration {
+        options
+            .lifespan
+            .map_or(self.idle_timeout, |l| l.min(MAX_QUEUE_LIFESPAN))
+            .max(self.idle_timeout)
+    }
+
+    /// Every queue's state as of `now`, for the snapshot a graceful stop writes
+    /// (`events::snapshot`). Call it once no request can change the queues any more.
+    pub fn export(&self, now: Instant) -> Vec<SavedQueue> {
+        let mut out: Vec<SavedQueue> = self
+            .all()
+            .iter()
+            .filter_map(|q| {
+                let inner = q.lock();
+                if inner.closed {
+                    return None;
+                }
+                // A queue with a poll waiting is in use right now.
+                let idle = if inner.connected > 0 {
+                    Duration::ZERO
+                } else {
+                    now.saturating_duration_since(inner.last_access)
+                };
+                Some(SavedQueue {
+                    id: q.id.clone(),
+                    user_id: q.user_id,
+                    options: q.options.clone(),
+                    events: inner.events.iter().cloned().collect(),
+                    next_id: inner.next_id,
+                    newest_pruned: inner.newest_pruned,
+                    idle,
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+        out
+    }
+
+    /// Puts saved queues back, as of `now`: each keeps its id, options, pending events and
+    /// acknowledgement state, and takes every event of this process (the hub's numbering starts
+    /// again). A queue whose idle time (`extra_idle` added: how long the server was down) reached
+    /// its timeout, or that is over the event bound, is left out, and so is one whose id is
+    /// malformed or taken. Returns the queues restored. Call it before any queue is registered.
+    pub fn restore(
+        &self,
+        saved: Vec<SavedQueue>,
+        extra_idle: Duration,
+        now: Instant,
+    ) -> Vec<Arc<Queue>> {
+        let mut table = self.table();
+        let mut restored = Vec::new();
+        for s in saved {
+            let idle = s.idle.saturating_add(extra_idle);
+            let Some(key) = id_key(&s.id) else { continue };
+            // Even a queue left out keeps its number: a new queue never reuses an old id.
+            self.counter
+                .fetch_max(key.saturating_add(1), Ordering::Relaxed);
+            if idle >= self.timeout_of(&s.options)
+                || s.events.len() > self.max_events
+                || table.by_id.contains_key(&key)
+            {
+                continue;
+            }
+            let owner_parked = Arc::clone(table.parked.entry(s.user_id).or_default());
+            let q = Arc::new(Queue {
+                id: s.id,
+                user_id: s.user_id,
+                since_seq: 0,
+                options: s.options,
+                inner: Mutex::new(Inner {
+                    events: s.events.into(),
+                    next_id: s.next_id,
+                    newest_pruned: s.newest_pruned,
+                    last_access: now.checked_sub(idle).unwrap_or(now),
+                    connected: 0,
+                    parked: 0,
+                    poll_generation: 0,
+                    heartbeat_due: None,
+                    closed: false,
+                }),
+                notify: Notify::new(),
+                owner_parked,
+            });
+            table.insert(key, Arc::clone(&q));
+            restored.push(q);
+        }
+        restored
     }
 
     pub fn is_empty(&self) -> bool {
@@ -769,6 +894,39 @@ mod tests {
         assert!(qs.admit_poll(&c).is_err());
         drop(_again);
         let _pc = qs.admit_poll(&c).expect("a place freed up");
+    }
+
+    #[test]
+    fn export_and_restore_keep_ids_events_and_acknowledgements() {
+        let timeout = Duration::from_secs(600);
+        let old = Queues::new(10, timeout);
+        let q = old.register(UserId(1), QueueOptions::default(), 0);
+        let stale = old.register(UserId(2), QueueOptions::default(), 0);
+        old.push(&q, body("a"));
+        old.push(&q, body("b"));
+        assert_eq!(q.ack(0), Ok(()));
+        let now = Instant::now();
+        let mut saved = old.export(now);
+        assert_eq!(saved.len(), 2);
+        // One of them had been idle almost the whole timeout.
+        for s in saved.iter_mut().filter(|s| s.id == stale.id) {
+            s.idle = timeout - Duration::from_secs(30);
+        }
+        let new = Queues::new(10, timeout);
+        // Down for a minute: the nearly expired queue is dropped.
+        let restored = new.restore(saved, Duration::from_secs(60), now);
+        assert_eq!(restored.len(), 1);
+        let r = new.get(UserId(1), &q.id).expect("restored");
+        assert!(new.get(UserId(2), &stale.id).is_none());
+        assert_eq!(r.snapshot(), vec!["{\"type\":\"b\",\"id\":1}"]);
+        assert_eq!(r.ack(0), Ok(()));
+        new.push(&r, body("c"));
+        assert_eq!(r.ack(1), Ok(()));
+        assert_eq!(r.snapshot(), vec!["{\"type\":\"c\",\"id\":2}"]);
+        // New queues never reuse a restored id.
+        let fresh = new.register(UserId(1), QueueOptions::default(), 0);
+        assert!(id_key(&fresh.id).unwrap() > id_key(&q.id).unwrap());
+        assert!(id_key(&fresh.id).unwrap() > id_key(&stale.id).unwrap());
     }
 
     #[tokio::test]

@@ -76,6 +76,15 @@ pub trait Api: Send + Sync + 'static {
     /// The answer when a handler panicked, in this API's error format. It must not log: the
     /// panic itself was reported once by the panic hook.
     fn internal_error(&self) -> Response;
+    /// This listener's request counters, if it keeps any (`/metrics`).
+    fn metrics(&self) -> Option<&crate::metrics::RequestMetrics> {
+        None
+    }
+    /// The route an admitted request is for: an index into the names its metrics were made
+    /// with.
+    fn route_index(&self, _ticket: &Self::Ticket) -> Option<usize> {
+        None
+    }
     /// The request path as it may be logged: secrets in it replaced.
     fn loggable_path<'a>(&self, path: &'a str) -> Cow<'a, str> {
         Cow::Borrowed(path)
@@ -93,6 +102,40 @@ pub struct ServeLimits {
     /// Slots for uploads in progress (bodies over the ordinary limit), shared by all listeners,
     /// so large bodies held in memory at once are bounded.
     pub uploads: Arc<Semaphore>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (`[limits] trusted_proxies`).
+    pub trusted_proxies: Arc<[std::net::IpAddr]>,
+}
+
+/// How many `X-Forwarded-For` entries are looked at, from the right.
+const MAX_FORWARDED_HOPS: usize = 16;
+
+/// The client's address: the peer's, unless the peer is a trusted proxy, then the nearest
+/// address in `X-Forwarded-For` (read from the right, skipping trusted proxies) that is not
+/// one; a missing or malformed header leaves the peer's.
+pub fn client_addr(
+    headers: &hyper::HeaderMap,
+    peer: SocketAddr,
+    trusted: &[std::net::IpAddr],
+) -> SocketAddr {
+    if !trusted.contains(&peer.ip()) {
+        return peer;
+    }
+    let entries = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .rev()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.rsplit(','))
+        .take(MAX_FORWARDED_HOPS);
+    for entry in entries {
+        let Ok(ip) = entry.trim().parse::<std::net::IpAddr>() else {
+            return peer;
+        };
+        if !trusted.contains(&ip) {
+            return SocketAddr::new(ip, peer.port());
+        }
+    }
+    peer
 }
 
 /// Decrements the open-connection count when a connection ends.
@@ -146,10 +189,12 @@ pub async fn serve<A: Api>(
                 let next_id = Arc::clone(&next_id);
                 let body_timeout = limits.body_timeout;
                 let uploads = Arc::clone(&limits.uploads);
-                let service = service_fn(move |req| {
+                let trusted = Arc::clone(&limits.trusted_proxies);
+                let service = service_fn(move |req: hyper::Request<Incoming>| {
                     let id = next_id.fetch_add(1, Ordering::Relaxed);
                     let uploads = Arc::clone(&uploads);
-                    handle_one(Arc::clone(&api), req, id, peer, body_timeout, uploads)
+                    let client = client_addr(req.headers(), peer, &trusted);
+                    handle_one(Arc::clone(&api), req, id, client, body_timeout, uploads)
                 });
                 // The smallest buffers hyper allows: long-polls park thousands of connections.
                 // The header timeout also bounds how long a keep-alive connection may idle.
@@ -230,12 +275,17 @@ async fn handle_one<A: Api>(
     );
     let started = Instant::now();
     async move {
-        let mut res = respond(api, req, id, peer, body_timeout, &uploads).await;
+        let mut route = None;
+        let mut res = respond(&api, req, id, peer, body_timeout, &uploads, &mut route).await;
         res.headers_mut()
             .insert(X_REQUEST_ID, HeaderValue::from(id));
+        let took = started.elapsed();
+        if let Some(m) = api.metrics() {
+            m.record(route, res.status().as_u16(), took);
+        }
         tracing::debug!(
             status = res.status().as_u16(),
-            micros = started.elapsed().as_micros() as u64,
+            micros = took.as_micros() as u64,
             "done"
         );
         Ok(res)
@@ -244,13 +294,15 @@ async fn handle_one<A: Api>(
     .await
 }
 
+/// Admits, reads the body and handles one request; sets `route` once it is admitted.
 async fn respond<A: Api>(
-    api: Arc<A>,
+    api: &Arc<A>,
     req: hyper::Request<Incoming>,
     id: u64,
     peer: SocketAddr,
     body_timeout: Duration,
     uploads: &Arc<Semaphore>,
+    route: &mut Option<usize>,
 ) -> Response {
     let (parts, body) = req.into_parts();
     let admitted = match AssertUnwindSafe(api.admit(&parts, peer))
@@ -262,6 +314,7 @@ async fn respond<A: Api>(
         // The panic hook has reported it; the answer is the API's internal error.
         Err(_) => return api.internal_error(),
     };
+    *route = api.route_index(&admitted.ticket);
     let limit = admitted.body_limit;
     let declared = parts
         .headers
@@ -311,7 +364,7 @@ async fn respond<A: Api>(
         id,
         peer,
     };
-    match AssertUnwindSafe(Arc::clone(&api).handle(admitted.ticket, request))
+    match AssertUnwindSafe(Arc::clone(api).handle(admitted.ticket, request))
         .catch_unwind()
         .await
     {
@@ -336,4 +389,35 @@ pub fn install_panic_hook() {
             .unwrap_or_default();
         tracing::error!(panic = %what, at = %at, "a task panicked; it was contained");
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forwarded_clients_count_only_behind_trusted_proxies() {
+        let proxy: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        let other: SocketAddr = "192.0.2.1:4000".parse().unwrap();
+        let trusted: Vec<std::net::IpAddr> =
+            vec!["127.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap()];
+        let with = |v: &[&str]| {
+            let mut h = hyper::HeaderMap::new();
+            for x in v {
+                h.append("x-forwarded-for", x.parse().unwrap());
+            }
+            h
+        };
+        let ip = |a: SocketAddr| a.ip().to_string();
+        let h = with(&["203.0.113.5, 198.51.100.1"]);
+        assert_eq!(ip(client_addr(&h, proxy, &trusted)), "198.51.100.1");
+        assert_eq!(client_addr(&h, other, &trusted), other);
+        // Proxies in a chain are skipped; the nearest untrusted address wins.
+        let h = with(&["203.0.113.5", "198.51.100.1, 10.0.0.2"]);
+        assert_eq!(ip(client_addr(&h, proxy, &trusted)), "198.51.100.1");
+        // Missing, malformed or only trusted: the peer.
+        assert_eq!(client_addr(&with(&[]), proxy, &trusted), proxy);
+        assert_eq!(client_addr(&with(&["bogus"]), proxy, &trusted), proxy);
+        assert_eq!(client_addr(&with(&["10.0.0.2"]), proxy, &trusted), proxy);
+    }
 }

@@ -47,3 +47,11 @@ fn unknown_keys_and_bad_values_are_all_reported() {
             .any(|p| p.starts_with("line 5: limits.max_body_bytes"))
     );
 }
+
+#[test]
+fn the_packaged_container_config_is_valid() {
+    let text = include_str!("../../packaging/container.toml");
+    let cfg = config::parse(text).unwrap_or_else(|e| panic!("packaging/container.toml: {e}"));
+    assert_eq!(cfg.data_dir, std::path::Path::new("/data"));
+    assert_eq!(cfg.chat.listen.port(), 9991);
+}

@@ -156,3 +156,31 @@ async fn dependency_track_principals_get_plain_429_and_badges_are_not_counted() 
         assert_ne!(r.status, 429);
     }
 }
+
+/// `GET /server_settings` without credentials, as forwarded by a proxy for `client`.
+async fn forwarded(srv: &TestServer, client: &str) -> u16 {
+    let req = crate::support::raw(Method::GET, "/api/v1/server_settings")
+        .header("x-forwarded-for", client)
+        .body(crate::support::body(""))
+        .unwrap();
+    srv.send(req).await.status
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit() {
+    let srv = TestServer::start_with(|c| {
+        c.limits.ip_requests_per_minute = 1;
+        c.limits.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await;
+    // The proxy appends the address it saw; what the client claimed before it is not used.
+    assert_eq!(forwarded(&srv, "198.51.100.7").await, 200);
+    assert_eq!(forwarded(&srv, "203.0.113.9").await, 200);
+    assert_eq!(forwarded(&srv, "10.9.9.9, 198.51.100.7").await, 429);
+    assert_eq!(forwarded(&srv, "203.0.113.10").await, 200);
+
+    // Without the proxy listed, the header is ignored: one address, one limit.
+    let srv = TestServer::start_with(|c| c.limits.ip_requests_per_minute = 1).await;
+    assert_eq!(forwarded(&srv, "198.51.100.7").await, 200);
+    assert_eq!(forwarded(&srv, "203.0.113.9").await, 429);
+}

@@ -540,10 +540,40 @@ async fn backups_hold_the_emoji_pictures() {
         String::from_utf8_lossy(&out.stderr)
     );
     let dir = o.srv.dir.path().join("backup.sqlite3.emoji");
+    let mut pictures = Vec::new();
     for url in [&e["source_url"], &e["still_url"]] {
-        let url = url.as_str().unwrap();
+        let url = url.as_str().unwrap().to_owned();
         let name = url.rsplit('/').next().unwrap();
-        let served = get_path(&o, url).await;
+        let served = get_path(&o, &url).await;
         assert_eq!(std::fs::read(dir.join(name)).unwrap(), served.raw.to_vec());
+        pictures.push((url, served.raw.to_vec()));
+    }
+
+    // `outpost restore` puts the pictures back, also when the live ones are gone.
+    let Org { srv, .. } = o;
+    let data_dir = srv.state.config.data_dir.clone();
+    let stopped = srv.stop_gracefully().await;
+    std::fs::remove_dir_all(data_dir.join("emoji").join("images")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_outpost"))
+        .args(["restore", "--config"])
+        .arg(&cfg)
+        .arg("--from")
+        .arg(&dest)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("restored 2 custom emoji pictures"), "{said}");
+    let srv = stopped.start().await;
+    for (url, bytes) in pictures {
+        let r = srv
+            .send(raw(Method::GET, &url).body(body("")).unwrap())
+            .await;
+        assert_eq!(r.status, 200, "{url}");
+        assert_eq!(r.raw.to_vec(), bytes);
     }
 }

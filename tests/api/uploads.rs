@@ -55,14 +55,14 @@ async fn upload(srv: &TestServer, who: &TestUser, name: &str, data: &[u8]) -> Re
 }
 
 /// Uploads one file and returns its `url`.
-async fn upload_ok(srv: &TestServer, who: &TestUser, name: &str, data: &[u8]) -> String {
+pub(crate) async fn upload_ok(srv: &TestServer, who: &TestUser, name: &str, data: &[u8]) -> String {
     let r = upload(srv, who, name, data).await;
     let b = r.assert_success("POST /user_uploads");
     assert_eq!(b["uri"], b["url"]);
     b["url"].as_str().unwrap().to_string()
 }
 
-async fn download(
+pub(crate) async fn download(
     srv: &TestServer,
     who: Option<&TestUser>,
     url: &str,

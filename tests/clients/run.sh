@@ -5,8 +5,10 @@
 #   1. the `zulip` Python bindings through users, channels, messages, invitations and a
 #      scheduled message that must arrive within a second of its time;
 #   2. zulip-terminal under tmux (terminal_check.sh);
-#   3. an echo bot on `call_on_each_message` that must answer, then keep answering after the
-#      server restarts (its queue is gone, so it must re-register on BAD_EVENT_QUEUE_ID);
+#   3. an echo bot on `call_on_each_message` that must answer, keep answering across a
+#      graceful restart (SIGTERM) without registering again (the queue is saved and restored),
+#      and after a crash (SIGKILL: the queue is gone) re-register on BAD_EVENT_QUEUE_ID and
+#      answer again;
 #   4. the stateful `incrementor` bot of the `zulip_bots` package under `zulip-run-bot`, which
 #      keeps its count in /bot_storage and must answer "1", then edit its answer to "2"
 #      (incrementor_check.py);
@@ -109,10 +111,27 @@ bot=$!
 sleep 1
 python3 "$here/bot_check.py" "$site" "$work/owner.json" before-restart || status=$?
 
-echo "restarting outpost"
+echo "restarting outpost (SIGTERM)"
 stop_server
 start_server
 python3 "$here/bot_check.py" "$site" "$work/owner.json" after-restart || status=$?
+registrations=$(grep -c '^registered' "$work/bot.log" || true)
+if [ "$registrations" -eq 1 ]; then
+  echo "restart-check: 1 passed, 0 failed (the bot kept its queue across the restart)"
+else
+  echo "restart-check: 0 passed, 1 failed (the bot registered $registrations times)"; status=1
+fi
+
+echo "crashing outpost (SIGKILL)"
+kill -9 "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; server=""
+start_server
+python3 "$here/bot_check.py" "$site" "$work/owner.json" after-crash || status=$?
+registrations=$(grep -c '^registered' "$work/bot.log" || true)
+if [ "$registrations" -eq 2 ]; then
+  echo "crash-check: 1 passed, 0 failed (the bot re-registered once after the crash)"
+else
+  echo "crash-check: 0 passed, 1 failed (the bot registered $registrations times)"; status=1
+fi
 
 zulip-run-bot incrementor --config-file "$work/incrementor.zuliprc" > "$work/incrementor.log" 2>&1 &
 incrementor=$!

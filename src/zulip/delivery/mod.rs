@@ -27,19 +27,27 @@ use crate::events::Event;
 use crate::events::queues::{EventJson, Queue};
 use crate::ids::UserId;
 
-/// Consumes the hub's pipeline until the server stops.
+/// Consumes the hub's pipeline until it is detached (the end of a graceful stop), so events
+/// committed while the server drains still reach their queues; each event delivered is
+/// recorded in `AppState::delivered`.
 pub async fn run(state: Arc<AppState>, mut rx: mpsc::UnboundedReceiver<(u64, Arc<Event>)>) {
-    let mut stopping = state.stopping.subscribe();
-    loop {
-        let next = tokio::select! {
-            next = rx.recv() => next,
-            _ = stopping.wait_for(|s| *s) => None,
-        };
-        let Some((seq, event)) = next else { return };
+    while let Some((seq, event)) = rx.recv().await {
         if let Err(e) = deliver(&state, seq, &event).await {
             tracing::error!(error = %e, ?event, "could not deliver an event");
         }
+        state.delivered.send_replace(seq);
     }
+}
+
+/// The `restart` event a queue restored after a graceful restart receives.
+pub fn restart_event(server_generation: i64) -> EventJson {
+    use crate::zulip::server::{FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION};
+    event_json(&crate::zulip::wire::events::restart(
+        ZULIP_VERSION,
+        ZULIP_MERGE_BASE,
+        FEATURE_LEVEL,
+        server_generation,
+    ))
 }
 
 /// Serializes an event object without its closing brace (the queue appends the id).

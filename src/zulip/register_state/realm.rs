@@ -58,6 +58,7 @@ pub(super) fn facts_and_limits(state: &AppState, _ctx: &Ctx, out: &mut State) {
         emoji_data_url: &emoji_data_url,
         empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
         development: cfg.development,
+        server_generation: state.started_at,
     };
     let limits = ServerLimits {
         max_message_length: MAX_MESSAGE_LENGTH,

@@ -564,3 +564,20 @@ pub fn scheduled_removed(kind: crate::model::ScheduledKind, id: i64) -> Value {
         }
     }
 }
+
+/// The `restart` event every restored queue receives after a graceful restart: this server's
+/// versions and when the new process started.
+pub fn restart(
+    zulip_version: &str,
+    zulip_merge_base: &str,
+    feature_level: i64,
+    server_generation: i64,
+) -> Value {
+    json!({
+        "type": "restart",
+        "zulip_version": zulip_version,
+        "zulip_merge_base": zulip_merge_base,
+        "zulip_feature_level": feature_level,
+        "server_generation": server_generation,
+    })
+}

@@ -187,6 +187,8 @@ pub struct ServerFacts<'a> {
     pub emoji_data_url: &'a str,
     pub empty_topic_display_name: &'a str,
     pub development: bool,
+    /// When this server process started (seconds since the epoch).
+    pub server_generation: i64,
 }
 
 /// The organization facts and server limits of the `realm` state that no organization
@@ -355,7 +357,7 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("server_web_public_streams_enabled", json!(false)),
         ("server_inline_image_preview", json!(true)),
         ("server_inline_url_embed_preview", json!(false)),
-        ("server_generation", json!(0)),
+        ("server_generation", json!(f.server_generation)),
         ("development_environment", json!(f.development)),
         ("server_emoji_data_url", json!(f.emoji_data_url)),
         ("zulip_plan_is_not_limited", json!(true)),

@@ -35,11 +35,31 @@ pub struct TestServer {
     pub addr: SocketAddr,
     /// The Dependency-Track listener, when `[deptrack] enabled`.
     pub dt_addr: Option<SocketAddr>,
+    /// The `/metrics` and `/health` listener, when `[metrics] enabled`.
+    pub metrics_addr: Option<SocketAddr>,
     pub state: Arc<AppState>,
     stop: Option<oneshot::Sender<()>>,
     server: Option<app::Server>,
     client: Client<HttpConnector, Full<Bytes>>,
     pub dir: tempfile::TempDir,
+}
+
+/// A stopped server's config and data directory, ready to start again.
+pub struct Stopped {
+    pub config: Config,
+    pub dir: tempfile::TempDir,
+}
+
+impl Stopped {
+    /// The data directory (database, uploads, saved event queues).
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self.config.data_dir
+    }
+
+    /// Starts a new server on the same data directory and config (a new port).
+    pub async fn start(self) -> TestServer {
+        TestServer::launch(self.config, self.dir).await
+    }
 }
 
 /// A user the test can authenticate as.
@@ -88,6 +108,7 @@ pub fn test_limits() -> outpost::http::server::ServeLimits {
         body_timeout: std::time::Duration::from_secs(60),
         active: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
         uploads: Arc::new(tokio::sync::Semaphore::new(4)),
+        trusted_proxies: Arc::from(Vec::new()),
     }
 }
 
@@ -123,6 +144,10 @@ impl TestServer {
         cfg.limits.user_requests_per_minute = 0;
         cfg.limits.ip_requests_per_minute = 0;
         adjust(&mut cfg);
+        Self::launch(cfg, dir).await
+    }
+
+    async fn launch(cfg: Config, dir: tempfile::TempDir) -> TestServer {
         let (stop, stopped) = oneshot::channel::<()>();
         let server = app::start(cfg, async {
             let _ = stopped.await;
@@ -132,11 +157,41 @@ impl TestServer {
         TestServer {
             addr: server.chat_addr,
             dt_addr: server.deptrack_addr,
+            metrics_addr: server.metrics_addr,
             state: Arc::clone(&server.state),
             stop: Some(stop),
             server: Some(server),
             client: Client::builder(TokioExecutor::new()).build_http(),
             dir,
+        }
+    }
+
+    /// Stops the server the way SIGTERM does (drained, event queues saved) and keeps its data
+    /// directory and config for [`Stopped::start`].
+    pub async fn stop_gracefully(mut self) -> Stopped {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(server) = self.server.take() {
+            server.wait().await;
+        }
+        self.keep()
+    }
+
+    /// Stops the server without the graceful end (nothing saved), as a crash would leave it.
+    pub fn stop_abruptly(mut self) -> Stopped {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        drop(self.server.take());
+        self.keep()
+    }
+
+    fn keep(&mut self) -> Stopped {
+        let placeholder = tempfile::tempdir().expect("temp dir");
+        Stopped {
+            config: self.state.config.clone(),
+            dir: std::mem::replace(&mut self.dir, placeholder),
         }
     }
 

@@ -49,6 +49,27 @@ pub async fn org_with(adjust: impl FnOnce(&mut outpost::config::Config)) -> Org 
 }
 
 impl Org {
+    /// Restarts the server gracefully on the same data (the users stay valid).
+    pub async fn restart(self) -> Org {
+        let Org {
+            srv,
+            owner,
+            admin,
+            alice,
+            bob,
+            guest,
+        } = self;
+        let srv = srv.stop_gracefully().await.start().await;
+        Org {
+            srv,
+            owner,
+            admin,
+            alice,
+            bob,
+            guest,
+        }
+    }
+
     /// Creates a channel through the API; returns its id.
     pub async fn channel(
         &self,

@@ -1,0 +1,243 @@
+//! The metrics listener: `GET /metrics` (Prometheus text format) and `GET /health`, on their
+//! own address (`[metrics] listen`, loopback by default), served by the same listener loop as
+//! the APIs (`http::server`) so they get its limits and graceful shutdown.
+//!
+//! A scrape reads the counters ([`super`]), counts the event queues and waiting polls, and asks
+//! the database for the scheduled items and Dependency-Track BOM uploads still waiting. Nothing
+//! here needs credentials or reveals any: counts and route names only.
+
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use hyper::http::request::Parts;
+use hyper::{Method, StatusCode};
+
+use super::{render_request_headers, single};
+use crate::app::AppState;
+use crate::http::server::{Admission, Api, BoxFuture};
+use crate::http::{self, Request, Response};
+
+/// What the metrics listener serves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Page {
+    Metrics,
+    Health,
+}
+
+/// `/metrics` and `/health` over an [`AppState`].
+pub struct MetricsApi {
+    state: Arc<AppState>,
+}
+
+impl MetricsApi {
+    pub fn new(state: Arc<AppState>) -> MetricsApi {
+        MetricsApi { state }
+    }
+}
+
+fn text(status: StatusCode, content_type: &'static str, body: String) -> Response {
+    http::with_body(status, content_type, body)
+}
+
+/// Whether the server can serve: not stopping, and the database answers a read.
+async fn health(state: &AppState) -> Response {
+    if *state.stopping.borrow() {
+        return text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "text/plain; charset=utf-8",
+            "stopping\n".into(),
+        );
+    }
+    match state.db.read(crate::db::health::check).await {
+        Ok(()) => text(StatusCode::OK, "text/plain; charset=utf-8", "ok\n".into()),
+        Err(e) => {
+            tracing::warn!(error = %e, "health check: the database does not answer");
+            text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "text/plain; charset=utf-8",
+                "database unavailable\n".into(),
+            )
+        }
+    }
+}
+
+/// The whole scrape.
+pub async fn render(state: &AppState) -> String {
+    let mut out = String::with_capacity(16 * 1024);
+    render_request_headers(&mut out, &[&state.chat_requests, &state.dtrack_requests]);
+    let q = state.queues.stats();
+    single(
+        &mut out,
+        "outpost_event_queues",
+        "gauge",
+        "Registered event queues.",
+        q.queues,
+    );
+    single(
+        &mut out,
+        "outpost_event_queue_polls_waiting",
+        "gauge",
+        "GET /events requests waiting on a queue (parked long-polls).",
+        q.waiting_polls,
+    );
+    single(
+        &mut out,
+        "outpost_event_queue_events",
+        "gauge",
+        "Events held in queues, not yet acknowledged.",
+        q.events,
+    );
+    let pending = state.hub.current_seq();
+    let delivered = *state.delivered.borrow();
+    single(
+        &mut out,
+        "outpost_event_delivery_backlog",
+        "gauge",
+        "Events published but not yet delivered to the queues.",
+        pending.saturating_sub(delivered),
+    );
+    state.db.writer_metrics().render(&mut out);
+    let deptrack = state.config.deptrack.enabled;
+    match state
+        .db
+        .read(move |c| crate::db::health::backlog(c, deptrack))
+        .await
+    {
+        Ok(b) => {
+            single(
+                &mut out,
+                "outpost_scheduled_pending",
+                "gauge",
+                "Scheduled messages and reminders not yet sent.",
+                b.scheduled,
+            );
+            if let Some(n) = b.bom_uploads {
+                single(
+                    &mut out,
+                    "outpost_bom_queue_depth",
+                    "gauge",
+                    "Accepted BOM uploads waiting to be imported.",
+                    n,
+                );
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "metrics: cannot read the backlog"),
+    }
+    single(
+        &mut out,
+        "outpost_connections_active",
+        "gauge",
+        "Open client connections (all listeners).",
+        state.connections.load(Ordering::Relaxed),
+    );
+    if let Some(rss) = super::resident_bytes() {
+        single(
+            &mut out,
+            "outpost_resident_memory_bytes",
+            "gauge",
+            "Resident memory of the process.",
+            rss,
+        );
+    }
+    single(
+        &mut out,
+        "outpost_start_time_seconds",
+        "gauge",
+        "When the process started, in seconds since the epoch.",
+        state.started_at,
+    );
+    super::header(
+        &mut out,
+        "outpost_build_info",
+        "gauge",
+        "The running version.",
+    );
+    let _ = writeln!(
+        out,
+        "outpost_build_info{{version=\"{}\"}} 1",
+        env!("CARGO_PKG_VERSION")
+    );
+    out
+}
+
+impl Api for MetricsApi {
+    type Ticket = Page;
+
+    async fn admit(&self, head: &Parts, _peer: SocketAddr) -> Result<Admission<Page>, Response> {
+        let page = match head.uri.path() {
+            "/metrics" => Page::Metrics,
+            "/health" | "/healthz" => Page::Health,
+            _ => {
+                return Err(text(
+                    StatusCode::NOT_FOUND,
+                    "text/plain; charset=utf-8",
+                    "not found: this listener serves /metrics and /health\n".into(),
+                ));
+            }
+        };
+        if head.method != Method::GET && head.method != Method::HEAD {
+            let mut res = text(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "text/plain; charset=utf-8",
+                "method not allowed\n".into(),
+            );
+            res.headers_mut().insert(
+                hyper::header::ALLOW,
+                hyper::header::HeaderValue::from_static("GET, HEAD"),
+            );
+            return Err(res);
+        }
+        Ok(Admission {
+            ticket: page,
+            body_limit: 0,
+            upload: false,
+        })
+    }
+
+    fn handle(self: Arc<Self>, page: Page, _req: Request) -> BoxFuture<Response> {
+        Box::pin(async move {
+            match page {
+                Page::Health => health(&self.state).await,
+                Page::Metrics => text(
+                    StatusCode::OK,
+                    "text/plain; version=0.0.4; charset=utf-8",
+                    render(&self.state).await,
+                ),
+            }
+        })
+    }
+
+    fn payload_too_large(&self, _limit: usize) -> Response {
+        text(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "text/plain; charset=utf-8",
+            "no body expected\n".into(),
+        )
+    }
+
+    fn body_failed(&self, _timed_out: bool) -> Response {
+        text(
+            StatusCode::BAD_REQUEST,
+            "text/plain; charset=utf-8",
+            "bad request body\n".into(),
+        )
+    }
+
+    fn overloaded(&self) -> Response {
+        text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "text/plain; charset=utf-8",
+            "busy\n".into(),
+        )
+    }
+
+    fn internal_error(&self) -> Response {
+        text(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "text/plain; charset=utf-8",
+            "internal error\n".into(),
+        )
+    }
+}
