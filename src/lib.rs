@@ -46,9 +46,11 @@
 //!   and writes `model` records.
 //! - [`domain`]: the rules (permissions, invariants) shared by every entry point. **Invariant:**
 //!   no HTTP, no wire JSON, no SQL text, no `zulip` import. [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
-//!   logins, JWTs, `odt_` keys), portfolio and ACL, findings and analyses with their audit
-//!   trail, policies and their evaluation, metrics and badge facts, BOM acceptance and import,
-//!   and the per-process state (signing key, system UUID, generation-checked caches).
+//!   logins, JWTs, `odt_` keys), portfolio and ACL, the further project rules (`projects`:
+//!   PATCH, clones, latest/children listings, properties, with `sealed` for ENCRYPTEDSTRING
+//!   values), findings and analyses with their audit trail, policies and their evaluation,
+//!   metrics (collections aggregate their children) and badge facts, BOM acceptance and
+//!   import, and the per-process state (signing key, system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
 //!   values) behind `PATCH /settings` and the `user_settings` register state;
 //!   [`domain::realm_settings`] the catalogue of organization settings behind `PATCH /realm`

@@ -21,6 +21,7 @@ pub mod dtrack_findings;
 pub mod dtrack_identity;
 pub mod dtrack_policies;
 pub mod dtrack_portfolio;
+pub mod dtrack_projects;
 pub mod groups;
 pub mod invites;
 pub mod message_edits;

@@ -16,6 +16,7 @@ pub mod identity;
 pub mod params;
 pub mod policies;
 pub mod portfolio;
+pub mod projects;
 pub mod respond;
 pub mod svg;
 pub mod wire;
@@ -159,6 +160,30 @@ endpoints! {
         portfolio::get_project(state, me()?, &u).await;
     DeleteProject(u): Needs(P::PortfolioManagement), None, JSON =>
         portfolio::delete_project(state, me()?, &u).await;
+    PatchProject(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        projects::patch_project(state, me()?, &u, body).await;
+    CloneProject: Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        projects::clone_project(state, me()?, body).await;
+    ProjectChildren(u): Needs(P::ViewPortfolio), None, JSON =>
+        projects::children(state, me()?, &u, q).await;
+    ChildrenByClassifier(u, c): Needs(P::ViewPortfolio), None, JSON =>
+        projects::children_by_classifier(state, me()?, &u, &c, q).await;
+    ChildrenByTag(u, t): Needs(P::ViewPortfolio), None, JSON =>
+        projects::children_by_tag(state, me()?, &u, &t, q).await;
+    LatestProject(n): Needs(P::ViewPortfolio), None, JSON =>
+        projects::latest(state, me()?, &n).await;
+    ProjectsByTag(t): Needs(P::ViewPortfolio), None, JSON =>
+        projects::by_tag(state, me()?, &t, q).await;
+    ProjectsByClassifier(c): Needs(P::ViewPortfolio), None, JSON =>
+        projects::by_classifier(state, me()?, &c, q).await;
+    GetProperties(u): Needs(P::PortfolioManagement), None, JSON =>
+        projects::get_properties(state, me()?, &u).await;
+    CreateProperty(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        projects::create_property(state, me()?, &u, body).await;
+    UpdateProperty(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        projects::update_property(state, me()?, &u, body).await;
+    DeleteProperty(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        projects::delete_property(state, me()?, &u, body).await;
     GetComponents(u): Needs(P::ViewPortfolio), None, JSON =>
         portfolio::get_components(state, me()?, &u, q).await;
     CreateComponent(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
@@ -262,9 +287,32 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             ("POST", E::UpdateProject),
         ],
         ["v1", "project", "lookup"] => vec![("GET", E::LookupProject)],
+        ["v1", "project", "clone"] => vec![
+            ("PUT", E::CloneProject),
+            ("GET", E::GetProject(o("clone"))),
+            ("DELETE", E::DeleteProject(o("clone"))),
+            ("PATCH", E::PatchProject(o("clone"))),
+        ],
+        ["v1", "project", "latest", name] => vec![("GET", E::LatestProject(o(name)))],
+        ["v1", "project", "tag", tag] => vec![("GET", E::ProjectsByTag(o(tag)))],
+        ["v1", "project", "classifier", c] => vec![("GET", E::ProjectsByClassifier(o(c)))],
         ["v1", "project", uuid] => vec![
             ("GET", E::GetProject(o(uuid))),
             ("DELETE", E::DeleteProject(o(uuid))),
+            ("PATCH", E::PatchProject(o(uuid))),
+        ],
+        ["v1", "project", uuid, "children"] => vec![("GET", E::ProjectChildren(o(uuid)))],
+        ["v1", "project", uuid, "children", "classifier", c] => {
+            vec![("GET", E::ChildrenByClassifier(o(uuid), o(c)))]
+        }
+        ["v1", "project", uuid, "children", "tag", t] => {
+            vec![("GET", E::ChildrenByTag(o(uuid), o(t)))]
+        }
+        ["v1", "project", uuid, "property"] => vec![
+            ("GET", E::GetProperties(o(uuid))),
+            ("PUT", E::CreateProperty(o(uuid))),
+            ("POST", E::UpdateProperty(o(uuid))),
+            ("DELETE", E::DeleteProperty(o(uuid))),
         ],
         ["v1", "component"] => vec![("POST", E::UpdateComponent)],
         ["v1", "component", "project", uuid] => vec![
@@ -326,7 +374,7 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
 
 /// One request per endpoint, as (method, path after `/api/`), with `{team}`, `{key}`,
 /// `{perm}`, `{project}`, `{component}`, `{vuln}`, `{policy}`, `{condition}`, `{token}`,
-/// `{name}` and `{version}` marking path parameters: for tests that walk every route (a unit
+/// `{name}`, `{version}`, `{tag}` and `{classifier}` marking path parameters: for tests that walk every route (a unit
 /// test keeps it complete).
 pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "version"),
@@ -349,6 +397,21 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "v1/project/lookup"),
     ("GET", "v1/project/{project}"),
     ("DELETE", "v1/project/{project}"),
+    ("PATCH", "v1/project/{project}"),
+    ("PUT", "v1/project/clone"),
+    ("GET", "v1/project/{project}/children"),
+    (
+        "GET",
+        "v1/project/{project}/children/classifier/{classifier}",
+    ),
+    ("GET", "v1/project/{project}/children/tag/{tag}"),
+    ("GET", "v1/project/latest/{name}"),
+    ("GET", "v1/project/tag/{tag}"),
+    ("GET", "v1/project/classifier/{classifier}"),
+    ("GET", "v1/project/{project}/property"),
+    ("PUT", "v1/project/{project}/property"),
+    ("POST", "v1/project/{project}/property"),
+    ("DELETE", "v1/project/{project}/property"),
     ("GET", "v1/component/project/{project}"),
     ("PUT", "v1/component/project/{project}"),
     ("POST", "v1/component"),
@@ -680,9 +743,21 @@ mod tests {
             E::PostBom => 50,
             E::TokenStatus(_) => 51,
             E::BomTokenStatus(_) => 52,
+            E::PatchProject(_) => 53,
+            E::CloneProject => 54,
+            E::ProjectChildren(_) => 55,
+            E::ChildrenByClassifier(..) => 56,
+            E::ChildrenByTag(..) => 57,
+            E::LatestProject(_) => 58,
+            E::ProjectsByTag(_) => 59,
+            E::ProjectsByClassifier(_) => 60,
+            E::GetProperties(_) => 61,
+            E::CreateProperty(_) => 62,
+            E::UpdateProperty(_) => 63,
+            E::DeleteProperty(_) => 64,
         }
     }
-    const ENDPOINTS: usize = 53;
+    const ENDPOINTS: usize = 65;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -702,6 +777,8 @@ mod tests {
                 "token",
                 "name",
                 "version",
+                "tag",
+                "classifier",
             ] {
                 p = p.replace(&format!("{{{ph}}}"), &format!("x{ph}"));
             }

@@ -29,6 +29,7 @@ mod dtrack_findings;
 mod dtrack_identity;
 mod dtrack_policies;
 mod dtrack_portfolio;
+mod dtrack_projects_more;
 mod emoji_names;
 mod invites;
 mod layering;

@@ -15,6 +15,8 @@ pub mod metrics;
 pub mod policies;
 pub mod policy_eval;
 pub mod portfolio;
+pub mod projects;
+pub mod sealed;
 pub mod state;
 
 // Kept at its old path so the API tests and the bench need no change; the type lives in `model`.
