@@ -50,7 +50,7 @@
 //!   PATCH, clones, latest/children listings, properties, with `sealed` for ENCRYPTEDSTRING
 //!   values), findings and analyses with their audit trail, policies and their evaluation,
 //!   metrics (collections aggregate their children) and badge facts, BOM acceptance and
-//!   import, and the per-process state (signing key, system UUID, generation-checked caches).
+//!   import, exports and VEX import (`exchange`, `vex`), and the per-process state (signing key, system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
 //!   values) behind `PATCH /settings` and the `user_settings` register state;
 //!   [`domain::realm_settings`] the catalogue of organization settings behind `PATCH /realm`
@@ -86,7 +86,8 @@
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
-//!   that knows its JSON shapes) and `svg` (the badges, byte for byte).
+//!   that knows its JSON shapes, and with `wire::cyclonedx` the CycloneDX JSON and XML it
+//!   exports) and `svg` (the badges, byte for byte).
 //! - [`model`], [`ids`]: plain records of both APIs (the chat API's, among them the parsed
 //!   `Narrow` whose rules live in `domain::messages::narrow` and whose SQL in
 //!   `db::message_narrows`, and the `ChannelProperty`/`SubscriptionProperty` names events carry; Dependency-Track's in `model::dtrack` with its permissions and

@@ -482,3 +482,53 @@ pub fn collection_members(
     let rows = st.query_map(params![id.0, tag], |r| r.get(0).map(ProjectId))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// The id of a vulnerability by source and id.
+pub fn vulnerability_id_by_source(
+    c: &Connection,
+    source: &str,
+    vuln_id: &str,
+) -> Result<Option<crate::ids::VulnerabilityId>> {
+    Ok(
+        c.prepare_cached("SELECT id FROM dt_vulnerabilities WHERE source = ?1 AND vuln_id = ?2")?
+            .query_row(params![source, vuln_id], |r| {
+                r.get(0).map(crate::ids::VulnerabilityId)
+            })
+            .optional()?,
+    )
+}
+
+/// The components of a project affected by a vulnerability: (id, uuid, group, name, version,
+/// purl).
+#[allow(clippy::type_complexity)]
+pub fn affected_components(
+    c: &Connection,
+    project: ProjectId,
+    vuln: crate::ids::VulnerabilityId,
+) -> Result<
+    Vec<(
+        crate::ids::ComponentId,
+        String,
+        Option<String>,
+        String,
+        Option<String>,
+        Option<String>,
+    )>,
+> {
+    let mut st = c.prepare_cached(
+        "SELECT c.id, c.uuid, c.grp, c.name, c.version, c.purl
+         FROM dt_component_vulnerabilities cv JOIN dt_components c ON c.id = cv.component_id
+         WHERE c.project_id = ?1 AND cv.vulnerability_id = ?2 ORDER BY c.id",
+    )?;
+    let rows = st.query_map(params![project.0, vuln.0], |r| {
+        Ok((
+            crate::ids::ComponentId(r.get(0)?),
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

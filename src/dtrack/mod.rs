@@ -11,6 +11,7 @@ pub mod acl;
 pub mod auth;
 pub mod badges;
 pub mod bom;
+pub mod exchange;
 pub mod findings;
 pub mod identity;
 pub mod params;
@@ -241,12 +242,23 @@ endpoints! {
     PostBom: Needs(P::BomUpload), Some(MULTIPART), JSON => bom::post_bom(state, me()?, req).await;
     TokenStatus(u): Authenticated, None, JSON => bom::token_status(state, &u).await;
     BomTokenStatus(u): Needs(P::BomUpload), None, JSON => bom::token_status(state, &u).await;
+    ExportBom(u): Needs(P::ViewPortfolio), None, exchange::CDX_JSON =>
+        exchange::export_bom(state, me()?, &u, q).await;
+    ExportVex(u): Needs(P::VulnerabilityAnalysis), None, exchange::CDX_JSON =>
+        exchange::export_vex(state, me()?, &u, q).await;
+    PutVex: Needs(P::VulnerabilityAnalysis), Some(JSON), JSON =>
+        exchange::put_vex(state, me()?, body).await;
+    PostVex: Needs(P::VulnerabilityAnalysis), Some(MULTIPART), JSON =>
+        exchange::post_vex(state, me()?, req).await;
 }
 
 impl Endpoint {
     /// A BOM upload: read within `max_upload_bytes`, counted against the upload slots.
     fn is_upload(&self) -> bool {
-        matches!(self, Endpoint::PutBom | Endpoint::PostBom)
+        matches!(
+            self,
+            Endpoint::PutBom | Endpoint::PostBom | Endpoint::PutVex | Endpoint::PostVex
+        )
     }
 }
 
@@ -366,6 +378,9 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["v1", "violation", "analysis"] => vec![("PUT", E::AnalyzeViolation)],
         ["v1", "bom"] => vec![("PUT", E::PutBom), ("POST", E::PostBom)],
         ["v1", "bom", "token", uuid] => vec![("GET", E::BomTokenStatus(o(uuid)))],
+        ["v1", "bom", "cyclonedx", "project", uuid] => vec![("GET", E::ExportBom(o(uuid)))],
+        ["v1", "vex", "cyclonedx", "project", uuid] => vec![("GET", E::ExportVex(o(uuid)))],
+        ["v1", "vex"] => vec![("PUT", E::PutVex), ("POST", E::PostVex)],
         ["v1", "event", "token", uuid] => vec![("GET", E::TokenStatus(o(uuid)))],
         _ => return Err(NoRoute::NotFound),
     };
@@ -445,6 +460,10 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "v1/bom"),
     ("GET", "v1/event/token/{token}"),
     ("GET", "v1/bom/token/{token}"),
+    ("GET", "v1/bom/cyclonedx/project/{project}"),
+    ("GET", "v1/vex/cyclonedx/project/{project}"),
+    ("PUT", "v1/vex"),
+    ("POST", "v1/vex"),
 ];
 
 /// Splits `/api/a/b%20c` into decoded segments after `/api/`; `None` outside the API.
@@ -755,9 +774,13 @@ mod tests {
             E::CreateProperty(_) => 62,
             E::UpdateProperty(_) => 63,
             E::DeleteProperty(_) => 64,
+            E::ExportBom(_) => 65,
+            E::ExportVex(_) => 66,
+            E::PutVex => 67,
+            E::PostVex => 68,
         }
     }
-    const ENDPOINTS: usize = 65;
+    const ENDPOINTS: usize = 69;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {

@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
+pub mod cyclonedx;
 pub mod input;
 pub mod policy;
 

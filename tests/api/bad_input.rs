@@ -1214,6 +1214,10 @@ fn dt_input(method: &str, path: &str) -> DtInput {
             r#"{"project": "{project}", "autoCreate": false, "projectName": "sweep", "projectVersion": "1.0", "bom": "e30="}"#,
         ),
         ("POST", "v1/bom") => Multipart,
+        ("PUT", "v1/vex") => Json(
+            r#"{"project": "{project}", "vex": "eyJib21Gb3JtYXQiOiJDeWNsb25lRFgiLCJzcGVjVmVyc2lvbiI6IjEuNSIsInZlcnNpb24iOjF9"}"#,
+        ),
+        ("POST", "v1/vex") => Multipart,
         ("GET", "v1/analysis") => {
             Query("project={project}&component={component}&vulnerability={vuln}")
         }

@@ -174,6 +174,15 @@ fn endpoints() -> Vec<(Method, &'static str, &'static str, bool)> {
         ),
         (M::GET, "/api/v1/event/token/{u}", "", false),
         (M::GET, "/api/v1/bom/token/{u}", "", true),
+        (M::GET, "/api/v1/bom/cyclonedx/project/{u}", "", true),
+        (M::GET, "/api/v1/vex/cyclonedx/project/{u}", "", true),
+        (
+            M::PUT,
+            "/api/v1/vex",
+            r#"{"project":"{u}","vex":"e30="}"#,
+            true,
+        ),
+        (M::POST, "/api/v1/vex", "", true),
     ]
 }
 

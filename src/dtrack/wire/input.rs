@@ -224,6 +224,17 @@ pub struct PropertyIn {
     pub description: Option<String>,
 }
 
+/// `PUT /vex` (`VexSubmitRequest`); `vex` is required (a JSON `null` passes that check).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct VexSubmitIn {
+    pub project: Option<String>,
+    pub project_name: Option<String>,
+    pub project_version: Option<String>,
+    #[serde(deserialize_with = "present")]
+    pub vex: Option<String>,
+}
+
 /// Upstream's `Classifier` enum; other names do not map.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
