@@ -429,3 +429,52 @@ async fn vex_statements_for_the_whole_project_reach_every_affected_component() {
         (json!("EXPLOITABLE"), json!(false))
     );
 }
+
+#[tokio::test]
+async fn xml_vex_documents_are_applied_too() {
+    let dt = Dt::start().await;
+    let admin = dt.key("Admins", &all()).await;
+    let (project, component, vuln) = fixture(&dt, &admin).await;
+    let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<bom xmlns="http://cyclonedx.org/schema/bom/1.5" version="1">
+  <components>
+    <component type="library" bom-ref="lib-ref"><name>lib</name><version>1.0</version></component>
+  </components>
+  <vulnerabilities>
+    <vulnerability>
+      <id>INT-1</id>
+      <source><name>INTERNAL</name></source>
+      <analysis>
+        <state>false_positive</state>
+        <responses><response>can_not_fix</response></responses>
+        <detail>scanner confusion &amp; noise</detail>
+      </analysis>
+      <affects><target><ref>lib-ref</ref></target></affects>
+    </vulnerability>
+  </vulnerabilities>
+</bom>"#;
+    let r = put_vex(&dt, &admin, json!({"project": project, "vex": b64(xml)})).await;
+    assert_eq!(r.status, 200, "{}", text(&r));
+    let r = dt
+        .get(
+            &format!(
+                "/api/v1/analysis?project={project}&component={component}&vulnerability={vuln}"
+            ),
+            &admin,
+        )
+        .await;
+    assert_eq!(
+        (
+            r.body["analysisState"].clone(),
+            r.body["analysisResponse"].clone(),
+            r.body["analysisDetails"].clone(),
+            r.body["isSuppressed"].clone()
+        ),
+        (
+            json!("FALSE_POSITIVE"),
+            json!("CAN_NOT_FIX"),
+            json!("scanner confusion & noise"),
+            json!(true)
+        )
+    );
+}

@@ -77,6 +77,19 @@ async fn fields_of_4_13_clients_are_stored_and_returned() {
     assert_eq!(r.body["description"], "the shop");
     assert_eq!(r.body["authors"][1]["name"], "Bo");
 
+    // Generated clients send whole objects for the parent and the access teams.
+    let team = dt
+        .get(&format!("/api/v1/team/{}", admin.team_uuid), &admin)
+        .await;
+    assert_eq!(team.status, 200);
+    let child = dt
+        .project(
+            &admin,
+            json!({"name": "shop-child", "parent": got.body, "accessTeams": [team.body]}),
+        )
+        .await;
+    assert_eq!(child["parent"]["uuid"], json!(u));
+
     // The deprecated `author` still works alone.
     let p = dt
         .project(&admin, json!({"name": "old-client", "author": "Carol"}))

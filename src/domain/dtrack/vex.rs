@@ -1,4 +1,4 @@
-//! CycloneDX VEX documents (JSON): the analyses they state and the components their
+//! CycloneDX VEX documents (JSON or XML): the analyses they state and the components their
 //! `affects` refer to, read with explicit bounds (vulnerabilities, affects per vulnerability,
 //! indexed components).
 //!
@@ -97,7 +97,15 @@ fn upper(v: Option<String>, allowed: &[&str], what: &str) -> Result<Option<Strin
 /// Parses a VEX: first the structural checks of a BOM, then its vulnerabilities.
 pub fn parse(bytes: &[u8]) -> Result<Vex, InvalidBom> {
     cyclonedx::parse(bytes)?;
-    let doc: Value = serde_json::from_slice(bytes.trim_ascii_start())
+    let body = bytes.trim_ascii_start();
+    let body = body
+        .strip_prefix(b"\xEF\xBB\xBF".as_slice())
+        .unwrap_or(body);
+    if body.first() == Some(&b'<') {
+        let text = std::str::from_utf8(body).map_err(|_| invalid("The VEX is not UTF-8".into()))?;
+        return parse_xml(text);
+    }
+    let doc: Value = serde_json::from_slice(body)
         .map_err(|e| invalid(format!("The VEX is not valid JSON: {e}")))?;
     let mut vex = Vex {
         project_ref: doc
@@ -184,6 +192,115 @@ pub fn parse(bytes: &[u8]) -> Result<Vex, InvalidBom> {
             )?,
             response: upper(response, RESPONSES, "response")?,
             details: text(analysis, "detail"),
+        });
+    }
+    Ok(vex)
+}
+
+fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree::Node<'a, 'i>> {
+    n.children()
+        .find(|c| c.is_element() && c.tag_name().name() == name)
+}
+
+fn children<'a, 'i>(
+    n: roxmltree::Node<'a, 'i>,
+    name: &'static str,
+) -> impl Iterator<Item = roxmltree::Node<'a, 'i>> {
+    n.children()
+        .filter(move |c| c.is_element() && c.tag_name().name() == name)
+}
+
+fn xml_text(n: roxmltree::Node<'_, '_>, name: &str) -> Option<String> {
+    child(n, name)
+        .and_then(|c| c.text())
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// The XML form of [`parse`] (already checked as a BOM).
+fn parse_xml(text: &str) -> Result<Vex, InvalidBom> {
+    let doc = roxmltree::Document::parse(text)
+        .map_err(|e| invalid(format!("The VEX is not valid XML: {e}")))?;
+    let root = doc.root_element();
+    let mut vex = Vex {
+        project_ref: child(root, "metadata")
+            .and_then(|m| child(m, "component"))
+            .and_then(|c| c.attribute("bom-ref"))
+            .map(str::to_string),
+        ..Vex::default()
+    };
+    if let Some(list) = child(root, "components") {
+        // Every component element below `components`, nested ones included, without recursion.
+        for c in list
+            .descendants()
+            .filter(|d| d.is_element() && d.tag_name().name() == "component")
+        {
+            if vex.components.len() >= MAX_COMPONENTS {
+                return Err(invalid(format!(
+                    "The VEX lists more than {MAX_COMPONENTS} components"
+                )));
+            }
+            if let Some(r) = c.attribute("bom-ref") {
+                vex.components.push((
+                    r.to_string(),
+                    Component {
+                        name: xml_text(c, "name").unwrap_or_default(),
+                        version: xml_text(c, "version"),
+                        group: xml_text(c, "group"),
+                        purl: xml_text(c, "purl"),
+                        ..Component::default()
+                    },
+                ));
+            }
+        }
+    }
+    let Some(list) = child(root, "vulnerabilities") else {
+        return Ok(vex);
+    };
+    for (i, v) in children(list, "vulnerability").enumerate() {
+        if i >= MAX_VULNERABILITIES {
+            return Err(invalid(format!(
+                "The VEX states more than {MAX_VULNERABILITIES} vulnerabilities"
+            )));
+        }
+        let (Some(id), Some(source)) = (
+            xml_text(v, "id"),
+            child(v, "source").and_then(|s| xml_text(s, "name")),
+        ) else {
+            continue;
+        };
+        let Some(analysis) = child(v, "analysis") else {
+            continue;
+        };
+        let affects: Vec<String> = child(v, "affects")
+            .map(|a| {
+                children(a, "target")
+                    .filter_map(|t| xml_text(t, "ref"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if affects.is_empty() {
+            continue;
+        }
+        if affects.len() > MAX_AFFECTS {
+            return Err(invalid(format!(
+                "A vulnerability of the VEX affects more than {MAX_AFFECTS} elements"
+            )));
+        }
+        let response = child(analysis, "responses").and_then(|r| xml_text(r, "response"));
+        vex.statements.push(VexStatement {
+            source: source.to_ascii_uppercase(),
+            vuln_id: id,
+            affects,
+            state: upper(xml_text(analysis, "state"), STATES, "analysis state")?,
+            justification: upper(
+                xml_text(analysis, "justification"),
+                JUSTIFICATIONS,
+                "justification",
+            )?,
+            response: upper(response, RESPONSES, "response")?,
+            details: xml_text(analysis, "detail"),
         });
     }
     Ok(vex)

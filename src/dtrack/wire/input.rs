@@ -6,9 +6,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-/// `{"uuid"}` or `{"name"}` entries of a project's `accessTeams`.
+/// `{"uuid"}` or `{"name"}` entries of a project's `accessTeams`. Upstream reads a whole Team
+/// here, so the Team's other fields (as generated clients send them) are accepted and ignored.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TeamRefIn {
     pub uuid: Option<String>,
     pub name: Option<String>,
@@ -20,8 +20,9 @@ pub struct TagIn {
     pub name: String,
 }
 
+/// A project's `parent`: upstream reads a whole Project and uses its `uuid`, so the other
+/// Project fields a client sends along are accepted and ignored.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct ParentIn {
     pub uuid: Option<String>,
     #[serde(default)]
