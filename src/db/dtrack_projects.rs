@@ -462,25 +462,26 @@ pub fn collection_members(
     logic: &str,
     tag: Option<&str>,
 ) -> Result<Vec<ProjectId>> {
-    let sql = match logic {
-        "AGGREGATE_DIRECT_CHILDREN" => {
-            "SELECT id FROM dt_projects WHERE parent_id = ?1 AND ?2 IS ?2"
-        }
-        "AGGREGATE_DIRECT_CHILDREN_WITH_TAG" => {
-            "SELECT p.id FROM dt_projects p JOIN dt_project_tags t ON t.project_id = p.id
-             WHERE p.parent_id = ?1 AND t.name = ?2"
-        }
-        "AGGREGATE_LATEST_VERSION_CHILDREN" => {
-            "SELECT id FROM dt_projects WHERE parent_id = ?1 AND is_latest = 1 AND ?2 IS ?2"
-        }
-        _ => return Ok(Vec::new()),
+    let ids = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<Vec<ProjectId>> {
+        let mut st = c.prepare_cached(sql)?;
+        let rows = st.query_map(args, |r| r.get(0).map(ProjectId))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     };
-    if logic == "AGGREGATE_DIRECT_CHILDREN_WITH_TAG" && tag.is_none() {
-        return Ok(Vec::new());
+    match (logic, tag) {
+        ("AGGREGATE_DIRECT_CHILDREN", _) => {
+            ids("SELECT id FROM dt_projects WHERE parent_id = ?1", &[&id.0])
+        }
+        ("AGGREGATE_DIRECT_CHILDREN_WITH_TAG", Some(t)) => ids(
+            "SELECT p.id FROM dt_projects p JOIN dt_project_tags t ON t.project_id = p.id
+             WHERE p.parent_id = ?1 AND t.name = ?2",
+            &[&id.0, &t],
+        ),
+        ("AGGREGATE_LATEST_VERSION_CHILDREN", _) => ids(
+            "SELECT id FROM dt_projects WHERE parent_id = ?1 AND is_latest = 1",
+            &[&id.0],
+        ),
+        _ => Ok(Vec::new()),
     }
-    let mut st = c.prepare_cached(sql)?;
-    let rows = st.query_map(params![id.0, tag], |r| r.get(0).map(ProjectId))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The id of a vulnerability by source and id.

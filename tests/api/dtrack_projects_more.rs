@@ -733,6 +733,26 @@ async fn properties_are_typed_unique_and_hide_secrets() {
     let project = dt.get(&format!("/api/v1/project/{p}"), &admin).await;
     assert_eq!(project.body["properties"].as_array().unwrap().len(), 3);
     assert!(!text(&project).contains("n3w"));
+    // At rest the secret is sealed under the installation key.
+    let pid = p.clone();
+    let stored = dt
+        .server
+        .state
+        .db
+        .read(move |c| {
+            let id = outpost::db::dtrack_portfolio::project_id_by_uuid(c, &pid)?.unwrap();
+            outpost::db::dtrack_projects::property(c, id, "creds", "token")
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let sealed = stored.value.unwrap();
+    assert!(sealed.starts_with("sealed:v1:") && !sealed.contains("n3w"));
+    let key = dt.server.state.dtrack.secret_key();
+    assert_eq!(
+        outpost::domain::dtrack::sealed::open(key, &sealed).as_deref(),
+        Some("n3w")
+    );
 
     let r = property(
         &dt,
@@ -873,6 +893,28 @@ async fn collection_projects_aggregate_their_childrens_metrics() {
         (r.body["high"].clone(), r.body["vulnerabilities"].clone()),
         (json!(2), json!(2))
     );
+
+    // Only the children flagged latest, under the latest-version logic.
+    let r = patch(
+        &dt,
+        &admin,
+        &cu,
+        json!({"collectionLogic": "AGGREGATE_LATEST_VERSION_CHILDREN"}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        patch(&dt, &admin, &b, json!({"isLatest": true}))
+            .await
+            .status,
+        200
+    );
+    dt.get(&format!("/api/v1/metrics/project/{cu}/refresh"), &admin)
+        .await;
+    let r = dt
+        .get(&format!("/api/v1/metrics/project/{cu}/current"), &admin)
+        .await;
+    assert_eq!(r.body["high"], 1);
 
     // A project with components cannot become a collection.
     let r = patch(
