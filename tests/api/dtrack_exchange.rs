@@ -478,3 +478,46 @@ async fn xml_vex_documents_are_applied_too() {
         )
     );
 }
+
+#[tokio::test]
+async fn exports_and_vex_uploads_respect_the_portfolio_acl() {
+    let dt = Dt::start_with(|c| c.deptrack.acl_enabled = true).await;
+    let admin = dt.key("Admins", &all()).await;
+    let other = dt
+        .key(
+            "Others",
+            &[
+                P::ViewPortfolio,
+                P::VulnerabilityAnalysis,
+                P::ViewVulnerability,
+            ],
+        )
+        .await;
+    let (project, _, _) = fixture(&dt, &admin).await;
+    for path in [
+        format!("/api/v1/bom/cyclonedx/project/{project}"),
+        format!("/api/v1/vex/cyclonedx/project/{project}"),
+    ] {
+        let r = dt.get(&path, &other).await;
+        assert_eq!(
+            (r.status, text(&r)),
+            (403, "Access to the specified project is forbidden"),
+            "{path}"
+        );
+    }
+    let vex = json!({"bomFormat": "CycloneDX", "specVersion": "1.5", "version": 1});
+    let r = put_vex(
+        &dt,
+        &other,
+        json!({"project": project, "vex": b64(&vex.to_string())}),
+    )
+    .await;
+    assert_eq!(
+        (r.status, text(&r)),
+        (403, "Access to the specified project is forbidden")
+    );
+    let r = dt
+        .get(&format!("/api/v1/bom/cyclonedx/project/{project}"), &admin)
+        .await;
+    assert_eq!(r.status, 200, "administrators see every project");
+}
