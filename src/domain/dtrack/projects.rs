@@ -5,6 +5,7 @@
 //! Error texts are upstream's. Must not touch HTTP types or SQL.
 
 use crate::app::AppState;
+use crate::db::dtrack_clone as clone;
 use crate::db::dtrack_portfolio as db;
 use crate::db::dtrack_projects as more;
 use crate::error::{Error, ErrorKind, Result};
@@ -160,7 +161,7 @@ pub async fn clone_project(
             check_latest_access(tx, acl, &who, &source.name)?;
         }
         let uuid = uuid::Uuid::new_v4().to_string();
-        let parts = more::CloneParts {
+        let parts = clone::CloneParts {
             tags: req.include_tags,
             properties: req.include_properties,
             components: req.include_components,
@@ -168,7 +169,7 @@ pub async fn clone_project(
             acl: req.include_acl,
             violations: req.include_policy_violations,
         };
-        let id = more::clone_project(
+        let id = clone::clone_project(
             tx,
             source.id,
             &uuid,
