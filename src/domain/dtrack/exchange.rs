@@ -4,11 +4,14 @@
 //!
 //! Error texts are upstream's. Must not touch HTTP types or SQL.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::app::AppState;
 use crate::db::dtrack_findings as fdb;
 use crate::db::dtrack_portfolio as db;
 use crate::db::dtrack_projects as more;
 use crate::error::{Error, Result};
+use crate::ids::ComponentId;
 use crate::model::dtrack::{Analysis, Component, Principal, Project, Vulnerability};
 
 use super::bom::Refusal;
@@ -133,9 +136,12 @@ pub async fn import_vex(
     .map_err(Refusal::Error)
 }
 
+/// A component's group, name and version.
+type Coordinates<'a> = (Option<&'a str>, &'a str, Option<&'a str>);
+
 /// Applies every applicable statement of a VEX to a project's findings.
 fn apply(tx: &rusqlite::Connection, project: &Project, doc: &vex::Vex) -> Result<()> {
-    let by_ref: std::collections::HashMap<&str, &Component> = doc
+    let by_ref: HashMap<&str, &Component> = doc
         .components
         .iter()
         .map(|(r, c)| (r.as_str(), c))
@@ -147,18 +153,42 @@ fn apply(tx: &rusqlite::Connection, project: &Project, doc: &vex::Vex) -> Result
             continue;
         };
         let affected = more::affected_components(tx, project.id, vuln)?;
-        let mut targets = Vec::new();
+        // Index the affected components once, so each `affects` entry is one look-up.
+        let mut by_uuid = HashMap::new();
+        let mut by_purl: HashMap<&str, Vec<ComponentId>> = HashMap::new();
+        let mut by_coords: HashMap<Coordinates<'_>, Vec<ComponentId>> = HashMap::new();
+        for (id, uuid, grp, name, version, purl) in &affected {
+            by_uuid.insert(uuid.as_str(), *id);
+            if let Some(p) = purl {
+                by_purl.entry(p.as_str()).or_default().push(*id);
+            }
+            by_coords
+                .entry((grp.as_deref(), name.as_str(), version.as_deref()))
+                .or_default()
+                .push(*id);
+        }
+        let mut targets: Vec<ComponentId> = Vec::new();
+        let mut seen = HashSet::new();
         for r in &s.affects {
-            let whole = doc.project_ref.as_deref() == Some(r.as_str()) || *r == project.uuid;
-            for (id, uuid, grp, name, version, purl) in &affected {
-                let hit = whole
-                    || uuid == r
-                    || by_ref.get(r.as_str()).is_some_and(|c| match &c.purl {
-                        Some(p) => purl.as_deref() == Some(p.as_str()),
-                        None => c.name == *name && c.group == *grp && c.version == *version,
-                    });
-                if hit && !targets.contains(id) {
-                    targets.push(*id);
+            let hits: Vec<ComponentId> =
+                if doc.project_ref.as_deref() == Some(r.as_str()) || *r == project.uuid {
+                    affected.iter().map(|a| a.0).collect()
+                } else if let Some(id) = by_uuid.get(r.as_str()) {
+                    vec![*id]
+                } else if let Some(c) = by_ref.get(r.as_str()) {
+                    match &c.purl {
+                        Some(p) => by_purl.get(p.as_str()).cloned().unwrap_or_default(),
+                        None => by_coords
+                            .get(&(c.group.as_deref(), c.name.as_str(), c.version.as_deref()))
+                            .cloned()
+                            .unwrap_or_default(),
+                    }
+                } else {
+                    Vec::new()
+                };
+            for id in hits {
+                if seen.insert(id) {
+                    targets.push(id);
                 }
             }
         }
