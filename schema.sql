@@ -339,4 +339,4 @@ CREATE INDEX submessages_message ON submessages (message_id, id);
 -- src/db/invites.sql and the records a user keeps (muted users, drafts, saved snippets, push
 -- devices) in src/db/user_records.sql, applied right after this file.
 
-PRAGMA user_version = 16;
+PRAGMA user_version = 17;

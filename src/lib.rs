@@ -49,9 +49,11 @@
 //!   and writes `model` records.
 //! - [`domain`]: the rules (permissions, invariants) shared by every entry point. **Invariant:**
 //!   no HTTP, no wire JSON, no SQL text, no `zulip` import. [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
-//!   logins, JWTs, `odt_` keys), portfolio and ACL, findings and analyses with their audit
-//!   trail, policies and their evaluation, metrics and badge facts, BOM acceptance and import,
-//!   and the per-process state (signing key, system UUID, generation-checked caches).
+//!   logins, JWTs, `odt_` keys), portfolio and ACL, the further project rules (`projects`:
+//!   PATCH, clones, latest/children listings, properties, with `sealed` for ENCRYPTEDSTRING
+//!   values), findings and analyses with their audit trail, policies and their evaluation,
+//!   metrics (collections aggregate their children) and badge facts, BOM acceptance and
+//!   import, exports and VEX import (`exchange`, `vex`), and the per-process state (signing key, system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
 //!   values) behind `PATCH /settings` and the `user_settings` register state;
 //!   [`domain::realm_settings`] the catalogue of organization settings behind `PATCH /realm`
@@ -105,7 +107,8 @@
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
-//!   that knows its JSON shapes) and `svg` (the badges, byte for byte).
+//!   that knows its JSON shapes, and with `wire::cyclonedx` the CycloneDX JSON and XML it
+//!   exports) and `svg` (the badges, byte for byte).
 //! - [`model`], [`ids`]: plain records of both APIs (the chat API's, among them the parsed
 //!   `Narrow` whose rules live in `domain::messages::narrow` and whose SQL in
 //!   `db::message_narrows`, and the `ChannelProperty`/`SubscriptionProperty` names events carry; Dependency-Track's in `model::dtrack` with its permissions and

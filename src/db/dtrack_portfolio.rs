@@ -11,7 +11,8 @@ use crate::model::dtrack::{Component, Project, ProjectFields, ProjectRef};
 
 const PROJECT_COLS: &str = "p.id, p.uuid, p.name, p.version, p.grp, p.description, p.publisher,
     p.classifier, p.cpe, p.purl, p.swid_tag_id, p.active, p.is_latest, p.collection_logic,
-    pp.uuid, pp.name, pp.version, p.last_bom_import_ms, p.last_bom_import_format";
+    pp.uuid, pp.name, pp.version, p.last_bom_import_ms, p.last_bom_import_format, p.authors,
+    p.manufacturer, p.supplier, p.external_references, p.collection_tag";
 
 fn project_row(r: &Row<'_>) -> rusqlite::Result<Project> {
     let parent_uuid: Option<String> = r.get(14)?;
@@ -44,6 +45,14 @@ fn project_row(r: &Row<'_>) -> rusqlite::Result<Project> {
         last_bom_import_format: r.get(18)?,
         metrics: None,
         versions: None,
+        details: super::dtrack_projects::decode(
+            r.get(19)?,
+            r.get(20)?,
+            r.get(21)?,
+            r.get(22)?,
+            r.get(23)?,
+        ),
+        properties: Vec::new(),
     })
 }
 
@@ -66,6 +75,7 @@ fn one(c: &Connection, cond: &str, arg: &dyn rusqlite::ToSql) -> Result<Option<P
     match p {
         Some(mut p) => {
             p.tags = tags(c, p.id)?;
+            p.properties = super::dtrack_projects::properties(c, p.id)?;
             Ok(Some(p))
         }
         None => Ok(None),
@@ -124,8 +134,8 @@ pub fn insert_project(
 ) -> Result<ProjectId> {
     c.execute(
         "INSERT INTO dt_projects (uuid, name, version, grp, description, publisher, classifier,
-             cpe, purl, swid_tag_id, active, is_latest, parent_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             cpe, purl, swid_tag_id, active, is_latest, parent_id, collection_logic)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         params![
             uuid,
             f.name,
@@ -139,11 +149,13 @@ pub fn insert_project(
             f.swid_tag_id,
             f.active,
             f.is_latest,
-            parent.map(|p| p.0)
+            parent.map(|p| p.0),
+            logic(f)
         ],
     )?;
     let id = ProjectId(c.last_insert_rowid());
     set_tags(c, id, &f.tags)?;
+    super::dtrack_projects::set_details(c, id, &f.details)?;
     Ok(id)
 }
 
@@ -156,7 +168,7 @@ pub fn update_project(
     c.execute(
         "UPDATE dt_projects SET name = ?2, version = ?3, grp = ?4, description = ?5,
              publisher = ?6, classifier = ?7, cpe = ?8, purl = ?9, swid_tag_id = ?10,
-             active = ?11, is_latest = ?12, parent_id = ?13
+             active = ?11, is_latest = ?12, parent_id = ?13, collection_logic = ?14
          WHERE id = ?1",
         params![
             id.0,
@@ -171,10 +183,21 @@ pub fn update_project(
             f.swid_tag_id,
             f.active,
             f.is_latest,
-            parent.map(|p| p.0)
+            parent.map(|p| p.0),
+            logic(f)
         ],
     )?;
-    set_tags(c, id, &f.tags)
+    set_tags(c, id, &f.tags)?;
+    super::dtrack_projects::set_details(c, id, &f.details)
+}
+
+/// The stored collection logic of fields (`NONE` when unset).
+fn logic(f: &ProjectFields) -> &str {
+    if f.collection_logic.is_empty() {
+        "NONE"
+    } else {
+        &f.collection_logic
+    }
 }
 
 fn set_tags(c: &Connection, id: ProjectId, tags: &[String]) -> Result<()> {
@@ -255,6 +278,12 @@ pub struct ProjectQuery {
     pub not_assigned_to: Option<TeamId>,
     pub exclude_inactive: bool,
     pub only_root: bool,
+    /// Only projects carrying this exact tag.
+    pub tag: Option<String>,
+    /// Only projects with this classifier.
+    pub classifier: Option<String>,
+    /// Only direct children of this project.
+    pub parent: Option<ProjectId>,
     /// `ORDER BY` terms over `p.` columns; empty = database order.
     pub order: String,
     pub offset: i64,
@@ -309,6 +338,21 @@ pub fn projects(c: &Connection, q: &ProjectQuery) -> Result<(Vec<Project>, i64)>
     if q.only_root {
         conds.push("p.parent_id IS NULL".into());
     }
+    if let Some(t) = &q.tag {
+        args.push(SqlValue::Text(t.clone()));
+        conds.push(format!(
+            "p.id IN (SELECT project_id FROM dt_project_tags WHERE name = ?{})",
+            args.len()
+        ));
+    }
+    if let Some(k) = &q.classifier {
+        args.push(SqlValue::Text(k.clone()));
+        conds.push(format!("p.classifier = ?{}", args.len()));
+    }
+    if let Some(parent) = q.parent {
+        args.push(SqlValue::Integer(parent.0));
+        conds.push(format!("p.parent_id = ?{}", args.len()));
+    }
     let filter = conds.join(" AND ");
     let total: i64 = c.query_row(
         &format!("SELECT count(*) FROM dt_projects p WHERE {filter}"),
@@ -331,6 +375,7 @@ pub fn projects(c: &Connection, q: &ProjectQuery) -> Result<(Vec<Project>, i64)>
     let mut out: Vec<Project> = rows.collect::<rusqlite::Result<_>>()?;
     for p in &mut out {
         p.tags = tags(c, p.id)?;
+        p.properties = super::dtrack_projects::properties(c, p.id)?;
     }
     Ok((out, total))
 }

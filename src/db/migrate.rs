@@ -61,6 +61,11 @@ pub const BOT_DEFAULTS_SQL: &str = include_str!("bot_defaults.sql");
 /// and by the upgrade from version 15 (which added them as version 16).
 pub const REALM_EMOJI_SQL: &str = include_str!("realm_emoji.sql");
 
+/// The Dependency-Track project details (4.13 fields, collection tag) and project properties:
+/// applied after [`SCHEMA_SQL`] to a new database, and by the upgrade from version 16 (which
+/// added them as version 17).
+pub const DTRACK_PROJECTS_SQL: &str = include_str!("dtrack_projects.sql");
+
 /// The files of tables added after [`SCHEMA_SQL`], each with the schema version that added it:
 /// applied in this order after [`SCHEMA_SQL`] to a new database, and each one by the upgrade
 /// into its version, so each file is the one place its DDL lives.
@@ -74,10 +79,11 @@ pub const ADDED_FILES: &[(i64, &str)] = &[
     (14, OUTGOING_WEBHOOKS_SQL),
     (15, BOT_DEFAULTS_SQL),
     (16, REALM_EMOJI_SQL),
+    (17, DTRACK_PROJECTS_SQL),
 ];
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
-pub const SCHEMA_VERSION: i64 = 16;
+pub const SCHEMA_VERSION: i64 = 17;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -373,7 +379,7 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(n, 21);
+        assert_eq!(n, 22);
         let settings: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'user_settings'",

@@ -11,11 +11,13 @@ pub mod acl;
 pub mod auth;
 pub mod badges;
 pub mod bom;
+pub mod exchange;
 pub mod findings;
 pub mod identity;
 pub mod params;
 pub mod policies;
 pub mod portfolio;
+pub mod projects;
 pub mod respond;
 pub mod svg;
 pub mod wire;
@@ -172,6 +174,30 @@ endpoints! {
         portfolio::get_project(state, me()?, &u).await;
     DeleteProject(u): Needs(P::PortfolioManagement), None, JSON =>
         portfolio::delete_project(state, me()?, &u).await;
+    PatchProject(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        projects::patch_project(state, me()?, &u, body).await;
+    CloneProject: Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        projects::clone_project(state, me()?, body).await;
+    ProjectChildren(u): Needs(P::ViewPortfolio), None, JSON =>
+        projects::children(state, me()?, &u, q).await;
+    ChildrenByClassifier(u, c): Needs(P::ViewPortfolio), None, JSON =>
+        projects::children_by_classifier(state, me()?, &u, &c, q).await;
+    ChildrenByTag(u, t): Needs(P::ViewPortfolio), None, JSON =>
+        projects::children_by_tag(state, me()?, &u, &t, q).await;
+    LatestProject(n): Needs(P::ViewPortfolio), None, JSON =>
+        projects::latest(state, me()?, &n).await;
+    ProjectsByTag(t): Needs(P::ViewPortfolio), None, JSON =>
+        projects::by_tag(state, me()?, &t, q).await;
+    ProjectsByClassifier(c): Needs(P::ViewPortfolio), None, JSON =>
+        projects::by_classifier(state, me()?, &c, q).await;
+    GetProperties(u): Needs(P::PortfolioManagement), None, JSON =>
+        projects::get_properties(state, me()?, &u).await;
+    CreateProperty(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        projects::create_property(state, me()?, &u, body).await;
+    UpdateProperty(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        projects::update_property(state, me()?, &u, body).await;
+    DeleteProperty(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
+        projects::delete_property(state, me()?, &u, body).await;
     GetComponents(u): Needs(P::ViewPortfolio), None, JSON =>
         portfolio::get_components(state, me()?, &u, q).await;
     CreateComponent(u): Needs(P::PortfolioManagement), Some(JSON), JSON =>
@@ -229,12 +255,23 @@ endpoints! {
     PostBom: Needs(P::BomUpload), Some(MULTIPART), JSON => bom::post_bom(state, me()?, req).await;
     TokenStatus(u): Authenticated, None, JSON => bom::token_status(state, &u).await;
     BomTokenStatus(u): Needs(P::BomUpload), None, JSON => bom::token_status(state, &u).await;
+    ExportBom(u): Needs(P::ViewPortfolio), None, exchange::CDX_JSON =>
+        exchange::export_bom(state, me()?, &u, q).await;
+    ExportVex(u): Needs(P::VulnerabilityAnalysis), None, exchange::CDX_JSON =>
+        exchange::export_vex(state, me()?, &u, q).await;
+    PutVex: Needs(P::VulnerabilityAnalysis), Some(JSON), JSON =>
+        exchange::put_vex(state, me()?, body).await;
+    PostVex: Needs(P::VulnerabilityAnalysis), Some(MULTIPART), JSON =>
+        exchange::post_vex(state, me()?, req).await;
 }
 
 impl Endpoint {
     /// A BOM upload: read within `max_upload_bytes`, counted against the upload slots.
     fn is_upload(&self) -> bool {
-        matches!(self, Endpoint::PutBom | Endpoint::PostBom)
+        matches!(
+            self,
+            Endpoint::PutBom | Endpoint::PostBom | Endpoint::PutVex | Endpoint::PostVex
+        )
     }
 }
 
@@ -275,9 +312,32 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             ("POST", E::UpdateProject),
         ],
         ["v1", "project", "lookup"] => vec![("GET", E::LookupProject)],
+        ["v1", "project", "clone"] => vec![
+            ("PUT", E::CloneProject),
+            ("GET", E::GetProject(o("clone"))),
+            ("DELETE", E::DeleteProject(o("clone"))),
+            ("PATCH", E::PatchProject(o("clone"))),
+        ],
+        ["v1", "project", "latest", name] => vec![("GET", E::LatestProject(o(name)))],
+        ["v1", "project", "tag", tag] => vec![("GET", E::ProjectsByTag(o(tag)))],
+        ["v1", "project", "classifier", c] => vec![("GET", E::ProjectsByClassifier(o(c)))],
         ["v1", "project", uuid] => vec![
             ("GET", E::GetProject(o(uuid))),
             ("DELETE", E::DeleteProject(o(uuid))),
+            ("PATCH", E::PatchProject(o(uuid))),
+        ],
+        ["v1", "project", uuid, "children"] => vec![("GET", E::ProjectChildren(o(uuid)))],
+        ["v1", "project", uuid, "children", "classifier", c] => {
+            vec![("GET", E::ChildrenByClassifier(o(uuid), o(c)))]
+        }
+        ["v1", "project", uuid, "children", "tag", t] => {
+            vec![("GET", E::ChildrenByTag(o(uuid), o(t)))]
+        }
+        ["v1", "project", uuid, "property"] => vec![
+            ("GET", E::GetProperties(o(uuid))),
+            ("PUT", E::CreateProperty(o(uuid))),
+            ("POST", E::UpdateProperty(o(uuid))),
+            ("DELETE", E::DeleteProperty(o(uuid))),
         ],
         ["v1", "component"] => vec![("POST", E::UpdateComponent)],
         ["v1", "component", "project", uuid] => vec![
@@ -331,6 +391,9 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["v1", "violation", "analysis"] => vec![("PUT", E::AnalyzeViolation)],
         ["v1", "bom"] => vec![("PUT", E::PutBom), ("POST", E::PostBom)],
         ["v1", "bom", "token", uuid] => vec![("GET", E::BomTokenStatus(o(uuid)))],
+        ["v1", "bom", "cyclonedx", "project", uuid] => vec![("GET", E::ExportBom(o(uuid)))],
+        ["v1", "vex", "cyclonedx", "project", uuid] => vec![("GET", E::ExportVex(o(uuid)))],
+        ["v1", "vex"] => vec![("PUT", E::PutVex), ("POST", E::PostVex)],
         ["v1", "event", "token", uuid] => vec![("GET", E::TokenStatus(o(uuid)))],
         _ => return Err(NoRoute::NotFound),
     };
@@ -339,7 +402,7 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
 
 /// One request per endpoint, as (method, path after `/api/`), with `{team}`, `{key}`,
 /// `{perm}`, `{project}`, `{component}`, `{vuln}`, `{policy}`, `{condition}`, `{token}`,
-/// `{name}` and `{version}` marking path parameters: for tests that walk every route (a unit
+/// `{name}`, `{version}`, `{tag}` and `{classifier}` marking path parameters: for tests that walk every route (a unit
 /// test keeps it complete).
 pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "version"),
@@ -362,6 +425,21 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "v1/project/lookup"),
     ("GET", "v1/project/{project}"),
     ("DELETE", "v1/project/{project}"),
+    ("PATCH", "v1/project/{project}"),
+    ("PUT", "v1/project/clone"),
+    ("GET", "v1/project/{project}/children"),
+    (
+        "GET",
+        "v1/project/{project}/children/classifier/{classifier}",
+    ),
+    ("GET", "v1/project/{project}/children/tag/{tag}"),
+    ("GET", "v1/project/latest/{name}"),
+    ("GET", "v1/project/tag/{tag}"),
+    ("GET", "v1/project/classifier/{classifier}"),
+    ("GET", "v1/project/{project}/property"),
+    ("PUT", "v1/project/{project}/property"),
+    ("POST", "v1/project/{project}/property"),
+    ("DELETE", "v1/project/{project}/property"),
     ("GET", "v1/component/project/{project}"),
     ("PUT", "v1/component/project/{project}"),
     ("POST", "v1/component"),
@@ -395,6 +473,10 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "v1/bom"),
     ("GET", "v1/event/token/{token}"),
     ("GET", "v1/bom/token/{token}"),
+    ("GET", "v1/bom/cyclonedx/project/{project}"),
+    ("GET", "v1/vex/cyclonedx/project/{project}"),
+    ("PUT", "v1/vex"),
+    ("POST", "v1/vex"),
 ];
 
 /// Splits `/api/a/b%20c` into decoded segments after `/api/`; `None` outside the API.
@@ -701,9 +783,25 @@ mod tests {
             E::PostBom => 50,
             E::TokenStatus(_) => 51,
             E::BomTokenStatus(_) => 52,
+            E::PatchProject(_) => 53,
+            E::CloneProject => 54,
+            E::ProjectChildren(_) => 55,
+            E::ChildrenByClassifier(..) => 56,
+            E::ChildrenByTag(..) => 57,
+            E::LatestProject(_) => 58,
+            E::ProjectsByTag(_) => 59,
+            E::ProjectsByClassifier(_) => 60,
+            E::GetProperties(_) => 61,
+            E::CreateProperty(_) => 62,
+            E::UpdateProperty(_) => 63,
+            E::DeleteProperty(_) => 64,
+            E::ExportBom(_) => 65,
+            E::ExportVex(_) => 66,
+            E::PutVex => 67,
+            E::PostVex => 68,
         }
     }
-    const ENDPOINTS: usize = 53;
+    const ENDPOINTS: usize = 69;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -723,6 +821,8 @@ mod tests {
                 "token",
                 "name",
                 "version",
+                "tag",
+                "classifier",
             ] {
                 p = p.replace(&format!("{{{ph}}}"), &format!("x{ph}"));
             }

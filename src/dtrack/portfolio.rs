@@ -12,7 +12,10 @@ use crate::db::dtrack_portfolio::ProjectQuery;
 use crate::domain::dtrack::portfolio as domain;
 use crate::error::Error;
 use crate::http;
-use crate::model::dtrack::{Component, Principal, ProjectFields, TeamRef};
+use crate::model::dtrack::{
+    Component, Contact, ExternalRef, Organization, Principal, ProjectDetails, ProjectFields,
+    TeamRef,
+};
 
 use super::params::{
     Query, check_name, check_printable, json_body, trimmed, valid_uuids, violation,
@@ -77,7 +80,145 @@ pub fn project_order(q: &Query, default: &str) -> Result<String, Fail> {
     })
 }
 
-fn fields(p: wire::ProjectIn, updating: bool) -> Result<ProjectFields, Fail> {
+fn contacts_in(list: Vec<wire::ContactIn>) -> Vec<Contact> {
+    list.into_iter()
+        .map(|c| Contact {
+            name: trimmed(c.name),
+            email: trimmed(c.email),
+            phone: trimmed(c.phone),
+        })
+        .collect()
+}
+
+fn organization_in(o: wire::OrganizationIn) -> Organization {
+    Organization {
+        name: trimmed(o.name),
+        urls: o.urls.unwrap_or_default(),
+        contacts: contacts_in(o.contacts.unwrap_or_default()),
+    }
+}
+
+/// Every string inside the 4.13 descriptive fields, with its path, for the printable check.
+fn nested_strings(p: &wire::ProjectIn) -> Vec<(String, &str)> {
+    let mut out = Vec::new();
+    fn contacts<'a>(out: &mut Vec<(String, &'a str)>, at: &str, list: &'a [wire::ContactIn]) {
+        for (i, c) in list.iter().enumerate() {
+            for (k, v) in [("name", &c.name), ("email", &c.email), ("phone", &c.phone)] {
+                if let Some(v) = v {
+                    out.push((format!("{at}[{i}].{k}"), v.as_str()));
+                }
+            }
+        }
+    }
+    fn org<'a>(out: &mut Vec<(String, &'a str)>, at: &str, o: &'a wire::OrganizationIn) {
+        if let Some(n) = &o.name {
+            out.push((format!("{at}.name"), n.as_str()));
+        }
+        for (i, u) in o.urls.iter().flatten().enumerate() {
+            out.push((format!("{at}.urls[{i}]"), u.as_str()));
+        }
+        contacts(
+            out,
+            &format!("{at}.contacts"),
+            o.contacts.as_deref().unwrap_or_default(),
+        );
+    }
+    contacts(
+        &mut out,
+        "authors",
+        p.authors.as_deref().unwrap_or_default(),
+    );
+    if let Some(a) = &p.author {
+        out.push(("author".into(), a.as_str()));
+    }
+    if let Some(o) = &p.manufacturer {
+        org(&mut out, "manufacturer", o);
+    }
+    if let Some(o) = &p.supplier {
+        org(&mut out, "supplier", o);
+    }
+    for (i, r) in p.external_references.iter().flatten().enumerate() {
+        for (k, v) in [("url", &r.url), ("comment", &r.comment)] {
+            if let Some(v) = v {
+                out.push((format!("externalReferences[{i}].{k}"), v.as_str()));
+            }
+        }
+    }
+    if let Some(t) = &p.collection_tag {
+        out.push(("collectionTag.name".into(), t.name.as_str()));
+    }
+    out
+}
+
+/// The 4.13 descriptive fields and the collection tag of a Project body, checked: reference
+/// types are upstream's enum names and every reference has a URL.
+pub(super) fn details_in(p: &mut wire::ProjectIn) -> Result<ProjectDetails, Fail> {
+    check_printable(
+        &nested_strings(p)
+            .iter()
+            .map(|(k, v)| (k.as_str(), Some(*v)))
+            .collect::<Vec<_>>(),
+    )?;
+    let authors = match (p.authors.take(), p.author.take()) {
+        (Some(list), _) => Some(contacts_in(list)),
+        (None, Some(name)) => Some(vec![Contact {
+            name: trimmed(Some(name)),
+            ..Contact::default()
+        }]),
+        (None, None) => None,
+    };
+    let external_references = match p.external_references.take() {
+        Some(list) => {
+            let mut out = Vec::with_capacity(list.len());
+            for (i, r) in list.into_iter().enumerate() {
+                if let Some(t) = &r.kind
+                    && !wire::EXTERNAL_REFERENCE_TYPES.contains(&t.as_str())
+                {
+                    return Err(Fail::Problem {
+                        title: "The provided JSON payload could not be mapped",
+                        detail: format!(
+                            "Cannot deserialize value of type `ExternalReference.Type` from String \"{t}\": not one of the values accepted for Enum class (externalReferences[{i}].type)"
+                        ),
+                    });
+                }
+                let Some(url) = trimmed(r.url) else {
+                    return Err(violation(
+                        "must not be blank",
+                        "{jakarta.validation.constraints.NotBlank.message}",
+                        &format!("externalReferences[{i}].url"),
+                        Value::Null,
+                    ));
+                };
+                out.push(ExternalRef {
+                    kind: r.kind,
+                    url,
+                    comment: trimmed(r.comment),
+                });
+            }
+            Some(out)
+        }
+        None => None,
+    };
+    Ok(ProjectDetails {
+        authors,
+        manufacturer: p.manufacturer.take().map(organization_in),
+        supplier: p.supplier.take().map(organization_in),
+        external_references,
+        collection_tag: p.collection_tag.take().and_then(|t| trimmed(Some(t.name))),
+    })
+}
+
+/// The stored name of a collection logic.
+pub(super) fn logic_name(l: wire::CollectionLogic) -> String {
+    wire::enum_name(l)
+}
+
+fn fields(mut p: wire::ProjectIn, updating: bool) -> Result<ProjectFields, Fail> {
+    let mut details = details_in(&mut p)?;
+    let collection_logic = logic_name(p.collection_logic.unwrap_or(wire::CollectionLogic::None));
+    if collection_logic != "AGGREGATE_DIRECT_CHILDREN_WITH_TAG" {
+        details.collection_tag = None;
+    }
     let tags: Vec<(String, Option<&str>)> = p
         .tags
         .iter()
@@ -155,6 +296,8 @@ fn fields(p: wire::ProjectIn, updating: bool) -> Result<ProjectFields, Fail> {
             .collect(),
         parent_uuid,
         access_teams,
+        collection_logic,
+        details,
     })
 }
 
@@ -211,6 +354,9 @@ pub async fn get_projects(state: &AppState, who: &Principal, q: &Query) -> Out {
         not_assigned_to: not_assigned,
         exclude_inactive: q.flag("excludeInactive"),
         only_root: q.flag("onlyRoot"),
+        tag: None,
+        classifier: None,
+        parent: None,
         order: project_order(q, default)?,
         offset: page.offset,
         limit: page.limit,

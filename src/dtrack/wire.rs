@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
+pub mod cyclonedx;
 pub mod input;
 pub mod policy;
 
@@ -16,8 +17,12 @@ pub use input::*;
 use crate::domain::dtrack::keys;
 use crate::model::dtrack::permissions::{PermSet, Permission};
 use crate::model::dtrack::{
-    Analysis, ApiKey, Component, Finding, Project, ProjectMetrics, ProjectRef, Team, Vulnerability,
+    Analysis, ApiKey, Component, Contact, ExternalRef, Finding, Organization, Project,
+    ProjectMetrics, ProjectProperty, ProjectRef, Team, Vulnerability,
 };
+
+/// What upstream shows instead of an ENCRYPTEDSTRING property's value.
+pub const ENCRYPTED_PLACEHOLDER: &str = "HiddenDecryptedPropertyPlaceholder";
 
 /// Inserts `key` only when the value is present (`@JsonInclude(NON_NULL)`).
 fn opt(m: &mut Map<String, Value>, key: &str, v: &Option<String>) {
@@ -113,13 +118,87 @@ fn project_scalars(p: &Project) -> Map<String, Value> {
         m.insert("lastBomImport".into(), Value::from(t));
     }
     opt(&mut m, "lastBomImportFormat", &p.last_bom_import_format);
+    let d = &p.details;
+    if let Some(authors) = &d.authors {
+        m.insert(
+            "authors".into(),
+            Value::from(authors.iter().map(contact).collect::<Vec<_>>()),
+        );
+        // Deprecated `author`: the names joined, omitted when empty.
+        let names: Vec<&str> = authors.iter().filter_map(|a| a.name.as_deref()).collect();
+        if !names.is_empty() {
+            m.insert("author".into(), Value::from(names.join(", ")));
+        }
+    }
+    if let Some(o) = &d.manufacturer {
+        m.insert("manufacturer".into(), organization(o));
+    }
+    if let Some(o) = &d.supplier {
+        m.insert("supplier".into(), organization(o));
+    }
+    if let Some(refs) = &d.external_references {
+        m.insert(
+            "externalReferences".into(),
+            Value::from(refs.iter().map(external_reference).collect::<Vec<_>>()),
+        );
+    }
+    if let Some(t) = &d.collection_tag {
+        m.insert("collectionTag".into(), json!({ "name": t }));
+    }
     m
+}
+
+fn contact(c: &Contact) -> Value {
+    let mut m = Map::new();
+    opt(&mut m, "name", &c.name);
+    opt(&mut m, "email", &c.email);
+    opt(&mut m, "phone", &c.phone);
+    Value::Object(m)
+}
+
+fn organization(o: &Organization) -> Value {
+    let mut m = Map::new();
+    opt(&mut m, "name", &o.name);
+    m.insert("urls".into(), Value::from(o.urls.clone()));
+    m.insert(
+        "contacts".into(),
+        Value::from(o.contacts.iter().map(contact).collect::<Vec<_>>()),
+    );
+    Value::Object(m)
+}
+
+fn external_reference(r: &ExternalRef) -> Value {
+    let mut m = Map::new();
+    opt(&mut m, "type", &r.kind);
+    m.insert("url".into(), Value::from(r.url.as_str()));
+    opt(&mut m, "comment", &r.comment);
+    Value::Object(m)
+}
+
+/// A project property; an ENCRYPTEDSTRING value shows as upstream's placeholder.
+pub fn property(p: &ProjectProperty) -> Value {
+    let mut m = Map::new();
+    m.insert("groupName".into(), Value::from(p.group.as_str()));
+    m.insert("propertyName".into(), Value::from(p.name.as_str()));
+    if p.kind == "ENCRYPTEDSTRING" {
+        if p.value.is_some() {
+            m.insert("propertyValue".into(), Value::from(ENCRYPTED_PLACEHOLDER));
+        }
+    } else {
+        opt(&mut m, "propertyValue", &p.value);
+    }
+    m.insert("propertyType".into(), Value::from(p.kind.as_str()));
+    opt(&mut m, "description", &p.description);
+    Value::Object(m)
 }
 
 /// A project as upstream serializes it after loading (see notes §4.5).
 pub fn project(p: &Project) -> Value {
     let mut m = project_scalars(p);
-    m.insert("properties".into(), json!([]));
+    m.insert(
+        "properties".into(),
+        Value::from(p.properties.iter().map(property).collect::<Vec<_>>()),
+    );
     m.insert(
         "tags".into(),
         Value::from(

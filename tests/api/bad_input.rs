@@ -1197,6 +1197,21 @@ fn dt_input(method: &str, path: &str) -> DtInput {
         ("POST", "v1/project") => Json(
             r#"{"uuid": "{project}", "name": "renamed", "version": "1.0", "description": "d", "active": true, "tags": [{"name": "t"}]}"#,
         ),
+        ("PATCH", "v1/project/{project}") => Json(
+            r#"{"description": "patched", "tags": [{"name": "t"}], "authors": [{"name": "A"}], "supplier": {"name": "S", "urls": ["https://s.example"]}, "externalReferences": [{"type": "vcs", "url": "https://git.example"}]}"#,
+        ),
+        ("PUT", "v1/project/clone") => Json(
+            r#"{"project": "{project}", "version": "9.9", "includeTags": true, "includeComponents": true, "includeAuditHistory": true}"#,
+        ),
+        ("PUT", "v1/project/{project}/property") => Json(
+            r#"{"groupName": "g", "propertyName": "n", "propertyValue": "1", "propertyType": "INTEGER"}"#,
+        ),
+        ("POST", "v1/project/{project}/property") => {
+            Json(r#"{"groupName": "g", "propertyName": "n", "propertyValue": "2"}"#)
+        }
+        ("DELETE", "v1/project/{project}/property") => {
+            Json(r#"{"groupName": "g", "propertyName": "n"}"#)
+        }
         ("PUT", "v1/component/project/{project}") => Json(
             r#"{"name": "made", "version": "2.0", "group": "g", "purl": "pkg:npm/made@2.0", "description": "d", "isInternal": false}"#,
         ),
@@ -1229,6 +1244,10 @@ fn dt_input(method: &str, path: &str) -> DtInput {
             r#"{"project": "{project}", "autoCreate": false, "projectName": "sweep", "projectVersion": "1.0", "bom": "e30="}"#,
         ),
         ("POST", "v1/bom") => Multipart,
+        ("PUT", "v1/vex") => Json(
+            r#"{"project": "{project}", "vex": "eyJib21Gb3JtYXQiOiJDeWNsb25lRFgiLCJzcGVjVmVyc2lvbiI6IjEuNSIsInZlcnNpb24iOjF9"}"#,
+        ),
+        ("POST", "v1/vex") => Multipart,
         ("GET", "v1/analysis") => {
             Query("project={project}&component={component}&vulnerability={vuln}")
         }
@@ -1299,6 +1318,8 @@ impl DtFixture {
             .replace("{token}", SOME_UUID)
             .replace("{name}", "sweep")
             .replace("{version}", "1.0")
+            .replace("{tag}", "t")
+            .replace("{classifier}", "APPLICATION")
     }
 }
 
@@ -1349,6 +1370,8 @@ const PLACEHOLDERS: &[&str] = &[
     "{token}",
     "{name}",
     "{version}",
+    "{tag}",
+    "{classifier}",
 ];
 
 /// Bodies that are not JSON at all, or JSON of the wrong type.

@@ -45,6 +45,43 @@ fn endpoints() -> Vec<(Method, &'static str, &'static str, bool)> {
         (M::GET, "/api/v1/project/lookup?name=p&version=1", "", true),
         (M::GET, "/api/v1/project/{u}", "", true),
         (M::DELETE, "/api/v1/project/{u}", "", true),
+        (M::PATCH, "/api/v1/project/{u}", "{}", true),
+        (
+            M::PUT,
+            "/api/v1/project/clone",
+            r#"{"project":"{u}","version":"2"}"#,
+            true,
+        ),
+        (M::GET, "/api/v1/project/{u}/children", "", true),
+        (
+            M::GET,
+            "/api/v1/project/{u}/children/classifier/APPLICATION",
+            "",
+            true,
+        ),
+        (M::GET, "/api/v1/project/{u}/children/tag/t", "", true),
+        (M::GET, "/api/v1/project/latest/p", "", true),
+        (M::GET, "/api/v1/project/tag/t", "", true),
+        (M::GET, "/api/v1/project/classifier/APPLICATION", "", true),
+        (M::GET, "/api/v1/project/{u}/property", "", true),
+        (
+            M::PUT,
+            "/api/v1/project/{u}/property",
+            r#"{"groupName":"g","propertyName":"n","propertyType":"STRING"}"#,
+            true,
+        ),
+        (
+            M::POST,
+            "/api/v1/project/{u}/property",
+            r#"{"groupName":"g","propertyName":"n","propertyValue":"v"}"#,
+            true,
+        ),
+        (
+            M::DELETE,
+            "/api/v1/project/{u}/property",
+            r#"{"groupName":"g","propertyName":"n"}"#,
+            true,
+        ),
         (M::GET, "/api/v1/component/project/{u}", "", true),
         (
             M::PUT,
@@ -137,6 +174,15 @@ fn endpoints() -> Vec<(Method, &'static str, &'static str, bool)> {
         ),
         (M::GET, "/api/v1/event/token/{u}", "", false),
         (M::GET, "/api/v1/bom/token/{u}", "", true),
+        (M::GET, "/api/v1/bom/cyclonedx/project/{u}", "", true),
+        (M::GET, "/api/v1/vex/cyclonedx/project/{u}", "", true),
+        (
+            M::PUT,
+            "/api/v1/vex",
+            r#"{"project":"{u}","vex":"e30="}"#,
+            true,
+        ),
+        (M::POST, "/api/v1/vex", "", true),
     ]
 }
 

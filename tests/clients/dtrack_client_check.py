@@ -3,8 +3,8 @@
 Bootstraps as upstream's Go client tests do (change the admin password, log in, create a team,
 grant permissions, create an API key) with plain HTTP, then uses `dtrack-auditor` to upload a
 CycloneDX BOM and read projects, findings and violations, `dependency-track-client` to read
-projects, components and violations, and `dependency-track-api` for the version, ACL mappings
-and analysis decisions.
+projects, components, violations and project properties, and `dependency-track-api` for the
+version, ACL mappings and analysis decisions.
 
 Usage: dtrack_client_check.py BASE_URL BOM_FILE
 """
@@ -96,6 +96,14 @@ check(client.get_project(project)["name"] == "ci-app", "client reads the project
 names = sorted(c["name"] for c in client.get_project_components(project))
 check(names == ["gpl-lib", "left-pad", "tiny"], "client reads the components")
 check(len(client.get_project_violations(project)) == 1, "client reads the violations")
+r = requests.put(
+    f"{api}/project/{project}/property",
+    json={"groupName": "ci", "propertyName": "pipeline", "propertyValue": "main", "propertyType": "STRING"},
+    headers=hdr,
+)
+check(r.status_code == 201, "project property created")
+props = [(p["groupName"], p["propertyName"], p["propertyValue"]) for p in client.get_project_property(project)]
+check(props == [("ci", "pipeline", "main")], "client reads the project's properties")
 
 # --- dependency-track-api: ACL and analysis ---
 dt = DtApi(base, key)

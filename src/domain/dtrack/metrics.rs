@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::app::AppState;
 use crate::db::dtrack_findings as db;
 use crate::db::dtrack_portfolio as pdb;
+use crate::db::dtrack_projects as more;
 use crate::error::{Error, Result};
 use crate::ids::{ProjectId, TeamId};
 
@@ -66,10 +67,69 @@ fn compute(c: &rusqlite::Connection, project: ProjectId, now: i64) -> Result<Pro
     Ok(m)
 }
 
-/// Records a fresh metrics snapshot of a project (inside the caller's write).
+/// A collection's snapshot: the sum of the latest snapshots of the children its logic
+/// selects (children without metrics count as zero), as upstream aggregates collections.
+fn aggregate(
+    c: &rusqlite::Connection,
+    project: ProjectId,
+    logic: &str,
+    tag: Option<&str>,
+    now: i64,
+) -> Result<ProjectMetrics> {
+    let mut m = ProjectMetrics {
+        first_occurrence_ms: now,
+        last_occurrence_ms: now,
+        ..ProjectMetrics::default()
+    };
+    for child in more::collection_members(c, project, logic, tag)? {
+        let Some(x) = db::latest_metrics(c, child)? else {
+            continue;
+        };
+        m.components += x.components;
+        m.vulnerable_components += x.vulnerable_components;
+        m.vulnerabilities += x.vulnerabilities;
+        m.critical += x.critical;
+        m.high += x.high;
+        m.medium += x.medium;
+        m.low += x.low;
+        m.unassigned += x.unassigned;
+        m.suppressed += x.suppressed;
+        m.findings_total += x.findings_total;
+        m.findings_audited += x.findings_audited;
+        m.policy_violations_fail += x.policy_violations_fail;
+        m.policy_violations_warn += x.policy_violations_warn;
+        m.policy_violations_info += x.policy_violations_info;
+    }
+    Ok(m)
+}
+
+/// How many collection ancestors one refresh updates at most.
+const MAX_COLLECTION_DEPTH: usize = 64;
+
+/// Records a fresh metrics snapshot of a project (inside the caller's write): counted from its
+/// findings, or for a collection project aggregated from its children. Collection ancestors
+/// are then refreshed in turn, nearest first, as upstream schedules them.
 pub fn record(c: &rusqlite::Connection, project: ProjectId) -> Result<()> {
-    let m = compute(c, project, crate::time::now_millis())?;
-    db::insert_metrics(c, project, &m)
+    let now = crate::time::now_millis();
+    let mut current = project;
+    for _ in 0..MAX_COLLECTION_DEPTH {
+        let Some((logic, tag)) = more::collection_of(c, current)? else {
+            return Ok(());
+        };
+        let m = if logic == "NONE" {
+            compute(c, current, now)?
+        } else {
+            aggregate(c, current, &logic, tag.as_deref(), now)?
+        };
+        db::insert_metrics(c, current, &m)?;
+        match more::parent_of(c, current)? {
+            Some(parent) if more::collection_of(c, parent)?.is_some_and(|(l, _)| l != "NONE") => {
+                current = parent;
+            }
+            _ => return Ok(()),
+        }
+    }
+    Ok(())
 }
 
 /// `GET /metrics/project/{uuid}/refresh`: records a new snapshot.

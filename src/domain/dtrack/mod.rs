@@ -7,6 +7,7 @@
 pub mod bom;
 pub mod cyclonedx;
 pub mod cyclonedx_xml;
+pub mod exchange;
 pub mod findings;
 pub mod identity;
 pub mod jwt;
@@ -15,7 +16,10 @@ pub mod metrics;
 pub mod policies;
 pub mod policy_eval;
 pub mod portfolio;
+pub mod projects;
+pub mod sealed;
 pub mod state;
+pub mod vex;
 
 // Kept at its old path so the API tests and the bench need no change; the type lives in `model`.
 pub use crate::model::dtrack::permissions;

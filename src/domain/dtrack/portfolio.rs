@@ -121,10 +121,18 @@ pub async fn create_project(
         if db::project_id_by_name(tx, &f.name, f.version.as_deref())?.is_some() {
             return Err(conflict("A project with the specified name already exists."));
         }
+        if f.is_latest {
+            check_latest_access(tx, acl, &who, &f.name)?;
+        }
         let parent = match &f.parent_uuid {
-            Some(u) => Some(db::project_id_by_uuid(tx, u)?.ok_or_else(|| {
-                Error::not_found("The UUID of the parent project could not be found.")
-            })?),
+            Some(u) => Some(visible(
+                tx,
+                acl,
+                &who,
+                db::project_id_by_uuid(tx, u)?,
+                "The UUID of the parent project could not be found.",
+                "Access to the specified parent project is forbidden",
+            )?),
             None => None,
         };
         let admin = who.permissions.contains(Permission::AccessManagement);
@@ -171,7 +179,7 @@ pub async fn update_project(
     state: &AppState,
     who: &Principal,
     uuid: &str,
-    mut f: ProjectFields,
+    f: ProjectFields,
 ) -> Result<Project> {
     let acl = state.config.deptrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
@@ -184,40 +192,103 @@ pub async fn update_project(
             "The UUID of the project could not be found.",
             PROJECT_FORBIDDEN,
         )?;
-        if f.name.is_empty() {
-            f.name = cur.name.clone();
-        }
-        if let Some(other) = db::project_id_by_name(tx, &f.name, f.version.as_deref())?
-            && other != cur.id
-        {
-            return Err(conflict(
-                "A project with the specified name and version already exists.",
-            ));
-        }
-        let parent = match &f.parent_uuid {
-            Some(u) => {
-                let p = db::project_id_by_uuid(tx, u)?.ok_or_else(|| {
-                    Error::not_found("The UUID of the parent project could not be found.")
-                })?;
-                if db::is_self_or_ancestor(tx, p, cur.id)? {
-                    return Err(conflict(
-                        "The new parent project cannot be a descendant of the current project.",
-                    ));
-                }
-                Some(p)
-            }
-            None => None,
-        };
-        db::update_project(tx, cur.id, &f, parent)?;
-        if f.is_latest {
-            db::clear_latest(tx, &f.name, cur.id)?;
-        }
-        let mut p =
-            db::project_by_id(tx, cur.id)?.ok_or_else(|| Error::internal("project vanished"))?;
-        p.children = Some(db::children(tx, cur.id)?);
-        Ok(p)
+        apply_update(tx, acl, &who, &cur, f)
     })
     .await
+}
+
+/// Upstream's 403 when a project is made the latest version while the caller may not see the
+/// current latest version of that name.
+pub fn check_latest_access(
+    c: &rusqlite::Connection,
+    acl: bool,
+    who: &Principal,
+    name: &str,
+) -> Result<()> {
+    if let Some(old) = crate::db::dtrack_projects::latest_version(c, name)?
+        && !has_access(c, acl, who, old)?
+    {
+        return Err(Error::forbidden(
+            "Cannot set this project version to latest. Access to current latest version is forbidden!",
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `f` over the visible project `cur` (a full update: `POST /project`, and
+/// `PATCH /project/{uuid}` after merging): name kept when blank, name and version unique,
+/// parent checks, collection and active-children rules, latest flag moved.
+pub fn apply_update(
+    tx: &rusqlite::Connection,
+    acl: bool,
+    who: &Principal,
+    cur: &Project,
+    mut f: ProjectFields,
+) -> Result<Project> {
+    use crate::db::dtrack_projects as more;
+    if f.name.is_empty() {
+        f.name = cur.name.clone();
+    }
+    if f.is_latest && !cur.is_latest {
+        check_latest_access(tx, acl, who, &f.name)?;
+    }
+    if let Some(other) = db::project_id_by_name(tx, &f.name, f.version.as_deref())?
+        && other != cur.id
+    {
+        return Err(conflict(
+            "A project with the specified name and version already exists.",
+        ));
+    }
+    let parent = match &f.parent_uuid {
+        Some(u) => {
+            if *u == cur.uuid {
+                return Err(conflict("A project cannot select itself as a parent"));
+            }
+            let p = db::project_by_uuid(tx, u)?.ok_or_else(|| {
+                Error::not_found("The UUID of the parent project could not be found.")
+            })?;
+            if !has_access(tx, acl, who, p.id)? {
+                return Err(Error::forbidden(
+                    "Access to the specified parent project is forbidden",
+                ));
+            }
+            if db::is_self_or_ancestor(tx, p.id, cur.id)? {
+                return Err(conflict(
+                    "The new parent project cannot be a descendant of the current project.",
+                ));
+            }
+            if !p.active {
+                return Err(conflict(
+                    "An inactive project cannot be selected as a parent",
+                ));
+            }
+            Some(p.id)
+        }
+        None => None,
+    };
+    let logic = if f.collection_logic.is_empty() {
+        "NONE"
+    } else {
+        f.collection_logic.as_str()
+    };
+    if logic != cur.collection_logic && logic != "NONE" && more::has_components(tx, cur.id)? {
+        return Err(conflict(
+            "Project cannot be made a collection project while it has components or services!",
+        ));
+    }
+    if cur.active && !f.active && more::has_active_child(tx, cur.id)? {
+        return Err(conflict(
+            "Project cannot be set to inactive if active children are present.",
+        ));
+    }
+    db::update_project(tx, cur.id, &f, parent)?;
+    if f.is_latest {
+        db::clear_latest(tx, &f.name, cur.id)?;
+    }
+    let mut p =
+        db::project_by_id(tx, cur.id)?.ok_or_else(|| Error::internal("project vanished"))?;
+    p.children = Some(db::children(tx, cur.id)?);
+    Ok(p)
 }
 
 /// `GET /project/{uuid}`: with children; ACL-checked.

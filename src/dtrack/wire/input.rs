@@ -6,9 +6,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-/// `{"uuid"}` or `{"name"}` entries of a project's `accessTeams`.
+/// `{"uuid"}` or `{"name"}` entries of a project's `accessTeams`. Upstream reads a whole Team
+/// here, so the Team's other fields (as generated clients send them) are accepted and ignored.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TeamRefIn {
     pub uuid: Option<String>,
     pub name: Option<String>,
@@ -20,8 +20,9 @@ pub struct TagIn {
     pub name: String,
 }
 
+/// A project's `parent`: upstream reads a whole Project and uses its `uuid`, so the other
+/// Project fields a client sends along are accepted and ignored.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct ParentIn {
     pub uuid: Option<String>,
     #[serde(default)]
@@ -30,7 +31,93 @@ pub struct ParentIn {
     pub version: Option<String>,
 }
 
-/// The Project body of `PUT|POST /project`.
+/// An `OrganizationalContact`: an author, or a contact of an organization.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactIn {
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+}
+
+/// An `OrganizationalEntity`: a manufacturer or supplier.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrganizationIn {
+    pub name: Option<String>,
+    pub urls: Option<Vec<String>>,
+    pub contacts: Option<Vec<ContactIn>>,
+}
+
+/// An `ExternalReference`; `type` is one of [`EXTERNAL_REFERENCE_TYPES`].
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalRefIn {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub url: Option<String>,
+    pub comment: Option<String>,
+}
+
+/// The CycloneDX external reference types upstream's enum knows.
+pub const EXTERNAL_REFERENCE_TYPES: &[&str] = &[
+    "vcs",
+    "issue-tracker",
+    "website",
+    "advisories",
+    "bom",
+    "mailing-list",
+    "social",
+    "chat",
+    "documentation",
+    "support",
+    "source-distribution",
+    "distribution",
+    "distribution-intake",
+    "license",
+    "build-meta",
+    "build-system",
+    "release-notes",
+    "security-contact",
+    "model_card",
+    "attestation",
+    "threat-model",
+    "adversary-model",
+    "risk-assessment",
+    "vulnerability-assertion",
+    "exploitability-statement",
+    "pentest-report",
+    "static-analysis-report",
+    "dynamic-analysis-report",
+    "runtime-analysis-report",
+    "component-analysis-report",
+    "maturity-report",
+    "certification-report",
+    "codified-infrastructure",
+    "quality-metrics",
+    "log",
+    "configuration",
+    "evidence",
+    "formulation",
+    "rfc-9116",
+    "electronic-signature",
+    "digital-signature",
+    "other",
+];
+
+/// Upstream's `ProjectCollectionLogic`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CollectionLogic {
+    None,
+    AggregateDirectChildren,
+    AggregateDirectChildrenWithTag,
+    AggregateLatestVersionChildren,
+}
+
+/// The Project body of `PUT|POST /project` and `PATCH /project/{uuid}`. Every field of
+/// upstream's Project is accepted; the read-only ones (`metrics`, `versions`, `metadata`,
+/// `lastBomImport`, ...) are ignored, as upstream ignores them on writes.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ProjectIn {
@@ -49,9 +136,104 @@ pub struct ProjectIn {
     pub tags: Option<Vec<TagIn>>,
     pub parent: Option<ParentIn>,
     pub access_teams: Option<Vec<TeamRefIn>>,
-    pub collection_logic: Option<String>,
+    pub collection_logic: Option<CollectionLogic>,
+    pub collection_tag: Option<TagIn>,
+    pub authors: Option<Vec<ContactIn>>,
+    /// Deprecated: one author by name (`authors` wins when both are sent).
+    pub author: Option<String>,
+    pub manufacturer: Option<OrganizationIn>,
+    pub supplier: Option<OrganizationIn>,
+    pub external_references: Option<Vec<ExternalRefIn>>,
     pub properties: Option<Vec<Value>>,
     pub children: Option<Vec<Value>>,
+    // Read-only or computed upstream: accepted so that a project read back can be sent again.
+    pub direct_dependencies: Option<Value>,
+    pub last_bom_import: Option<Value>,
+    pub last_bom_import_format: Option<Value>,
+    pub last_inherited_risk_score: Option<Value>,
+    pub last_vulnerability_analysis: Option<Value>,
+    pub metadata: Option<Value>,
+    pub metrics: Option<Value>,
+    pub versions: Option<Value>,
+    pub bom_ref: Option<Value>,
+}
+
+/// `PUT /project/clone` (`CloneProjectRequest`): `project` and `version` required.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CloneIn {
+    pub project: Option<String>,
+    pub version: Option<String>,
+    #[serde(default)]
+    pub include_tags: bool,
+    #[serde(default)]
+    pub include_properties: bool,
+    #[serde(default)]
+    pub include_dependencies: bool,
+    #[serde(default)]
+    pub include_components: bool,
+    #[serde(default)]
+    pub include_services: bool,
+    #[serde(default)]
+    pub include_audit_history: bool,
+    #[serde(default, rename = "includeACL")]
+    pub include_acl: bool,
+    #[serde(default)]
+    pub include_policy_violations: bool,
+    #[serde(default)]
+    pub make_clone_latest: bool,
+}
+
+/// Upstream's `IConfigProperty.PropertyType`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PropertyType {
+    Boolean,
+    Integer,
+    Number,
+    String,
+    #[serde(rename = "ENCRYPTEDSTRING")]
+    EncryptedString,
+    Timestamp,
+    Url,
+    Uuid,
+}
+
+impl PropertyType {
+    pub fn name(self) -> &'static str {
+        match self {
+            PropertyType::Boolean => "BOOLEAN",
+            PropertyType::Integer => "INTEGER",
+            PropertyType::Number => "NUMBER",
+            PropertyType::String => "STRING",
+            PropertyType::EncryptedString => "ENCRYPTEDSTRING",
+            PropertyType::Timestamp => "TIMESTAMP",
+            PropertyType::Url => "URL",
+            PropertyType::Uuid => "UUID",
+        }
+    }
+}
+
+/// A `ProjectProperty` body of `PUT|POST|DELETE /project/{uuid}/property`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PropertyIn {
+    pub group_name: Option<String>,
+    pub property_name: Option<String>,
+    pub property_value: Option<String>,
+    pub property_type: Option<PropertyType>,
+    pub description: Option<String>,
+}
+
+/// `PUT /vex` (`VexSubmitRequest`); `vex` is required (a JSON `null` passes that check).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct VexSubmitIn {
+    pub project: Option<String>,
+    pub project_name: Option<String>,
+    pub project_version: Option<String>,
+    #[serde(deserialize_with = "present")]
+    pub vex: Option<String>,
 }
 
 /// Upstream's `Classifier` enum; other names do not map.

@@ -109,10 +109,60 @@ pub struct Project {
     pub metrics: Option<ProjectMetrics>,
     /// (uuid, version, active) of every project with this name, on single-project reads.
     pub versions: Option<Vec<(String, Option<String>, bool)>>,
+    /// The 4.13+ metadata fields, stored as sent (`None` = never set).
+    pub details: ProjectDetails,
+    /// Project properties (group, name, value, type, description), by group and name.
+    pub properties: Vec<ProjectProperty>,
+}
+
+/// A person of a project's `authors` or an organization's `contacts`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Contact {
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+}
+
+/// A project's `manufacturer` or `supplier`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Organization {
+    pub name: Option<String>,
+    pub urls: Vec<String>,
+    pub contacts: Vec<Contact>,
+}
+
+/// One of a project's `externalReferences`: CycloneDX reference type, URL, comment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExternalRef {
+    pub kind: Option<String>,
+    pub url: String,
+    pub comment: Option<String>,
+}
+
+/// The descriptive project fields DT 4.13 added, and the collection tag.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProjectDetails {
+    pub authors: Option<Vec<Contact>>,
+    pub manufacturer: Option<Organization>,
+    pub supplier: Option<Organization>,
+    pub external_references: Option<Vec<ExternalRef>>,
+    /// The tag `AGGREGATE_DIRECT_CHILDREN_WITH_TAG` aggregates.
+    pub collection_tag: Option<String>,
+}
+
+/// A project property. ENCRYPTEDSTRING values are never shown (see the property rules).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProjectProperty {
+    pub group: String,
+    pub name: String,
+    pub value: Option<String>,
+    /// Upstream's type name: BOOLEAN, INTEGER, NUMBER, STRING, ENCRYPTEDSTRING, TIMESTAMP, URL, UUID.
+    pub kind: String,
+    pub description: Option<String>,
 }
 
 /// The fields a client may set on a project.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProjectFields {
     pub name: String,
     pub version: Option<String>,
@@ -129,9 +179,48 @@ pub struct ProjectFields {
     pub parent_uuid: Option<String>,
     /// Teams (by uuid or name) to map to a new project.
     pub access_teams: Vec<TeamRef>,
+    /// `NONE` or one of the aggregating logics.
+    pub collection_logic: String,
+    pub details: ProjectDetails,
 }
 
-#[derive(Clone, Debug)]
+/// `PATCH /project/{uuid}`: only the fields sent (`Some`) change.
+#[derive(Clone, Debug, Default)]
+pub struct ProjectPatch {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub group: Option<String>,
+    pub description: Option<String>,
+    pub publisher: Option<String>,
+    pub classifier: Option<String>,
+    pub cpe: Option<String>,
+    pub purl: Option<String>,
+    pub swid_tag_id: Option<String>,
+    pub active: Option<bool>,
+    pub is_latest: Option<bool>,
+    pub tags: Option<Vec<String>>,
+    pub parent_uuid: Option<String>,
+    pub collection_logic: Option<String>,
+    /// The descriptive fields; each `Some` replaces the stored value.
+    pub details: ProjectDetails,
+}
+
+/// What `PUT /project/clone` copies: the new version and the include flags.
+#[derive(Clone, Debug, Default)]
+pub struct CloneRequest {
+    pub project: String,
+    pub version: String,
+    pub include_tags: bool,
+    pub include_properties: bool,
+    pub include_components: bool,
+    pub include_services: bool,
+    pub include_audit_history: bool,
+    pub include_acl: bool,
+    pub include_policy_violations: bool,
+    pub make_clone_latest: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
 pub enum TeamRef {
     Uuid(String),
     Name(String),
