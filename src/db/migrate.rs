@@ -49,6 +49,10 @@ pub const UPLOADS_SQL: &str = include_str!("uploads.sql");
 /// database, and by the upgrade from version 12 (which added them as version 13).
 pub const BOT_SERVICES_SQL: &str = include_str!("bot_services.sql");
 
+/// OSV vulnerability data and the internal analyzer's state: applied after [`SCHEMA_SQL`] to a
+/// new database, and by the upgrade from version 13 (which added them as version 14).
+pub const OSV_SQL: &str = include_str!("osv.sql");
+
 /// The files of tables added after [`SCHEMA_SQL`], each with the schema version that added it:
 /// applied in this order after [`SCHEMA_SQL`] to a new database, and each one by the upgrade
 /// into its version, so each file is the one place its DDL lives.
@@ -59,10 +63,11 @@ pub const ADDED_FILES: &[(i64, &str)] = &[
     (11, SCHEDULED_SQL),
     (12, UPLOADS_SQL),
     (13, BOT_SERVICES_SQL),
+    (14, OSV_SQL),
 ];
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -296,7 +301,7 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(n, 21);
+        assert_eq!(n, 27);
         let settings: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'user_settings'",
