@@ -1,5 +1,5 @@
 //! The `outpost` command line: `serve`, `check-config`, `create-user`,
-//! `deptrack create-team`, `deptrack import-osv`, `backup`.
+//! `deptrack create-team`, `deptrack import-osv`, `deptrack unknown-matches`, `backup`.
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
 //! defaults), does its one job and returns an exit code. Errors are printed once, here.
@@ -108,6 +108,12 @@ enum DeptrackCommand {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// List the matches the analyzer could not decide because a version does not parse
+    /// (they are neither findings nor clean).
+    UnknownMatches {
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
 }
 
@@ -307,6 +313,30 @@ fn run(command: Command) -> Result<(), String> {
                 write!(out, "{text}")
             };
             written.map_err(|e| format!("cannot write the result: {e}"))
+        }
+        Command::Deptrack {
+            command: DeptrackCommand::UnknownMatches { config },
+        } => {
+            let cfg = load(config.as_ref())?;
+            let rows = runtime()?.block_on(async {
+                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
+                crate::domain::dtrack::osv::matching::unknown_matches(&state)
+                    .await
+                    .map_err(|e| describe(&e))
+            })?;
+            let mut text = String::new();
+            for (project, pv, comp, cv, purl, vuln, reason) in rows {
+                text.push_str(&format!(
+                    "{project} {}\t{comp} {}\t{}\t{vuln}\t{reason}\n",
+                    pv.unwrap_or_default(),
+                    cv.unwrap_or_default(),
+                    purl.unwrap_or_default()
+                ));
+            }
+            std::io::stdout()
+                .lock()
+                .write_all(text.as_bytes())
+                .map_err(|e| format!("cannot write the result: {e}"))
         }
         Command::Backup { config, to } => {
             let cfg = load(config.as_ref())?;

@@ -198,18 +198,38 @@ pub fn set_unknown(
     Ok(())
 }
 
-/// A project's undecidable matches: (component uuid, name, version, vulnerability id, reason).
-pub type UnknownMatch = (String, String, Option<String>, String, String);
+/// An undecidable match: project name and version, component name and version, purl,
+/// vulnerability id, reason.
+pub type UnknownMatch = (
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    String,
+);
 
-pub fn unknown_matches(c: &Connection, project: ProjectId) -> Result<Vec<UnknownMatch>> {
+/// Every undecidable match, by project, component and vulnerability.
+pub fn unknown_matches(c: &Connection) -> Result<Vec<UnknownMatch>> {
     let mut st = c.prepare_cached(
-        "SELECT c.uuid, c.name, c.version, v.vuln_id, u.reason FROM dt_unknown_matches u
+        "SELECT p.name, p.version, c.name, c.version, c.purl, v.vuln_id, u.reason
+         FROM dt_unknown_matches u
          JOIN dt_components c ON c.id = u.component_id
+         JOIN dt_projects p ON p.id = c.project_id
          JOIN dt_vulnerabilities v ON v.id = u.vulnerability_id
-         WHERE c.project_id = ?1 ORDER BY c.name, c.version, v.vuln_id",
+         ORDER BY p.name, p.version, c.name, c.version, v.vuln_id",
     )?;
-    let rows = st.query_map([project.0], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    let rows = st.query_map([], |r| {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+            r.get(6)?,
+        ))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

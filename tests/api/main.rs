@@ -27,6 +27,7 @@ mod dtrack_bom;
 mod dtrack_cli;
 mod dtrack_findings;
 mod dtrack_identity;
+mod dtrack_osv;
 mod dtrack_policies;
 mod dtrack_portfolio;
 mod emoji_names;

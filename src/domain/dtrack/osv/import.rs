@@ -271,15 +271,15 @@ fn store_batch(c: &rusqlite::Connection, batch: &[Advisory]) -> Result<Stored> {
 
 /// Imports OSV data from a zip, a JSON record or a directory of them.
 pub async fn import_path(state: &AppState, path: &Path) -> Result<ImportReport> {
-    let mut files = Vec::new();
-    files_under(path, &mut files, MAX_DEPTH)
-        .map_err(|e| Error::bad_request(format!("cannot read {}: {e}", path.display())))?;
     if !path.exists() {
         return Err(Error::bad_request(format!(
             "{} does not exist",
             path.display()
         )));
     }
+    let mut files = Vec::new();
+    files_under(path, &mut files, MAX_DEPTH)
+        .map_err(|e| Error::bad_request(format!("cannot read {}: {e}", path.display())))?;
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Item>(4);
     let reader = std::thread::Builder::new()
         .name("outpost-osv-read".into())

@@ -205,3 +205,10 @@ pub async fn is_pending(state: &AppState, token: &str) -> Result<bool> {
         .read(move |c| db::analysis_request_pending(c, &token))
         .await
 }
+
+/// Every match the analyzer could not decide (a version that does not parse under the
+/// ecosystem's comparator, or a package URL without a version): reported by
+/// `outpost deptrack unknown-matches`, never shown as clean.
+pub async fn unknown_matches(state: &AppState) -> Result<Vec<db::UnknownMatch>> {
+    state.db.read(db::unknown_matches).await
+}
