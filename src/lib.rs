@@ -28,7 +28,9 @@
 //! table names each endpoint's permission, credentials are checked (API keys through a cache
 //! that is invalidated by every Dependency-Track write), and handlers call the rules in
 //! [`domain::dtrack`]. Accepted BOM uploads are stored first and imported by a background
-//! worker started with the listener.
+//! worker started with the listener. Vulnerability data comes from OSV exports imported by
+//! `outpost deptrack import-osv`; the internal analyzer (`domain::dtrack::osv`) matches
+//! components against it in the same transaction as every change that could alter a match.
 //!
 //! # Code map
 //!
@@ -48,6 +50,8 @@
 //!   no HTTP, no wire JSON, no SQL text, no `zulip` import. [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
 //!   logins, JWTs, `odt_` keys), portfolio and ACL, findings and analyses with their audit
 //!   trail, policies and their evaluation, metrics and badge facts, BOM acceptance and import,
+//!   OSV data (`osv`: record reading, package URLs, OSV's evaluation algorithm, streaming zip
+//!   import, the internal analyzer) over per-ecosystem version comparators (`versions`),
 //!   and the per-process state (signing key, system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
 //!   values) behind `PATCH /settings` and the `user_settings` register state;

@@ -281,7 +281,14 @@ pub fn findings_page(c: &Connection, f: &FindingFilter) -> Result<(Vec<Finding>,
                 .replace('_', "\\_")
         )
     });
-    let filter = "(?1 IS NULL OR c.project_id = ?1) AND (?2 OR coalesce(a.suppressed, 0) = 0)
+    // One project's findings start from its components (the index); the portfolio's from all.
+    let project_filter = if f.project.is_some() {
+        "c.project_id = ?1"
+    } else {
+        "?1 IS NULL"
+    };
+    let filter = format!(
+        "{project_filter} AND (?2 OR coalesce(a.suppressed, 0) = 0)
          AND (?3 IS NULL OR v.source = ?3) AND (?4 OR p.active = 1)
          AND (?5 IS NULL OR EXISTS (SELECT 1 FROM dt_project_access_teams t
               WHERE t.project_id = p.id AND instr(',' || ?5 || ',', ',' || t.team_id || ',') > 0))
@@ -289,7 +296,8 @@ pub fn findings_page(c: &Connection, f: &FindingFilter) -> Result<(Vec<Finding>,
          AND (?7 IS NULL OR instr(',' || ?7 || ',', ',' || coalesce(a.state, 'NOT_SET') || ',') > 0)
          AND (?8 IS NULL OR lower(v.vuln_id) LIKE ?8 ESCAPE '\\'
               OR lower(coalesce(v.title, '')) LIKE ?8 ESCAPE '\\'
-              OR lower(c.name) LIKE ?8 ESCAPE '\\')";
+              OR lower(c.name) LIKE ?8 ESCAPE '\\')"
+    );
     let from = "FROM dt_component_vulnerabilities cv
          JOIN dt_components c ON c.id = cv.component_id
          JOIN dt_projects p ON p.id = c.project_id
@@ -307,9 +315,6 @@ pub fn findings_page(c: &Connection, f: &FindingFilter) -> Result<(Vec<Finding>,
         f.limit.unwrap_or(-1),
         f.offset
     ];
-    let total: i64 = c
-        .prepare_cached(&format!("SELECT count(*) {from} WHERE {filter}"))?
-        .query_row(&args[..8], |r| r.get(0))?;
     let sql = format!(
         "SELECT {VULN_COLS}, {}, cv.attributed_on_ms, cv.analyzer, a.state,
              coalesce(a.suppressed, 0)
@@ -332,7 +337,15 @@ pub fn findings_page(c: &Connection, f: &FindingFilter) -> Result<(Vec<Finding>,
             suppressed: r.get(own + 3)?,
         })
     })?;
-    Ok((rows.collect::<rusqlite::Result<_>>()?, total))
+    let found: Vec<Finding> = rows.collect::<rusqlite::Result<_>>()?;
+    // Without paging the rows are the total.
+    let total = if f.limit.is_none() && f.offset == 0 {
+        found.len() as i64
+    } else {
+        c.prepare_cached(&format!("SELECT count(*) {from} WHERE {filter}"))?
+            .query_row(&args[..8], |r| r.get(0))?
+    };
+    Ok((found, total))
 }
 
 /// The findings of a project, optionally with suppressed ones.
