@@ -524,3 +524,104 @@ async fn vulnerability_and_portfolio_finding_listings() {
         .await;
     assert_eq!(r.headers["x-total-count"], "1");
 }
+
+/// A one-purpose HTTP server on 127.0.0.1 serving OSV exports: `/npm/all.zip` with a
+/// Content-Length, `/PyPI/all.zip` in chunks, 404 for anything else. It ends with the test.
+async fn export_server(npm: Vec<u8>, pypi: Vec<u8>) -> std::net::SocketAddr {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let (npm, pypi) = (npm.clone(), pypi.clone());
+            tokio::spawn(async move {
+                let mut got = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !got.windows(4).any(|w| w == b"\r\n\r\n") && got.len() < 65_536 {
+                    match sock.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => got.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&got).to_string();
+                let path = head.split(' ').nth(1).unwrap_or("");
+                let reply = match path {
+                    "/npm/all.zip" => {
+                        let mut r = format!(
+                            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                            npm.len()
+                        )
+                        .into_bytes();
+                        r.extend(npm);
+                        r
+                    }
+                    "/PyPI/all.zip" => {
+                        let mut r = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                            .to_vec();
+                        for chunk in pypi.chunks(100) {
+                            r.extend(format!("{:x}\r\n", chunk.len()).into_bytes());
+                            r.extend(chunk);
+                            r.extend(b"\r\n");
+                        }
+                        r.extend(b"0\r\n\r\n");
+                        r
+                    }
+                    _ => {
+                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                            .to_vec()
+                    }
+                };
+                let _ = sock.write_all(&reply).await;
+                let _ = sock.shutdown().await;
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test]
+async fn exports_are_fetched_on_a_schedule_from_the_configured_url() {
+    let dir = tempfile::tempdir().unwrap();
+    zip_folder(&fixtures().join("npm"), &dir.path().join("npm.zip"));
+    zip_folder(&fixtures().join("PyPI"), &dir.path().join("pypi.zip"));
+    let addr = export_server(
+        std::fs::read(dir.path().join("npm.zip")).unwrap(),
+        std::fs::read(dir.path().join("pypi.zip")).unwrap(),
+    )
+    .await;
+    let dt = Dt::start_with(|c| {
+        c.deptrack.osv_base_url = format!("http://{addr}");
+        // Maven is not served (404): logged, and the others go on.
+        c.deptrack.osv_ecosystems = "npm,Maven,PyPI".into();
+    })
+    .await;
+    let k = dt.key("Admins", &all()).await;
+    let mut total = String::new();
+    for _ in 0..1000 {
+        let r = dt.get("/api/v1/vulnerability", &k).await;
+        total = r.headers["x-total-count"].to_str().unwrap().to_string();
+        // npm's three records and PyPI's two valid ones.
+        if total == "5" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(total, "5");
+    let r = dt
+        .get("/api/v1/vulnerability/source/OSV/vuln/PYSEC-2099-11", &k)
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    // The downloads were temporary.
+    let osv_dir = dt.server.state.config.data_dir.join("osv");
+    for _ in 0..500 {
+        let left = std::fs::read_dir(&osv_dir).map(|d| d.count()).unwrap_or(0);
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        std::fs::read_dir(&osv_dir).map(|d| d.count()).unwrap_or(0),
+        0
+    );
+}

@@ -121,7 +121,11 @@ fn read_all(files: Vec<PathBuf>, tx: tokio::sync::mpsc::Sender<Item>) {
     let send = |item: Item| tx.blocking_send(item).is_ok();
     let take =
         |name: &str, bytes: std::result::Result<Vec<u8>, String>, batch: &mut Vec<Advisory>| {
-            let parsed = bytes.and_then(|b| record::parse(&b));
+            // A panic while reading one record refuses that record, not the import.
+            let parsed = bytes.and_then(|b| {
+                std::panic::catch_unwind(|| record::parse(&b))
+                    .unwrap_or_else(|_| Err("the record could not be read (internal error)".into()))
+            });
             match parsed {
                 Ok(mut a) => {
                     for p in a.problems.drain(..) {

@@ -155,14 +155,18 @@ pub fn parse_time(s: &str) -> Option<i64> {
     }
     let offset_min = match rest {
         "Z" | "z" | "" => 0,
-        o if o.len() == 6 && (o.starts_with('+') || o.starts_with('-')) && &o[3..4] == ":" => {
+        o if o.len() == 6
+            && (o.starts_with('+') || o.starts_with('-'))
+            && o.get(3..4) == Some(":") =>
+        {
             let sign = if o.starts_with('-') { -1 } else { 1 };
-            let part = |t: &str| -> Option<i64> {
+            let part = |t: Option<&str>| -> Option<i64> {
+                let t = t?;
                 t.bytes()
                     .all(|c| c.is_ascii_digit())
                     .then(|| t.parse().ok())?
             };
-            sign * (part(&o[1..3])? * 60 + part(&o[4..6])?)
+            sign * (part(o.get(1..3))? * 60 + part(o.get(4..6))?)
         }
         _ => return None,
     };
@@ -398,6 +402,8 @@ mod tests {
         );
         assert_eq!(parse_time("2021-13-01T00:00:00Z"), None);
         assert_eq!(parse_time("yesterday"), None);
+        assert_eq!(parse_time("2021-01-01T00:00:00+0\u{e9}00"), None);
+        assert_eq!(parse_time("2021-01-01T00:00:00.\u{e9}"), None);
     }
 
     #[test]
