@@ -525,15 +525,18 @@ async fn vulnerability_and_portfolio_finding_listings() {
     assert_eq!(r.headers["x-total-count"], "1");
 }
 
-/// A one-purpose HTTP server on 127.0.0.1 serving OSV exports: `/npm/all.zip` with a
-/// Content-Length, `/PyPI/all.zip` in chunks, 404 for anything else. It ends with the test.
-async fn export_server(npm: Vec<u8>, pypi: Vec<u8>) -> std::net::SocketAddr {
+/// What the test server serves: path → (sent in chunks, body).
+type Files = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, (bool, Vec<u8>)>>>;
+
+/// A one-purpose HTTP server on 127.0.0.1 serving OSV exports from `files` (with a
+/// Content-Length or in chunks), 404 for anything else. It ends with the test.
+async fn export_server(files: Files) -> std::net::SocketAddr {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         while let Ok((mut sock, _)) = listener.accept().await {
-            let (npm, pypi) = (npm.clone(), pypi.clone());
+            let files = files.clone();
             tokio::spawn(async move {
                 let mut got = Vec::new();
                 let mut buf = [0u8; 4096];
@@ -544,21 +547,22 @@ async fn export_server(npm: Vec<u8>, pypi: Vec<u8>) -> std::net::SocketAddr {
                     }
                 }
                 let head = String::from_utf8_lossy(&got).to_string();
-                let path = head.split(' ').nth(1).unwrap_or("");
-                let reply = match path {
-                    "/npm/all.zip" => {
+                let path = head.split(' ').nth(1).unwrap_or("").to_string();
+                let file = files.lock().unwrap().get(&path).cloned();
+                let reply = match file {
+                    Some((false, body)) => {
                         let mut r = format!(
                             "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                            npm.len()
+                            body.len()
                         )
                         .into_bytes();
-                        r.extend(npm);
+                        r.extend(body);
                         r
                     }
-                    "/PyPI/all.zip" => {
+                    Some((true, body)) => {
                         let mut r = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                             .to_vec();
-                        for chunk in pypi.chunks(100) {
+                        for chunk in body.chunks(100) {
                             r.extend(format!("{:x}\r\n", chunk.len()).into_bytes());
                             r.extend(chunk);
                             r.extend(b"\r\n");
@@ -566,7 +570,7 @@ async fn export_server(npm: Vec<u8>, pypi: Vec<u8>) -> std::net::SocketAddr {
                         r.extend(b"0\r\n\r\n");
                         r
                     }
-                    _ => {
+                    None => {
                         b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                             .to_vec()
                     }
@@ -579,16 +583,26 @@ async fn export_server(npm: Vec<u8>, pypi: Vec<u8>) -> std::net::SocketAddr {
     addr
 }
 
+/// The zipped records of a fixture folder.
+fn zipped(folder: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("all.zip");
+    zip_folder(&fixtures().join(folder), &path);
+    std::fs::read(path).unwrap()
+}
+
 #[tokio::test]
 async fn exports_are_fetched_on_a_schedule_from_the_configured_url() {
-    let dir = tempfile::tempdir().unwrap();
-    zip_folder(&fixtures().join("npm"), &dir.path().join("npm.zip"));
-    zip_folder(&fixtures().join("PyPI"), &dir.path().join("pypi.zip"));
-    let addr = export_server(
-        std::fs::read(dir.path().join("npm.zip")).unwrap(),
-        std::fs::read(dir.path().join("pypi.zip")).unwrap(),
-    )
-    .await;
+    let files = Files::default();
+    files
+        .lock()
+        .unwrap()
+        .insert("/npm/all.zip".into(), (false, zipped("npm")));
+    files
+        .lock()
+        .unwrap()
+        .insert("/PyPI/all.zip".into(), (true, zipped("PyPI")));
+    let addr = export_server(files).await;
     let dt = Dt::start_with(|c| {
         c.deptrack.osv_base_url = format!("http://{addr}");
         // Maven is not served (404): logged, and the others go on.
@@ -611,17 +625,78 @@ async fn exports_are_fetched_on_a_schedule_from_the_configured_url() {
         .get("/api/v1/vulnerability/source/OSV/vuln/PYSEC-2099-11", &k)
         .await;
     assert_eq!(r.status, 200, "{:?}", r.raw);
-    // The downloads were temporary.
+    // The downloads were temporary: only the markers of the ecosystems imported whole stay.
     let osv_dir = dt.server.state.config.data_dir.join("osv");
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(&osv_dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        names.sort();
+        names
+    };
     for _ in 0..500 {
-        let left = std::fs::read_dir(&osv_dir).map(|d| d.count()).unwrap_or(0);
-        if left == 0 {
+        if listing() == ["PyPI.synced", "npm.synced"] {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
+    assert_eq!(listing(), vec!["PyPI.synced", "npm.synced"]);
+}
+
+#[tokio::test]
+async fn later_fetches_take_only_the_records_modified_since() {
+    use outpost::domain::dtrack::osv::fetch::sync_ecosystem;
+    let files = Files::default();
+    files
+        .lock()
+        .unwrap()
+        .insert("/npm/all.zip".into(), (false, zipped("npm")));
+    let base = format!("http://{}", export_server(files.clone()).await);
+    let dt = Dt::start().await;
+    let k = dt.key("Admins", &all()).await;
+    let state = &dt.server.state;
+    sync_ecosystem(state, &base, "npm").await.unwrap();
+    let r = dt.get("/api/v1/vulnerability", &k).await;
+    assert_eq!(r.headers["x-total-count"], "3");
+    // The whole export is gone; the list names one changed record, newest first.
+    {
+        let mut f = files.lock().unwrap();
+        f.remove("/npm/all.zip");
+        f.insert(
+            "/npm/modified_id.csv".into(),
+            (
+                false,
+                b"2025-10-01T00:00:00Z,GHSA-acme-0001-npm1\n2025-03-01T00:00:00Z,GHSA-acme-0003-left\n2025-02-01T00:00:00Z,GHSA-acme-0002-wdrn\n".to_vec(),
+            ),
+        );
+        f.insert(
+            "/npm/GHSA-acme-0001-npm1.json".into(),
+            (
+                true,
+                std::fs::read(fixtures().join("update/GHSA-acme-0001-npm1.json")).unwrap(),
+            ),
+        );
+    }
+    sync_ecosystem(state, &base, "npm").await.unwrap();
+    let r = dt
+        .get(
+            "/api/v1/vulnerability/source/GITHUB/vuln/GHSA-acme-0001-npm1",
+            &k,
+        )
+        .await;
     assert_eq!(
-        std::fs::read_dir(&osv_dir).map(|d| d.count()).unwrap_or(0),
-        0
+        r.body["title"],
+        "Prototype pollution in @acme/parser (corrected range)"
     );
+    // Without the list, the whole export is needed; its absence is an error, and nothing
+    // is left behind.
+    files.lock().unwrap().remove("/npm/modified_id.csv");
+    let err = sync_ecosystem(state, &base, "npm").await.unwrap_err();
+    assert!(err.contains("404"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(state.config.data_dir.join("osv"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(left, vec!["npm.synced"]);
 }
