@@ -360,6 +360,10 @@ pub async fn start(
                 Arc::clone(&state),
                 stop_rx.clone(),
             ));
+            tokio::spawn(crate::domain::dtrack::osv::fetch::worker(
+                Arc::clone(&state),
+                stop_rx.clone(),
+            ));
             let api = Arc::new(crate::dtrack::DtrackApi::new(Arc::clone(&state)));
             let t = tokio::spawn(crate::http::server::serve(
                 listener,

@@ -1,5 +1,6 @@
 //! The `outpost` command line: `serve`, `check-config`, `create-user`,
-//! `deptrack create-team`, `backup`, `restore`.
+//! `deptrack create-team`, `deptrack import-osv`, `deptrack unknown-matches`, `backup`,
+//! `restore`.
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
 //! defaults), does its one job and returns an exit code. Errors are printed once, here.
@@ -105,6 +106,24 @@ enum DeptrackCommand {
         /// Print `{"uuid":"..","api_key":".."}`.
         #[arg(long)]
         json: bool,
+    },
+    /// Import OSV vulnerability data (an ecosystem's all.zip, a JSON record, or a directory of
+    /// them) and re-check the components of the packages it names.
+    ImportOsv {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// A zip, a .json file, or a directory of .zip and .json files.
+        #[arg(long = "from")]
+        from: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the matches the analyzer could not decide because a version does not parse
+    /// (they are neither findings nor clean).
+    UnknownMatches {
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
 }
 
@@ -252,6 +271,84 @@ fn run(command: Command) -> Result<(), String> {
             written.map_err(|e| format!("cannot write the result: {e}"))
         }
         Command::Restore { config, from } => restore(config.as_ref(), &from),
+        Command::Deptrack {
+            command: DeptrackCommand::ImportOsv { config, from, json },
+        } => {
+            let cfg = load(config.as_ref())?;
+            init_logging(&cfg);
+            let report = runtime()?.block_on(async {
+                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
+                crate::domain::dtrack::osv::import::import_path(&state, &from)
+                    .await
+                    .map_err(|e| describe(&e))
+            })?;
+            let mut out = std::io::stdout().lock();
+            let written = if json {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({
+                        "files": report.files,
+                        "records": report.records,
+                        "stored": report.stored,
+                        "unchanged": report.unchanged,
+                        "withdrawn": report.withdrawn,
+                        "refused": report.refused,
+                        "projects_changed": report.projects_changed,
+                        "problem_count": report.problem_count,
+                        "problems": report.problems,
+                    })
+                )
+            } else {
+                let mut text = format!(
+                    "files: {}\nrecords: {}\nstored: {}\nunchanged: {}\nwithdrawn: {}\n\
+                     refused: {}\nprojects with changed findings: {}\nproblems: {}\n",
+                    report.files,
+                    report.records,
+                    report.stored,
+                    report.unchanged,
+                    report.withdrawn,
+                    report.refused,
+                    report.projects_changed,
+                    report.problem_count
+                );
+                for p in &report.problems {
+                    text.push_str(&format!("  {p}\n"));
+                }
+                if report.problem_count > report.problems.len() {
+                    text.push_str(&format!(
+                        "  … and {} more\n",
+                        report.problem_count - report.problems.len()
+                    ));
+                }
+                write!(out, "{text}")
+            };
+            written.map_err(|e| format!("cannot write the result: {e}"))
+        }
+        Command::Deptrack {
+            command: DeptrackCommand::UnknownMatches { config },
+        } => {
+            let cfg = load(config.as_ref())?;
+            let rows = runtime()?.block_on(async {
+                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
+                crate::domain::dtrack::osv::matching::unknown_matches(&state)
+                    .await
+                    .map_err(|e| describe(&e))
+            })?;
+            let mut text = String::new();
+            for (project, pv, comp, cv, purl, vuln, reason) in rows {
+                text.push_str(&format!(
+                    "{project} {}\t{comp} {}\t{}\t{vuln}\t{reason}\n",
+                    pv.unwrap_or_default(),
+                    cv.unwrap_or_default(),
+                    purl.unwrap_or_default()
+                ));
+            }
+            std::io::stdout()
+                .lock()
+                .write_all(text.as_bytes())
+                .map_err(|e| format!("cannot write the result: {e}"))
+        }
         Command::Backup { config, to } => {
             let cfg = load(config.as_ref())?;
             let path = app::database_path(&cfg);

@@ -177,6 +177,12 @@ pub struct DeptrackConfig {
     pub acl_enabled: bool,
     /// Serve badges without credentials (upstream's `general/badge.enabled`).
     pub badges_unauthenticated: bool,
+    /// Where OSV's exports are fetched from (`<base>/<ecosystem>/all.zip`); empty = never.
+    pub osv_base_url: String,
+    /// The ecosystems fetched, comma-separated as OSV names them (`npm,PyPI`).
+    pub osv_ecosystems: String,
+    /// Time between two fetches of every ecosystem.
+    pub osv_interval: std::time::Duration,
 }
 }
 

@@ -29,7 +29,9 @@
 //! table names each endpoint's permission, credentials are checked (API keys through a cache
 //! that is invalidated by every Dependency-Track write), and handlers call the rules in
 //! [`domain::dtrack`]. Accepted BOM uploads are stored first and imported by a background
-//! worker started with the listener.
+//! worker started with the listener. Vulnerability data comes from OSV exports imported by
+//! `outpost deptrack import-osv`; the internal analyzer (`domain::dtrack::osv`) matches
+//! components against it in the same transaction as every change that could alter a match.
 //!
 //! # Code map
 //!
@@ -53,7 +55,10 @@
 //!   PATCH, clones, latest/children listings, properties, with `sealed` for ENCRYPTEDSTRING
 //!   values), findings and analyses with their audit trail, policies and their evaluation,
 //!   metrics (collections aggregate their children) and badge facts, BOM acceptance and
-//!   import, exports and VEX import (`exchange`, `vex`), and the per-process state (signing key, system UUID, generation-checked caches).
+//!   import, exports and VEX import (`exchange`, `vex`), OSV data (`osv`: record reading,
+//!   package URLs, OSV's evaluation algorithm, streaming zip import, the internal analyzer) over
+//!   per-ecosystem version comparators (`versions`), and the per-process state (signing key,
+//!   system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
 //!   values) behind `PATCH /settings` and the `user_settings` register state;
 //!   [`domain::realm_settings`] the catalogue of organization settings behind `PATCH /realm`

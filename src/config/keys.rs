@@ -256,6 +256,50 @@ pub(super) const KEYS: &[Key] = &[
         "Address and port of that listener; keep it on loopback or a private network.",
     ),
     key(
+        "deptrack",
+        "osv_base_url",
+        Kind::Str {
+            default: "",
+            check: |v| {
+                v.is_empty()
+                    || ((v.starts_with("http://") || v.starts_with("https://"))
+                        && !v.chars().any(|c| c.is_whitespace() || c.is_control()))
+            },
+            problem: "deptrack.osv_base_url must be empty or an http:// or https:// URL",
+            get: |c| c.deptrack.osv_base_url.clone(),
+            set: |c, v| c.deptrack.osv_base_url = v.trim_end_matches('/').to_string(),
+        },
+        "Fetch OSV's exports (<base>/<ecosystem>/all.zip) from this URL (OSV's public bucket or a\n\
+         mirror of it) on a schedule; empty: data comes only from `outpost deptrack import-osv`.",
+    ),
+    key(
+        "deptrack",
+        "osv_ecosystems",
+        Kind::Str {
+            default: "",
+            check: |v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|e| !e.is_empty())
+                    .all(|e| {
+                        e.len() <= 64
+                            && e.bytes()
+                                .all(|b| b.is_ascii_alphanumeric() || b"._:-".contains(&b))
+                    })
+            },
+            problem: "deptrack.osv_ecosystems must be a comma-separated list of OSV ecosystem names",
+            get: |c| c.deptrack.osv_ecosystems.clone(),
+            set: |c, v| c.deptrack.osv_ecosystems = v,
+        },
+        "The ecosystems fetched from osv_base_url, comma-separated as OSV names them (npm,PyPI).",
+    ),
+    key(
+        "deptrack",
+        "osv_interval",
+        secs!(deptrack.osv_interval, 86_400, 60, 30 * 86_400),
+        "Seconds between two fetches of the OSV exports (upstream mirrors daily).",
+    ),
+    key(
         "database",
         "synchronous",
         Kind::Choice {

@@ -66,6 +66,10 @@ pub const REALM_EMOJI_SQL: &str = include_str!("realm_emoji.sql");
 /// added them as version 17).
 pub const DTRACK_PROJECTS_SQL: &str = include_str!("dtrack_projects.sql");
 
+/// OSV vulnerability data and the internal analyzer's state: applied after [`SCHEMA_SQL`] to a
+/// new database, and by the upgrade from version 17 (which added them as version 18).
+pub const OSV_SQL: &str = include_str!("osv.sql");
+
 /// The files of tables added after [`SCHEMA_SQL`], each with the schema version that added it:
 /// applied in this order after [`SCHEMA_SQL`] to a new database, and each one by the upgrade
 /// into its version, so each file is the one place its DDL lives.
@@ -80,10 +84,11 @@ pub const ADDED_FILES: &[(i64, &str)] = &[
     (15, BOT_DEFAULTS_SQL),
     (16, REALM_EMOJI_SQL),
     (17, DTRACK_PROJECTS_SQL),
+    (18, OSV_SQL),
 ];
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
-pub const SCHEMA_VERSION: i64 = 17;
+pub const SCHEMA_VERSION: i64 = 18;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -379,7 +384,7 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(n, 22);
+        assert_eq!(n, 28);
         let settings: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'user_settings'",

@@ -8,7 +8,9 @@ use hyper::StatusCode;
 use serde_json::Value;
 
 use crate::app::AppState;
+use crate::db::dtrack_findings::FindingFilter;
 use crate::domain::dtrack::findings::{self as domain, AnalysisChange};
+use crate::domain::dtrack::osv::matching;
 use crate::error::Error;
 use crate::http;
 use crate::model::dtrack::{Principal, Vulnerability};
@@ -80,14 +82,146 @@ pub async fn set_assignment(
     Ok(http::empty(StatusCode::OK))
 }
 
+/// Upstream's vulnerability sources (`Vulnerability.Source`).
+const SOURCES: &[&str] = &[
+    "NVD", "NPM", "GITHUB", "VULNDB", "OSSINDEX", "RETIREJS", "INTERNAL", "OSV", "SNYK", "TRIVY",
+    "UNKNOWN",
+];
+
+/// A `source` parameter: one of upstream's sources (upstream fails on others; a 400 here).
+fn source_param(q: &Query) -> Result<Option<String>, Fail> {
+    match q.get("source").map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(s) if SOURCES.contains(&s) => Ok(Some(s.to_string())),
+        Some(s) => Err(Error::bad_request(format!(
+            "Unknown vulnerability source {s:?}; use one of {}",
+            SOURCES.join(", ")
+        ))
+        .into()),
+    }
+}
+
 /// # `GET /api/v1/finding/project/{uuid}`
 ///
-/// `suppressed` (bool) includes suppressed findings; `X-Total-Count`.
+/// `suppressed` (bool) includes suppressed findings; `source` keeps one vulnerability source
+/// (400 for an unknown one); `X-Total-Count`.
 pub async fn get_findings(state: &AppState, who: &Principal, uuid: &str, q: &Query) -> Out {
     valid_uuids(&[(uuid, "getFindingsByProject.arg0")])?;
-    let fs = domain::findings(state, who, uuid, q.flag("suppressed")).await?;
+    let source = source_param(q)?;
+    let fs = domain::findings(state, who, uuid, q.flag("suppressed"), source).await?;
     let body: Vec<Value> = fs.iter().map(wire::finding).collect();
     Ok(json_list(&body, fs.len() as i64))
+}
+
+/// A comma-separated list of upper-case names, each one of `allowed` (else 400).
+fn names_param(q: &Query, name: &str, allowed: &[&str]) -> Result<Option<String>, Fail> {
+    let Some(raw) = q.get(name).map(str::trim).filter(|s| !s.is_empty()) else {
+        return Ok(None);
+    };
+    let mut out = Vec::new();
+    for v in raw.split(',').map(|v| v.trim().to_ascii_uppercase()) {
+        if !allowed.contains(&v.as_str()) {
+            return Err(Error::bad_request(format!(
+                "Unknown {name} {v:?}; use one of {}",
+                allowed.join(", ")
+            ))
+            .into());
+        }
+        out.push(v);
+    }
+    Ok(Some(out.join(",")))
+}
+
+/// # `GET /api/v1/finding`
+///
+/// The portfolio's findings (the ACL's projects only), paged, `X-Total-Count`: `showInactive`,
+/// `showSuppressed`, `severity` and `analysisStatus` (comma-separated lists, 400 for unknown
+/// names), `textSearchInput` (in the vulnerability id or title or the component name).
+pub async fn get_all_findings(state: &AppState, who: &Principal, q: &Query) -> Out {
+    let severity = names_param(
+        q,
+        "severity",
+        &["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO", "UNASSIGNED"],
+    )?;
+    let analysis_state = names_param(
+        q,
+        "analysisStatus",
+        &[
+            "NOT_SET",
+            "EXPLOITABLE",
+            "IN_TRIAGE",
+            "FALSE_POSITIVE",
+            "NOT_AFFECTED",
+            "RESOLVED",
+        ],
+    )?;
+    let text = q
+        .get("textSearchInput")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.chars().take(255).collect());
+    let page = q.page();
+    let filter = FindingFilter {
+        suppressed: q.flag("showSuppressed"),
+        inactive: q.flag("showInactive"),
+        severity,
+        analysis_state,
+        text,
+        offset: page.offset.max(0),
+        limit: page.limit,
+        ..FindingFilter::default()
+    };
+    let (fs, total) = domain::portfolio_findings(state, who, filter).await?;
+    let body: Vec<Value> = fs.iter().map(wire::finding).collect();
+    Ok(json_list(&body, total))
+}
+
+/// # `POST /api/v1/finding/project/{uuid}/analyze`
+///
+/// Queues a re-analysis of the project against the OSV data; 200 `{"token"}` that
+/// `GET /event/token/{token}` follows.
+pub async fn analyze_project(state: &AppState, who: &Principal, uuid: &str) -> Out {
+    valid_uuids(&[(uuid, "analyzeProject.arg0")])?;
+    let token = matching::request_analysis(state, who, uuid).await?;
+    Ok(json(StatusCode::OK, &wire::bom_token(&token)))
+}
+
+/// # `GET /api/v1/vulnerability`
+///
+/// A page of all vulnerabilities (by vulnerability id), `searchText`/`filter` matching the id,
+/// title or an alias; `X-Total-Count`.
+pub async fn get_vulnerabilities(state: &AppState, q: &Query) -> Out {
+    let page = q.page();
+    let search = q.search().map(|s| s.chars().take(255).collect());
+    let (vs, total) =
+        domain::vulnerabilities(state, search, page.offset.max(0), page.limit).await?;
+    let body: Vec<Value> = vs.iter().map(wire::vulnerability).collect();
+    Ok(json_list(&body, total))
+}
+
+/// # `GET /api/v1/vulnerability/source/{source}/vuln/{vuln}`
+///
+/// 404 `The vulnerability could not be found.`
+pub async fn get_vulnerability_by_key(state: &AppState, source: &str, vuln: &str) -> Out {
+    let v = domain::vulnerability_by_key(state, source, vuln).await?;
+    Ok(json(StatusCode::OK, &wire::vulnerability(&v)))
+}
+
+/// # `GET /api/v1/vulnerability/source/{source}/vuln/{vuln}/projects`
+///
+/// The projects affected (those the caller may see); `excludeInactive`; 404 for an unknown
+/// vulnerability.
+pub async fn get_vulnerability_projects(
+    state: &AppState,
+    who: &Principal,
+    source: &str,
+    vuln: &str,
+    q: &Query,
+) -> Out {
+    let ps =
+        domain::vulnerability_projects(state, who, source, vuln, q.flag("excludeInactive")).await?;
+    let body: Vec<Value> = ps.iter().map(wire::project).collect();
+    Ok(json_list(&body, ps.len() as i64))
 }
 
 /// # `GET /api/v1/analysis?project=&component=&vulnerability=`

@@ -218,6 +218,16 @@ endpoints! {
         findings::set_assignment(state, me()?, &v, &c, false).await;
     GetFindings(u): Needs(P::ViewVulnerability), None, JSON =>
         findings::get_findings(state, me()?, &u, q).await;
+    GetAllFindings: Needs(P::ViewVulnerability), None, JSON =>
+        findings::get_all_findings(state, me()?, q).await;
+    AnalyzeProject(u): Needs(P::ViewVulnerability), None, JSON =>
+        findings::analyze_project(state, me()?, &u).await;
+    GetVulnerabilities: Needs(P::ViewPortfolio), None, JSON =>
+        findings::get_vulnerabilities(state, q).await;
+    GetVulnerabilityByKey(s, v): Needs(P::ViewPortfolio), None, JSON =>
+        findings::get_vulnerability_by_key(state, &s, &v).await;
+    GetVulnerabilityProjects(s, v): Needs(P::ViewPortfolio), None, JSON =>
+        findings::get_vulnerability_projects(state, me()?, &s, &v, q).await;
     AddMapping: Needs(P::AccessManagement), Some(JSON), JSON => acl::add_mapping(state, body).await;
     DeleteMapping(t, p): Needs(P::AccessManagement), None, JSON =>
         acl::delete_mapping(state, &t, &p).await;
@@ -348,13 +358,26 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
             ("GET", E::GetComponent(o(uuid))),
             ("DELETE", E::DeleteComponent(o(uuid))),
         ],
-        ["v1", "vulnerability"] => vec![("PUT", E::CreateVulnerability)],
+        ["v1", "vulnerability"] => vec![
+            ("GET", E::GetVulnerabilities),
+            ("PUT", E::CreateVulnerability),
+        ],
+        ["v1", "vulnerability", "source", src, "vuln", v] => {
+            vec![("GET", E::GetVulnerabilityByKey(o(src), o(v)))]
+        }
+        ["v1", "vulnerability", "source", src, "vuln", v, "projects"] => {
+            vec![("GET", E::GetVulnerabilityProjects(o(src), o(v)))]
+        }
         ["v1", "vulnerability", uuid] => vec![("GET", E::GetVulnerability(o(uuid)))],
         ["v1", "vulnerability", v, "component", c] => vec![
             ("POST", E::AssignVulnerability(o(v), o(c))),
             ("DELETE", E::UnassignVulnerability(o(v), o(c))),
         ],
+        ["v1", "finding"] => vec![("GET", E::GetAllFindings)],
         ["v1", "finding", "project", uuid] => vec![("GET", E::GetFindings(o(uuid)))],
+        ["v1", "finding", "project", uuid, "analyze"] => {
+            vec![("POST", E::AnalyzeProject(o(uuid)))]
+        }
         ["v1", "acl", "mapping"] => vec![("PUT", E::AddMapping)],
         ["v1", "acl", "mapping", "team", t, "project", p] => {
             vec![("DELETE", E::DeleteMapping(o(t), o(p)))]
@@ -401,8 +424,8 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
 }
 
 /// One request per endpoint, as (method, path after `/api/`), with `{team}`, `{key}`,
-/// `{perm}`, `{project}`, `{component}`, `{vuln}`, `{policy}`, `{condition}`, `{token}`,
-/// `{name}`, `{version}`, `{tag}` and `{classifier}` marking path parameters: for tests that walk every route (a unit
+/// `{perm}`, `{project}`, `{component}`, `{vuln}`, `{source}`, `{policy}`, `{condition}`,
+/// `{token}`, `{name}`, `{version}`, `{tag}` and `{classifier}` marking path parameters: for tests that walk every route (a unit
 /// test keeps it complete).
 pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "version"),
@@ -450,6 +473,14 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "v1/vulnerability/{vuln}/component/{component}"),
     ("DELETE", "v1/vulnerability/{vuln}/component/{component}"),
     ("GET", "v1/finding/project/{project}"),
+    ("GET", "v1/finding"),
+    ("POST", "v1/finding/project/{project}/analyze"),
+    ("GET", "v1/vulnerability"),
+    ("GET", "v1/vulnerability/source/{source}/vuln/{vuln}"),
+    (
+        "GET",
+        "v1/vulnerability/source/{source}/vuln/{vuln}/projects",
+    ),
     ("PUT", "v1/acl/mapping"),
     ("DELETE", "v1/acl/mapping/team/{team}/project/{project}"),
     ("GET", "v1/acl/team/{team}"),
@@ -799,9 +830,14 @@ mod tests {
             E::ExportVex(_) => 66,
             E::PutVex => 67,
             E::PostVex => 68,
+            E::GetAllFindings => 69,
+            E::AnalyzeProject(_) => 70,
+            E::GetVulnerabilities => 71,
+            E::GetVulnerabilityByKey(..) => 72,
+            E::GetVulnerabilityProjects(..) => 73,
         }
     }
-    const ENDPOINTS: usize = 69;
+    const ENDPOINTS: usize = 74;
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -816,6 +852,7 @@ mod tests {
                 "project",
                 "component",
                 "vuln",
+                "source",
                 "policy",
                 "condition",
                 "token",

@@ -285,13 +285,58 @@ pub fn vulnerability(v: &Vulnerability) -> Value {
     opt(&mut m, "description", &v.description);
     opt(&mut m, "recommendation", &v.recommendation);
     opt(&mut m, "cvssV3Vector", &v.cvss_v3_vector);
+    if let Some(s) = v.cvss_v3_score {
+        m.insert("cvssV3BaseScore".into(), Value::from(s));
+    }
+    opt(&mut m, "references", &v.references);
     if let Some(t) = v.created_ms {
         m.insert("created".into(), Value::from(t));
     }
     if let Some(t) = v.published_ms {
         m.insert("published".into(), Value::from(t));
     }
+    if let Some(t) = v.updated_ms {
+        m.insert("updated".into(), Value::from(t));
+    }
+    m.insert(
+        "cwes".into(),
+        Value::from(
+            v.cwes
+                .iter()
+                .map(|c| json!({ "cweId": c }))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    m.insert("aliases".into(), aliases(v));
     Value::Object(m)
+}
+
+/// The `VulnerabilityAlias` field an id belongs in, by its prefix.
+fn alias_field(id: &str) -> &'static str {
+    match id.split('-').next() {
+        Some("CVE") => "cveId",
+        Some("GHSA") => "ghsaId",
+        Some("GSD") => "gsdId",
+        Some("SNYK") => "snykId",
+        Some("SONATYPE") => "sonatypeId",
+        _ => "osvId",
+    }
+}
+
+/// Upstream's aliases: one object per pair of ids that name the same vulnerability.
+fn aliases(v: &Vulnerability) -> Value {
+    let own = alias_field(&v.vuln_id);
+    Value::from(
+        v.aliases
+            .iter()
+            .map(|a| {
+                let mut o = Map::new();
+                o.insert(own.into(), Value::from(v.vuln_id.as_str()));
+                o.insert(alias_field(a).into(), Value::from(a.as_str()));
+                Value::Object(o)
+            })
+            .collect::<Vec<_>>(),
+    )
 }
 
 pub fn analysis(a: &Analysis) -> Value {
@@ -348,8 +393,16 @@ pub fn finding(f: &Finding) -> Value {
     opt(&mut vuln, "title", &v.title);
     opt(&mut vuln, "description", &v.description);
     opt(&mut vuln, "recommendation", &v.recommendation);
+    opt(&mut vuln, "cvssV3Vector", &v.cvss_v3_vector);
+    if let Some(s) = v.cvss_v3_score {
+        vuln.insert("cvssV3BaseScore".into(), Value::from(s));
+    }
     if let Some(t) = v.published_ms {
         vuln.insert("published".into(), Value::from(t));
+    }
+    if let Some(c) = v.cwes.first() {
+        vuln.insert("cweId".into(), Value::from(*c));
+        vuln.insert("cwes".into(), Value::from(v.cwes.clone()));
     }
     let mut analysis = Map::new();
     opt(&mut analysis, "state", &f.state);
@@ -360,7 +413,7 @@ pub fn finding(f: &Finding) -> Value {
         "vulnerability": vuln,
         "analysis": analysis,
         "attribution": {
-            "analyzerIdentity": "NONE",
+            "analyzerIdentity": f.analyzer,
             "attributedOn": f.attributed_on_ms,
         },
         "matrix": format!("{project_uuid}:{}:{}", c.uuid, v.uuid),

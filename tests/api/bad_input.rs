@@ -1265,7 +1265,8 @@ fn dt_input(method: &str, path: &str) -> DtInput {
             | "v1/vulnerability/{vuln}/component/{component}"
             | "v1/acl/mapping/team/{team}/project/{project}"
             | "v1/policy/{policy}"
-            | "v1/policy/condition/{condition}",
+            | "v1/policy/condition/{condition}"
+            | "v1/finding/project/{project}/analyze",
         ) => Nothing,
         _ => panic!("no input spec for {method} {path}: add one to the sweep"),
     }
@@ -1284,6 +1285,12 @@ const DT_QUERY_NAMES: &[&str] = &[
     "sortName",
     "sortOrder",
     "suppressed",
+    "source",
+    "showSuppressed",
+    "showInactive",
+    "severity",
+    "analysisStatus",
+    "textSearchInput",
     "excludeInactive",
     "onlyRoot",
     "project",
@@ -1313,6 +1320,7 @@ impl DtFixture {
             .replace("{project}", &self.project)
             .replace("{component}", &self.component)
             .replace("{vuln}", &self.vuln)
+            .replace("{source}", "INTERNAL")
             .replace("{policy}", &self.policy)
             .replace("{condition}", &self.condition)
             .replace("{token}", SOME_UUID)
@@ -1365,6 +1373,7 @@ const PLACEHOLDERS: &[&str] = &[
     "{project}",
     "{component}",
     "{vuln}",
+    "{source}",
     "{policy}",
     "{condition}",
     "{token}",

@@ -101,3 +101,56 @@ async fn create_team_prints_a_working_key() {
         ]
     );
 }
+
+#[test]
+fn import_osv_reports_what_it_stored_and_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let cfg = dir.path().join("outpost.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "data_dir = {:?}\n[database]\nsynchronous = \"normal\"\n",
+            data.display().to_string()
+        ),
+    )
+    .unwrap();
+    let records = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/osv");
+    let run = |from: &std::path::Path| {
+        Command::new(BIN)
+            .args(["deptrack", "import-osv", "--json", "--config"])
+            .arg(&cfg)
+            .arg("--from")
+            .arg(from)
+            .output()
+            .unwrap()
+    };
+    let out = run(&records.join("PyPI"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["files"], 4);
+    assert_eq!(report["stored"], 2);
+    assert_eq!(report["refused"], 2);
+    assert_eq!(report["problem_count"], 3, "{report}");
+    // Again: nothing changed.
+    let out = run(&records.join("PyPI"));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (report["stored"].clone(), report["unchanged"].clone()),
+        (json!(0), json!(2))
+    );
+    let missing = run(&dir.path().join("nowhere"));
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("does not exist"));
+    let out = Command::new(BIN)
+        .args(["deptrack", "unknown-matches", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+}

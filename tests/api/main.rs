@@ -30,6 +30,7 @@ mod dtrack_cli;
 mod dtrack_exchange;
 mod dtrack_findings;
 mod dtrack_identity;
+mod dtrack_osv;
 mod dtrack_policies;
 mod dtrack_portfolio;
 mod dtrack_projects_more;

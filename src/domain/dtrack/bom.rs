@@ -166,10 +166,14 @@ pub async fn accept(
 /// Marks the internal error that rolls back an upload whose document was refused.
 const INVALID_MARK: &str = "bom-document-refused";
 
-/// `GET /event/token/{uuid}`: whether the upload is still being processed.
+/// `GET /event/token/{uuid}`: whether the upload (or queued project analysis) is still being
+/// processed.
 pub async fn is_processing(state: &AppState, token: &str) -> Result<bool> {
-    let token = token.to_string();
-    state.db.read(move |c| db::is_pending(c, &token)).await
+    let t = token.to_string();
+    if state.db.read(move |c| db::is_pending(c, &t)).await? {
+        return Ok(true);
+    }
+    super::osv::matching::is_pending(state, token).await
 }
 
 /// Imports one parsed BOM into a project (inside the caller's write).
@@ -202,6 +206,7 @@ fn import(tx: &rusqlite::Connection, project: ProjectId, bom: &cyclonedx::Bom) -
         crate::time::now_millis(),
         &format!("CycloneDX {}", bom.spec_version),
     )?;
+    super::osv::matching::match_project(tx, project, &mut Default::default())?;
     super::policies::evaluate_project(tx, project)
 }
 
@@ -255,13 +260,18 @@ pub async fn process_next(state: &AppState) -> Result<bool> {
     Ok(true)
 }
 
-/// The background worker: imports pending uploads until `stop` resolves.
+/// The background worker: imports pending uploads, then runs queued project analyses, until
+/// `stop` resolves.
 pub async fn worker(state: std::sync::Arc<AppState>, mut stop: tokio::sync::watch::Receiver<bool>) {
     loop {
         if *stop.borrow() {
             return;
         }
-        match process_next(&state).await {
+        let next = match process_next(&state).await {
+            Ok(false) => super::osv::matching::process_next(&state).await,
+            other => other,
+        };
+        match next {
             Ok(true) => continue,
             Ok(false) => {}
             Err(e) => {

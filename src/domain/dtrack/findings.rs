@@ -14,7 +14,7 @@ use super::portfolio::{
     visible_project,
 };
 use super::state::write;
-use crate::model::dtrack::{Analysis, Finding, Principal, Vulnerability};
+use crate::model::dtrack::{Analysis, Finding, Principal, Project, Vulnerability};
 
 pub const VULN_NOT_FOUND: &str = "The vulnerability could not be found.";
 
@@ -81,12 +81,14 @@ pub async fn set_assignment(
     .await
 }
 
-/// `GET /finding/project/{uuid}`.
+/// `GET /finding/project/{uuid}`: with suppressed ones when asked, optionally only of one
+/// vulnerability source.
 pub async fn findings(
     state: &AppState,
     who: &Principal,
     project: &str,
     suppressed: bool,
+    source: Option<String>,
 ) -> Result<Vec<Finding>> {
     let acl = state.config.deptrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
@@ -94,7 +96,87 @@ pub async fn findings(
         .db
         .read(move |c| {
             let id = visible_project(c, acl, &who, &project)?;
-            db::findings(c, id, suppressed)
+            let filter = db::FindingFilter {
+                project: Some(id),
+                suppressed,
+                source,
+                inactive: true,
+                ..db::FindingFilter::default()
+            };
+            Ok(db::findings_page(c, &filter)?.0)
+        })
+        .await
+}
+
+/// `GET /finding`: the portfolio's findings the caller may see (the ACL's team filter), a
+/// page of them and the total.
+pub async fn portfolio_findings(
+    state: &AppState,
+    who: &Principal,
+    mut filter: db::FindingFilter,
+) -> Result<(Vec<Finding>, i64)> {
+    let acl = state.config.deptrack.acl_enabled;
+    filter.project = None;
+    filter.teams = super::portfolio::visibility(acl, who)
+        .map(|teams| teams.into_iter().map(|t| t.0).collect());
+    state.db.read(move |c| db::findings_page(c, &filter)).await
+}
+
+/// `GET /vulnerability`: a page of vulnerabilities matching the search text, and the total.
+pub async fn vulnerabilities(
+    state: &AppState,
+    search: Option<String>,
+    offset: i64,
+    limit: Option<i64>,
+) -> Result<(Vec<Vulnerability>, i64)> {
+    state
+        .db
+        .read(move |c| db::vulnerabilities(c, search.as_deref(), offset, limit))
+        .await
+}
+
+/// `GET /vulnerability/source/{source}/vuln/{vuln}`.
+pub async fn vulnerability_by_key(
+    state: &AppState,
+    source: &str,
+    vuln: &str,
+) -> Result<Vulnerability> {
+    let (source, vuln) = (source.to_string(), vuln.to_string());
+    state
+        .db
+        .read(move |c| db::vulnerability_by_key(c, &source, &vuln))
+        .await?
+        .ok_or_else(|| Error::not_found(VULN_NOT_FOUND))
+}
+
+/// `GET /vulnerability/source/{source}/vuln/{vuln}/projects`: the projects (visible to the
+/// caller, active ones only when asked) with a component the vulnerability is attributed to.
+pub async fn vulnerability_projects(
+    state: &AppState,
+    who: &Principal,
+    source: &str,
+    vuln: &str,
+    exclude_inactive: bool,
+) -> Result<Vec<Project>> {
+    let acl = state.config.deptrack.acl_enabled;
+    let (who, source, vuln) = (who.clone(), source.to_string(), vuln.to_string());
+    state
+        .db
+        .read(move |c| {
+            let id = db::vulnerability_id_by_key(c, &source, &vuln)?
+                .ok_or_else(|| Error::not_found(VULN_NOT_FOUND))?;
+            let mut out = Vec::new();
+            for p in db::affected_projects(c, id)? {
+                if !super::portfolio::has_access(c, acl, &who, p)? {
+                    continue;
+                }
+                if let Some(project) = pdb::project_by_id(c, p)?
+                    && (project.active || !exclude_inactive)
+                {
+                    out.push(project);
+                }
+            }
+            Ok(out)
         })
         .await
 }

@@ -1,4 +1,5 @@
-//! Dependency-Track domain: identity, portfolio, findings and analyses, metrics.
+//! Dependency-Track domain: identity, portfolio, findings and analyses, metrics, OSV data and
+//! the internal analyzer.
 //!
 //! Owns the rules of the Dependency-Track API independent of its wire format; the HTTP side
 //! lives in [`crate::dtrack`], SQL in `db::dtrack_*`, the plain records in
@@ -13,12 +14,14 @@ pub mod identity;
 pub mod jwt;
 pub mod keys;
 pub mod metrics;
+pub mod osv;
 pub mod policies;
 pub mod policy_eval;
 pub mod portfolio;
 pub mod projects;
 pub mod sealed;
 pub mod state;
+pub mod versions;
 pub mod vex;
 
 // Kept at its old path so the API tests and the bench need no change; the type lives in `model`.

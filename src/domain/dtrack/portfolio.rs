@@ -459,7 +459,8 @@ pub async fn create_component(
             ));
         }
         f.uuid = uuid::Uuid::new_v4().to_string();
-        db::insert_component(tx, p.id, &f)?;
+        let id = db::insert_component(tx, p.id, &f)?;
+        super::osv::matching::match_component(tx, id, f.purl.as_deref(), &mut Default::default())?;
         super::policies::evaluate_project(tx, p.id)?;
         Ok(db::component_by_uuid(tx, &f.uuid)?
             .ok_or_else(|| Error::internal("component vanished"))?
@@ -486,6 +487,12 @@ pub async fn update_component(
             COMPONENT_FORBIDDEN,
         )?;
         db::update_component(tx, cur.component_id(), &f)?;
+        super::osv::matching::match_component(
+            tx,
+            cur.component_id(),
+            f.purl.as_deref(),
+            &mut Default::default(),
+        )?;
         super::policies::evaluate_project(tx, project)?;
         Ok(db::component_by_uuid(tx, &f.uuid)?
             .ok_or_else(|| Error::internal("component vanished"))?

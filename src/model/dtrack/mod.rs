@@ -266,6 +266,13 @@ pub struct Vulnerability {
     pub cvss_v3_vector: Option<String>,
     pub created_ms: Option<i64>,
     pub published_ms: Option<i64>,
+    pub cvss_v3_score: Option<f64>,
+    pub updated_ms: Option<i64>,
+    /// Upstream's Markdown list of reference links.
+    pub references: Option<String>,
+    pub cwes: Vec<i64>,
+    /// Other ids of the same vulnerability (CVE, GHSA, …); loaded where an endpoint shows them.
+    pub aliases: Vec<String>,
 }
 
 impl Vulnerability {
@@ -302,6 +309,8 @@ pub struct Finding {
     pub component: Component,
     pub vulnerability: Vulnerability,
     pub attributed_on_ms: i64,
+    /// `NONE` (attributed by hand) or `INTERNAL_ANALYZER` (matched against OSV data).
+    pub analyzer: String,
     pub state: Option<String>,
     pub suppressed: bool,
 }

@@ -1,0 +1,446 @@
+//! One OSV record (JSON) read into what Outpost stores: the Dependency-Track vulnerability
+//! (source as upstream labels it, severity by upstream's mapping), its aliases, and the
+//! affected packages of supported ecosystems with their ranges.
+//!
+//! Records that violate the schema are refused with a reason; parts that cannot be used
+//! (unknown ecosystems, `GIT` ranges, contradictory ranges) are dropped and reported as
+//! problems while the rest is kept. Pure.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::eval::{AffectedSpec, Ecosystem, Event, RangeSpec, check_range};
+use crate::model::dtrack::Vulnerability;
+
+/// Bounds on what one record may hold.
+const MAX_ID_LEN: usize = 255;
+const MAX_LIST: usize = 10_000;
+
+#[derive(Deserialize)]
+struct Raw {
+    id: String,
+    modified: Option<String>,
+    published: Option<String>,
+    withdrawn: Option<String>,
+    #[serde(default)]
+    aliases: Option<Vec<String>>,
+    summary: Option<String>,
+    details: Option<String>,
+    #[serde(default)]
+    severity: Option<Vec<RawSeverity>>,
+    #[serde(default)]
+    affected: Option<Vec<RawAffected>>,
+    #[serde(default)]
+    references: Option<Vec<RawReference>>,
+    database_specific: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct RawSeverity {
+    #[serde(rename = "type")]
+    kind: String,
+    score: String,
+}
+
+#[derive(Deserialize)]
+struct RawPackage {
+    ecosystem: String,
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct RawAffected {
+    package: Option<RawPackage>,
+    #[serde(default)]
+    ranges: Option<Vec<RawRange>>,
+    #[serde(default)]
+    versions: Option<Vec<String>>,
+    database_specific: Option<Value>,
+    ecosystem_specific: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct RawRange {
+    #[serde(rename = "type")]
+    kind: String,
+    events: Vec<Value>,
+}
+
+#[derive(Deserialize)]
+struct RawReference {
+    url: String,
+}
+
+/// A record ready to store.
+#[derive(Clone, Debug)]
+pub struct Advisory {
+    pub osv_id: String,
+    pub modified: String,
+    pub withdrawn: bool,
+    /// `uuid`, `id` unset; `aliases` filled.
+    pub vulnerability: Vulnerability,
+    /// (ecosystem, package key, what it says).
+    pub affected: Vec<(Ecosystem, String, AffectedSpec)>,
+    /// What was dropped and why.
+    pub problems: Vec<String>,
+}
+
+/// Upstream's source for an OSV id: GHSA ids are GitHub's, CVE ids the NVD's, others OSV's.
+pub fn source_of(id: &str) -> &'static str {
+    match id.split('-').next() {
+        Some("GHSA") => "GITHUB",
+        Some("CVE") => "NVD",
+        _ => "OSV",
+    }
+}
+
+/// Upstream's severity for a CVSS v3 base score.
+fn severity_of_score(score: f64) -> &'static str {
+    if score >= 9.0 {
+        "CRITICAL"
+    } else if score >= 7.0 {
+        "HIGH"
+    } else if score >= 4.0 {
+        "MEDIUM"
+    } else if score > 0.0 {
+        "LOW"
+    } else {
+        "UNASSIGNED"
+    }
+}
+
+/// A textual severity (GitHub's `MODERATE` is upstream's `MEDIUM`).
+fn severity_of_text(s: &str) -> Option<&'static str> {
+    Some(match s.trim().to_ascii_uppercase().as_str() {
+        "CRITICAL" => "CRITICAL",
+        "HIGH" => "HIGH",
+        "MODERATE" | "MEDIUM" => "MEDIUM",
+        "LOW" => "LOW",
+        _ => return None,
+    })
+}
+
+/// RFC 3339 (`2021-01-02T03:04:05.678Z`, offsets allowed) → epoch milliseconds.
+pub fn parse_time(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let b = s.as_bytes();
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let t = s.get(r)?;
+        t.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| t.parse().ok())?
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+        return None;
+    }
+    let mut rest = &s[19..];
+    let mut millis = 0;
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        let ms: String = frac[..digits]
+            .chars()
+            .chain("000".chars())
+            .take(3)
+            .collect();
+        millis = ms.parse().ok()?;
+        rest = &frac[digits..];
+    }
+    let offset_min = match rest {
+        "Z" | "z" | "" => 0,
+        o if o.len() == 6
+            && (o.starts_with('+') || o.starts_with('-'))
+            && o.get(3..4) == Some(":") =>
+        {
+            let sign = if o.starts_with('-') { -1 } else { 1 };
+            let part = |t: Option<&str>| -> Option<i64> {
+                let t = t?;
+                t.bytes()
+                    .all(|c| c.is_ascii_digit())
+                    .then(|| t.parse().ok())?
+            };
+            sign * (part(o.get(1..3))? * 60 + part(o.get(4..6))?)
+        }
+        _ => return None,
+    };
+    // Days since the epoch (proleptic Gregorian).
+    let yy = if mo <= 2 { y - 1 } else { y };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + h * 3600 + mi * 60 + se - offset_min * 60;
+    Some(secs * 1000 + millis)
+}
+
+fn printable_id(s: &str) -> bool {
+    !s.is_empty() && s.len() <= MAX_ID_LEN && !s.chars().any(|c| c.is_control() || c == ' ')
+}
+
+fn event_of(v: &Value) -> Result<Event, String> {
+    let Some(o) = v.as_object() else {
+        return Err("an event that is not an object".into());
+    };
+    if o.len() != 1 {
+        return Err("an event with other than one field".into());
+    }
+    let (k, v) = o.iter().next().ok_or("an empty event")?;
+    let v = v
+        .as_str()
+        .ok_or_else(|| format!("an event {k:?} that is not a string"))?
+        .to_string();
+    if v.trim().is_empty() || v.len() > 256 {
+        return Err(format!("an event {k:?} with an empty or overlong version"));
+    }
+    Ok(match k.as_str() {
+        "introduced" => Event::Introduced(v),
+        "fixed" => Event::Fixed(v),
+        "last_affected" => Event::LastAffected(v),
+        "limit" => Event::Limit(v),
+        other => return Err(format!("an unknown event {other:?}")),
+    })
+}
+
+/// Reads one record. `Err` refuses the whole record (its reason); otherwise the problems of
+/// parts that were dropped are in [`Advisory::problems`].
+pub fn parse(bytes: &[u8]) -> Result<Advisory, String> {
+    let raw: Raw = serde_json::from_slice(bytes).map_err(|e| format!("not an OSV record: {e}"))?;
+    if !printable_id(&raw.id) {
+        return Err("the id is empty, too long or not printable".into());
+    }
+    let Some(modified) = raw.modified.filter(|m| parse_time(m).is_some()) else {
+        return Err(format!(
+            "{}: `modified` is missing or not an RFC 3339 time",
+            raw.id
+        ));
+    };
+    let mut problems = Vec::new();
+    let mut aliases: Vec<String> = raw.aliases.unwrap_or_default();
+    if aliases.len() > MAX_LIST {
+        return Err(format!("{}: too many aliases", raw.id));
+    }
+    aliases.retain(|a| printable_id(a) && *a != raw.id);
+    aliases.sort();
+    aliases.dedup();
+    let affected_raw = raw.affected.unwrap_or_default();
+    if affected_raw.len() > MAX_LIST {
+        return Err(format!("{}: too many affected entries", raw.id));
+    }
+
+    // Severity: the database's own rating first (GitHub's), then a CVSS v3 vector's score.
+    let mut text_severity = raw
+        .database_specific
+        .as_ref()
+        .and_then(|d| d.get("severity"))
+        .and_then(Value::as_str)
+        .and_then(severity_of_text);
+    let mut vector = None;
+    let mut score = None;
+    let all_severities = raw.severity.iter().flatten().collect::<Vec<_>>();
+    for s in &all_severities {
+        if s.kind == "CVSS_V3" && vector.is_none() {
+            match s.score.parse::<cvss::v3::Vector>() {
+                Ok(v) => {
+                    score = Some(v.score().value());
+                    vector = Some(s.score.clone());
+                }
+                Err(_) => problems.push(format!("{}: an unreadable CVSS v3 vector", raw.id)),
+            }
+        }
+    }
+    for a in &affected_raw {
+        for spec in [&a.ecosystem_specific, &a.database_specific] {
+            if text_severity.is_none() {
+                text_severity = spec
+                    .as_ref()
+                    .and_then(|d| d.get("severity"))
+                    .and_then(Value::as_str)
+                    .and_then(severity_of_text);
+            }
+        }
+    }
+    let severity = text_severity
+        .or_else(|| score.map(severity_of_score))
+        .unwrap_or("UNASSIGNED");
+
+    let mut affected = Vec::new();
+    for a in affected_raw {
+        let Some(pkg) = a.package else {
+            problems.push(format!("{}: an affected entry without a package", raw.id));
+            continue;
+        };
+        let Some((eco, release)) = Ecosystem::from_osv(&pkg.ecosystem) else {
+            problems.push(format!(
+                "{}: ecosystem {:?} is not supported",
+                raw.id, pkg.ecosystem
+            ));
+            continue;
+        };
+        if pkg.name.trim().is_empty() || pkg.name.len() > 1024 {
+            problems.push(format!("{}: a package without a usable name", raw.id));
+            continue;
+        }
+        let mut spec = AffectedSpec {
+            release,
+            ..AffectedSpec::default()
+        };
+        let versions = a.versions.unwrap_or_default();
+        if versions.len() > MAX_LIST {
+            problems.push(format!("{}: too many listed versions", raw.id));
+            continue;
+        }
+        spec.versions = versions;
+        for r in a.ranges.unwrap_or_default() {
+            let semver = match r.kind.as_str() {
+                "SEMVER" => true,
+                "ECOSYSTEM" => false,
+                "GIT" => continue,
+                other => {
+                    problems.push(format!("{}: a range of unknown type {other:?}", raw.id));
+                    continue;
+                }
+            };
+            if r.events.len() > MAX_LIST {
+                problems.push(format!("{}: a range with too many events", raw.id));
+                continue;
+            }
+            let events: Result<Vec<Event>, String> = r.events.iter().map(event_of).collect();
+            let range = match events {
+                Ok(events) => RangeSpec { semver, events },
+                Err(e) => {
+                    problems.push(format!("{}: a range with {e}", raw.id));
+                    continue;
+                }
+            };
+            if let Err(e) = check_range(eco, &range) {
+                problems.push(format!("{}: {} ({e}) was skipped", raw.id, pkg.name));
+                continue;
+            }
+            spec.ranges.push(range);
+        }
+        if spec.ranges.is_empty() && spec.versions.is_empty() {
+            continue;
+        }
+        affected.push((eco, eco.package_key(&pkg.name), spec));
+    }
+
+    let cwes = raw
+        .database_specific
+        .as_ref()
+        .and_then(|d| d.get("cwe_ids"))
+        .and_then(Value::as_array)
+        .map(|ids| {
+            ids.iter()
+                .filter_map(Value::as_str)
+                .filter_map(|s| s.trim().strip_prefix("CWE-")?.parse::<i64>().ok())
+                .take(100)
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let references: String = raw
+        .references
+        .unwrap_or_default()
+        .iter()
+        .filter(|r| !r.url.trim().is_empty() && !r.url.chars().any(char::is_control))
+        .take(1000)
+        .map(|r| format!("* [{0}]({0})\n", r.url.trim()))
+        .collect();
+    let published_ms = raw.published.as_deref().and_then(parse_time);
+    let vulnerability = Vulnerability {
+        vuln_id: raw.id.clone(),
+        source: source_of(&raw.id).to_string(),
+        severity: Some(severity.to_string()),
+        title: raw.summary.filter(|s| !s.trim().is_empty()),
+        description: raw.details.filter(|s| !s.trim().is_empty()),
+        cvss_v3_vector: vector,
+        cvss_v3_score: score,
+        created_ms: published_ms,
+        published_ms,
+        updated_ms: parse_time(&modified),
+        references: (!references.is_empty()).then_some(references),
+        cwes,
+        aliases,
+        ..Vulnerability::default()
+    };
+    Ok(Advisory {
+        osv_id: raw.id,
+        withdrawn: raw.withdrawn.is_some(),
+        modified,
+        vulnerability,
+        affected,
+        problems,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_parse_as_rfc3339() {
+        assert_eq!(parse_time("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            parse_time("2021-01-01T00:00:00.5Z"),
+            Some(1_609_459_200_500)
+        );
+        assert_eq!(
+            parse_time("2021-01-01T01:00:00+01:00"),
+            Some(1_609_459_200_000)
+        );
+        assert_eq!(
+            parse_time("2021-01-01T01:00:00.25+01:00"),
+            Some(1_609_459_200_250)
+        );
+        assert_eq!(parse_time("2021-13-01T00:00:00Z"), None);
+        assert_eq!(parse_time("yesterday"), None);
+        assert_eq!(parse_time("2021-01-01T00:00:00+0\u{e9}00"), None);
+        assert_eq!(parse_time("2021-01-01T00:00:00.\u{e9}"), None);
+    }
+
+    #[test]
+    fn a_ghsa_record_maps_as_upstream() {
+        let rec = br#"{"id":"GHSA-aaaa-bbbb-cccc","modified":"2024-01-01T00:00:00Z",
+            "published":"2023-12-01T00:00:00Z","aliases":["CVE-2023-1"],
+            "summary":"s","details":"d",
+            "severity":[{"type":"CVSS_V3","score":"CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"}],
+            "affected":[{"package":{"ecosystem":"npm","name":"x"},
+                "ranges":[{"type":"SEMVER","events":[{"introduced":"0"},{"fixed":"1.0.0"}]},
+                          {"type":"GIT","repo":"r","events":[{"introduced":"abc"}]}]},
+                {"package":{"ecosystem":"Hackage","name":"y"},"versions":["1"]}],
+            "references":[{"type":"WEB","url":"https://example.org/a"}],
+            "database_specific":{"severity":"MODERATE","cwe_ids":["CWE-79"]}}"#;
+        let a = parse(rec).unwrap();
+        assert_eq!(a.vulnerability.source, "GITHUB");
+        assert_eq!(a.vulnerability.severity.as_deref(), Some("MEDIUM"));
+        assert_eq!(a.vulnerability.cvss_v3_score, Some(9.8));
+        assert_eq!(a.vulnerability.cwes, vec![79]);
+        assert_eq!(a.vulnerability.aliases, vec!["CVE-2023-1"]);
+        assert_eq!(a.affected.len(), 1);
+        assert_eq!(a.affected[0].2.ranges.len(), 1);
+        assert_eq!(a.problems.len(), 1, "{:?}", a.problems);
+    }
+
+    #[test]
+    fn schema_violations_are_refused() {
+        assert!(parse(b"{}").is_err());
+        assert!(parse(br#"{"id":"X-1"}"#).is_err());
+        assert!(
+            parse(br#"{"id":"X-1","modified":"2024-01-01T00:00:00Z","aliases":"CVE"}"#).is_err()
+        );
+        let bad_event = br#"{"id":"X-1","modified":"2024-01-01T00:00:00Z","affected":[
+            {"package":{"ecosystem":"npm","name":"x"},
+             "ranges":[{"type":"SEMVER","events":[{"introduced":"0","fixed":"1.0.0"}]}]}]}"#;
+        let a = parse(bad_event).unwrap();
+        assert!(a.affected.is_empty());
+        assert_eq!(a.problems.len(), 1);
+    }
+}
