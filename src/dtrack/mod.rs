@@ -756,88 +756,10 @@ mod tests {
         api_segments(p).unwrap()
     }
 
-    /// A distinct number per endpoint; a new variant does not compile until it is numbered
-    /// here, and the test below then fails until it has a sample route.
-    fn ordinal(e: &Endpoint) -> usize {
-        use Endpoint as E;
-        match e {
-            E::Version => 0,
-            E::Login => 1,
-            E::ForceChangePassword => 2,
-            E::GetTeams => 3,
-            E::CreateTeam => 4,
-            E::UpdateTeam => 5,
-            E::DeleteTeam => 6,
-            E::GetTeam(_) => 7,
-            E::TeamSelf => 8,
-            E::CreateKey(_) => 9,
-            E::DeleteKey(_) => 10,
-            E::GetPermissions => 11,
-            E::GrantTeamPermission(..) => 12,
-            E::RevokeTeamPermission(..) => 13,
-            E::GetProjects => 14,
-            E::CreateProject => 15,
-            E::UpdateProject => 16,
-            E::LookupProject => 17,
-            E::GetProject(_) => 18,
-            E::DeleteProject(_) => 19,
-            E::GetComponents(_) => 20,
-            E::CreateComponent(_) => 21,
-            E::UpdateComponent => 22,
-            E::GetComponent(_) => 23,
-            E::DeleteComponent(_) => 24,
-            E::CreateVulnerability => 25,
-            E::GetVulnerability(_) => 26,
-            E::AssignVulnerability(..) => 27,
-            E::UnassignVulnerability(..) => 28,
-            E::GetFindings(_) => 29,
-            E::AddMapping => 30,
-            E::DeleteMapping(..) => 31,
-            E::GetTeamProjects(_) => 32,
-            E::GetAnalysis => 33,
-            E::UpdateAnalysis => 34,
-            E::BadgeByUuid(_) => 35,
-            E::BadgeByName(..) => 36,
-            E::RefreshMetrics(_) => 37,
-            E::CurrentMetrics(_) => 38,
-            E::GetPolicies => 39,
-            E::CreatePolicy => 40,
-            E::UpdatePolicy => 41,
-            E::GetPolicy(_) => 42,
-            E::DeletePolicy(_) => 43,
-            E::AddCondition(_) => 44,
-            E::UpdateCondition => 45,
-            E::DeleteCondition(_) => 46,
-            E::ProjectViolations(_) => 47,
-            E::AnalyzeViolation => 48,
-            E::PutBom => 49,
-            E::PostBom => 50,
-            E::TokenStatus(_) => 51,
-            E::BomTokenStatus(_) => 52,
-            E::PatchProject(_) => 53,
-            E::CloneProject => 54,
-            E::ProjectChildren(_) => 55,
-            E::ChildrenByClassifier(..) => 56,
-            E::ChildrenByTag(..) => 57,
-            E::LatestProject(_) => 58,
-            E::ProjectsByTag(_) => 59,
-            E::ProjectsByClassifier(_) => 60,
-            E::GetProperties(_) => 61,
-            E::CreateProperty(_) => 62,
-            E::UpdateProperty(_) => 63,
-            E::DeleteProperty(_) => 64,
-            E::ExportBom(_) => 65,
-            E::ExportVex(_) => 66,
-            E::PutVex => 67,
-            E::PostVex => 68,
-            E::GetAllFindings => 69,
-            E::AnalyzeProject(_) => 70,
-            E::GetVulnerabilities => 71,
-            E::GetVulnerabilityByKey(..) => 72,
-            E::GetVulnerabilityProjects(..) => 73,
-        }
-    }
-    const ENDPOINTS: usize = 74;
+    /// Every endpoint has a place in `ROUTE_NAMES` (`route_index` matches exhaustively, so a new
+    /// variant does not compile until it has one), and the test below fails until it has a
+    /// sample route.
+    const ENDPOINTS: usize = ROUTE_NAMES.len();
 
     #[test]
     fn every_endpoint_has_exactly_one_sample_route() {
@@ -864,7 +786,7 @@ mod tests {
                 p = p.replace(&format!("{{{ph}}}"), &format!("x{ph}"));
             }
             let e = route(&m, &segs(&p)).unwrap_or_else(|e| panic!("{method} {path}: {e:?}"));
-            let i = ordinal(&e);
+            let i = e.route_index();
             assert!(i < ENDPOINTS, "{e:?}: raise ENDPOINTS");
             seen[i] += 1;
         }
