@@ -90,11 +90,17 @@ while True:
         fail(f"the answer stayed {got[0]['content']!r}")
     time.sleep(0.2)
 
-# The count and the answer's id live in the bot's storage.
-stored = bot.get_storage()
-assert stored["result"] == "success", stored
-if json.loads(stored["storage"].get("number", "null")) != 2:
-    fail(f"stored number is {stored['storage']}")
+# The count and the answer's id live in the bot's storage. The bot may write its count after
+# its edit (zulip_bots can flush storage when the handler returns), so wait for it a little.
+deadline = time.time() + 10
+while True:
+    stored = bot.get_storage()
+    assert stored["result"] == "success", stored
+    if json.loads(stored["storage"].get("number", "null")) == 2:
+        break
+    if time.time() > deadline:
+        fail(f"stored number is {stored['storage']}")
+    time.sleep(0.2)
 if json.loads(stored["storage"].get("message_id", "null")) != first["id"]:
     fail(f"stored message_id is {stored['storage']}, the answer is {first['id']}")
 one = bot.get_storage({"keys": ["number"]})

@@ -88,7 +88,6 @@ start_server() {
 status=0
 start_server
 python3 "$here/zulip_client_check.py" "$site" "$work/owner.json" || status=$?
-python3 "$here/webhook_check.py" "$site" "$work/owner.json" || status=$?
 chromium_bin=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chromium_bin" ]; then
   python3 "$here/signup_chromium_check.py" "$chromium_bin" "$site" "$work/owner.json" || status=$?
@@ -96,6 +95,8 @@ else
   echo "skipping the Chromium signup check: no chromium executable (.ci/run installs Debian's)"
 fi
 bash "$here/terminal_check.sh" "$site" "$work/owner.json" || status=$?
+# After the terminal check: its messages would push the terminal's message off its screen.
+python3 "$here/webhook_check.py" "$site" "$work/owner.json" || status=$?
 
 # The bot's channel, with the bot subscribed.
 python3 - "$site" "$work/owner.json" "$work/bot.json" <<'PY' || status=$?
