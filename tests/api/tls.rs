@@ -86,12 +86,21 @@ async fn https(
     path: &str,
     headers: &[(&str, &str)],
 ) -> Answer {
+    try_https(addr, ca, path, headers)
+        .await
+        .expect("TLS handshake")
+}
+
+/// As [`https`]; a failed TLS handshake is an `Err`.
+async fn try_https(
+    addr: SocketAddr,
+    ca: &CertificateDer<'static>,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> Result<Answer, std::io::Error> {
     let tcp = TcpStream::connect(addr).await.unwrap();
     let name = ServerName::try_from("localhost").unwrap();
-    let tls = connector(ca)
-        .connect(name, tcp)
-        .await
-        .expect("TLS handshake");
+    let tls = connector(ca).connect(name, tcp).await?;
     let (_, session) = tls.get_ref();
     let leaf = session.peer_certificates().unwrap()[0].clone();
     let alpn = session.alpn_protocol().map(|p| p.to_vec());
@@ -109,12 +118,12 @@ async fn https(
         .unwrap();
     let status = res.status().as_u16();
     let raw = res.into_body().collect().await.unwrap().to_bytes();
-    Answer {
+    Ok(Answer {
         status,
         body: serde_json::from_slice(&raw).unwrap_or(Value::Null),
         leaf,
         alpn,
-    }
+    })
 }
 
 async fn start_tls(dir: &Path, adjust: impl FnOnce(&mut outpost::config::Config)) -> (Dt, Pki) {
@@ -324,5 +333,95 @@ fn bad_tls_files_are_reported_with_the_other_config_problems() {
         .unwrap_err();
         assert_eq!(err.problems.len(), 1, "{err}");
         assert!(err.problems[0].contains(expect), "{err}");
+    }
+}
+
+/// `outpost serve` with TLS: SIGHUP reads the files again (new connections get the new
+/// certificate) and does not stop the server; SIGTERM still does.
+#[tokio::test]
+async fn the_executable_reloads_its_certificate_on_sighup() {
+    use std::io::BufRead as _;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let first = make_pki(dir.path());
+    let cfg = dir.path().join("outpost.toml");
+    let q = |p: &Path| serde_json::to_string(&p.display().to_string()).unwrap();
+    std::fs::write(
+        &cfg,
+        format!(
+            "data_dir = {}\n[database]\nsynchronous = \"normal\"\n[chat]\nlisten = \"127.0.0.1:0\"\ntls_cert = {}\ntls_key = {}\n",
+            q(&dir.path().join("data")),
+            q(&first.cert),
+            q(&first.key)
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_outpost"))
+        .args(["serve", "--config"])
+        .arg(&cfg)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(rest) = line.split("chat=").nth(1) {
+                let _ = tx.send(rest.split_whitespace().next().unwrap_or("").to_string());
+            }
+        }
+    });
+    let addr = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(20)))
+        .await
+        .unwrap();
+    let Ok(addr) = addr else {
+        let _ = child.kill();
+        panic!("the server did not log its address");
+    };
+    let addr: SocketAddr = addr.parse().unwrap();
+    let pid = child.id().to_string();
+    let signal = |sig: &str| {
+        let status = Command::new("kill")
+            .args([sig, pid.as_str()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    let a = https(addr, &first.ca, "/api/v1/server_settings", &[]).await;
+    assert_eq!((a.status, &a.leaf), (200, &first.leaf));
+
+    let second = make_pki(dir.path());
+    signal("-HUP");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        // Until the signal is handled the old certificate is served, which the new CA does
+        // not sign: that handshake fails.
+        if let Ok(b) = try_https(addr, &second.ca, "/api/v1/server_settings", &[]).await {
+            assert_eq!((b.status, &b.leaf), (200, &second.leaf));
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no reload after SIGHUP"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "SIGHUP stopped the server"
+    );
+
+    signal("-TERM");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(code) = child.try_wait().unwrap() {
+            assert!(code.success(), "exit status {code}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "server did not stop");
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
