@@ -12,13 +12,14 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-use crate::config::Config;
+use crate::config::{Config, TlsFiles};
 use crate::db::Db;
 use crate::domain::credentials::{LoginLimiter, UserCache};
 use crate::domain::max_received::{GenerationCache, MaxReceivedCache};
 use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::events::queues::Queues;
+use crate::http::tls::ServerTls;
 
 /// Everything a request handler may need.
 pub struct AppState {
@@ -170,6 +171,8 @@ pub struct Server {
     pub deptrack_addr: Option<SocketAddr>,
     /// The address of `/metrics` and `/health`, when enabled.
     pub metrics_addr: Option<SocketAddr>,
+    /// The TLS of the listeners served over HTTPS (reloaded by [`Server::reload_tls`]).
+    pub tls: TlsListeners,
     task: JoinHandle<()>,
     deptrack_task: Option<JoinHandle<()>>,
     metrics_task: Option<JoinHandle<()>>,
@@ -181,6 +184,31 @@ pub struct Server {
 
 /// How long a graceful stop waits for background passes and for delivery to catch up.
 const STOP_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The TLS of each listener served over HTTPS; cheap to clone (for the SIGHUP task).
+#[derive(Clone, Default)]
+pub struct TlsListeners {
+    pub chat: Option<Arc<ServerTls>>,
+    pub deptrack: Option<Arc<ServerTls>>,
+}
+
+impl TlsListeners {
+    /// Reads every listener's certificate and key files again (what SIGHUP does). A pair that
+    /// fails to load is logged and the one in use kept; the result is the first such failure.
+    pub fn reload(&self) -> std::result::Result<(), String> {
+        let mut outcome = Ok(());
+        for tls in [&self.chat, &self.deptrack].into_iter().flatten() {
+            if let Err(e) = tls.reload() {
+                outcome = outcome.and(Err(e));
+            }
+        }
+        outcome
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chat.is_none() && self.deptrack.is_none()
+    }
+}
 
 impl Server {
     /// Waits until the server has shut down (after its shutdown signal): its connections
@@ -284,6 +312,13 @@ pub async fn start(
     // Held until the server has stopped: no second server, and no restore, meanwhile.
     let lock = crate::data_lock::DataLock::try_acquire(&config.data_dir)
         .map_err(|e| Error::bad_request(e.to_string()))?;
+    let tls = TlsListeners {
+        chat: server_tls("chat", config.chat.tls())?,
+        deptrack: match config.deptrack.enabled {
+            true => server_tls("deptrack", config.deptrack.tls())?,
+            false => None,
+        },
+    };
     let state = Arc::new(AppState::open(config)?);
     let (listener, chat_addr) = bind(listen).await?;
     let dt_listener = if state.config.deptrack.enabled {
@@ -330,10 +365,11 @@ pub async fn start(
         tokio::spawn(crate::zulip::outgoing_webhooks::run(Arc::clone(&state))),
     ];
     let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
-    let task = tokio::spawn(crate::http::server::serve(
+    let task = tokio::spawn(serve_listener(
         listener,
         api,
         limits.clone(),
+        tls.chat.clone(),
         stopped(stop_rx.clone()),
     ));
     let metrics_task = match metrics_listener {
@@ -365,10 +401,11 @@ pub async fn start(
                 stop_rx.clone(),
             ));
             let api = Arc::new(crate::dtrack::DtrackApi::new(Arc::clone(&state)));
-            let t = tokio::spawn(crate::http::server::serve(
+            let t = tokio::spawn(serve_listener(
                 listener,
                 api,
                 limits,
+                tls.deptrack.clone(),
                 stopped(stop_rx),
             ));
             (Some(addr), Some(t))
@@ -380,12 +417,37 @@ pub async fn start(
         chat_addr,
         deptrack_addr,
         metrics_addr,
+        tls,
         task,
         deptrack_task,
         metrics_task,
         writers,
         _lock: lock,
     })
+}
+
+/// A listener's TLS, when its certificate and key files are configured.
+fn server_tls(name: &'static str, files: Option<TlsFiles<'_>>) -> Result<Option<Arc<ServerTls>>> {
+    let Some(files) = files else {
+        return Ok(None);
+    };
+    ServerTls::new(name, files.cert, files.key)
+        .map(|t| Some(Arc::new(t)))
+        .map_err(|e| Error::bad_request(format!("{name} listener TLS: {e}")))
+}
+
+/// Serves `api` on `listener`, over TLS when `tls` is given.
+async fn serve_listener<A: crate::http::server::Api>(
+    listener: TcpListener,
+    api: Arc<A>,
+    limits: crate::http::server::ServeLimits,
+    tls: Option<Arc<ServerTls>>,
+    shutdown: impl Future<Output = ()>,
+) {
+    match tls {
+        Some(tls) => crate::http::server::serve_tls(listener, api, limits, tls, shutdown).await,
+        None => crate::http::server::serve(listener, api, limits, shutdown).await,
+    }
 }
 
 /// Development mode hands anyone any user's API key: it is announced loudly, and refused on

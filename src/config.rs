@@ -150,6 +150,10 @@ config_struct! {
 pub struct ChatConfig {
     /// Address the chat (Zulip) API listens on.
     pub listen: SocketAddr,
+    /// PEM certificate chain served over TLS; empty: plain HTTP (see [`ChatConfig::tls`]).
+    pub tls_cert: PathBuf,
+    /// PEM private key of `tls_cert`.
+    pub tls_key: PathBuf,
     /// URL clients reach the server at; the realm URL in `server_settings`.
     pub external_url: String,
     pub realm_name: String,
@@ -173,6 +177,10 @@ pub struct DeptrackConfig {
     pub enabled: bool,
     /// Address the Dependency-Track API listens on.
     pub listen: SocketAddr,
+    /// PEM certificate chain served over TLS; empty: plain HTTP.
+    pub tls_cert: PathBuf,
+    /// PEM private key of `tls_cert`.
+    pub tls_key: PathBuf,
     /// Portfolio access control (upstream's `access-management/acl.enabled`).
     pub acl_enabled: bool,
     /// Serve badges without credentials (upstream's `general/badge.enabled`).
@@ -184,6 +192,32 @@ pub struct DeptrackConfig {
     /// Time between two fetches of every ecosystem.
     pub osv_interval: std::time::Duration,
 }
+}
+
+/// A listener's certificate and key files, when it is served over TLS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TlsFiles<'a> {
+    pub cert: &'a Path,
+    pub key: &'a Path,
+}
+
+/// Both files given: the listener is served over TLS.
+fn tls_files<'a>(cert: &'a Path, key: &'a Path) -> Option<TlsFiles<'a>> {
+    (!cert.as_os_str().is_empty() && !key.as_os_str().is_empty()).then_some(TlsFiles { cert, key })
+}
+
+impl ChatConfig {
+    /// The chat listener's TLS files, if it is served over HTTPS.
+    pub fn tls(&self) -> Option<TlsFiles<'_>> {
+        tls_files(&self.tls_cert, &self.tls_key)
+    }
+}
+
+impl DeptrackConfig {
+    /// The Dependency-Track listener's TLS files, if it is served over HTTPS.
+    pub fn tls(&self) -> Option<TlsFiles<'_>> {
+        tls_files(&self.tls_cert, &self.tls_key)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -337,11 +371,38 @@ impl Default for Config {
     }
 }
 
-/// Values whose default depends on others: `chat.external_url`, unless given, is http:// plus
-/// the chat listen address.
+/// Values whose default depends on others: `chat.external_url`, unless given, is http:// (or
+/// https:// with TLS files) plus the chat listen address.
 fn derive(cfg: &mut Config, external_url_given: bool) {
     if !external_url_given {
-        cfg.chat.external_url = format!("http://{}", cfg.chat.listen);
+        let scheme = if cfg.chat.tls().is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        cfg.chat.external_url = format!("{scheme}://{}", cfg.chat.listen);
+    }
+}
+
+/// Checks each listener's TLS files: both or neither given, and when both, readable PEM files
+/// whose key fits the certificate.
+fn check_tls(cfg: &Config, problems: &mut Vec<String>) {
+    let listeners = [
+        ("chat", &cfg.chat.tls_cert, &cfg.chat.tls_key),
+        ("deptrack", &cfg.deptrack.tls_cert, &cfg.deptrack.tls_key),
+    ];
+    for (section, cert, key) in listeners {
+        match (cert.as_os_str().is_empty(), key.as_os_str().is_empty()) {
+            (true, true) => {}
+            (false, false) => {
+                if let Err(e) = crate::http::tls::load_pair(cert, key) {
+                    problems.push(format!("{section}.tls_cert/tls_key: {e}"));
+                }
+            }
+            _ => problems.push(format!(
+                "{section}.tls_cert and {section}.tls_key must be given together"
+            )),
+        }
     }
 }
 
@@ -418,6 +479,7 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
         }
     }
     derive(&mut cfg, external_url_given);
+    check_tls(&cfg, &mut w.problems);
     if cfg.email.enabled() && !plausible_address(&cfg.email.from) {
         w.problems
             .push("email.from must be an email address when email.host is set".to_string());
@@ -746,7 +808,7 @@ mod tests {
             err.problems,
             vec![
                 "line 1: data_dir must be a string",
-                "line 4: unknown key `chat.bogus` (known here: listen, external_url, realm_name, development, allow_remote_development, email_address_visibility, invitation_link_validity_minutes)",
+                "line 4: unknown key `chat.bogus` (known here: listen, tls_cert, tls_key, external_url, realm_name, development, allow_remote_development, email_address_visibility, invitation_link_validity_minutes)",
                 "line 3: chat.listen must be an IP address and port such as \"127.0.0.1:9991\"",
                 "line 6: database.synchronous must be \"full\" or \"normal\"",
                 "line 8: log.format must be \"text\" or \"json\"",

@@ -96,8 +96,10 @@
 //!   counts for `metrics`), the open-files limit, HTTP types, path decoding and method/`Allow`
 //!   resolution for route tables (`http::route`), a `multipart/form-data` reader shared by
 //!   both APIs, and a small outgoing HTTP(S) client (`http::client`: hyper + rustls, bounded
-//!   time and answer size, non-public destinations refused unless allowed); knows no API
-//!   semantics.
+//!   time and answer size, non-public destinations refused unless allowed), and HTTPS for a
+//!   listener (`http::tls`: PEM certificate and key files served with rustls/ring, ALPN
+//!   `http/1.1`, swapped on reload, which `cli` wires to SIGHUP; the handshake is bounded by the
+//!   header timeout in `http::server`); knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth (and incoming webhooks' `api_key`),
 //!   parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,

@@ -122,6 +122,19 @@ macro_rules! secs {
     };
 }
 
+/// A file path; empty means not set.
+macro_rules! path {
+    ($($f:ident).+, $problem:expr) => {
+        Kind::Str {
+            default: "",
+            check: |v| !v.contains('\n'),
+            problem: $problem,
+            get: |c| c.$($f).+.display().to_string(),
+            set: |c, v| c.$($f).+ = PathBuf::from(v),
+        }
+    };
+}
+
 macro_rules! addr {
     ($($f:ident).+, $default:expr) => {
         Kind::Addr {
@@ -156,6 +169,19 @@ pub(super) const KEYS: &[Key] = &[
     ),
     key(
         "chat",
+        "tls_cert",
+        path!(chat.tls_cert, "chat.tls_cert must be one line"),
+        "Serve this listener over HTTPS: a PEM file with its certificate chain (leaf first);\n\
+         empty: plain HTTP. Given together with tls_key; both are read again on SIGHUP.",
+    ),
+    key(
+        "chat",
+        "tls_key",
+        path!(chat.tls_key, "chat.tls_key must be one line"),
+        "The PEM file with the private key of tls_cert (PKCS#8, PKCS#1 or SEC1).",
+    ),
+    key(
+        "chat",
         "external_url",
         Kind::Str {
             // Empty: http:// plus the listen address (see `super::derive`).
@@ -165,7 +191,7 @@ pub(super) const KEYS: &[Key] = &[
             get: |c| c.chat.external_url.clone(),
             set: |c, v| c.chat.external_url = v.trim_end_matches('/').to_string(),
         },
-        "URL clients use to reach the server (defaults to http:// plus the listen address).",
+        "URL clients use to reach the server (defaults to http://, or https:// with tls_cert, plus\nthe listen address).",
     ),
     key(
         "chat",
@@ -230,6 +256,19 @@ pub(super) const KEYS: &[Key] = &[
         "listen",
         addr!(deptrack.listen, "127.0.0.1:8081"),
         "Address and port the Dependency-Track API listens on (paths under /api).",
+    ),
+    key(
+        "deptrack",
+        "tls_cert",
+        path!(deptrack.tls_cert, "deptrack.tls_cert must be one line"),
+        "Serve this listener over HTTPS: a PEM file with its certificate chain (leaf first);\n\
+         empty: plain HTTP. Given together with tls_key; both are read again on SIGHUP.",
+    ),
+    key(
+        "deptrack",
+        "tls_key",
+        path!(deptrack.tls_key, "deptrack.tls_key must be one line"),
+        "The PEM file with the private key of tls_cert (PKCS#8, PKCS#1 or SEC1).",
     ),
     key(
         "deptrack",

@@ -7,6 +7,7 @@ pub mod multipart;
 pub mod rate_limit;
 pub mod route;
 pub mod server;
+pub mod tls;
 
 use std::net::SocketAddr;
 

@@ -155,6 +155,30 @@ pub async fn serve<A: Api>(
     limits: ServeLimits,
     shutdown: impl Future<Output = ()>,
 ) {
+    serve_with(listener, api, limits, None, shutdown).await
+}
+
+/// As [`serve`], over TLS: each connection first completes a TLS handshake within the
+/// header timeout (a slow or silent client cannot hold a connection slot longer than a slow
+/// request head could); one that fails or times out is closed. A connection over the cap is
+/// closed without an answer (a plain-text 503 would mean nothing to a TLS client).
+pub async fn serve_tls<A: Api>(
+    listener: TcpListener,
+    api: Arc<A>,
+    limits: ServeLimits,
+    tls: Arc<super::tls::ServerTls>,
+    shutdown: impl Future<Output = ()>,
+) {
+    serve_with(listener, api, limits, Some(tls), shutdown).await
+}
+
+async fn serve_with<A: Api>(
+    listener: TcpListener,
+    api: Arc<A>,
+    limits: ServeLimits,
+    tls: Option<Arc<super::tls::ServerTls>>,
+    shutdown: impl Future<Output = ()>,
+) {
     let graceful = GracefulShutdown::new();
     let next_id = Arc::new(AtomicU64::new(1));
     let mut last_refusal_log: Option<Instant> = None;
@@ -173,7 +197,9 @@ pub async fn serve<A: Api>(
                 };
                 if limits.active.fetch_add(1, Ordering::Relaxed) >= limits.max_connections {
                     limits.active.fetch_sub(1, Ordering::Relaxed);
-                    refuse(&stream, &*api);
+                    if tls.is_none() {
+                        refuse(&stream, &*api);
+                    }
                     if last_refusal_log.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
                         last_refusal_log = Some(Instant::now());
                         tracing::warn!(
@@ -196,21 +222,45 @@ pub async fn serve<A: Api>(
                     let client = client_addr(req.headers(), peer, &trusted);
                     handle_one(Arc::clone(&api), req, id, client, body_timeout, uploads)
                 });
-                // The smallest buffers hyper allows: long-polls park thousands of connections.
-                // The header timeout also bounds how long a keep-alive connection may idle.
-                let conn = http1::Builder::new()
-                    .keep_alive(true)
-                    .max_buf_size(8192)
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(limits.header_timeout)
-                    .serve_connection(TokioIo::new(stream), service);
-                let conn = graceful.watch(conn);
-                tokio::spawn(async move {
-                    let _slot = slot;
-                    if let Err(e) = conn.await {
-                        tracing::debug!(error = %e, %peer, "connection ended with an error");
+                let header_timeout = limits.header_timeout;
+                match &tls {
+                    None => {
+                        let conn = graceful.watch(http_conn(stream, service, header_timeout));
+                        tokio::spawn(async move {
+                            let _slot = slot;
+                            if let Err(e) = conn.await {
+                                tracing::debug!(error = %e, %peer, "connection ended with an error");
+                            }
+                        });
                     }
-                });
+                    Some(tls) => {
+                        let acceptor = tls.acceptor().clone();
+                        let watcher = graceful.watcher();
+                        tokio::spawn(async move {
+                            let _slot = slot;
+                            let stream = match tokio::time::timeout(
+                                header_timeout,
+                                acceptor.accept(stream),
+                            )
+                            .await
+                            {
+                                Ok(Ok(s)) => s,
+                                Ok(Err(e)) => {
+                                    tracing::debug!(error = %e, %peer, "TLS handshake failed");
+                                    return;
+                                }
+                                Err(_) => {
+                                    tracing::debug!(%peer, "TLS handshake timed out");
+                                    return;
+                                }
+                            };
+                            let conn = watcher.watch(http_conn(stream, service, header_timeout));
+                            if let Err(e) = conn.await {
+                                tracing::debug!(error = %e, %peer, "connection ended with an error");
+                            }
+                        });
+                    }
+                }
             }
             _ = &mut shutdown => break,
         }
@@ -222,6 +272,22 @@ pub async fn serve<A: Api>(
     {
         tracing::warn!("some connections did not finish within the drain timeout");
     }
+}
+
+/// One HTTP/1.1 connection over `io`. The smallest buffers hyper allows: long-polls park
+/// thousands of connections. The header timeout also bounds how long a keep-alive connection
+/// may idle.
+fn http_conn<I, S>(io: I, service: S, header_timeout: Duration) -> http1::Connection<TokioIo<I>, S>
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    S: hyper::service::HttpService<Incoming, ResBody = http_body_util::Full<Bytes>>,
+{
+    http1::Builder::new()
+        .keep_alive(true)
+        .max_buf_size(8192)
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .serve_connection(TokioIo::new(io), service)
 }
 
 /// Answers a connection over the cap with the API's 503 and closes it, without waiting: the

@@ -61,6 +61,7 @@ mod security_emails;
 mod security_http;
 mod server;
 mod settings;
+mod tls;
 mod uploads;
 mod user_groups;
 mod user_records;

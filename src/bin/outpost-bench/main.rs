@@ -30,6 +30,19 @@
 //!   bare hyper server that does nothing but wake and answer (see `floor.rs`): the best this
 //!   machine and generator can do.
 //!
+//! With `--tls-cert FILE --tls-key FILE` the in-process server serves its listeners over HTTPS
+//! with that pair and the generator connects with TLS, trusting exactly that certificate (with
+//! `--addr`, `--tls-cert` alone names the certificate the running server presents). The cost
+//! of TLS per request is the same scenario with and without these options:
+//!
+//! ```text
+//! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+//!   -subj /CN=localhost -keyout /tmp/key.pem -out /tmp/cert.pem
+//! cargo run --release --bin outpost-bench -- users-me --connections 64 --seconds 10
+//! cargo run --release --bin outpost-bench -- users-me --connections 64 --seconds 10 \
+//!   --tls-cert /tmp/cert.pem --tls-key /tmp/key.pem
+//! ```
+//!
 //! Every request goes to loopback only; the run is bounded by `--seconds`.
 
 use std::net::SocketAddr;
@@ -48,6 +61,7 @@ use tokio::net::TcpStream;
 mod floor;
 mod realtime;
 mod storage;
+mod tls;
 
 use outpost::app::{AppState, Server};
 use outpost::config::{Config, Synchronous};
@@ -109,6 +123,13 @@ struct Args {
     /// Worker threads of the load generator's runtime.
     #[arg(long, default_value_t = 1)]
     client_threads: usize,
+    /// HTTPS: the PEM certificate the server presents (the client trusts exactly it); the
+    /// in-process server serves it with `--tls-key`.
+    #[arg(long)]
+    tls_cert: Option<std::path::PathBuf>,
+    /// HTTPS: the PEM private key of `--tls-cert`, for the in-process server.
+    #[arg(long)]
+    tls_key: Option<std::path::PathBuf>,
 }
 
 /// What one connection sends, over and over (`{n}` in the body is replaced by a counter).
@@ -282,6 +303,19 @@ fn main() {
     {
         fail("only loopback addresses are allowed");
     }
+    if args.tls_cert.is_some() && args.addr.is_none() && args.tls_key.is_none() {
+        fail("--tls-cert needs --tls-key (or --addr of a running HTTPS server)");
+    }
+    if args.tls_key.is_some() && args.tls_cert.is_none() {
+        fail("--tls-key needs --tls-cert");
+    }
+    if args.tls_cert.is_some() && args.floor {
+        fail("--floor is plain HTTP only");
+    }
+    let connector = args
+        .tls_cert
+        .as_deref()
+        .map(|c| tls::connector(c).unwrap_or_else(|e| fail(&e)));
     let server_rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(args.server_threads)
         .enable_all()
@@ -333,6 +367,12 @@ fn main() {
             if dtrack {
                 cfg.deptrack.enabled = true;
                 cfg.deptrack.listen = "127.0.0.1:0".parse().expect("address");
+            }
+            if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+                cfg.chat.tls_cert = cert.clone();
+                cfg.chat.tls_key = key.clone();
+                cfg.deptrack.tls_cert = cert.clone();
+                cfg.deptrack.tls_key = key.clone();
             }
             server_rt.block_on(async {
                 let server: Server = outpost::app::start(cfg, async {
@@ -400,10 +440,12 @@ fn main() {
         specs,
         Duration::from_secs(args.seconds),
         args.rate,
+        connector,
     ));
     println!(
-        "scenario={} connections={} seconds={} requests={} errors={} req/s={:.0} p50={}us p90={}us p99={}us max={}us",
+        "scenario={} tls={} connections={} seconds={} requests={} errors={} req/s={:.0} p50={}us p90={}us p99={}us max={}us",
         args.scenario,
+        args.tls_cert.is_some(),
         args.connections,
         args.seconds,
         report.requests,
@@ -540,6 +582,7 @@ async fn run_load(
     specs: Vec<Spec>,
     measure: Duration,
     rate: Option<f64>,
+    tls: Option<tokio_rustls::TlsConnector>,
 ) -> Report {
     let warmup_end = Instant::now() + Duration::from_secs(1);
     let end = warmup_end + measure;
@@ -550,7 +593,13 @@ async fn run_load(
     for spec in specs {
         let counter = Arc::clone(&counter);
         tasks.push(tokio::spawn(connection_loop(
-            addr, spec, counter, warmup_end, end, interval,
+            addr,
+            spec,
+            counter,
+            warmup_end,
+            end,
+            interval,
+            tls.clone(),
         )));
     }
     let mut report = Report {
@@ -575,6 +624,7 @@ async fn connection_loop(
     warmup_end: Instant,
     end: Instant,
     interval: Option<Duration>,
+    tls: Option<tokio_rustls::TlsConnector>,
 ) -> (Vec<u32>, u64) {
     let mut latencies = Vec::new();
     let mut errors = 0u64;
@@ -586,13 +636,10 @@ async fn connection_loop(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let Ok((mut sender, conn)) =
-            hyper::client::conn::http1::handshake::<_, Full<Bytes>>(TokioIo::new(stream)).await
-        else {
+        let Some(mut sender) = http1_over(stream, tls.as_ref()).await else {
             errors += 1;
             continue;
         };
-        tokio::spawn(conn);
         while Instant::now() < end {
             let n = counter.fetch_add(1, Ordering::Relaxed);
             let req = spec.request(&n.to_string());
@@ -625,6 +672,33 @@ async fn connection_loop(
         }
     }
     (latencies, errors)
+}
+
+/// An HTTP/1.1 connection over `stream`, with TLS first when `tls` is given; its driver is
+/// spawned.
+async fn http1_over(
+    stream: TcpStream,
+    tls: Option<&tokio_rustls::TlsConnector>,
+) -> Option<hyper::client::conn::http1::SendRequest<Full<Bytes>>> {
+    match tls {
+        None => {
+            let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+                .await
+                .ok()?;
+            tokio::spawn(conn);
+            Some(sender)
+        }
+        Some(tls) => {
+            let name = tokio_rustls::rustls::pki_types::ServerName::try_from("localhost")
+                .expect("a valid name");
+            let stream = tls.connect(name, stream).await.ok()?;
+            let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+                .await
+                .ok()?;
+            tokio::spawn(conn);
+            Some(sender)
+        }
+    }
 }
 
 /// Dependency-Track data for `dt-badge` and `dt-analysis`: one project with a vulnerable

@@ -195,6 +195,11 @@ impl TestServer {
         }
     }
 
+    /// The TLS of the listeners served over HTTPS (what SIGHUP reloads).
+    pub fn tls(&self) -> &app::TlsListeners {
+        &self.server.as_ref().expect("running").tls
+    }
+
     /// Stops the server and waits until it has drained.
     pub async fn shutdown(mut self) {
         if let Some(stop) = self.stop.take() {
