@@ -110,7 +110,7 @@ fn key_matches(user: Option<&User>, key: &str) -> bool {
 }
 
 /// Splits an `Authorization: Basic ...` header into (email, api_key), both trimmed.
-fn parse_basic(raw: &[u8]) -> Result<(String, String)> {
+pub fn parse_basic(raw: &[u8]) -> Result<(String, String)> {
     let invalid = || Error::unauthorized("Invalid authorization header for basic auth");
     let text = std::str::from_utf8(raw).map_err(|_| invalid())?;
     let Some((scheme, credentials)) = two_tokens(text) else {
