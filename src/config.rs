@@ -443,6 +443,17 @@ pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
 }
 
 /// Parses and validates a TOML document. Problems are prefixed `line N: `.
+/// The name `sub` goes by inside `section` when it is a direct subsection of it (`osv` for
+/// `deptrack.osv` in `deptrack`; every top-level section in the root, `""`).
+fn subsection_of<'s>(section: &str, sub: &'s str) -> Option<&'s str> {
+    let rest = if section.is_empty() {
+        sub
+    } else {
+        sub.strip_prefix(section)?.strip_prefix('.')?
+    };
+    (!rest.is_empty() && !rest.contains('.')).then_some(rest)
+}
+
 pub fn parse(text: &str) -> Result<Config, ConfigError> {
     let doc = DeTable::parse(text).map_err(|e| {
         let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
@@ -459,19 +470,33 @@ pub fn parse(text: &str) -> Result<Config, ConfigError> {
     let root = doc.get_ref();
     let sections = keys::sections();
     for section in &sections {
+        // A section's known keys: its own, and the last part of its subsections' names
+        // (`osv` in `deptrack` for `[deptrack.osv]`).
+        let mut known: Vec<&str> = keys::of(section).map(|k| k.name).collect();
+        known.extend(sections.iter().filter_map(|s| subsection_of(section, s)));
         let table = if section.is_empty() {
-            let mut known: Vec<&str> = keys::of("").map(|k| k.name).collect();
-            known.extend(sections.iter().filter(|s| !s.is_empty()));
-            w.check_keys(root, "", &known);
             root
-        } else {
-            let Some(table) = w.table(root, section) else {
+        } else if let Some((parent, last)) = section.rsplit_once('.') {
+            // A subsection: its parent's problems were reported with the parent.
+            let Some(parent) = parent.split('.').try_fold(root, |t, part| {
+                match t.get(part).map(|v| v.get_ref()) {
+                    Some(DeValue::Table(t)) => Some(t),
+                    _ => None,
+                }
+            }) else {
                 continue;
             };
-            let known: Vec<&str> = keys::of(section).map(|k| k.name).collect();
-            w.check_keys(table, section, &known);
+            let Some(table) = w.table(parent, section, last) else {
+                continue;
+            };
+            table
+        } else {
+            let Some(table) = w.table(root, section, section) else {
+                continue;
+            };
             table
         };
+        w.check_keys(table, section, &known);
         for k in keys::of(section) {
             if w.apply(table, k, &mut cfg) && section == &"chat" && k.name == "external_url" {
                 external_url_given = true;
@@ -689,12 +714,18 @@ impl<'a> Walker<'a> {
         self.problem(table, key, &format!("{name} must be {want}"));
     }
 
-    fn table<'t, 'i>(&mut self, root: &'t Table<'i>, key: &str) -> Option<&'t Table<'i>> {
-        match self.value(root, key).map(|v| v.get_ref()) {
+    /// The table `key` of `parent`, which is the section `name`.
+    fn table<'t, 'i>(
+        &mut self,
+        parent: &'t Table<'i>,
+        name: &str,
+        key: &str,
+    ) -> Option<&'t Table<'i>> {
+        match self.value(parent, key).map(|v| v.get_ref()) {
             None => None,
             Some(DeValue::Table(t)) => Some(t),
             Some(_) => {
-                self.problem(root, key, &format!("{key} must be a table ([{key}])"));
+                self.problem(parent, key, &format!("{name} must be a table ([{name}])"));
                 None
             }
         }
@@ -813,6 +844,34 @@ mod tests {
                 "line 6: database.synchronous must be \"full\" or \"normal\"",
                 "line 8: log.format must be \"text\" or \"json\"",
             ]
+        );
+    }
+
+    #[test]
+    fn subsections_are_tables_inside_their_section() {
+        let cfg = parse(
+            "[deptrack]\nenabled = true\n[deptrack.osv]\nbase_url = \"https://osv.example/\"\n\
+             ecosystems = \"npm,PyPI\"\ninterval = 3600\n",
+        )
+        .unwrap();
+        assert!(cfg.deptrack.enabled);
+        assert_eq!(cfg.deptrack.osv_base_url, "https://osv.example");
+        assert_eq!(cfg.deptrack.osv_ecosystems, "npm,PyPI");
+        assert_eq!(
+            cfg.deptrack.osv_interval,
+            std::time::Duration::from_secs(3600)
+        );
+        let err =
+            parse("[deptrack]\nosv_base_url = \"\"\n[deptrack.osv]\nbogus = 1\ninterval = 5\n")
+                .unwrap_err();
+        assert_eq!(err.problems.len(), 3, "{:?}", err.problems);
+        assert!(err.problems[0].starts_with("line 2: unknown key `deptrack.osv_base_url`"));
+        assert!(err.problems[1].starts_with("line 4: unknown key `deptrack.osv.bogus`"));
+        assert!(err.problems[2].starts_with("line 5: deptrack.osv.interval"));
+        let err = parse("[deptrack]\nosv = 1\n").unwrap_err();
+        assert_eq!(
+            err.problems,
+            vec!["line 2: deptrack.osv must be a table ([deptrack.osv])"]
         );
     }
 

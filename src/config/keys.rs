@@ -283,20 +283,8 @@ pub(super) const KEYS: &[Key] = &[
         "Serve the SVG badges to anyone, without credentials.",
     ),
     key(
-        "metrics",
-        "enabled",
-        boolean!(metrics.enabled, false),
-        "Serve GET /metrics (Prometheus text format) and GET /health on their own listener.",
-    ),
-    key(
-        "metrics",
-        "listen",
-        addr!(metrics.listen, "127.0.0.1:9464"),
-        "Address and port of that listener; keep it on loopback or a private network.",
-    ),
-    key(
-        "deptrack",
-        "osv_base_url",
+        "deptrack.osv",
+        "base_url",
         Kind::Str {
             default: "",
             check: |v| {
@@ -304,7 +292,7 @@ pub(super) const KEYS: &[Key] = &[
                     || ((v.starts_with("http://") || v.starts_with("https://"))
                         && !v.chars().any(|c| c.is_whitespace() || c.is_control()))
             },
-            problem: "deptrack.osv_base_url must be empty or an http:// or https:// URL",
+            problem: "deptrack.osv.base_url must be empty or an http:// or https:// URL",
             get: |c| c.deptrack.osv_base_url.clone(),
             set: |c, v| c.deptrack.osv_base_url = v.trim_end_matches('/').to_string(),
         },
@@ -312,8 +300,8 @@ pub(super) const KEYS: &[Key] = &[
          mirror of it) on a schedule; empty: data comes only from `outpost deptrack import-osv`.",
     ),
     key(
-        "deptrack",
-        "osv_ecosystems",
+        "deptrack.osv",
+        "ecosystems",
         Kind::Str {
             default: "",
             check: |v| {
@@ -326,17 +314,29 @@ pub(super) const KEYS: &[Key] = &[
                                 .all(|b| b.is_ascii_alphanumeric() || b"._:-".contains(&b))
                     })
             },
-            problem: "deptrack.osv_ecosystems must be a comma-separated list of OSV ecosystem names",
+            problem: "deptrack.osv.ecosystems must be a comma-separated list of OSV ecosystem names",
             get: |c| c.deptrack.osv_ecosystems.clone(),
             set: |c, v| c.deptrack.osv_ecosystems = v,
         },
-        "The ecosystems fetched from osv_base_url, comma-separated as OSV names them (npm,PyPI).",
+        "The ecosystems fetched from base_url, comma-separated as OSV names them (npm,PyPI).",
     ),
     key(
-        "deptrack",
-        "osv_interval",
+        "deptrack.osv",
+        "interval",
         secs!(deptrack.osv_interval, 86_400, 60, 30 * 86_400),
         "Seconds between two fetches of the OSV exports (upstream mirrors daily).",
+    ),
+    key(
+        "metrics",
+        "enabled",
+        boolean!(metrics.enabled, false),
+        "Serve GET /metrics (Prometheus text format) and GET /health on their own listener.",
+    ),
+    key(
+        "metrics",
+        "listen",
+        addr!(metrics.listen, "127.0.0.1:9464"),
+        "Address and port of that listener; keep it on loopback or a private network.",
     ),
     key(
         "database",
