@@ -24,6 +24,11 @@
 //! - `dt-badge`, `dt-analysis`: on the Dependency-Track listener, the policy-violation badge
 //!   of a project and `GET /api/v1/analysis`, both with an `X-Api-Key` of a team holding every
 //!   permission (one project, component, vulnerability and analysis are created first);
+//! - `dt-osv-import`, `dt-findings`: a synthetic npm OSV export (`--osv-records` records)
+//!   imported by `outpost deptrack import-osv` and a `--components`-component BOM uploaded to an
+//!   `outpost serve` child process; the import's time and peak memory, the BOM's processing time
+//!   and findings, and for `dt-findings` load on `GET /api/v1/finding/project/{uuid}` (see
+//!   `dtrack_osv.rs`);
 //! - `parked`, `delivery`: `--pollers` parked long-polls against an `outpost serve` child
 //!   process; the server's memory, and the latency from sending a message (at `--rate` per
 //!   second) to each poller receiving it (see `realtime.rs`). With `--floor`, the same against a
@@ -58,6 +63,7 @@ use hyper::{Method, Request};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
+mod dtrack_osv;
 mod floor;
 mod realtime;
 mod storage;
@@ -130,6 +136,12 @@ struct Args {
     /// HTTPS: the PEM private key of `--tls-cert`, for the in-process server.
     #[arg(long)]
     tls_key: Option<std::path::PathBuf>,
+    /// `dt-osv-import`, `dt-findings`: records in the synthetic npm OSV export.
+    #[arg(long, default_value_t = 30_000)]
+    osv_records: usize,
+    /// `dt-osv-import`, `dt-findings`: components of the uploaded BOM.
+    #[arg(long, default_value_t = 5_000)]
+    components: usize,
 }
 
 /// What one connection sends, over and over (`{n}` in the body is replaced by a counter).
@@ -298,6 +310,10 @@ fn main() {
         ));
         return;
     }
+    if args.scenario == "dt-osv-import" || args.scenario == "dt-findings" {
+        dtrack_osv::run(&args);
+        return;
+    }
     if let Some(addr) = args.addr
         && !addr.ip().is_loopback()
     {
@@ -442,6 +458,14 @@ fn main() {
         args.rate,
         connector,
     ));
+    print_report(&args, &report);
+    let _ = stop_tx.send(());
+    drop(server_rt);
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+/// Prints a request scenario's figures on one line.
+fn print_report(args: &Args, report: &Report) {
     println!(
         "scenario={} tls={} connections={} seconds={} requests={} errors={} req/s={:.0} p50={}us p90={}us p99={}us max={}us",
         args.scenario,
@@ -456,9 +480,6 @@ fn main() {
         report.percentile(0.99),
         report.percentile(1.0),
     );
-    let _ = stop_tx.send(());
-    drop(server_rt);
-    let _ = std::fs::remove_dir_all(&data);
 }
 
 async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
@@ -531,7 +552,7 @@ async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
         }
         "dt-badge" | "dt-analysis" => dtrack_specs(args, state).await,
         other => fail(&format!(
-            "unknown scenario {other:?}; use server-settings, users-me, send, history, presence, parked, delivery, dt-badge or dt-analysis"
+            "unknown scenario {other:?}; use server-settings, users-me, send, history, presence, parked, delivery, dt-badge, dt-analysis, dt-osv-import or dt-findings"
         )),
     }
 }

@@ -33,7 +33,7 @@ impl Drop for ServerProcess {
     }
 }
 
-fn outpost_binary() -> std::path::PathBuf {
+pub(super) fn outpost_binary() -> std::path::PathBuf {
     let me = std::env::current_exe().unwrap_or_else(|_| fail("cannot find this executable"));
     let bin = me.with_file_name("outpost");
     if !bin.exists() {
