@@ -19,7 +19,8 @@ use outpost::model::Role;
 
 const BIN: &str = env!("CARGO_BIN_EXE_outpost");
 
-fn write_config(dir: &Path, data_dir: &Path) -> PathBuf {
+/// A config file in `dir` for the data directory `data_dir` (shared with the other backup tests).
+pub(crate) fn write_config(dir: &Path, data_dir: &Path) -> PathBuf {
     let path = dir.join("outpost.toml");
     std::fs::write(
         &path,
@@ -42,7 +43,8 @@ fn outpost(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
     )
 }
 
-fn backup(cfg: &Path, to: &Path) {
+/// `outpost backup --config CFG --to TO`, which must succeed.
+pub(crate) fn backup(cfg: &Path, to: &Path) {
     let (ok, _, err) = outpost(&[
         "backup".as_ref(),
         "--config".as_ref(),
@@ -53,7 +55,8 @@ fn backup(cfg: &Path, to: &Path) {
     assert!(ok, "{err}");
 }
 
-fn restore(cfg: &Path, from: &Path) -> (bool, String, String) {
+/// `outpost restore --config CFG --from FROM`: (success, stdout, stderr).
+pub(crate) fn restore(cfg: &Path, from: &Path) -> (bool, String, String) {
     outpost(&[
         "restore".as_ref(),
         "--config".as_ref(),

@@ -6,6 +6,7 @@
 use hyper::Method;
 use serde_json::{Value, json};
 
+use crate::backup_restore::{backup, restore, write_config};
 use crate::support::{Org, Reply, TestUser, basic, body, org, org_with, raw, wait_events};
 use crate::uploads::{gif, png, png_header};
 
@@ -517,28 +518,9 @@ async fn backups_hold_the_emoji_pictures() {
         .await
         .assert_success("POST /realm/emoji/{emoji_name}");
     let e = named(&o, "party").await;
-    let cfg = o.srv.dir.path().join("outpost.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "data_dir = {:?}\n[database]\nsynchronous = \"normal\"\n",
-            o.srv.state.config.data_dir.display().to_string()
-        ),
-    )
-    .unwrap();
+    let cfg = write_config(o.srv.dir.path(), &o.srv.state.config.data_dir);
     let dest = o.srv.dir.path().join("backup.sqlite3");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_outpost"))
-        .args(["backup", "--config"])
-        .arg(&cfg)
-        .arg("--to")
-        .arg(&dest)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    backup(&cfg, &dest);
     let dir = o.srv.dir.path().join("backup.sqlite3.emoji");
     let mut pictures = Vec::new();
     for url in [&e["source_url"], &e["still_url"]] {
@@ -554,19 +536,8 @@ async fn backups_hold_the_emoji_pictures() {
     let data_dir = srv.state.config.data_dir.clone();
     let stopped = srv.stop_gracefully().await;
     std::fs::remove_dir_all(data_dir.join("emoji").join("images")).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_outpost"))
-        .args(["restore", "--config"])
-        .arg(&cfg)
-        .arg("--from")
-        .arg(&dest)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ok, said, err) = restore(&cfg, &dest);
+    assert!(ok, "{err}");
     assert!(said.contains("restored 2 custom emoji pictures"), "{said}");
     let srv = stopped.start().await;
     for (url, bytes) in pictures {

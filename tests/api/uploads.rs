@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use hyper::Method;
 use serde_json::{Value, json};
 
+use crate::backup_restore::{backup, write_config};
 use crate::support::{Org, Reply, TestServer, TestUser, basic, body, org, org_with, raw};
 
 const BOUNDARY: &str = "outpost-test-boundary";
@@ -685,28 +686,9 @@ async fn the_organization_quota_is_enforced() {
 async fn backups_hold_the_uploaded_files() {
     let o = org().await;
     let url = upload_ok(&o.srv, &o.alice, "keep.txt", b"keep me").await;
-    let cfg = o.srv.dir.path().join("outpost.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "data_dir = {:?}\n[database]\nsynchronous = \"normal\"\n",
-            o.srv.state.config.data_dir.display().to_string()
-        ),
-    )
-    .unwrap();
+    let cfg = write_config(o.srv.dir.path(), &o.srv.state.config.data_dir);
     let dest = o.srv.dir.path().join("backup.sqlite3");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_outpost"))
-        .args(["backup", "--config"])
-        .arg(&cfg)
-        .arg("--to")
-        .arg(&dest)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    backup(&cfg, &dest);
     // The copy's record names a file the backup holds, with the same bytes.
     let copy = rusqlite::Connection::open(&dest).unwrap();
     let (path_id, key): (String, String) = copy
