@@ -15,7 +15,7 @@ use crate::ids::ComponentId;
 use crate::model::dtrack::{Analysis, Component, Principal, Project, Vulnerability};
 
 use super::bom::Refusal;
-use super::findings::{AnalysisChange, audit_comments};
+use super::findings::{AnalysisChange, analysis_of, audit_comments, store_analysis};
 use super::portfolio::{PROJECT_FORBIDDEN, PROJECT_NOT_FOUND, visible};
 use super::state::write;
 use super::vex;
@@ -193,11 +193,7 @@ fn apply(tx: &rusqlite::Connection, project: &Project, doc: &vex::Vex) -> Result
             }
         }
         for comp in targets {
-            let id = match fdb::analysis_id(tx, comp, vuln)? {
-                Some(id) => id,
-                None => fdb::insert_analysis(tx, project.id, comp, vuln)?,
-            };
-            let old = fdb::analysis(tx, id)?.ok_or_else(|| Error::internal("analysis vanished"))?;
+            let (id, old) = analysis_of(tx, project.id, comp, vuln)?;
             let suppress = s
                 .state
                 .as_deref()
@@ -220,10 +216,7 @@ fn apply(tx: &rusqlite::Connection, project: &Project, doc: &vex::Vex) -> Result
                 suppressed: change.suppressed.unwrap_or(old.suppressed),
                 comments: Vec::new(),
             };
-            fdb::update_analysis(tx, id, &new)?;
-            for c in &comments {
-                fdb::insert_comment(tx, id, now, c, VEX_COMMENTER)?;
-            }
+            store_analysis(tx, id, &new, &comments, now, VEX_COMMENTER)?;
         }
     }
     if changed {

@@ -291,11 +291,7 @@ pub async fn update_analysis(
             analysed_component(tx, acl, &who, change.project.as_deref(), &change.component)?;
         let v = db::vulnerability_by_uuid(tx, &change.vulnerability)?
             .ok_or_else(|| Error::not_found(VULN_NOT_FOUND))?;
-        let id = match db::analysis_id(tx, comp.component_id(), v.vulnerability_id())? {
-            Some(id) => id,
-            None => db::insert_analysis(tx, project, comp.component_id(), v.vulnerability_id())?,
-        };
-        let old = db::analysis(tx, id)?.ok_or_else(|| Error::internal("analysis vanished"))?;
+        let (id, old) = analysis_of(tx, project, comp.component_id(), v.vulnerability_id())?;
         let comments = audit_comments(&old, &change);
         let not_set = |v: &Option<String>| Some(v.clone().unwrap_or_else(|| "NOT_SET".into()));
         let new = Analysis {
@@ -306,13 +302,44 @@ pub async fn update_analysis(
             suppressed: change.suppressed.unwrap_or(old.suppressed),
             comments: Vec::new(),
         };
-        db::update_analysis(tx, id, &new)?;
-        for c in comments.iter().chain(change.comment.iter()) {
-            db::insert_comment(tx, id, crate::time::now_millis(), c, &commenter)?;
-        }
+        let trail = comments.iter().chain(change.comment.iter());
+        store_analysis(tx, id, &new, trail, crate::time::now_millis(), &commenter)?;
         db::analysis(tx, id)?.ok_or_else(|| Error::internal("analysis vanished"))
     })
     .await
+}
+
+/// The analysis of `comp` for `vuln` (created, empty, in `project` when there is none yet) and
+/// what it holds now.
+pub(crate) fn analysis_of(
+    tx: &rusqlite::Connection,
+    project: ProjectId,
+    comp: crate::ids::ComponentId,
+    vuln: crate::ids::VulnerabilityId,
+) -> Result<(crate::ids::AnalysisId, Analysis)> {
+    let id = match db::analysis_id(tx, comp, vuln)? {
+        Some(id) => id,
+        None => db::insert_analysis(tx, project, comp, vuln)?,
+    };
+    let old = db::analysis(tx, id)?.ok_or_else(|| Error::internal("analysis vanished"))?;
+    Ok((id, old))
+}
+
+/// Stores `new` as analysis `id`, with `trail` added to its audit trail by `commenter` at
+/// `now_ms`.
+pub(crate) fn store_analysis<'a>(
+    tx: &rusqlite::Connection,
+    id: crate::ids::AnalysisId,
+    new: &Analysis,
+    trail: impl IntoIterator<Item = &'a String>,
+    now_ms: i64,
+    commenter: &str,
+) -> Result<()> {
+    db::update_analysis(tx, id, new)?;
+    for c in trail {
+        db::insert_comment(tx, id, now_ms, c, commenter)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
