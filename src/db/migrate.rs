@@ -299,6 +299,10 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
              CREATE TRIGGER user_group_subgroups_del AFTER DELETE ON user_group_subgroups
                  BEGIN UPDATE user_groups_generation SET token = random(); END;",
         )?),
+        // Version 7 once meant the invitations (merged as 7 in 53b77e2, renumbered to 8 by the
+        // next merge, which gave 7 to the user-group changes): such a database has the
+        // invitations and lacks the group changes, so its step to 8 is the groups' step.
+        7 if has_table(tx, "invitations")? => upgrade_from(tx, 6),
         _ => match ADDED_FILES.iter().find(|(v, _)| *v == from + 1) {
             Some((_, sql)) => Ok(tx.execute_batch(sql)?),
             None => Err(Error::internal(format!(
@@ -306,6 +310,14 @@ fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
             ))),
         },
     }
+}
+
+fn has_table(tx: &rusqlite::Transaction<'_>, name: &str) -> Result<bool> {
+    Ok(tx.query_row(
+        "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+        [name],
+        |r| r.get(0),
+    )?)
 }
 
 #[cfg(test)]

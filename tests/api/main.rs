@@ -8,6 +8,7 @@
 
 mod scheduled;
 mod schema;
+mod schema_upgrades;
 mod support;
 
 mod auth;
