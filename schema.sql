@@ -340,4 +340,4 @@ CREATE INDEX submessages_message ON submessages (message_id, id);
 -- devices) in src/db/user_records.sql, the OSV data in src/db/osv.sql, applied right after this
 -- file.
 
-PRAGMA user_version = 18;
+PRAGMA user_version = 19;

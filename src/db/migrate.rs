@@ -70,6 +70,10 @@ pub const DTRACK_PROJECTS_SQL: &str = include_str!("dtrack_projects.sql");
 /// new database, and by the upgrade from version 17 (which added them as version 18).
 pub const OSV_SQL: &str = include_str!("osv.sql");
 
+/// The index on `users.api_key` that HTTP Basic authentication looks users up by: applied after
+/// [`SCHEMA_SQL`] to a new database, and by the upgrade from version 18 (which added it as 19).
+pub const AUTH_INDEXES_SQL: &str = include_str!("auth_indexes.sql");
+
 /// The files of tables added after [`SCHEMA_SQL`], each with the schema version that added it:
 /// applied in this order after [`SCHEMA_SQL`] to a new database, and each one by the upgrade
 /// into its version, so each file is the one place its DDL lives.
@@ -85,10 +89,11 @@ pub const ADDED_FILES: &[(i64, &str)] = &[
     (16, REALM_EMOJI_SQL),
     (17, DTRACK_PROJECTS_SQL),
     (18, OSV_SQL),
+    (19, AUTH_INDEXES_SQL),
 ];
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
-pub const SCHEMA_VERSION: i64 = 18;
+pub const SCHEMA_VERSION: i64 = 19;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
@@ -423,10 +428,11 @@ mod tests {
         assert_eq!(bots, 2);
     }
 
-    /// The tables a file creates, by name.
-    fn tables_of(sql: &str) -> Vec<&str> {
-        sql.split("CREATE TABLE ")
-            .skip(1)
+    /// The tables and indexes a file creates, by name.
+    fn objects_of(sql: &str) -> Vec<&str> {
+        ["CREATE TABLE ", "CREATE INDEX ", "CREATE UNIQUE INDEX "]
+            .iter()
+            .flat_map(|create| sql.split(create).skip(1))
             .map(|rest| rest.split([' ', '(', '\n']).next().unwrap())
             .collect()
     }
@@ -451,12 +457,13 @@ mod tests {
                 }
             }
             let conn = open_writer(&path, Synchronous::Normal).unwrap();
-            let tables = tables_of(sql);
-            assert!(!tables.is_empty(), "version {version} adds no table");
-            for table in tables {
+            let objects = objects_of(sql);
+            assert!(!objects.is_empty(), "version {version} adds no table or index");
+            for table in objects {
                 let n: i64 = conn
                     .query_row(
-                        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+                        "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'index') \
+                         AND name = ?1",
                         [table],
                         |r| r.get(0),
                     )
