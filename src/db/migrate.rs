@@ -458,7 +458,10 @@ mod tests {
             }
             let conn = open_writer(&path, Synchronous::Normal).unwrap();
             let objects = objects_of(sql);
-            assert!(!objects.is_empty(), "version {version} adds no table or index");
+            assert!(
+                !objects.is_empty(),
+                "version {version} adds no table or index"
+            );
             for table in objects {
                 let n: i64 = conn
                     .query_row(

@@ -385,6 +385,15 @@ pub async fn get_read_receipts(state: &AppState, caller: &User, id: i64) -> Resu
     Ok(Success::new().field("user_ids", user_ids))
 }
 
+/// # `POST /api/v1/messages/render`
+///
+/// The HTML a message with this content would get, for a compose box's preview.
+pub async fn render_message(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    let content = p.required_str("content")?;
+    let html = crate::domain::messages::preview::render(state, caller, &content).await?;
+    Ok(Success::new().field("rendered", html))
+}
+
 /// # `POST /api/v1/mark_all_as_read`
 pub async fn mark_all_as_read(state: &AppState, caller: &User) -> Result<Success> {
     let complete = flags::mark_all(state, caller).await?;

@@ -179,6 +179,7 @@ pub enum Endpoint {
     /// `/user_avatars/...` outside `/api/v1`: a custom emoji's picture (no credentials); the
     /// decoded path segments.
     ServeEmoji(Vec<String>),
+    RenderMessage,
 }
 
 impl Endpoint {
@@ -320,6 +321,7 @@ pub const ROUTE_NAMES: &[&str] = &[
     "UploadEmoji",
     "DeactivateEmoji",
     "ServeEmoji",
+    "RenderMessage",
 ];
 
 impl Endpoint {
@@ -447,6 +449,7 @@ impl Endpoint {
             E::UploadEmoji(..) => 117,
             E::DeactivateEmoji(..) => 118,
             E::ServeEmoji(..) => 119,
+            E::RenderMessage => 120,
         }
     }
 }
@@ -629,6 +632,7 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         },
         ["messages"] => vec![("GET", E::GetMessages), ("POST", E::SendMessage)],
         ["messages", "flags"] => vec![("POST", E::UpdateMessageFlags)],
+        ["messages", "render"] => vec![("POST", E::RenderMessage)],
         ["messages", "flags", "narrow"] => vec![("POST", E::UpdateMessageFlagsInNarrow)],
         ["submessage"] => vec![("POST", E::AddSubmessage)],
         ["messages", id, "read_receipts"] => match path_id(id) {
@@ -843,6 +847,7 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("GET", "realm/emoji"),
     ("POST", "realm/emoji/green_tick"),
     ("DELETE", "realm/emoji/green_tick"),
+    ("POST", "messages/render"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -1163,6 +1168,7 @@ impl ChatApi {
             Endpoint::ReportMessage(id) => messages::report_message(state, me()?, id, p).await,
             Endpoint::AddSubmessage => messages::add_submessage(state, me()?, p).await,
             Endpoint::MarkAllAsRead => messages::mark_all_as_read(state, me()?).await,
+            Endpoint::RenderMessage => messages::render_message(state, me()?, p).await,
             Endpoint::MarkStreamAsRead => messages::mark_stream_as_read(state, me()?, p).await,
             Endpoint::MarkTopicAsRead => messages::mark_topic_as_read(state, me()?, p).await,
             Endpoint::UpdateMessage(id) => messages::update_message(state, me()?, id, p).await,

@@ -930,3 +930,104 @@ async fn wildcards_in_large_channels_need_permission() {
         .await;
     r.assert_error(400, "TOPIC_WILDCARD_MENTION_NOT_ALLOWED");
 }
+
+#[tokio::test]
+async fn render_previews_what_a_send_would_show_and_sends_nothing() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let before = o
+        .srv
+        .get(
+            "/api/v1/messages",
+            &o.alice,
+            &[
+                ("anchor", "newest"),
+                ("num_before", "5"),
+                ("num_after", "0"),
+            ],
+        )
+        .await;
+    let before = before.assert_success("GET /messages")["messages"].clone();
+
+    let r = o
+        .srv
+        .post(
+            "/api/v1/messages/render",
+            &o.alice,
+            &[(
+                "content",
+                "hello **world** @**Bob Bee** #**general** <script>x</script>",
+            )],
+        )
+        .await;
+    let html = r.assert_success("POST /messages/render")["rendered"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        html.starts_with("<p>hello <strong>world</strong> "),
+        "{html}"
+    );
+    assert!(html.contains("class=\"user-mention\""), "{html}");
+    assert!(
+        html.contains(&format!("data-user-id=\"{}\"", o.bob.id)),
+        "{html}"
+    );
+    assert!(html.contains("class=\"stream\""), "{html}");
+    assert!(
+        html.contains("&lt;script&gt;") && !html.contains("<script>"),
+        "{html}"
+    );
+
+    // The same content sent renders the same.
+    let id = o
+        .send_channel(
+            &o.alice,
+            "general",
+            "t",
+            "hello **world** @**Bob Bee** #**general** <script>x</script>",
+        )
+        .await;
+    let sent = o
+        .srv
+        .get(&format!("/api/v1/messages/{id}"), &o.alice, &[])
+        .await;
+    assert_eq!(
+        sent.assert_success("GET /messages/{message_id}")["message"]["content"],
+        html
+    );
+
+    for (content, msg) in [
+        ("", "Message must not be empty"),
+        ("  \n ", "Message must not be empty"),
+    ] {
+        let r = o
+            .srv
+            .post("/api/v1/messages/render", &o.alice, &[("content", content)])
+            .await;
+        assert_eq!((r.status, r.body["msg"].as_str()), (400, Some(msg)));
+    }
+    let r = o.srv.post("/api/v1/messages/render", &o.alice, &[]).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.body["msg"], "Missing 'content' argument");
+
+    // Previews sent nothing: only the one real send is new.
+    let after = o
+        .srv
+        .get(
+            "/api/v1/messages",
+            &o.alice,
+            &[
+                ("anchor", "newest"),
+                ("num_before", "5"),
+                ("num_after", "0"),
+            ],
+        )
+        .await;
+    let after = after.assert_success("GET /messages")["messages"].clone();
+    assert_eq!(
+        after.as_array().unwrap().len(),
+        before.as_array().unwrap().len() + 1
+    );
+}

@@ -7,6 +7,7 @@ pub mod flags;
 pub mod lookup;
 pub mod narrow;
 pub mod narrow_events;
+pub mod preview;
 pub mod reactions;
 pub mod receipts;
 pub mod report;
