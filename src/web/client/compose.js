@@ -131,6 +131,14 @@ export class Compose {
 
   /** Fills the recipient from the open narrow (called on every narrow change). */
   followNarrow(terms) {
+    if (this.text.value.trim()) {
+      // Keep the unsent text as a draft of its own conversation before the recipient changes.
+      clearTimeout(this.draftTimer);
+      this.saveDraft();
+      this.text.value = "";
+    }
+    this.generation = (this.generation || 0) + 1;
+    this.draftId = null;
     const ch = terms.find((t) => t.operator === "channel" && !t.negated);
     const tp = terms.find((t) => t.operator === "topic" && !t.negated);
     const dm = terms.find((t) => t.operator === "dm" && !t.negated);
@@ -256,6 +264,7 @@ export class Compose {
   }
 
   async saveDraft() {
+    const generation = this.generation;
     let draft;
     try {
       draft = this.draftBody();
@@ -273,7 +282,7 @@ export class Compose {
         await this.app.api.patch(`drafts/${this.draftId}`, { draft });
       } else {
         const answer = await this.app.api.post("drafts", { drafts: [draft] });
-        this.draftId = answer.ids[0];
+        if (generation === this.generation) this.draftId = answer.ids[0];
       }
     } catch {
       // drafts are a convenience: a failure leaves the text in the box

@@ -34,9 +34,11 @@ export function createActions(app) {
     const content = article.querySelector(".message-content");
     const area = h("textarea", { class: "edit-text", "aria-label": "Edit message", rows: "4", disabled: true }, "");
     const status = h("p", { class: "compose-error", role: "alert" });
+    const bar = article.querySelector(".message-actions");
     const close = () => {
       form.remove();
       content.hidden = false;
+      if (bar) bar.hidden = false;
       article.focus();
     };
     const form = h("form", { class: "edit-form", onsubmit: async (e) => {
@@ -55,6 +57,7 @@ export function createActions(app) {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); }
     });
     content.hidden = true;
+    if (bar) bar.hidden = true;
     content.after(form);
     app.api.get(`messages/${message.id}`, { apply_markdown: false }).then((answer) => {
       area.value = answer.raw_content !== undefined ? answer.raw_content : answer.message.content;

@@ -145,6 +145,16 @@ export function emojiGlyph(reaction) {
   }
 }
 
+/** Replaces `:name:` text of server emoji spans (`span.emoji.emoji-1f604`) by the glyph. */
+export function showEmojiGlyphs(root) {
+  for (const span of root.querySelectorAll("span.emoji")) {
+    const m = /(?:^|\s)emoji-([0-9a-f]+(?:-[0-9a-f]+)*)(?:\s|$)/.exec(span.className);
+    if (!m) continue;
+    const glyph = emojiGlyph({ reaction_type: "unicode_emoji", emoji_code: m[1] });
+    if (glyph) span.textContent = glyph;
+  }
+}
+
 /**
  * One message as an article. `opts`: {showSender, store, toolbar(message) -> element,
  * onReaction(message, group), local}.
@@ -166,7 +176,10 @@ export function messageArticle(message, opts) {
   if (!flags.includes("read") && !opts.local) classes.push("unread");
   const content = h("div", { class: "message-content" });
   if (opts.local) content.append(h("p", { class: "local-text" }, message.raw_content || ""));
-  else content.append(sanitizeHtml(message.content || ""));
+  else {
+    content.append(sanitizeHtml(message.content || ""));
+    showEmojiGlyphs(content);
+  }
   const header = opts.showSender
     ? h("div", { class: "message-header" },
       avatar(sender, name),
@@ -175,8 +188,8 @@ export function messageArticle(message, opts) {
       message.last_edit_timestamp ? h("span", { class: "edited" }, "(edited)") : null)
     : h("div", { class: "message-header compact" },
       h("span", { class: "sender-name sr-only" }, name),
-      time,
-      message.last_edit_timestamp ? h("span", { class: "edited" }, "(edited)") : null);
+      time);
+  if (!opts.showSender && message.last_edit_timestamp) content.append(h("span", { class: "edited" }, " (edited)"));
   const article = h("article", {
     class: classes.join(" "),
     tabindex: "-1",
