@@ -117,7 +117,7 @@ async function boot() {
   const leftToggle = h("button", { type: "button", class: "panel-toggle left-toggle", "aria-controls": "left-sidebar", "aria-expanded": "false",
     onclick: () => togglePanel("left") }, h("span", { "aria-hidden": "true" }, "☰"), h("span", { class: "sr-only" }, "Show channels"));
   const rightToggle = h("button", { type: "button", class: "panel-toggle right-toggle", "aria-controls": "right-sidebar", "aria-expanded": "false",
-    onclick: () => togglePanel("right") }, h("span", { "aria-hidden": "true" }, "👥"), h("span", { class: "sr-only" }, "Show users"));
+    onclick: () => togglePanel("right") }, h("span", { "aria-hidden": "true" }, "Users"), h("span", { class: "sr-only" }, "Show users"));
   const layout = h("div", { class: "layout" });
   function togglePanel(side, force) {
     const cls = side === "left" ? "show-left" : "show-right";

@@ -105,7 +105,8 @@ export class MessageList {
       const older = answer.messages.map((m) => m.id).filter((id) => id < this.ids[0]);
       this.ids = older.concat(this.ids);
       this.foundOldest = !!answer.found_oldest || older.length === 0;
-      this.rowCache.clear();
+      if (older.length) this.rowCache.delete(this.ids[older.length]);
+      this.loadingOlder = false;
       this.render();
     } catch {
       // a later scroll retries
@@ -183,7 +184,10 @@ export class MessageList {
     }
     let tops = this.tops(items);
     const base = this.padTop.offsetTop;
-    const viewTop = Math.max(0, sec.scrollTop - base);
+    let viewTop = Math.max(0, sec.scrollTop - base);
+    const anchorIndex = anchorId === null ? -1 : items.findIndex((id) => String(id) === anchorId);
+    // Rows may have been added above the anchor (older pages): look where it is now.
+    if (!atBottom && anchorIndex >= 0) viewTop = Math.max(0, tops[anchorIndex] - anchorOffset);
     let first = Math.max(0, rowAt(tops, viewTop - OVERSCAN));
     let last = Math.min(items.length - 1, rowAt(tops, viewTop + sec.clientHeight + OVERSCAN));
     if (atBottom && items.length) {
@@ -192,7 +196,6 @@ export class MessageList {
     }
     const rows = [];
     for (let i = first; i <= last && i < items.length; i++) rows.push(this.buildRow(items, i));
-    this.padTop.style.height = `${tops[first] || 0}px`;
     const kept = new Set(rows);
     for (const child of Array.from(this.rowsEl.children)) if (!kept.has(child)) child.remove();
     rows.forEach((row, idx) => {
@@ -210,7 +213,7 @@ export class MessageList {
       const row = rows.find((r) => r.dataset.rowId === anchorId);
       if (row) sec.scrollTop = row.offsetTop - anchorOffset;
     }
-    if (first < 20 && !this.foundOldest) this.loadOlder();
+    if (first < 20 && !this.foundOldest && !this.loadingOlder) setTimeout(() => this.loadOlder(), 0);
     this.noteSeen(rows);
   }
 
