@@ -290,6 +290,7 @@ export class MessageList {
 
   addEcho(echo) {
     this.echoes.push(echo);
+    this.status.textContent = "";
     this.scrollToBottom();
   }
 

@@ -155,6 +155,15 @@ export function showEmojiGlyphs(root) {
   }
 }
 
+/** The visible part of a reaction button: the glyph, a realm emoji image, or `:name:`. */
+function reactionFace(g, glyph, store) {
+  if (glyph) return h("span", { class: "reaction-emoji", "aria-hidden": "true" }, glyph);
+  const realmEmoji = (store.realm.emoji || {})[g.emoji_code];
+  const url = realmEmoji && (realmEmoji.still_url || realmEmoji.source_url);
+  if (url && isSameOrigin(url)) return h("img", { class: "reaction-emoji realm-emoji", src: url, alt: "" });
+  return h("span", { class: "reaction-emoji", "aria-hidden": "true" }, `:${g.emoji_name}:`);
+}
+
 /**
  * One message as an article. `opts`: {showSender, store, toolbar(message) -> element,
  * onReaction(message, group), local}.
@@ -212,8 +221,7 @@ export function messageArticle(message, opts) {
         "aria-pressed": g.mine ? "true" : "false",
         title: `${names} reacted with :${g.emoji_name}:`,
         onclick: () => opts.onReaction && opts.onReaction(message, g),
-      }, glyph ? h("span", { class: "reaction-emoji", "aria-hidden": "true" }, glyph)
-        : h("span", { class: "reaction-emoji", "aria-hidden": "true" }, `:${g.emoji_name}:`),
+      }, reactionFace(g, glyph, store),
       h("span", { class: "reaction-count", "aria-hidden": "true" }, String(g.count))));
     }
     article.append(row);

@@ -43,7 +43,7 @@ export function renderSidebar(nav, app) {
         h("span", { class: "label" }, sub.name), swatch, count(summary.channels.get(sub.stream_id))));
     // The name must come first in the link text; the swatch is placed before it by CSS order.
     if (isOpen) {
-      const topics = h("ul", { class: "topics", "aria-label": `Topics in ${sub.name}` });
+      const topics = h("ul", { class: "topics" });
       for (const t of topicsOf(s, sub.stream_id).slice(0, 30)) {
         const thash = narrowHash([{ operator: "channel", operand: sub.stream_id }, { operator: "topic", operand: t.name }], names);
         const resolved = isResolved(t.name);
