@@ -17,15 +17,9 @@ import { notificationsAvailable, notifyMessage } from "./notify.js";
 import { mountUserList } from "./user_list.js";
 import { openProfileCard } from "./profile_card.js";
 import { mountSettings } from "./settings.js";
+import { themeFor } from "./theme.js";
 
 const root = document.getElementById("app");
-
-/** `<html data-theme>` from `color_scheme` (1 automatic, 2 dark, 3 light). */
-export function themeFor(colorScheme, prefersDark) {
-  if (colorScheme === 2) return "dark";
-  if (colorScheme === 3) return "light";
-  return prefersDark ? "dark" : "light";
-}
 
 function csrfToken() {
   const meta = document.querySelector('meta[name="csrf-token"]');

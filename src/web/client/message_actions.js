@@ -165,7 +165,7 @@ export function createActions(app) {
       btn("Star message", starred ? "★" : "☆", () => star(message), { "aria-pressed": starred ? "true" : "false" }),
       canEdit(message, s.me, s.realm) ? btn("Edit message", "✎", () => edit(message, article())) : null,
       message.type === "stream" && (mine || me.is_admin) ? btn("Move message", "⇄", () => move(message)) : null,
-      mine || me.is_admin ? btn("Delete message", "🗑", () => remove(message)) : null);
+      mine || me.is_admin ? btn("Delete message", "✕", () => remove(message)) : null);
     return bar;
   }
 

@@ -63,31 +63,67 @@ export class MessageList {
 
   /** Opens a narrow: resets the list and fetches its newest page. */
   async open(terms) {
-    this.terms = terms;
+    const near = terms.find((t) => (t.operator === "near" || t.operator === "id" || t.operator === "with") && Number.isInteger(t.operand));
+    this.terms = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
     this.ids = [];
+    this.echoes = [];
     this.rowCache.clear();
     this.selected = null;
     this.foundNewest = false;
     this.foundOldest = false;
     this.loadingOlder = false;
-    this.stickBottom = true;
+    this.loadingNewer = false;
     this.rowsEl.replaceChildren();
     this.status.textContent = "Loading messages…";
     const token = (this.token = {});
     try {
       const answer = await this.app.api.get("messages", {
-        narrow: apiNarrow(terms), anchor: "newest", num_before: PAGE, num_after: 0, apply_markdown: true,
+        narrow: apiNarrow(this.terms),
+        anchor: near ? near.operand : "newest",
+        num_before: near ? PAGE / 2 : PAGE,
+        num_after: near ? PAGE / 2 : 0,
+        apply_markdown: true,
       });
       if (token !== this.token) return;
       addMessages(this.store, answer.messages);
       this.ids = answer.messages.map((m) => m.id);
-      this.foundNewest = true;
+      this.foundNewest = !near || !!answer.found_newest;
       this.foundOldest = !!answer.found_oldest;
       this.status.textContent = this.ids.length ? "" : "No messages here yet.";
-      this.scrollToBottom();
+      if (near && this.ids.includes(near.operand)) {
+        this.render();
+        this.select(near.operand);
+      } else {
+        this.scrollToBottom();
+      }
     } catch (err) {
       if (token !== this.token) return;
       this.status.textContent = `Could not load messages: ${err.message}`;
+    }
+  }
+
+  /** Loads the next page below the last loaded message (after opening at a `near` anchor). */
+  async loadNewer() {
+    if (this.loadingNewer || this.foundNewest || !this.ids.length) return;
+    this.loadingNewer = true;
+    const token = this.token;
+    try {
+      const lastId = this.ids[this.ids.length - 1];
+      const answer = await this.app.api.get("messages", {
+        narrow: apiNarrow(this.terms), anchor: lastId, num_before: 0, num_after: PAGE,
+        include_anchor: false, apply_markdown: true,
+      });
+      if (token !== this.token) return;
+      addMessages(this.store, answer.messages);
+      const newer = answer.messages.map((m) => m.id).filter((id) => id > lastId && !this.ids.includes(id));
+      this.ids = this.ids.concat(newer);
+      this.foundNewest = !!answer.found_newest || newer.length === 0;
+      this.loadingNewer = false;
+      this.render();
+    } catch {
+      // a later scroll retries
+    } finally {
+      this.loadingNewer = false;
     }
   }
 
@@ -172,7 +208,7 @@ export class MessageList {
   render({ keepBottom } = {}) {
     const sec = this.section;
     const items = this.items();
-    const atBottom = keepBottom || sec.scrollTop + sec.clientHeight >= sec.scrollHeight - 4;
+    const atBottom = keepBottom || (this.foundNewest && sec.scrollTop + sec.clientHeight >= sec.scrollHeight - 4);
     let anchorId = null;
     let anchorOffset = 0;
     for (const row of this.rowsEl.children) {
@@ -214,6 +250,7 @@ export class MessageList {
       if (row) sec.scrollTop = row.offsetTop - anchorOffset;
     }
     if (first < 20 && !this.foundOldest && !this.loadingOlder) setTimeout(() => this.loadOlder(), 0);
+    if (last > items.length - 20 && !this.foundNewest && !this.loadingNewer) setTimeout(() => this.loadNewer(), 0);
     this.noteSeen(rows);
   }
 
@@ -324,6 +361,14 @@ export class MessageList {
     }
     this.render();
     const row = this.rowCache.get(id);
+    if (row && row.el.isConnected) {
+      // Heights were estimates before this render: place the row from its real position.
+      const top = row.el.offsetTop;
+      if (top < sec.scrollTop || top + row.el.offsetHeight > sec.scrollTop + sec.clientHeight) {
+        sec.scrollTop = Math.max(0, top - sec.clientHeight / 3);
+        this.render();
+      }
+    }
     const art = row && row.el.querySelector("article");
     if (art) {
       art.classList.add("selected");

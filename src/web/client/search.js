@@ -37,7 +37,8 @@ export function createSearch(app) {
   return {
     form,
     input,
-    show(terms) {
+    show(allTerms) {
+      const terms = allTerms.filter((t) => t.operator !== "near" && t.operator !== "with");
       const plain = !terms.length || (terms.length <= 2 && terms.every((t) => ["channel", "topic", "dm"].includes(t.operator)))
         || (terms.length === 1 && terms[0].operator === "is");
       input.value = plain ? "" : searchText(terms, namesFor(app.store));

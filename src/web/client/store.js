@@ -403,6 +403,10 @@ export function applyEvent(s, ev) {
       else if (ev.op === "remove") s.drafts.delete(ev.draft_id);
       changed.add("drafts");
       break;
+    case "realm_emoji":
+      s.realm.emoji = ev.realm_emoji || {};
+      changed.add("realm");
+      break;
     case "muted_users":
       s.mutedUsers = new Set((ev.muted_users || []).map((m) => m.id));
       changed.add("messages");

@@ -69,3 +69,11 @@ test("reactions group by emoji with my own marked", () => {
   ], 1);
   assert.deepEqual(g.map((x) => [x.emoji_name, x.count, x.mine]), [["+1", 2, true], ["tada", 1, false]]);
 });
+
+test("themes follow color_scheme", async () => {
+  const { themeFor } = await import("../../../src/web/client/theme.js");
+  assert.equal(themeFor(2, false), "dark");
+  assert.equal(themeFor(3, true), "light");
+  assert.equal(themeFor(1, true), "dark");
+  assert.equal(themeFor(1, false), "light");
+});
