@@ -63,6 +63,15 @@ export class Compose {
         h("span", { class: "compose-hint" }, ""),
         h("button", { type: "submit", class: "primary" }, "Send")));
     this.hint = this.form.querySelector(".compose-hint");
+    // Enter in a recipient field moves on to the next field instead of sending.
+    for (const [field, next] of [[this.channel, this.topic], [this.topic, this.text], [this.to, this.text]]) {
+      field.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") {
+          e.preventDefault();
+          next.focus();
+        }
+      });
+    }
     this.form.addEventListener("dragover", (e) => { e.preventDefault(); this.form.classList.add("dragging"); });
     this.form.addEventListener("dragleave", () => this.form.classList.remove("dragging"));
     this.form.addEventListener("drop", (e) => {

@@ -95,6 +95,8 @@ export class MessageList {
         this.select(near.operand);
       } else {
         this.scrollToBottom();
+        // As upstream, a narrow opens with its newest message selected (for j/k and r).
+        if (this.ids.length) this.select(this.ids[this.ids.length - 1], { focus: false });
       }
     } catch (err) {
       if (token !== this.token) return;
@@ -133,7 +135,7 @@ export class MessageList {
     const token = this.token;
     try {
       const answer = await this.app.api.get("messages", {
-        narrow: apiNarrow(this.terms), anchor: this.ids[0], num_before: PAGE, num_after: 0,
+        narrow: apiNarrow(this.terms), anchor: this.ids[0], num_before: 2 * PAGE, num_after: 0,
         include_anchor: false, apply_markdown: true,
       });
       if (token !== this.token) return;
