@@ -163,8 +163,10 @@ async function boot() {
     if (e.target.closest && e.target.closest(".left-sidebar a")) togglePanel("left", false);
   });
   list.section.addEventListener("click", (e) => {
-    const name = e.target.closest && e.target.closest("button.sender-name");
+    const name = e.target.closest && e.target.closest("button.sender-name, .message-content .user-mention[data-user-id]");
     if (name) openProfileCard(Number(name.dataset.userId), ctx);
+    const resolve = e.target.closest && e.target.closest("button.resolve-topic");
+    if (resolve) actions.toggleResolved(app.store.messages.get(Number(resolve.dataset.messageId)));
     const art = e.target.closest && e.target.closest("article.message");
     if (art && !e.target.closest("button, a, textarea")) {
       const id = Number(art.dataset.messageId);

@@ -2,7 +2,7 @@
 // Delete, Star, Quote and reply), reaction toggling, the inline editor, and the move and
 // delete dialogs. Permission checks follow the realm settings the register response gave.
 import { h, namesFor } from "./render.js";
-import { narrowHash } from "./narrow.js";
+import { isResolved, narrowHash } from "./narrow.js";
 import { quoteBlock } from "./compose.js";
 import { openEmojiPicker } from "./emoji_picker.js";
 
@@ -151,6 +151,17 @@ export function createActions(app) {
     }
   }
 
+  /** Marks a topic resolved (the "✔ " prefix) or unresolved, for all its messages. */
+  function toggleResolved(message) {
+    if (!message || message.type !== "stream") return;
+    const topic = isResolved(message.subject) ? message.subject.replace(/^(✔ )+/, "") : `✔ ${message.subject}`;
+    app.api.patch(`messages/${message.id}`, { topic, propagate_mode: "change_all" }).then(() => {
+      if ((app.terms || []).some((t) => t.operator === "topic")) {
+        app.navigate(narrowHash([{ operator: "channel", operand: message.stream_id }, { operator: "topic", operand: topic }], namesFor(store())));
+      }
+    }).catch((err) => app.toast(`Could not change the topic: ${err.message}`));
+  }
+
   function toolbar(message) {
     const s = store();
     const starred = (message.flags || []).includes("starred");
@@ -169,5 +180,5 @@ export function createActions(app) {
     return bar;
   }
 
-  return { toolbar, toggleReaction, react, edit, move, remove, star, quote };
+  return { toolbar, toggleResolved, toggleReaction, react, edit, move, remove, star, quote };
 }

@@ -108,6 +108,13 @@ export function recipientBar(message, store) {
       h("span", { class: "recipient-sep", "aria-hidden": "true" }, "›"),
       h("a", { class: "recipient-topic" + (isResolved(message.subject) ? " resolved" : ""), href: narrowHash(topicTerms, names) },
         message.subject === "" ? (store.realm.empty_topic_display_name || "general chat") : message.subject),
+      h("button", {
+        type: "button",
+        class: "resolve-topic",
+        dataset: { messageId: message.id },
+        "aria-label": isResolved(message.subject) ? "Mark as unresolved" : "Mark as resolved",
+        title: isResolved(message.subject) ? "Mark as unresolved" : "Mark as resolved",
+      }, h("span", { "aria-hidden": "true" }, "✔")),
       h("span", { class: "recipient-date" }, formatDate(message.timestamp, store.settings)));
     if (sub && sub.color) bar.style.setProperty("--channel-color", sub.color);
     return bar;

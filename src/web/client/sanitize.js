@@ -37,6 +37,12 @@ export function keepsAttribute(tagName, name, value) {
   return true;
 }
 
+/** Whether a link leaves the page (anything but an in-app `#` link): it opens in a new tab. */
+export function opensElsewhere(href) {
+  const v = String(href || "").trim();
+  return v !== "" && !v.startsWith("#");
+}
+
 /** Cleans a tree in place (no recursion: an explicit stack bounds untrusted nesting). */
 export function sanitizeTree(root) {
   const stack = [root];
@@ -50,7 +56,7 @@ export function sanitizeTree(root) {
       for (const attr of Array.from(child.attributes || [])) {
         if (!keepsAttribute(child.tagName, attr.name, attr.value)) child.removeAttribute(attr.name);
       }
-      if (String(child.tagName).toLowerCase() === "a" && child.getAttribute && child.getAttribute("href")) {
+      if (String(child.tagName).toLowerCase() === "a" && child.getAttribute && opensElsewhere(child.getAttribute("href"))) {
         child.setAttribute("target", "_blank");
         child.setAttribute("rel", "noopener noreferrer");
       }

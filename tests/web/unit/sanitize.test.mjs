@@ -68,3 +68,12 @@ test("the tree walk removes what the rules refuse, at any depth", () => {
   assert.equal(root.children[1].getAttribute("rel"), "noopener noreferrer");
   assert.equal(deepest.getAttribute("onclick"), null);
 });
+
+test("only links leaving the app open elsewhere", async () => {
+  const { opensElsewhere } = await import("../../../src/web/client/sanitize.js");
+  assert.equal(opensElsewhere("https://example.com"), true);
+  assert.equal(opensElsewhere("//evil.example"), true);
+  assert.equal(opensElsewhere("#narrow/channel/1-general"), false);
+  assert.equal(opensElsewhere("/user_uploads/1/a.png"), true);
+  assert.equal(opensElsewhere(""), false);
+});
