@@ -162,6 +162,9 @@ export class Compose {
     } else if (dm && Array.isArray(dm.operand)) {
       this.setMode("private");
       this.to.value = dm.operand.map((id) => (this.store.users.get(id) || {}).email || id).join(", ");
+    } else if (terms.length === 1 && terms[0].operator === "is" && ["dm", "private"].includes(terms[0].operand)) {
+      this.setMode("private");
+      this.to.value = "";
     }
     this.restoreDraft();
   }
