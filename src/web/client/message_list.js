@@ -312,7 +312,19 @@ export class MessageList {
         dirty = true;
       }
     }
-    if (changed.ids.length) {
+    const flagEvent = events.length === 1 && events[0].type === "update_message_flags" && events[0].flag === "read";
+    if (flagEvent) {
+      // Read flags only change a class: patch the rows that exist instead of rebuilding them.
+      const read = events[0].op === "add";
+      for (const id of changed.ids) {
+        const row = this.rowCache.get(id);
+        const art = row && row.el.querySelector("article.message");
+        if (art) art.classList.toggle("unread", !read);
+      }
+    } else if (changed.ids.length > 50) {
+      this.rowCache.clear();
+      dirty = true;
+    } else if (changed.ids.length) {
       for (const id of changed.ids) {
         this.rowCache.delete(id);
         const i = this.ids.indexOf(id);
