@@ -321,6 +321,13 @@ export class Compose {
     }
   }
 
+  /** Puts a server draft into the box (from the drafts view). */
+  restore(draft) {
+    this.text.value = draft.content;
+    this.draftId = draft.id;
+    this.focus();
+  }
+
   async togglePreview() {
     const on = this.preview.hidden;
     this.previewButton.setAttribute("aria-pressed", String(on));

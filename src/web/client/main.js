@@ -18,6 +18,7 @@ import { mountUserList } from "./user_list.js";
 import { openProfileCard } from "./profile_card.js";
 import { mountSettings } from "./settings.js";
 import { themeFor } from "./theme.js";
+import { mountDrafts } from "./drafts.js";
 
 const root = document.getElementById("app");
 
@@ -185,6 +186,7 @@ async function boot() {
     const settingsMatch = /^#(settings|organization)(?:\/(.*))?$/.exec(hash);
     if (settingsMatch) {
       app.mode = "settings";
+      app.terms = [];
       list.section.hidden = true;
       compose.form.hidden = true;
       typing.hidden = true;
@@ -200,6 +202,19 @@ async function boot() {
     if (settingsHandle) {
       settingsHandle.unmount();
       settingsHandle = null;
+    }
+    if (hash === "#drafts") {
+      app.mode = "drafts";
+      app.terms = [];
+      list.section.hidden = true;
+      compose.form.hidden = true;
+      typing.hidden = true;
+      settingsPane.hidden = false;
+      title.textContent = "Drafts";
+      document.title = `Drafts - ${initial.realm_name}`;
+      renderSidebar(nav, app);
+      mountDrafts(settingsPane, app);
+      return;
     }
     app.mode = "messages";
     settingsPane.hidden = true;

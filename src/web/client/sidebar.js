@@ -30,7 +30,8 @@ export function renderSidebar(nav, app) {
     view("All messages", "#all-messages", summary.all, "≡"),
     view("Mentions", "#narrow/is/mentioned", summary.mentions, "@"),
     view("Starred messages", "#narrow/is/starred", 0, "★"),
-    view("Direct messages", "#narrow/is/dm", summary.dmTotal, "✉"));
+    view("Direct messages", "#narrow/is/dm", summary.dmTotal, "✉"),
+    view("Drafts", "#drafts", 0, "✎"));
 
   const channels = h("ul", { class: "channels" });
   for (const sub of sortedSubs(s)) {
