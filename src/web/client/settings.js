@@ -3,7 +3,7 @@
 // #organization/<section> (profile, permissions, emoji, users, invites). Forms send only what
 // changed (PATCH /settings, PATCH /realm, ...) and show the server's error next to the form
 // (role="alert"). Values follow user_settings and realm events. Returns {unmount()}.
-import { errorText, field, h, showError, toggle, uid } from "./f_dom.js";
+import { errorText, field, h, localAvatarUrl, showError, toggle, uid } from "./f_dom.js";
 import { diffSettings, roleName, themeFor } from "./f_logic.js";
 import { featureState } from "./f_state.js";
 import { emojiGlyph } from "./emoji_picker.js";
@@ -177,7 +177,10 @@ const PERSONAL_SECTIONS = {
       me.full_name = changed.full_name;
       return "Saved";
     });
-    const avatar = me.avatar_url ? h("img", { class: "f-avatar f-avatar-large", src: me.avatar_url, alt: "Your avatar" }) : null;
+    const avatarUrl = localAvatarUrl(me.avatar_url);
+    const avatar = avatarUrl
+      ? h("img", { class: "f-avatar f-avatar-large", src: avatarUrl, alt: "Your avatar" })
+      : h("span", { class: "f-avatar f-avatar-large f-avatar-initial", "aria-hidden": "true" }, (me.full_name || "?").slice(0, 1));
     const s = state.statuses.get(ctx.me.user_id) || {};
     const statusText = field("Status message", h("input", { type: "text", value: s.status_text || "", maxlength: "60" }));
     const statusForm = form("Status", [statusText.row], "Set status", async () => {
