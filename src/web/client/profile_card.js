@@ -80,7 +80,9 @@ function fill(dialog, user, ctx, state, titleId) {
     if (value == null || value === "") return;
     rows.append(h("div", { class: "f-profile-row" }, h("dt", {}, label), h("dd", {}, value)));
   };
-  const email = user.delivery_email || user.email;
+  // Without delivery_email the viewer may not see the real address: `email` is then the
+  // server's stand-in (user<id>@<realm host>), which is no use to show.
+  const email = user.delivery_email || (/^user\d+@/.test(user.email || "") ? null : user.email);
   row("Email", email);
   row("Role", user.is_active === false ? `${roleName(user)} (deactivated)` : roleName(user));
   if (user.is_bot && user.bot_owner_id != null) {

@@ -484,7 +484,7 @@ const ORG_SECTIONS = {
   users(panel, ctx, state) {
     const alert = h("p", { class: "f-error", role: "alert", hidden: true });
     const done = h("p", { class: "f-saved", role: "status" });
-    const filter = h("input", { type: "search", "aria-label": "Filter users", placeholder: "Filter users" });
+    const filter = h("input", { type: "search", "aria-label": "Filter organization users", placeholder: "Filter by name or email" });
     const body = h("tbody");
     const table = h(
       "table",
@@ -532,7 +532,7 @@ const ORG_SECTIONS = {
             action.addEventListener("click", () => {
               if (u.is_active) {
                 if (!window.confirm(`Deactivate ${u.full_name}? They will be logged out at once.`)) return;
-                act(() => ctx.api.del(`users/${u.user_id}`), `${u.full_name} deactivated`);
+                act(() => ctx.api.del(u.is_bot ? `bots/${u.user_id}` : `users/${u.user_id}`), `${u.full_name} deactivated`);
               } else {
                 act(() => ctx.api.post(`users/${u.user_id}/reactivate`), `${u.full_name} reactivated`);
               }
@@ -544,7 +544,7 @@ const ORG_SECTIONS = {
             h("td", {}, u.full_name, u.is_bot ? h("span", { class: "f-muted" }, " (bot)") : null, u.is_active ? null : h("span", { class: "f-muted" }, " (deactivated)")),
             h("td", {}, u.delivery_email || u.email),
             h("td", {}, roleCell),
-            h("td", {}, action),
+            h("td", { class: "f-actions" }, action),
           );
         }),
       );
@@ -635,7 +635,7 @@ const ORG_SECTIONS = {
           ...invites.map((inv) => {
             const by = ctx.users.get(inv.invited_by_user_id);
             const who = inv.is_multiuse ? h("span", {}, "Invite link ", h("code", {}, inv.link_url || "")) : inv.email;
-            const label = inv.is_multiuse ? "invite link" : inv.email;
+            const label = inv.is_multiuse ? `reusable link ${inv.id}` : inv.email;
             const revoke = h("button", { type: "button", class: "f-button f-danger", "aria-label": `Revoke ${label}` }, "Revoke");
             revoke.addEventListener("click", async () => {
               showError(listAlert, "");
@@ -655,7 +655,7 @@ const ORG_SECTIONS = {
               h("td", {}, by ? by.full_name : ""),
               h("td", {}, roleName({ role: inv.invited_as })),
               h("td", {}, inv.expiry_date ? new Date(inv.expiry_date * 1000).toLocaleString() : "Never"),
-              h("td", {}, revoke),
+              h("td", { class: "f-actions" }, revoke),
             );
           }),
         );
