@@ -6,7 +6,7 @@
 import { errorText, field, h, localAvatarUrl, showError, toggle, uid } from "./f_dom.js";
 import { diffSettings, roleName, themeFor } from "./f_logic.js";
 import { featureState } from "./f_state.js";
-import { emojiGlyph } from "./emoji_picker.js";
+import { emojiGlyph, openEmojiPicker } from "./emoji_picker.js";
 
 const PERSONAL = [
   ["profile", "Profile"],
@@ -182,9 +182,41 @@ const PERSONAL_SECTIONS = {
       ? h("img", { class: "f-avatar f-avatar-large", src: avatarUrl, alt: "Your avatar" })
       : h("span", { class: "f-avatar f-avatar-large f-avatar-initial", "aria-hidden": "true" }, (me.full_name || "?").slice(0, 1));
     const s = state.statuses.get(ctx.me.user_id) || {};
+    let statusEmoji = s.emoji_name
+      ? { emoji_name: s.emoji_name, emoji_code: s.emoji_code, reaction_type: s.reaction_type || "unicode_emoji" }
+      : null;
+    const emojiButton = h("button", { type: "button", class: "f-button f-status-emoji" });
+    const showEmoji = () => {
+      emojiButton.replaceChildren();
+      if (statusEmoji) {
+        const custom = statusEmoji.reaction_type === "realm_emoji" ? state.realmEmoji[statusEmoji.emoji_code] : null;
+        emojiButton.append(
+          custom
+            ? emojiGlyph({ reaction_type: "realm_emoji", source_url: custom.source_url })
+            : emojiGlyph({ reaction_type: "unicode_emoji", emoji_code: statusEmoji.emoji_code }),
+        );
+      } else {
+        emojiButton.append("Add emoji");
+      }
+      emojiButton.setAttribute("aria-label", statusEmoji ? `Status emoji: ${statusEmoji.emoji_name}` : "Choose status emoji");
+    };
+    showEmoji();
+    emojiButton.addEventListener("click", () =>
+      openEmojiPicker({
+        anchor: emojiButton,
+        ctx,
+        onPick: (emoji) => {
+          statusEmoji = emoji;
+          showEmoji();
+        },
+      }),
+    );
     const statusText = field("Status message", h("input", { type: "text", value: s.status_text || "", maxlength: "60" }));
-    const statusForm = form("Status", [statusText.row], "Set status", async () => {
-      await ctx.api.post("users/me/status", { status_text: statusText.input.value.trim() });
+    const statusForm = form("Status", [h("div", { class: "f-status-row" }, emojiButton, statusText.row)], "Set status", async () => {
+      const params = { status_text: statusText.input.value.trim() };
+      if (statusEmoji) Object.assign(params, statusEmoji);
+      else params.emoji_name = "";
+      await ctx.api.post("users/me/status", params);
       return "Status set";
     });
     const clear = h("button", { type: "button", class: "f-button" }, "Clear status");
@@ -193,6 +225,8 @@ const PERSONAL_SECTIONS = {
       try {
         await ctx.api.post("users/me/status", { status_text: "", emoji_name: "" });
         statusText.input.value = "";
+        statusEmoji = null;
+        showEmoji();
         statusForm.done.textContent = "Status cleared";
       } catch (err) {
         showError(statusForm.alert, errorText(err));
@@ -219,7 +253,8 @@ const PERSONAL_SECTIONS = {
     const oldPw = field("Old password", h("input", { type: "password", autocomplete: "current-password" }));
     const newPw = field("New password", h("input", { type: "password", autocomplete: "new-password", minlength: String(min) }), `At least ${min} characters.`);
     const again = field("Confirm new password", h("input", { type: "password", autocomplete: "new-password" }));
-    const pwForm = form("Change password", [oldPw.row, newPw.row, again.row], "Change password", async () => {
+    const username = h("input", { type: "email", class: "f-visually-hidden", autocomplete: "username", value: me.delivery_email || ctx.initial.delivery_email || me.email || "", tabindex: "-1", "aria-hidden": "true", readonly: true });
+    const pwForm = form("Change password", [username, oldPw.row, newPw.row, again.row], "Change password", async () => {
       if (newPw.input.value !== again.input.value) throw new Error("The new passwords do not match.");
       if (newPw.input.value.length < min) throw new Error(`The new password must have at least ${min} characters.`);
       await ctx.api.patch("settings", { old_password: oldPw.input.value, new_password: newPw.input.value });
