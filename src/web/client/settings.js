@@ -22,16 +22,45 @@ const ORGANIZATION = [
   ["invites", "Invitations"],
 ];
 
-/** Splits "settings/profile", "organization/emoji" or a bare personal section name. */
+// Upstream's section names (its web app's hashes) for ours.
+const ALIASES = {
+  settings: {
+    "your-account": "account",
+    "account-and-privacy": "account",
+    "display-settings": "preferences",
+  },
+  organization: {
+    "organization-profile": "profile",
+    "organization-permissions": "permissions",
+    "organization-settings": "permissions",
+    "emoji-settings": "emoji",
+    "user-list-admin": "users",
+    "deactivated-users-admin": "users",
+    "bot-list-admin": "users",
+    "invites-list-admin": "invites",
+  },
+};
+
+/**
+ * Splits "settings/profile", "organization/emoji" or a bare personal section name into
+ * {area, name}, mapping upstream's names ("organization/organization-profile").
+ */
 export function parseSection(section) {
   const text = String(section || "").replace(/^#/, "");
   const [first, second] = text.split("/");
-  if (first === "organization") return { area: "organization", name: second || "profile" };
-  if (first === "settings") return { area: "settings", name: second || "profile" };
-  if (ORGANIZATION.some(([n]) => n === first) && !PERSONAL.some(([n]) => n === first)) {
-    return { area: "organization", name: first };
+  let area;
+  let name;
+  if (first === "organization" || first === "settings") {
+    area = first;
+    name = second || "profile";
+  } else if (ALIASES.organization[first] || (ORGANIZATION.some(([n]) => n === first) && !PERSONAL.some(([n]) => n === first))) {
+    area = "organization";
+    name = first;
+  } else {
+    area = "settings";
+    name = first || "profile";
   }
-  return { area: "settings", name: first || "profile" };
+  return { area, name: ALIASES[area][name] || name };
 }
 
 /** Sets <html data-theme> from a color_scheme value (1 automatic, 2 dark, 3 light). */
@@ -195,10 +224,11 @@ const PERSONAL_SECTIONS = {
             ? emojiGlyph({ reaction_type: "realm_emoji", source_url: custom.source_url })
             : emojiGlyph({ reaction_type: "unicode_emoji", emoji_code: statusEmoji.emoji_code }),
         );
+        emojiButton.setAttribute("aria-label", `Status emoji: ${statusEmoji.emoji_name}`);
       } else {
-        emojiButton.append("Add emoji");
+        emojiButton.append("Add status emoji");
+        emojiButton.removeAttribute("aria-label");
       }
-      emojiButton.setAttribute("aria-label", statusEmoji ? `Status emoji: ${statusEmoji.emoji_name}` : "Choose status emoji");
     };
     showEmoji();
     emojiButton.addEventListener("click", () =>
@@ -245,16 +275,20 @@ const PERSONAL_SECTIONS = {
     const me = ctx.users.get(ctx.me.user_id) || ctx.me;
     panel.append(
       h("dl", { class: "f-profile-fields" },
-        h("div", { class: "f-profile-row" }, h("dt", {}, "Email"), h("dd", {}, me.delivery_email || ctx.initial.delivery_email || me.email)),
         h("div", { class: "f-profile-row" }, h("dt", {}, "Role"), h("dd", {}, roleName(me))),
       ),
+    );
+    // The address as a read-only field named "username" so password managers file the change.
+    const email = field(
+      "Email",
+      h("input", { type: "email", readonly: true, autocomplete: "username", value: me.delivery_email || ctx.initial.delivery_email || me.email || "" }),
+      "Outpost sends no mail, so the address cannot be changed here.",
     );
     const min = Number(ctx.initial.password_min_length) || 6;
     const oldPw = field("Old password", h("input", { type: "password", autocomplete: "current-password" }));
     const newPw = field("New password", h("input", { type: "password", autocomplete: "new-password", minlength: String(min) }), `At least ${min} characters.`);
     const again = field("Confirm new password", h("input", { type: "password", autocomplete: "new-password" }));
-    const username = h("input", { type: "email", class: "f-visually-hidden", autocomplete: "username", value: me.delivery_email || ctx.initial.delivery_email || me.email || "", tabindex: "-1", "aria-hidden": "true", readonly: true });
-    const pwForm = form("Change password", [username, oldPw.row, newPw.row, again.row], "Change password", async () => {
+    const pwForm = form("Change password", [email.row, oldPw.row, newPw.row, again.row], "Change password", async () => {
       if (newPw.input.value !== again.input.value) throw new Error("The new passwords do not match.");
       if (newPw.input.value.length < min) throw new Error(`The new password must have at least ${min} characters.`);
       await ctx.api.patch("settings", { old_password: oldPw.input.value, new_password: newPw.input.value });

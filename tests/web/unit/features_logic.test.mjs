@@ -225,3 +225,19 @@ test("slugs, roles, local time and profile field values", () => {
   assert.equal(profileFieldText({ type: 1 }, "he/him", () => null), "he/him");
   assert.equal(profileFieldText({ type: 1 }, "", () => null), "");
 });
+
+test("settings sections: ours, bare personal names and upstream's hash names", async () => {
+  const { parseSection } = await import("../../../src/web/client/settings.js");
+  assert.deepEqual(parseSection("settings/account"), { area: "settings", name: "account" });
+  assert.deepEqual(parseSection("#settings/preferences"), { area: "settings", name: "preferences" });
+  assert.deepEqual(parseSection("profile"), { area: "settings", name: "profile" });
+  assert.deepEqual(parseSection("organization/profile"), { area: "organization", name: "profile" });
+  assert.deepEqual(parseSection("organization"), { area: "organization", name: "profile" });
+  assert.deepEqual(parseSection("organization/organization-profile"), { area: "organization", name: "profile" });
+  assert.deepEqual(parseSection("organization/organization-permissions"), { area: "organization", name: "permissions" });
+  assert.deepEqual(parseSection("organization/emoji-settings"), { area: "organization", name: "emoji" });
+  assert.deepEqual(parseSection("organization/user-list-admin"), { area: "organization", name: "users" });
+  assert.deepEqual(parseSection("settings/account-and-privacy"), { area: "settings", name: "account" });
+  assert.deepEqual(parseSection("invites"), { area: "organization", name: "invites" });
+  assert.deepEqual(parseSection("settings/nonsense"), { area: "settings", name: "nonsense" });
+});
