@@ -4,7 +4,7 @@
 // from the server's emoji table (fetched once per page), custom emoji from register's
 // realm_emoji kept current by realm_emoji events (f_state.js). Arrows move, Enter picks, Esc
 // closes and gives focus back to the anchor.
-import { h, openModal } from "./f_dom.js";
+import { h, openModal, uid } from "./f_dom.js";
 import { buildEmojiIndex, emojiCodeToText, popularEmoji, searchEmoji } from "./f_logic.js";
 import { featureState } from "./f_state.js";
 
@@ -43,7 +43,7 @@ const MAX_RESULTS = 400;
  */
 export function openEmojiPicker({ anchor, ctx, onPick }) {
   const state = featureState(ctx);
-  const titleId = `f-emoji-title-${Date.now()}`;
+  const titleId = uid("f-emoji-title");
   const search = h("input", {
     type: "search",
     class: "f-emoji-search",
@@ -194,12 +194,12 @@ export function openEmojiPicker({ anchor, ctx, onPick }) {
     }
   });
 
+  let table = null;
   const unsubscribe = state.subscribe((kind) => {
     if (kind !== "realm_emoji" || !table) return;
     index = buildEmojiIndex(table, state.realmEmoji);
     render();
   });
-  let table = null;
   const close = openModal(dialog, { returnFocus: anchor, onClose: unsubscribe, initialFocus: search });
   dialog.parentElement.classList.add("f-backdrop-light");
   place(dialog, anchor);

@@ -199,11 +199,13 @@ const PERSONAL_SECTIONS = {
   profile(panel, ctx, state) {
     const me = ctx.users.get(ctx.me.user_id) || ctx.me;
     const name = field("Full name", h("input", { type: "text", value: me.full_name || "", maxlength: "60", autocomplete: "name", required: true }));
+    const summaryName = h("p", { class: "f-profile-name" }, me.full_name);
     const nameForm = form("Full name", [name.row], "Save", async () => {
       const changed = diffSettings({ full_name: me.full_name }, { full_name: name.input.value.trim() });
       if (!changed.full_name) return "No changes";
       await ctx.api.patch("settings", changed);
       me.full_name = changed.full_name;
+      summaryName.textContent = changed.full_name;
       return "Saved";
     });
     const avatarUrl = localAvatarUrl(me.avatar_url);
@@ -264,7 +266,7 @@ const PERSONAL_SECTIONS = {
     });
     statusForm.el.querySelector(".f-form-actions").append(clear);
     panel.append(
-      h("div", { class: "f-profile-summary" }, avatar, h("p", {}, me.full_name)),
+      h("div", { class: "f-profile-summary" }, avatar, summaryName),
       nameForm.el,
       h("h2", {}, "Status"),
       statusForm.el,
@@ -302,7 +304,7 @@ const PERSONAL_SECTIONS = {
     typing.input.addEventListener("change", () => privacy.save({ send_private_typing_notifications: typing.input.checked }));
     const presence = toggle("Display my availability to other users", state.settings.presence_enabled !== false);
     presence.input.addEventListener("change", () => privacy.save({ presence_enabled: presence.input.checked }));
-    panel.append(h("h2", {}, "Password"), pwForm.el, h("h2", {}, "Privacy"), readReceipts.row, typing.row, presence.row, privacy.done, privacy.alert);
+    panel.append(h("h2", {}, "Email and password"), pwForm.el, h("h2", {}, "Privacy"), readReceipts.row, typing.row, presence.row, privacy.done, privacy.alert);
   },
 
   preferences(panel, ctx, state) {
