@@ -415,21 +415,59 @@ function limitChoices(value) {
   return choices;
 }
 
+const LANGUAGES = [
+  ["en", "English"],
+  ["de", "Deutsch"],
+  ["es", "Español"],
+  ["fr", "Français"],
+  ["it", "Italiano"],
+  ["nl", "Nederlands"],
+  ["pl", "Polski"],
+  ["pt", "Português"],
+  ["ru", "Русский"],
+  ["ja", "日本語"],
+  ["zh-hans", "简体中文"],
+];
+const ANNOUNCEMENT_CHANNELS = [
+  ["new_stream_announcements_stream_id", "New channel announcements"],
+  ["signup_announcements_stream_id", "New user announcements"],
+  ["zulip_update_announcements_stream_id", "Outpost update announcements"],
+  ["moderation_request_channel_id", "Moderation requests"],
+];
+
 const ORG_SECTIONS = {
   profile(panel, ctx, state) {
     const name = field("Organization name", h("input", { type: "text", value: state.realm.name || "", maxlength: "40", required: true }));
     const description = field("Organization description", h("textarea", { rows: "4", maxlength: "1000" }));
     description.input.value = state.realm.description || "";
-    const f = form("Organization profile", [name.row, description.row], "Save changes", async () => {
-      const changed = diffSettings(
-        { name: state.realm.name || "", description: state.realm.description || "" },
-        { name: name.input.value.trim(), description: description.input.value },
-      );
-      if (Object.keys(changed).length === 0) return "No changes";
-      await ctx.api.patch("realm", changed);
-      Object.assign(state.realm, changed);
-      return "Saved";
+    const languages = [...LANGUAGES];
+    const currentLanguage = state.realm.default_language || "en";
+    if (!languages.some(([code]) => code === currentLanguage)) languages.push([currentLanguage, currentLanguage]);
+    const language = field("Default language", select(languages, currentLanguage));
+    const channels = (ctx.initial.streams || []).filter((c) => !c.is_archived).sort((a, b) => a.name.localeCompare(b.name));
+    const channelFields = ANNOUNCEMENT_CHANNELS.filter(([key]) => key in state.realm).map(([key, label]) => {
+      const f = field(label, select([[-1, "Disabled"], ...channels.map((c) => [c.stream_id, `#${c.name}`])], state.realm[key] ?? -1));
+      return [key, f];
     });
+    const original = () => {
+      const o = { name: state.realm.name || "", description: state.realm.description || "", default_language: state.realm.default_language || "en" };
+      for (const [key] of channelFields) o[key] = Number(state.realm[key] ?? -1);
+      return o;
+    };
+    const f = form(
+      "Organization profile",
+      [name.row, description.row, language.row, channelFields.length ? h("h2", {}, "Announcement channels") : null, channelFields.map(([, c]) => c.row)],
+      "Save changes",
+      async () => {
+        const values = { name: name.input.value.trim(), description: description.input.value, default_language: language.input.value };
+        for (const [key, c] of channelFields) values[key] = Number(c.input.value);
+        const changed = diffSettings(original(), values);
+        if (Object.keys(changed).length === 0) return "No changes";
+        await ctx.api.patch("realm", changed);
+        Object.assign(state.realm, changed);
+        return "Saved";
+      },
+    );
     panel.append(f.el);
     return state.subscribe((kind) => {
       if (kind !== "realm") return;
