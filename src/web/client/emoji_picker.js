@@ -53,6 +53,12 @@ export function openEmojiPicker({ anchor, ctx, onPick }) {
     spellcheck: "false",
   });
   const body = h("div", { class: "f-emoji-body" });
+  // The name of the emoji under the pointer or focus (sighted users; buttons carry the name).
+  const preview = h("div", { class: "f-emoji-preview", "aria-hidden": "true" });
+  const showPreview = (entry) => {
+    preview.replaceChildren();
+    if (entry) preview.append(emojiGlyph(entry), h("span", {}, `:${entry.emoji_name}:`));
+  };
   const status = h("p", { class: "f-emoji-status", role: "status" });
   const dialog = h(
     "div",
@@ -61,6 +67,7 @@ export function openEmojiPicker({ anchor, ctx, onPick }) {
     search,
     status,
     body,
+    preview,
   );
   let index = [];
   let buttons = [];
@@ -83,6 +90,8 @@ export function openEmojiPicker({ anchor, ctx, onPick }) {
       emojiGlyph(entry),
     );
     button.addEventListener("click", () => pick(entry));
+    button.addEventListener("mouseenter", () => showPreview(entry));
+    button.addEventListener("focus", () => showPreview(entry));
     return button;
   };
 
@@ -100,6 +109,7 @@ export function openEmojiPicker({ anchor, ctx, onPick }) {
   const render = () => {
     const query = search.value;
     body.replaceChildren();
+    showPreview(null);
     if (query.trim()) {
       const results = searchEmoji(index, query, MAX_RESULTS);
       body.append(section("Search results", results) || h("p", { class: "f-empty" }, "No matching emoji"));
