@@ -313,9 +313,9 @@ pub async fn start(
     let lock = crate::data_lock::DataLock::try_acquire(&config.data_dir)
         .map_err(|e| Error::bad_request(e.to_string()))?;
     let tls = TlsListeners {
-        chat: server_tls("chat", config.chat.tls())?,
+        chat: server_tls("chat", config.chat.tls(), &config.chat.acme)?,
         deptrack: match config.deptrack.enabled {
-            true => server_tls("deptrack", config.deptrack.tls())?,
+            true => server_tls("deptrack", config.deptrack.tls(), &config.deptrack.acme)?,
             false => None,
         },
     };
@@ -359,6 +359,23 @@ pub async fn start(
     tokio::spawn(crate::zulip::delivery::run(Arc::clone(&state), pipeline));
     tokio::spawn(sweep_queues(Arc::clone(&state)));
     tokio::spawn(heartbeats(Arc::clone(&state)));
+    // Certificates over ACME: one renewal task per listener that has `[<listener>.acme]`.
+    let acme_listeners = [
+        ("chat", &tls.chat, &state.config.chat.acme),
+        ("deptrack", &tls.deptrack, &state.config.deptrack.acme),
+    ];
+    for (name, listener_tls, acme) in acme_listeners {
+        if let (Some(listener_tls), true) = (listener_tls, acme.enabled()) {
+            let settings = crate::acme::Settings::new(name, acme, &state.config.data_dir);
+            let stored = crate::acme::install_stored(&settings, listener_tls);
+            tokio::spawn(crate::acme::run(
+                settings,
+                Arc::clone(listener_tls),
+                stored,
+                stop_rx.clone(),
+            ));
+        }
+    }
     let writers = vec![
         tokio::spawn(scheduler(Arc::clone(&state))),
         tokio::spawn(sweep_uploads(Arc::clone(&state))),
@@ -426,8 +443,18 @@ pub async fn start(
     })
 }
 
-/// A listener's TLS, when its certificate and key files are configured.
-fn server_tls(name: &'static str, files: Option<TlsFiles<'_>>) -> Result<Option<Arc<ServerTls>>> {
+/// A listener's TLS, when its certificate and key files or ACME are configured (an ACME
+/// listener's certificate is installed by its `acme::run` task).
+fn server_tls(
+    name: &'static str,
+    files: Option<TlsFiles<'_>>,
+    acme: &crate::config::AcmeConfig,
+) -> Result<Option<Arc<ServerTls>>> {
+    if acme.enabled() {
+        return ServerTls::for_acme(name)
+            .map(|t| Some(Arc::new(t)))
+            .map_err(|e| Error::bad_request(format!("{name} listener TLS: {e}")));
+    }
     let Some(files) = files else {
         return Ok(None);
     };

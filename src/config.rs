@@ -51,6 +51,7 @@ blank_as! {
     std::time::Duration => std::time::Duration::ZERO,
     SocketAddr => SocketAddr::from(([0, 0, 0, 0], 0)),
     Vec<std::net::IpAddr> => Vec::new(),
+    Vec<String> => Vec::new(),
     EmailVisibility => EmailVisibility::Everyone,
     Synchronous => Synchronous::Full,
     LogFormat => LogFormat::Text,
@@ -154,6 +155,8 @@ pub struct ChatConfig {
     pub tls_cert: PathBuf,
     /// PEM private key of `tls_cert`.
     pub tls_key: PathBuf,
+    /// Certificates obtained over ACME instead of `tls_cert`/`tls_key` (`[chat.acme]`).
+    pub acme: AcmeConfig,
     /// URL clients reach the server at; the realm URL in `server_settings`.
     pub external_url: String,
     pub realm_name: String,
@@ -181,6 +184,8 @@ pub struct DeptrackConfig {
     pub tls_cert: PathBuf,
     /// PEM private key of `tls_cert`.
     pub tls_key: PathBuf,
+    /// Certificates obtained over ACME instead of `tls_cert`/`tls_key` (`[deptrack.acme]`).
+    pub acme: AcmeConfig,
     /// Portfolio access control (upstream's `access-management/acl.enabled`).
     pub acl_enabled: bool,
     /// Serve badges without credentials (upstream's `general/badge.enabled`).
@@ -192,6 +197,52 @@ pub struct DeptrackConfig {
     /// Time between two fetches of every ecosystem.
     pub osv_interval: std::time::Duration,
 }
+}
+
+config_struct! {
+/// A listener's certificate obtained and renewed over ACME (RFC 8555, TLS-ALPN-01 challenge).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AcmeConfig {
+    /// The names the certificate is for; empty: no ACME for this listener.
+    pub domains: Vec<String>,
+    /// The account's contact (`mailto:...`); empty: none.
+    pub contact: String,
+    /// The ACME server's directory URL.
+    pub directory: String,
+    /// A PEM file of root certificates trusted for the ACME server's own HTTPS instead of the
+    /// built-in web roots (test servers such as pebble); empty: the web roots.
+    pub ca_root: PathBuf,
+}
+}
+
+impl AcmeConfig {
+    /// Whether the listener's certificate comes from ACME.
+    pub fn enabled(&self) -> bool {
+        !self.domains.is_empty()
+    }
+}
+
+/// Let's Encrypt's production directory, the default ACME server.
+pub const LETS_ENCRYPT_DIRECTORY: &str = "https://acme-v02.api.letsencrypt.org/directory";
+
+/// Most names one ACME certificate is requested for (Let's Encrypt's limit).
+pub const MAX_ACME_DOMAINS: usize = 100;
+
+/// A DNS name an ACME certificate can be issued for with TLS-ALPN-01: lowercase letters,
+/// digits and hyphens in dot-separated labels of 1 to 63 characters, at most 253 in all, not
+/// an IP address and no wildcard (TLS-ALPN-01 cannot prove those).
+pub fn acme_domain_ok(d: &str) -> bool {
+    d.len() <= 253
+        && !d.is_empty()
+        && d.parse::<std::net::IpAddr>().is_err()
+        && d.split('.').all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
 }
 
 /// A listener's certificate and key files, when it is served over TLS.
@@ -375,23 +426,38 @@ impl Default for Config {
 /// https:// with TLS files) plus the chat listen address.
 fn derive(cfg: &mut Config, external_url_given: bool) {
     if !external_url_given {
-        let scheme = if cfg.chat.tls().is_some() {
-            "https"
+        cfg.chat.external_url = if let Some(domain) = cfg.chat.acme.domains.first() {
+            match cfg.chat.listen.port() {
+                443 => format!("https://{domain}"),
+                port => format!("https://{domain}:{port}"),
+            }
+        } else if cfg.chat.tls().is_some() {
+            format!("https://{}", cfg.chat.listen)
         } else {
-            "http"
+            format!("http://{}", cfg.chat.listen)
         };
-        cfg.chat.external_url = format!("{scheme}://{}", cfg.chat.listen);
     }
 }
 
 /// Checks each listener's TLS files: both or neither given, and when both, readable PEM files
-/// whose key fits the certificate.
+/// whose key fits the certificate; and its ACME settings (see [`check_acme`]).
 fn check_tls(cfg: &Config, problems: &mut Vec<String>) {
     let listeners = [
-        ("chat", &cfg.chat.tls_cert, &cfg.chat.tls_key),
-        ("deptrack", &cfg.deptrack.tls_cert, &cfg.deptrack.tls_key),
+        (
+            "chat",
+            &cfg.chat.tls_cert,
+            &cfg.chat.tls_key,
+            &cfg.chat.acme,
+        ),
+        (
+            "deptrack",
+            &cfg.deptrack.tls_cert,
+            &cfg.deptrack.tls_key,
+            &cfg.deptrack.acme,
+        ),
     ];
-    for (section, cert, key) in listeners {
+    for (section, cert, key, acme) in listeners {
+        check_acme(section, acme, cert, problems);
         match (cert.as_os_str().is_empty(), key.as_os_str().is_empty()) {
             (true, true) => {}
             (false, false) => {
@@ -403,6 +469,45 @@ fn check_tls(cfg: &Config, problems: &mut Vec<String>) {
                 "{section}.tls_cert and {section}.tls_key must be given together"
             )),
         }
+    }
+}
+
+/// A listener's `[<section>.acme]`: the other keys only with `domains`, not together with
+/// `tls_cert`/`tls_key`, at most [`MAX_ACME_DOMAINS`] distinct names, and a readable
+/// `ca_root` holding PEM certificates.
+fn check_acme(section: &str, acme: &AcmeConfig, cert: &Path, problems: &mut Vec<String>) {
+    if !acme.enabled() {
+        let defaults = Config::default();
+        let unchanged = acme.contact.is_empty()
+            && acme.directory == defaults.chat.acme.directory
+            && acme.ca_root.as_os_str().is_empty();
+        if !unchanged {
+            problems.push(format!(
+                "{section}.acme: contact, directory and ca_root need {section}.acme.domains"
+            ));
+        }
+        return;
+    }
+    if !cert.as_os_str().is_empty() {
+        problems.push(format!(
+            "{section}.acme.domains and {section}.tls_cert/tls_key are exclusive: the \
+             certificate comes either from ACME or from files"
+        ));
+    }
+    if acme.domains.len() > MAX_ACME_DOMAINS {
+        problems.push(format!(
+            "{section}.acme.domains must have at most {MAX_ACME_DOMAINS} names"
+        ));
+    }
+    for (i, d) in acme.domains.iter().enumerate() {
+        if acme.domains[..i].contains(d) {
+            problems.push(format!("{section}.acme.domains names {d} twice"));
+        }
+    }
+    if !acme.ca_root.as_os_str().is_empty()
+        && let Err(e) = crate::http::tls::load_roots(&acme.ca_root)
+    {
+        problems.push(format!("{section}.acme.ca_root: {e}"));
     }
 }
 
@@ -673,6 +778,22 @@ impl<'a> Walker<'a> {
                 .address_list(table, section, key)
                 .map(|l| set(cfg, l))
                 .is_some(),
+            Kind::Strs {
+                check,
+                problem,
+                set,
+                ..
+            } => match self.string_list(table, section, key) {
+                Some(l) if l.iter().all(|v| check(v)) => {
+                    set(cfg, l);
+                    true
+                }
+                Some(_) => {
+                    self.problem(table, key, problem);
+                    false
+                }
+                None => false,
+            },
         }
     }
 
@@ -803,6 +924,30 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// A list of strings (`["a", "b"]`).
+    fn string_list(&mut self, table: &Table<'_>, section: &str, key: &str) -> Option<Vec<String>> {
+        match self.value(table, key).map(|v| v.get_ref()) {
+            None => None,
+            Some(DeValue::Array(items)) => {
+                let parsed: Option<Vec<String>> = items
+                    .iter()
+                    .map(|v| match v.get_ref() {
+                        DeValue::String(s) => Some(s.to_string()),
+                        _ => None,
+                    })
+                    .collect();
+                if parsed.is_none() {
+                    self.type_problem(table, section, key, "a list of strings");
+                }
+                parsed
+            }
+            Some(_) => {
+                self.type_problem(table, section, key, "a list of strings");
+                None
+            }
+        }
+    }
+
     fn socket_addr(&mut self, table: &Table<'_>, section: &str, key: &str) -> Option<SocketAddr> {
         let s = self.string(table, section, key)?;
         match s.parse() {
@@ -839,7 +984,7 @@ mod tests {
             err.problems,
             vec![
                 "line 1: data_dir must be a string",
-                "line 4: unknown key `chat.bogus` (known here: listen, tls_cert, tls_key, external_url, realm_name, development, allow_remote_development, email_address_visibility, invitation_link_validity_minutes)",
+                "line 4: unknown key `chat.bogus` (known here: listen, tls_cert, tls_key, external_url, realm_name, development, allow_remote_development, email_address_visibility, invitation_link_validity_minutes, acme)",
                 "line 3: chat.listen must be an IP address and port such as \"127.0.0.1:9991\"",
                 "line 6: database.synchronous must be \"full\" or \"normal\"",
                 "line 8: log.format must be \"text\" or \"json\"",
@@ -913,6 +1058,83 @@ mod tests {
             err.problems,
             vec!["email.from must be an email address when email.host is set"]
         );
+    }
+
+    #[test]
+    fn acme_settings_are_parsed_with_lets_encrypt_as_the_default_directory() {
+        let cfg = parse(
+            "[chat]\nlisten = \"0.0.0.0:443\"\n[chat.acme]\ndomains = [\"chat.example.com\", \"b.example.com\"]\ncontact = \"mailto:admin@example.com\"\n",
+        )
+        .unwrap();
+        assert!(cfg.chat.acme.enabled());
+        assert_eq!(cfg.chat.acme.domains, ["chat.example.com", "b.example.com"]);
+        assert_eq!(cfg.chat.acme.directory, LETS_ENCRYPT_DIRECTORY);
+        assert_eq!(cfg.chat.external_url, "https://chat.example.com");
+        assert!(!cfg.deptrack.acme.enabled());
+        assert_eq!(parse(&cfg.to_redacted_toml()).unwrap(), cfg);
+        let cfg =
+            parse("[chat]\nlisten = \"127.0.0.1:8443\"\n[chat.acme]\ndomains = [\"localhost\"]\n")
+                .unwrap();
+        assert_eq!(cfg.chat.external_url, "https://localhost:8443");
+    }
+
+    #[test]
+    fn every_acme_problem_is_reported_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let not_pem = dir.path().join("root.txt");
+        std::fs::write(&not_pem, "hello").unwrap();
+        let text = format!(
+            "[chat]\ntls_cert = \"/x/cert.pem\"\ntls_key = \"/x/key.pem\"\n[chat.acme]\ndomains = [\"a.example.com\"]\n\
+             [deptrack.acme]\ndomains = [\"*.example.com\"]\ncontact = \"admin@example.com\"\ndirectory = \"http://acme.test/dir\"\n\
+             ca_root = \"{}\"\nbogus = 1\n",
+            not_pem.display()
+        );
+        let err = parse(&text).unwrap_err();
+        let all = err.problems.join("\n");
+        for want in [
+            "unknown key `deptrack.acme.bogus`",
+            "deptrack.acme.domains must be a list of DNS names",
+            "deptrack.acme.contact must be empty or a mailto: address",
+            "deptrack.acme.directory must be an https:// URL",
+            "chat.acme.domains and chat.tls_cert/tls_key are exclusive",
+            "deptrack.acme: contact, directory and ca_root need deptrack.acme.domains",
+        ] {
+            assert!(all.contains(want), "{want} missing from:\n{all}");
+        }
+        let err = parse(&format!(
+            "[chat.acme]\ndomains = [\"a.example.com\", \"a.example.com\"]\nca_root = \"{}\"\n",
+            not_pem.display()
+        ))
+        .unwrap_err();
+        assert_eq!(err.problems.len(), 2, "{:?}", err.problems);
+        assert!(err.problems[0].contains("names a.example.com twice"));
+        assert!(err.problems[1].starts_with("chat.acme.ca_root: "));
+        assert!(parse("[chat.acme]\ndomains = \"a.example.com\"\n").is_err());
+    }
+
+    #[test]
+    fn acme_domain_names_are_plain_lowercase_dns_names() {
+        for ok in [
+            "localhost",
+            "chat.example.com",
+            "a-b.example",
+            "xn--bcher-kva.example",
+        ] {
+            assert!(acme_domain_ok(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "*.example.com",
+            "Chat.example.com",
+            "127.0.0.1",
+            "::1",
+            "a..b",
+            "-a.example",
+            "a b",
+            &"a".repeat(64),
+        ] {
+            assert!(!acme_domain_ok(bad), "{bad}");
+        }
     }
 
     #[test]

@@ -35,6 +35,12 @@
 //!
 //! # Code map
 //!
+//! - [`acme`]: certificates over ACME for a listener with `[<listener>.acme]` (through
+//!   `instant-acme`): the account and certificate files under `<data_dir>/acme/<listener>/`,
+//!   the renewal decision (`decide`: order when missing, not for every name, or under 30 days
+//!   left), the order with the TLS-ALPN-01 challenge answered by the listener's `http::tls`,
+//!   and the renewal task started in [`app`] that retries with back-off and stops with the
+//!   shutdown signal.
 //! - [`app`]: `AppState` (config, database, caches, event hub) and server startup/shutdown.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
 //!   `deptrack create-team`, `backup`, `restore`); [`restore`] does the file work of
@@ -98,8 +104,9 @@
 //!   both APIs, and a small outgoing HTTP(S) client (`http::client`: hyper + rustls, bounded
 //!   time and answer size, non-public destinations refused unless allowed), and HTTPS for a
 //!   listener (`http::tls`: PEM certificate and key files served with rustls/ring, ALPN
-//!   `http/1.1`, swapped on reload, which `cli` wires to SIGHUP; the handshake is bounded by the
-//!   header timeout in `http::server`); knows no API semantics.
+//!   `http/1.1`, swapped on reload, which `cli` wires to SIGHUP, or pairs installed by `acme`
+//!   with its TLS-ALPN-01 challenge certificates answered on ALPN `acme-tls/1`; the handshake
+//!   is bounded by the header timeout in `http::server`); knows no API semantics.
 //! - [`zulip`]: the chat API: route table, Basic auth (and incoming webhooks' `api_key`),
 //!   parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
@@ -143,6 +150,7 @@
 
 #![recursion_limit = "256"]
 
+pub mod acme;
 pub mod app;
 pub mod cli;
 pub mod config;

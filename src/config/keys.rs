@@ -10,7 +10,9 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{Config, EmailVisibility, LogFormat, MailPassword, MailTls, Synchronous};
+use super::{
+    Config, EmailVisibility, LETS_ENCRYPT_DIRECTORY, LogFormat, MailPassword, MailTls, Synchronous,
+};
 
 /// What values a key takes, with typed access to its field of [`Config`].
 pub(super) enum Kind {
@@ -52,6 +54,14 @@ pub(super) enum Kind {
     Ips {
         get: fn(&Config) -> Vec<IpAddr>,
         set: fn(&mut Config, Vec<IpAddr>),
+    },
+    /// A list of strings each of which `check` accepts (otherwise `problem` is reported),
+    /// empty by default.
+    Strs {
+        check: fn(&str) -> bool,
+        problem: &'static str,
+        get: fn(&Config) -> Vec<String>,
+        set: fn(&mut Config, Vec<String>),
     },
 }
 
@@ -145,6 +155,79 @@ macro_rules! addr {
     };
 }
 
+/// One row of a listener's `[<listener>.acme]` section: `acme_key!(name, "section", field)`.
+macro_rules! acme_key {
+    (domains, $section:literal, $l:ident) => {
+        key(
+            $section,
+            "domains",
+            Kind::Strs {
+                check: super::acme_domain_ok,
+                problem: concat!(
+                    $section,
+                    ".domains must be a list of DNS names such as [\"chat.example.com\"] ",
+                    "(lowercase, no wildcard, no IP address)"
+                ),
+                get: |c| c.$l.acme.domains.clone(),
+                set: |c, v| c.$l.acme.domains = v,
+            },
+            "Obtain and renew this listener's certificate over ACME (TLS-ALPN-01, answered on the\n\
+         listener itself, which must be reachable on port 443 under these names), e.g.\n\
+         [\"chat.example.com\"]; empty: no ACME. Exclusive with tls_cert/tls_key.",
+        )
+    };
+    (contact, $section:literal, $l:ident) => {
+        key(
+            $section,
+            "contact",
+            Kind::Str {
+                default: "",
+                check: |v| {
+                    v.is_empty()
+                        || (v.starts_with("mailto:")
+                            && v.len() > 7
+                            && !v.chars().any(|c| c.is_whitespace() || c.is_control()))
+                },
+                problem: concat!($section, ".contact must be empty or a mailto: address"),
+                get: |c| c.$l.acme.contact.clone(),
+                set: |c, v| c.$l.acme.contact = v,
+            },
+            "The ACME account's contact, e.g. \"mailto:admin@example.com\"; empty: none.",
+        )
+    };
+    (directory, $section:literal, $l:ident) => {
+        key(
+            $section,
+            "directory",
+            Kind::Str {
+                default: LETS_ENCRYPT_DIRECTORY,
+                check: |v| {
+                    v.starts_with("https://")
+                        && v.len() > 8
+                        && !v.chars().any(|c| c.is_whitespace() || c.is_control())
+                },
+                problem: concat!($section, ".directory must be an https:// URL"),
+                get: |c| c.$l.acme.directory.clone(),
+                set: |c, v| c.$l.acme.directory = v,
+            },
+            "The ACME server's directory URL (Let's Encrypt's staging server:\n\
+         https://acme-staging-v02.api.letsencrypt.org/directory).",
+        )
+    };
+    (ca_root, $section:literal, $l:ident) => {
+        key(
+            $section,
+            "ca_root",
+            path!(
+                $l.acme.ca_root,
+                concat!($section, ".ca_root must be one line")
+            ),
+            "A PEM file of root certificates to trust for the ACME server's own HTTPS instead of\n\
+         the built-in web roots (for a test server such as pebble); empty: the web roots.",
+        )
+    };
+}
+
 const EMAIL_VISIBILITY: &[&str] = &["everyone", "members", "admins", "nobody", "moderators"];
 
 /// Every key, in the order of `config.example.toml`, the dump and the problem reports.
@@ -180,6 +263,10 @@ pub(super) const KEYS: &[Key] = &[
         path!(chat.tls_key, "chat.tls_key must be one line"),
         "The PEM file with the private key of tls_cert (PKCS#8, PKCS#1 or SEC1).",
     ),
+    acme_key!(domains, "chat.acme", chat),
+    acme_key!(contact, "chat.acme", chat),
+    acme_key!(directory, "chat.acme", chat),
+    acme_key!(ca_root, "chat.acme", chat),
     key(
         "chat",
         "external_url",
@@ -270,6 +357,10 @@ pub(super) const KEYS: &[Key] = &[
         path!(deptrack.tls_key, "deptrack.tls_key must be one line"),
         "The PEM file with the private key of tls_cert (PKCS#8, PKCS#1 or SEC1).",
     ),
+    acme_key!(domains, "deptrack.acme", deptrack),
+    acme_key!(contact, "deptrack.acme", deptrack),
+    acme_key!(directory, "deptrack.acme", deptrack),
+    acme_key!(ca_root, "deptrack.acme", deptrack),
     key(
         "deptrack",
         "acl_enabled",
@@ -739,6 +830,7 @@ impl Key {
                 set(c, default.parse().expect("valid default address"))
             }
             Kind::Ips { set, .. } => set(c, Vec::new()),
+            Kind::Strs { set, .. } => set(c, Vec::new()),
         }
     }
 
@@ -755,6 +847,10 @@ impl Key {
                     .iter()
                     .map(|a| super::quote(&a.to_string()))
                     .collect();
+                format!("[{}]", items.join(", "))
+            }
+            Kind::Strs { get, .. } => {
+                let items: Vec<String> = get(c).iter().map(|s| super::quote(s)).collect();
                 format!("[{}]", items.join(", "))
             }
         }

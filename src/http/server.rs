@@ -254,6 +254,11 @@ async fn serve_with<A: Api>(
                                     return;
                                 }
                             };
+                            if stream.get_ref().1.alpn_protocol() == Some(super::tls::ACME_TLS_ALPN) {
+                                // A TLS-ALPN-01 validation: the handshake was the answer.
+                                tracing::debug!(%peer, "ACME TLS-ALPN-01 validation handshake");
+                                return;
+                            }
                             let conn = watcher.watch(http_conn(stream, service, header_timeout));
                             if let Err(e) = conn.await {
                                 tracing::debug!(error = %e, %peer, "connection ended with an error");

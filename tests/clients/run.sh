@@ -18,7 +18,10 @@
 #      `chromium` executable is installed;
 #   7. with Chromium, a signup through an invitation link's form (signup_chromium_check.py);
 #   8. a CI tool's Slack-style notifications posted with urllib to an incoming-webhook bot's
-#      URL, read back with the `zulip` bindings (webhook_check.py).
+#      URL, read back with the `zulip` bindings (webhook_check.py);
+#   9. a certificate obtained over ACME (TLS-ALPN-01) from Debian's `pebble`, served, and
+#      reused from the data directory after a restart (acme_check.py: its own pebble, outpost
+#      and temporary data directory; skipped when `pebble` is not installed).
 # Usage: tests/clients/run.sh PATH/TO/outpost
 set -euo pipefail
 bin=$(realpath "${1:?usage: run.sh PATH/TO/outpost}")
@@ -149,6 +152,9 @@ if [ -f "$work/badge.svg" ]; then
     echo "skipping the Chromium badge check: no chromium executable (.ci/run installs Debian's)"
   fi
 fi
+
+# 9. Certificates over ACME against Debian's pebble (its own servers and data directory).
+python3 "$here/acme_check.py" "$bin" || status=$?
 
 if [ "$status" -ne 0 ]; then
   echo "--- bot log ---"; tail -n 30 "$work/bot.log"
