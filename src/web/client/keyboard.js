@@ -1,5 +1,6 @@
 // Keyboard shortcuts of the message view: j/k move the selection, r replies to the selected
-// message, c opens compose, / focuses search, Esc closes or cancels (dialogs close natively).
+// message, c opens compose, / focuses search, End jumps to the latest message, Esc closes or
+// cancels (dialogs close natively).
 function typingTarget(el) {
   if (!el) return false;
   const tag = el.tagName;
@@ -43,6 +44,10 @@ export function installKeyboard(app) {
         }
         break;
       }
+      case "End":
+        e.preventDefault();
+        app.list.jumpToLatest();
+        break;
       case "c":
         e.preventDefault();
         app.compose.focus();

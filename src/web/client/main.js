@@ -19,6 +19,9 @@ import { openProfileCard } from "./profile_card.js";
 import { mountSettings } from "./settings.js";
 import { themeFor } from "./theme.js";
 import { mountDrafts } from "./drafts.js";
+import { openTopicMenu } from "./topic_menu.js";
+import { openChannelMenu } from "./channel_menu.js";
+import { mountChannels } from "./channels_view.js";
 
 const root = document.getElementById("app");
 
@@ -157,7 +160,7 @@ async function boot() {
         h("button", { type: "submit" }, "Log out")),
       rightToggle));
   const main = h("main", { id: "main", class: "center", "aria-labelledby": "narrow-title" },
-    h("div", { class: "narrow-header" }, title), list.section, typing, compose.form, settingsPane);
+    h("div", { class: "narrow-header" }, title), list.section, list.jump, typing, compose.form, settingsPane);
   layout.append(nav, main, aside);
   layout.addEventListener("click", (e) => {
     if (e.target === layout) app.closePanels();
@@ -166,6 +169,8 @@ async function boot() {
   list.section.addEventListener("click", (e) => {
     const name = e.target.closest && e.target.closest("button.sender-name, .message-content .user-mention[data-user-id]");
     if (name) openProfileCard(Number(name.dataset.userId), ctx);
+    const topicButton = e.target.closest && e.target.closest("button.topic-options");
+    if (topicButton) openTopicMenu(app, topicButton, Number(topicButton.dataset.streamId), topicButton.dataset.topic);
     const resolve = e.target.closest && e.target.closest("button.resolve-topic");
     if (resolve) actions.toggleResolved(app.store.messages.get(Number(resolve.dataset.messageId)));
     const art = e.target.closest && e.target.closest("article.message");
@@ -173,6 +178,23 @@ async function boot() {
       const id = Number(art.dataset.messageId);
       if (Number.isInteger(id)) list.select(id, { focus: false });
     }
+  });
+  // Channel and topic menus in the sidebar: the options buttons, or a right click on the row.
+  const sidebarMenu = (e, at) => {
+    const target = e.target.closest && e.target.closest("button.side-options, li.topic, li.channel");
+    if (!target) return false;
+    const el = target.matches("button") ? target : target.querySelector(":scope > button.side-options");
+    if (!el) return false;
+    const streamId = Number(el.dataset.streamId);
+    if (el.classList.contains("topic-options")) openTopicMenu(app, el, streamId, el.dataset.topic, at);
+    else openChannelMenu(app, el, streamId, at);
+    return true;
+  };
+  nav.addEventListener("click", (e) => {
+    if (e.target.closest && e.target.closest("button.side-options")) sidebarMenu(e, null);
+  });
+  nav.addEventListener("contextmenu", (e) => {
+    if (sidebarMenu(e, { x: e.clientX, y: e.clientY })) e.preventDefault();
   });
   root.replaceChildren(h("a", { class: "skip-link", href: "#main", onclick: (e) => { e.preventDefault(); list.section.focus(); } }, "Skip to messages"),
     header, banner, layout, toasts);
@@ -193,6 +215,8 @@ async function boot() {
       settingsPane.hidden = false;
       title.textContent = settingsMatch[1] === "settings" ? "Settings" : "Organization settings";
       if (settingsHandle) settingsHandle.unmount();
+      settingsPane.replaceChildren();
+      list.jump.hidden = true;
       const section = settingsMatch[1] === "organization" ? `organization/${settingsMatch[2] || "profile"}` : settingsMatch[2] || "profile";
       settingsHandle = mountSettings(settingsPane, ctx, section);
       document.title = `${title.textContent} - ${initial.realm_name}`;
@@ -203,6 +227,21 @@ async function boot() {
       settingsHandle.unmount();
       settingsHandle = null;
     }
+    settingsPane.replaceChildren();
+    if (hash === "#channels") {
+      app.mode = "channels";
+      app.terms = [];
+      list.section.hidden = true;
+      list.jump.hidden = true;
+      compose.form.hidden = true;
+      typing.hidden = true;
+      settingsPane.hidden = false;
+      title.textContent = "Browse channels";
+      document.title = `Browse channels - ${initial.realm_name}`;
+      renderSidebar(nav, app);
+      settingsHandle = mountChannels(settingsPane, app);
+      return;
+    }
     if (hash === "#drafts") {
       app.mode = "drafts";
       app.terms = [];
@@ -211,6 +250,7 @@ async function boot() {
       typing.hidden = true;
       settingsPane.hidden = false;
       title.textContent = "Drafts";
+      list.jump.hidden = true;
       document.title = `Drafts - ${initial.realm_name}`;
       renderSidebar(nav, app);
       mountDrafts(settingsPane, app);
