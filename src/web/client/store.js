@@ -365,6 +365,10 @@ export function applyEvent(s, ev) {
               u.is_admin = v === 100 || v === 200;
               u.is_owner = v === 100;
               u.is_guest = v === 600;
+            } else if (k === "custom_profile_field" && v && v.id !== undefined) {
+              u.profile_data = { ...(u.profile_data || {}) };
+              if (v.value === null || v.value === undefined || v.value === "") delete u.profile_data[v.id];
+              else u.profile_data[v.id] = { value: v.value, rendered_value: v.rendered_value };
             } else if (k !== "user_id") u[k] = v;
           }
         }
