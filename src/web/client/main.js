@@ -4,7 +4,7 @@
 // and the feature modules (through `ctx`), and applies the theme.
 import { api } from "./api.js";
 import { register, startEventLoop } from "./events.js";
-import { applyEvent, createStore, setTopics, unreadSummary } from "./store.js";
+import { applyEvent, createStore, setTopics, typingIn, unreadSummary } from "./store.js";
 import { narrowTitle, parseHash } from "./narrow.js";
 import { h, namesFor } from "./render.js";
 import { renderSidebar } from "./sidebar.js";
@@ -143,8 +143,12 @@ async function boot() {
   const notifyButton = notificationsAvailable() && Notification.permission === "default"
     ? h("button", { type: "button", class: "notify-enable", onclick: async (e) => {
       const btn = e.currentTarget;
-      await Notification.requestPermission();
-      btn.remove();
+      try {
+        await Notification.requestPermission();
+        btn.remove();
+      } catch (err) {
+        app.toast(`Could not enable notifications: ${err.message}`);
+      }
     } }, "Enable notifications")
     : null;
   const header = h("header", { class: "top-bar" },
@@ -291,7 +295,8 @@ async function boot() {
     let key = null;
     if (ch && tp) key = `stream:${ch.operand}:${String(tp.operand).toLowerCase()}`;
     else if (dm && Array.isArray(dm.operand)) key = `dm:${dm.operand.slice().sort((a, b) => a - b).join(",")}`;
-    const who = key && s.typing.get(key) ? [...s.typing.get(key).keys()].filter((id) => id !== s.me) : [];
+    // Stale entries (a lost "stop" event) expire after typingIn's window.
+    const who = key ? typingIn(s, key) : [];
     const names = who.map((id) => (s.users.get(id) || {}).full_name || "Someone");
     typing.textContent = names.length ? `${names.join(", ")} ${names.length === 1 ? "is" : "are"} typing…` : "";
   }
@@ -314,23 +319,31 @@ async function boot() {
   };
   function onEvents(events) {
     for (const ev of events) {
-      const changed = applyEvent(app.store, ev);
-      if (ev.type === "realm_user" && ev.person && ev.person.user_id === app.store.me) Object.assign(ctx.me, ev.person);
-      list.update(changed, [ev]);
-      if (changed.has("unread") || changed.has("subs") || changed.has("topics") || changed.has("dms") || changed.has("users")) queueSidebar();
-      if (changed.has("typing")) updateTyping();
-      if (changed.has("settings")) {
-        applyTheme();
-        compose.updateHint();
+      try {
+        onEvent(ev);
+      } catch (err) {
+        // One malformed event must not stop the others nor look like a lost connection.
+        console.error("event", ev && ev.type, err);
       }
-      if (changed.has("subs") || changed.has("users")) compose.refreshLists();
-      if (ev.type === "message") notifyMessage(app, ev);
-      for (const handler of app.handlers.get(ev.type) || []) {
-        try {
-          handler(ev);
-        } catch (err) {
-          console.error(err);
-        }
+    }
+  }
+  function onEvent(ev) {
+    const changed = applyEvent(app.store, ev);
+    if (ev.type === "realm_user" && ev.person && ev.person.user_id === app.store.me) Object.assign(ctx.me, ev.person);
+    list.update(changed, [ev]);
+    if (changed.has("unread") || changed.has("subs") || changed.has("topics") || changed.has("dms") || changed.has("users")) queueSidebar();
+    if (changed.has("typing")) updateTyping();
+    if (changed.has("settings")) {
+      applyTheme();
+      compose.updateHint();
+    }
+    if (changed.has("subs") || changed.has("users")) compose.refreshLists();
+    if (ev.type === "message") notifyMessage(app, ev);
+    for (const handler of app.handlers.get(ev.type) || []) {
+      try {
+        handler(ev);
+      } catch (err) {
+        console.error(err);
       }
     }
   }

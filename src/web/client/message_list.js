@@ -4,12 +4,13 @@
 // the selection for the keyboard, shows local echoes, and marks seen messages read in batches.
 import { h, messageArticle, recipientBar } from "./render.js";
 import { apiNarrow, messageMatches } from "./narrow.js";
-import { addMessages } from "./store.js";
+import { addMessages, pruneMessages } from "./store.js";
 import { hiddenByMute, senderMuted } from "./mute.js";
 
 const ESTIMATE = 64;
 const OVERSCAN = 900;
 const PAGE = 100;
+const MAX_CACHED_ROWS = 600;
 
 /** Whether message b continues a's conversation (same recipient bar). */
 export function sameConversation(a, b) {
@@ -94,7 +95,7 @@ export class MessageList {
     this.heights.clear();
     this.matches.clear();
     this.revealed.clear();
-    this.toMarkRead.clear();
+    this.flushRead();
     this.selected = null;
     this.foundNewest = false;
     this.foundOldest = false;
@@ -152,6 +153,7 @@ export class MessageList {
   /** Keeps fetched messages in the store, and search highlights per id for this list. */
   take(messages) {
     addMessages(this.store, messages);
+    if (this.store.messages.size > 5000) pruneMessages(this.store, new Set(this.raw.concat(messages.map((m) => m.id))));
     if (!this.isSearch) return;
     for (const m of messages) {
       if (m.match_content !== undefined || m.match_subject !== undefined) {
@@ -327,6 +329,10 @@ export class MessageList {
     for (let i = first; i <= last && i < items.length; i++) rows.push(this.buildRow(items, i));
     const kept = new Set(rows);
     for (const child of Array.from(this.rowsEl.children)) if (!kept.has(child)) child.remove();
+    if (this.rowCache.size > MAX_CACHED_ROWS) {
+      // Rows far from the viewport are rebuilt when scrolled back to; keep the DOM they hold bounded.
+      for (const [id, entry] of this.rowCache) if (!kept.has(entry.el)) this.rowCache.delete(id);
+    }
     rows.forEach((row, idx) => {
       if (this.rowsEl.children[idx] !== row) this.rowsEl.insertBefore(row, this.rowsEl.children[idx] || null);
     });

@@ -84,6 +84,9 @@ export function renderSidebar(nav, app) {
       h("span", { class: "label" }, label), count(c.unread))));
   }
 
+  // Re-rendering must not take keyboard focus away from the sidebar: find the same control again.
+  const focused = nav.contains(document.activeElement) ? document.activeElement : null;
+  const focusKey = focused && (focused.getAttribute("aria-label") || focused.getAttribute("href"));
   nav.replaceChildren(
     views,
     h("h2", { class: "sidebar-heading" }, "Channels"),
@@ -91,4 +94,9 @@ export function renderSidebar(nav, app) {
     h("p", { class: "browse-channels" }, h("a", { href: "#channels", "aria-current": isCurrent("#channels", current) }, "Browse channels")),
     h("h2", { class: "sidebar-heading" }, "Direct messages"),
     dms.children.length ? dms : h("p", { class: "empty" }, "No direct messages yet."));
+  if (focusKey) {
+    const again = [...nav.querySelectorAll("a, button")].find((el) =>
+      (el.getAttribute("aria-label") || el.getAttribute("href")) === focusKey);
+    if (again) again.focus({ preventScroll: true });
+  }
 }
