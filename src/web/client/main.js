@@ -101,7 +101,7 @@ async function boot() {
   app.queueId = () => (app.loop ? app.loop.queueId : initial.queue_id);
   app.currentHash = () => window.location.hash || "#all-messages";
   app.navigate = (hash) => {
-    if (window.location.hash === hash) route();
+    if (window.location.hash === hash) safeRoute();
     else window.location.hash = hash;
   };
   const list = new MessageList({ app, toolbar: (m) => actions.toolbar(m), onReaction: (m, g) => actions.toggleReaction(m, g) });
@@ -285,7 +285,21 @@ async function boot() {
       }
     }
   }
-  window.addEventListener("hashchange", route);
+  // A view that fails to open says so instead of leaving the page half-switched.
+  const safeRoute = () => Promise.resolve().then(route).catch((err) => {
+    console.error(err);
+    settingsPane.hidden = false;
+    settingsPane.replaceChildren(h("p", { role: "alert", class: "view-error" }, `Could not open this view: ${err.message}. `,
+      h("a", { href: "#all-messages" }, "Back to all messages")));
+  });
+  window.addEventListener("hashchange", safeRoute);
+  // Last resort for promise rejections no handler caught: tell the user rather than fail silently.
+  window.addEventListener("unhandledrejection", (e) => {
+    const reason = e.reason;
+    if (reason && reason.name === "AbortError") return;
+    console.error(reason);
+    app.toast(`Something went wrong: ${(reason && reason.message) || reason}`);
+  });
 
   function updateTyping() {
     const s = app.store;
@@ -354,7 +368,7 @@ async function boot() {
     for (const [id, u] of app.store.users) ctx.users.set(id, u);
     app.store.users = ctx.users;
     applyTheme();
-    route();
+    safeRoute();
   }
   // One Map shared by the store and ctx so feature modules see live users.
   ctx.users = app.store.users;
@@ -370,7 +384,7 @@ async function boot() {
   });
   setInterval(updateTyping, 5000);
   installKeyboard(app);
-  route();
+  safeRoute();
 }
 
 boot();

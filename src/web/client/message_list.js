@@ -54,6 +54,7 @@ export class MessageList {
     this.terms = [];
     this.matches = new Map();
     this.revealed = new Set();
+    this.confirmed = new Map();
     this.jump = h("button", { type: "button", class: "jump-latest", hidden: true, onclick: () => this.jumpToLatest() },
       h("span", { "aria-hidden": "true" }, "↓ "), "Jump to latest");
     this.selected = null;
@@ -242,6 +243,11 @@ export class MessageList {
     const sec = this.section;
     const farFromBottom = sec.scrollHeight - sec.scrollTop - sec.clientHeight > sec.clientHeight;
     this.jump.hidden = !(this.ids.length && (!this.foundNewest || farFromBottom));
+    const box = this.jump.offsetParent;
+    if (!this.jump.hidden && box) {
+      // Float over the list's bottom edge, whatever the compose box's height.
+      this.jump.style.bottom = `${Math.max(8, box.clientHeight - (sec.offsetTop + sec.clientHeight) + 14)}px`;
+    }
   }
 
   items() {
@@ -383,6 +389,8 @@ export class MessageList {
       if (ev.type === "message") {
         const m = this.store.messages.get(ev.message.id);
         if (ev.local_message_id !== undefined) {
+          if (this.confirmed.size > 50) this.confirmed.clear();
+          this.confirmed.set(String(ev.local_message_id), ev.message.id);
           const before = this.echoes.length;
           this.echoes = this.echoes.filter((e) => e.local_id !== String(ev.local_message_id));
           if (before !== this.echoes.length) dirty = true;
@@ -459,6 +467,26 @@ export class MessageList {
   }
 
   addEcho(echo) {
+    if (!this.foundNewest) {
+      // Opened above the newest messages: go to the bottom first (as upstream does on send),
+      // then show the echo unless the real message already arrived meanwhile.
+      const opening = this.open(this.terms, { latest: true });
+      const token = this.token;
+      opening.then(() => {
+        if (this.token !== token) return;
+        const id = this.confirmed.get(echo.local_id);
+        this.confirmed.delete(echo.local_id);
+        if (id === undefined) this.echoes.push(echo);
+        else if (!this.raw.includes(id) && this.store.messages.has(id)) {
+          this.raw.push(id);
+          this.raw.sort((a, b) => a - b);
+          this.refilter();
+        }
+        this.status.textContent = this.items().length ? "" : this.status.textContent;
+        this.scrollToBottom();
+      });
+      return;
+    }
     this.echoes.push(echo);
     this.status.textContent = "";
     this.scrollToBottom();
@@ -489,7 +517,7 @@ export class MessageList {
     const tops = this.tops(items);
     const sec = this.section;
     const base = this.padTop.offsetTop;
-    const offset = align === "top" ? 40 : sec.clientHeight / 3;
+    const offset = align === "top" ? Math.min(120, sec.clientHeight / 4) : sec.clientHeight / 3;
     if (tops[i] + base < sec.scrollTop || tops[i + 1] + base > sec.scrollTop + sec.clientHeight) {
       sec.scrollTop = Math.max(0, tops[i] + base - offset);
     }
