@@ -19,8 +19,10 @@ export function showMenu({ anchor, label, items, toast, at = null }) {
     openMenu = null;
     menu.remove();
     document.removeEventListener("mousedown", onOutside, true);
+    window.removeEventListener("hashchange", onHash);
     if (refocus && anchor && anchor.isConnected) anchor.focus();
   };
+  const onHash = () => close(false);
   const onOutside = (e) => {
     if (!menu.contains(e.target)) close(false);
   };
@@ -64,6 +66,7 @@ export function showMenu({ anchor, label, items, toast, at = null }) {
   menu.style.left = `${Math.max(4, Math.min(x, window.innerWidth - menu.offsetWidth - 4))}px`;
   menu.style.top = `${Math.max(4, Math.min(y, window.innerHeight - menu.offsetHeight - 4))}px`;
   document.addEventListener("mousedown", onOutside, true);
+  window.addEventListener("hashchange", onHash);
   const handle = { close };
   openMenu = handle;
   if (buttons.length) buttons[0].focus();

@@ -40,7 +40,7 @@ function suggestData(app) {
 
 export function createSearch(app) {
   const input = h("input", { type: "search", id: "search-input", "aria-label": "Search", placeholder: "Search (channel: topic: sender: is: words)", autocomplete: "off",
-    "aria-autocomplete": "list", "aria-controls": "search-suggestions", "aria-expanded": "false" });
+    "aria-autocomplete": "list", "aria-controls": "search-suggestions" });
   const listbox = h("ul", { id: "search-suggestions", class: "search-suggestions", role: "listbox", "aria-label": "Search suggestions", hidden: true });
   let options = [];
   let active = -1;
@@ -60,7 +60,6 @@ export function createSearch(app) {
     listbox.replaceChildren();
     options = [];
     active = -1;
-    input.setAttribute("aria-expanded", "false");
     input.removeAttribute("aria-activedescendant");
   }
   function setActive(i) {
@@ -89,7 +88,6 @@ export function createSearch(app) {
       return li;
     }));
     listbox.hidden = !options.length;
-    input.setAttribute("aria-expanded", options.length ? "true" : "false");
     input.removeAttribute("aria-activedescendant");
   }
   input.addEventListener("input", refresh);
