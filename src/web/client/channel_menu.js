@@ -3,7 +3,7 @@
 // Changes go through POST /users/me/subscriptions/properties (and DELETE
 // /users/me/subscriptions); the `subscription` events redraw the sidebar.
 import { h } from "./render.js";
-import { showMenu } from "./menu.js";
+import { refocus, showMenu } from "./menu.js";
 import { subscriptionSetting, NOTIFICATION_PROPS } from "./channel_logic.js";
 
 export function setSubProperty(app, streamId, property, value) {
@@ -80,7 +80,7 @@ export function openChannelSettings(app, streamId, returnTo) {
       h("button", { type: "button", class: "primary", onclick: () => dlg.close() }, "Close")));
   dlg.addEventListener("close", () => {
     dlg.remove();
-    if (returnTo && returnTo.isConnected) returnTo.focus();
+    refocus(returnTo);
   });
   document.body.append(dlg);
   dlg.showModal();

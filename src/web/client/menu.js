@@ -5,6 +5,22 @@ import { h } from "./render.js";
 
 let openMenu = null;
 
+/**
+ * Focuses `el`, or when a re-render replaced it (the sidebar redraws on events), the control
+ * that now carries the same accessible name.
+ */
+export function refocus(el) {
+  if (!el) return;
+  if (el.isConnected) {
+    el.focus();
+    return;
+  }
+  const name = el.getAttribute && el.getAttribute("aria-label");
+  if (!name) return;
+  const again = [...document.querySelectorAll("[aria-label]")].find((x) => x.getAttribute("aria-label") === name);
+  if (again) again.focus();
+}
+
 export function closeMenu() {
   if (openMenu) openMenu.close();
 }
@@ -14,13 +30,13 @@ export function showMenu({ anchor, label, items, toast, at = null }) {
   closeMenu();
   const buttons = [];
   const menu = h("div", { class: "popup-menu", role: "menu", "aria-label": label });
-  const close = (refocus = true) => {
+  const close = (focusBack = true) => {
     if (openMenu !== handle) return;
     openMenu = null;
     menu.remove();
     document.removeEventListener("mousedown", onOutside, true);
     window.removeEventListener("hashchange", onHash);
-    if (refocus && anchor && anchor.isConnected) anchor.focus();
+    if (focusBack) refocus(anchor);
   };
   const onHash = () => close(false);
   const onOutside = (e) => {
