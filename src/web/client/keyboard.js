@@ -11,6 +11,8 @@ export function installKeyboard(app) {
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     if (document.querySelector("dialog[open]")) return;
+    // Popup menus handle their own keys.
+    if (e.target && e.target.closest && e.target.closest('[role="menu"]')) return;
     if (e.key === "Escape") {
       if (typingTarget(document.activeElement)) {
         document.activeElement.blur();
