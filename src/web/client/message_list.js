@@ -5,7 +5,7 @@
 import { h, messageArticle, recipientBar } from "./render.js";
 import { apiNarrow, messageMatches } from "./narrow.js";
 import { addMessages, pruneMessages } from "./store.js";
-import { hiddenByMute, senderMuted } from "./mute.js";
+import { firstVisibleUnread, hiddenByMute, senderMuted } from "./mute.js";
 
 const ESTIMATE = 64;
 const OVERSCAN = 900;
@@ -109,8 +109,16 @@ export class MessageList {
     this.jump.hidden = true;
     const token = (this.token = {});
     let anchor = "first_unread";
+    let firstUnread;
     if (near) anchor = near.operand;
     else if (latest || this.isSearch) anchor = "newest";
+    else {
+      // Where the unread state decides, open at the first unread message this view shows
+      // (the server's first_unread may be one that muting hides here).
+      firstUnread = firstVisibleUnread(this.store, this.terms);
+      if (firstUnread === null) anchor = "newest";
+      else if (firstUnread !== undefined) anchor = firstUnread;
+    }
     const around = anchor !== "newest";
     try {
       const answer = await this.app.api.get("messages", {
@@ -127,7 +135,7 @@ export class MessageList {
       this.foundNewest = !around || !!answer.found_newest;
       this.foundOldest = !!answer.found_oldest;
       this.status.textContent = this.ids.length ? "" : this.isSearch ? "No messages match this search." : "No messages here yet.";
-      const target = this.openTarget(near, answer);
+      const target = this.openTarget(near || (typeof firstUnread === "number" ? { operand: firstUnread } : null), answer);
       if (target !== null) {
         this.render();
         this.select(target, { focus: !!near, align: near ? "third" : "top" });

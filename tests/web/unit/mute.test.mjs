@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createStore, applyEvent } from "../../../src/web/client/store.js";
-import { hiddenByMute, policyFor, senderMuted, topicActions } from "../../../src/web/client/mute.js";
+import { firstVisibleUnread, hiddenByMute, policyFor, senderMuted, topicActions } from "../../../src/web/client/mute.js";
 
 function store() {
   return createStore({
@@ -69,4 +69,25 @@ test("topic actions and the policies they send", () => {
   assert.equal(policyFor("unfollow", false), 0);
   assert.equal(policyFor("unfollow", true), 2);
   assert.throws(() => policyFor("explode", false));
+});
+
+test("the first unread message a view shows skips what muting hides there", () => {
+  const s = store();
+  s.unread.clear();
+  s.unread.set(10, { stream_id: 12, topic: "noisy", mentioned: false });
+  s.unread.set(11, { stream_id: 13, topic: "anything", mentioned: false });
+  s.unread.set(12, { stream_id: 12, topic: "lunch", mentioned: true });
+  s.unread.set(14, { dm: "5", mentioned: false });
+  assert.equal(firstVisibleUnread(s, all), 12);
+  assert.equal(firstVisibleUnread(s, channel(12)), 12);
+  assert.equal(firstVisibleUnread(s, channel(13)), 11);
+  assert.equal(firstVisibleUnread(s, [...channel(12), { operator: "topic", operand: "Noisy" }]), 10);
+  assert.equal(firstVisibleUnread(s, [{ operator: "dm", operand: [5] }]), 14);
+  assert.equal(firstVisibleUnread(s, [{ operator: "is", operand: "dm" }]), 14);
+  assert.equal(firstVisibleUnread(s, [{ operator: "is", operand: "mentioned" }]), 12);
+  assert.equal(firstVisibleUnread(s, [{ operator: "dm", operand: [7] }]), null);
+  // not decidable from the unread state: the server's first_unread decides
+  assert.equal(firstVisibleUnread(s, [{ operator: "is", operand: "starred" }]), undefined);
+  assert.equal(firstVisibleUnread(s, [{ operator: "sender", operand: 5 }]), undefined);
+  assert.equal(firstVisibleUnread(s, [{ operator: "channel", operand: 12, negated: true }]), undefined);
 });
