@@ -198,6 +198,7 @@ export class MessageList {
       this.raw = this.raw.concat(newer);
       this.refilter();
       this.foundNewest = !!answer.found_newest || newer.length === 0;
+      if (this.ids.length) this.status.textContent = "";
       this.loadingNewer = false;
       this.render();
     } catch {
@@ -224,6 +225,7 @@ export class MessageList {
       const shownFirst = this.ids[0];
       this.refilter();
       this.foundOldest = !!answer.found_oldest || older.length === 0;
+      if (this.ids.length) this.status.textContent = "";
       if (shownFirst !== undefined) this.rowCache.delete(shownFirst);
       this.loadingOlder = false;
       this.render();
