@@ -7,6 +7,7 @@ import { errorText, field, h, localAvatarUrl, showError, toggle, uid } from "./f
 import { diffSettings, roleName, themeFor } from "./f_logic.js";
 import { featureState } from "./f_state.js";
 import { emojiGlyph, openEmojiPicker } from "./emoji_picker.js";
+import { profileFieldsForm } from "./profile_fields.js";
 
 const PERSONAL = [
   ["profile", "Profile"],
@@ -271,6 +272,8 @@ const PERSONAL_SECTIONS = {
       h("h2", {}, "Status"),
       statusForm.el,
     );
+    const fieldsForm = profileFieldsForm(ctx, state.profileFields);
+    if (fieldsForm) panel.append(h("h2", {}, "Profile fields"), fieldsForm);
   },
 
   account(panel, ctx, state) {

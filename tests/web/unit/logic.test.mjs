@@ -77,3 +77,13 @@ test("themes follow color_scheme", async () => {
   assert.equal(themeFor(1, true), "dark");
   assert.equal(themeFor(1, false), "light");
 });
+
+test("channel notifications: a channel's desktop setting, followed topics, and muted topics", () => {
+  const chan = { id: 2, type: "stream", sender_id: 5, stream_id: 12, subject: "x" };
+  assert.equal(wantsNotification(chan, [], 1, { hidden: true, channelDesktop: true }), true);
+  assert.equal(wantsNotification(chan, [], 1, { hidden: true, channelDesktop: true, topicMuted: true }), false);
+  assert.equal(wantsNotification(chan, [], 1, { hidden: true, followedDesktop: true }), true);
+  assert.equal(wantsNotification(chan, ["mentioned"], 1, { hidden: true, topicMuted: true }), true);
+  assert.equal(wantsNotification(chan, [], 1, { hidden: false, channelDesktop: true }), false);
+  assert.equal(wantsNotification(chan, [], 1, { hidden: true, channelDesktop: true, mutedUsers: new Set([5]) }), false);
+});

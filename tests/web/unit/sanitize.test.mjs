@@ -77,3 +77,16 @@ test("only links leaving the app open elsewhere", async () => {
   assert.equal(opensElsewhere("/user_uploads/1/a.png"), true);
   assert.equal(opensElsewhere(""), false);
 });
+
+test("attributes that clobber page names, take focus or edit are dropped; srcset/formaction/xlink:href checked", () => {
+  for (const name of ["id", "name", "form", "tabindex", "accesskey", "contenteditable", "ping", "http-equiv", "style", "srcdoc", "formaction", "is"]) {
+    assert.equal(keepsAttribute("img", name, "x"), false, name);
+  }
+  assert.equal(keepsAttribute("img", "srcset", "/a.png 1x, javascript:alert(1) 2x"), false);
+  assert.equal(keepsAttribute("img", "srcset", "/a.png 1x, /b.png 2x"), true);
+  assert.equal(keepsAttribute("a", "xlink:href", "javascript:alert(1)"), false);
+  assert.equal(keepsAttribute("a", "XLINK:HREF", "java\tscript:alert(1)"), false);
+  assert.equal(keepsAttribute("video", "poster", "data:text/html,x"), false);
+  assert.equal(keepsAttribute("span", "class", "highlight"), true);
+  for (const tag of ["base", "meta", "link", "portal", "style", "svg"]) assert.equal(dropsElement(tag), true, tag);
+});

@@ -113,3 +113,28 @@ test("DM conversations are listed newest first with unread counts", () => {
   applyEvent(s, { type: "message", message: { id: 40, type: "private", sender_id: 8, display_recipient: [{ id: 1 }, { id: 8 }], flags: [] }, flags: [] });
   assert.deepEqual(dmConversations(s).map((c) => [c.key, c.unread]), [["8", 1], ["5", 1]]);
 });
+
+test("the message cache is bounded: the oldest messages outside the open narrow go first", async () => {
+  const { pruneMessages } = await import("../../../src/web/client/store.js");
+  const s = createStore(initial());
+  addMessages(s, Array.from({ length: 100 }, (_, i) => chanMsg(i + 1)));
+  assert.equal(pruneMessages(s, new Set(), 200), 0);
+  const keep = new Set([1, 2, 3]);
+  const dropped = pruneMessages(s, keep, 40);
+  assert.equal(s.messages.size, 30);
+  assert.equal(dropped, 70);
+  for (const id of keep) assert.ok(s.messages.has(id));
+  assert.ok(s.messages.has(100));
+  assert.ok(!s.messages.has(4));
+  // unread state is kept apart from the cache: message 4 is gone from it but still unread
+  assert.ok(s.unread.has(4));
+  assert.equal(unreadSummary(s).channels.get(12), 2);
+});
+
+test("a realm_user event with custom_profile_field updates and clears profile_data", () => {
+  const s = createStore(initial());
+  applyEvent(s, { type: "realm_user", op: "update", person: { user_id: 5, custom_profile_field: { id: 2, value: "he/him" } } });
+  assert.deepEqual(s.users.get(5).profile_data, { 2: { value: "he/him", rendered_value: undefined } });
+  applyEvent(s, { type: "realm_user", op: "update", person: { user_id: 5, custom_profile_field: { id: 2, value: null } } });
+  assert.deepEqual(s.users.get(5).profile_data, {});
+});
