@@ -510,6 +510,39 @@ pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpda
         .await
 }
 
+/// A user's own profile field values (`PATCH` and `DELETE /users/me/profile_data`), all or
+/// nothing: fields an administrator made not editable by users need an administrator.
+pub async fn update_own_profile(
+    state: &AppState,
+    me: &User,
+    edits: Vec<ProfileEdit>,
+) -> Result<()> {
+    if me.is_bot {
+        return Err(Error::bad_request(
+            "This endpoint does not accept bot requests.",
+        ));
+    }
+    let (id, is_admin) = (me.id, me.role.is_admin());
+    state
+        .db
+        .write(move |tx| {
+            for edit in &edits {
+                let field =
+                    fields_db::get(tx, ProfileFieldId(edit.field_id))?.ok_or_else(|| {
+                        Error::bad_request(format!("Field id {} not found.", edit.field_id))
+                    })?;
+                if !field.editable_by_user && !is_admin {
+                    return Err(Error::bad_request(
+                        "You are not allowed to change this field. Contact an administrator to \
+                         update it.",
+                    ));
+                }
+            }
+            apply_profile_edits(tx, id, edits)
+        })
+        .await
+}
+
 fn apply_profile_edits(
     tx: &mut crate::db::WriteTx<'_>,
     user: UserId,

@@ -180,6 +180,8 @@ pub enum Endpoint {
     /// decoded path segments.
     ServeEmoji(Vec<String>),
     RenderMessage,
+    UpdateOwnProfileData,
+    RemoveOwnProfileData,
 }
 
 impl Endpoint {
@@ -322,6 +324,8 @@ pub const ROUTE_NAMES: &[&str] = &[
     "DeactivateEmoji",
     "ServeEmoji",
     "RenderMessage",
+    "UpdateOwnProfileData",
+    "RemoveOwnProfileData",
 ];
 
 impl Endpoint {
@@ -450,6 +454,8 @@ impl Endpoint {
             E::DeactivateEmoji(..) => 118,
             E::ServeEmoji(..) => 119,
             E::RenderMessage => 120,
+            E::UpdateOwnProfileData => 121,
+            E::RemoveOwnProfileData => 122,
         }
     }
 }
@@ -483,6 +489,10 @@ pub fn route(method: &Method, segs: &[String]) -> Result<Endpoint, NoRoute> {
         ["users", "me"] => vec![("GET", E::GetOwnUser)],
         ["users", "me", "api_key", "regenerate"] => vec![("POST", E::RegenerateApiKey)],
         ["users", "me", "status"] => vec![("POST", E::UpdateOwnStatus)],
+        ["users", "me", "profile_data"] => vec![
+            ("PATCH", E::UpdateOwnProfileData),
+            ("DELETE", E::RemoveOwnProfileData),
+        ],
         // `display` and `notifications` are deprecated aliases kept for old clients.
         ["settings"] | ["settings", "display" | "notifications"] => {
             vec![("PATCH", E::UpdateSettings)]
@@ -848,6 +858,8 @@ pub const SAMPLE_ROUTES: &[(&str, &str)] = &[
     ("POST", "realm/emoji/green_tick"),
     ("DELETE", "realm/emoji/green_tick"),
     ("POST", "messages/render"),
+    ("PATCH", "users/me/profile_data"),
+    ("DELETE", "users/me/profile_data"),
 ];
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
@@ -1169,6 +1181,8 @@ impl ChatApi {
             Endpoint::AddSubmessage => messages::add_submessage(state, me()?, p).await,
             Endpoint::MarkAllAsRead => messages::mark_all_as_read(state, me()?).await,
             Endpoint::RenderMessage => messages::render_message(state, me()?, p).await,
+            Endpoint::UpdateOwnProfileData => users::update_own_profile_data(state, me()?, p).await,
+            Endpoint::RemoveOwnProfileData => users::remove_own_profile_data(state, me()?, p).await,
             Endpoint::MarkStreamAsRead => messages::mark_stream_as_read(state, me()?, p).await,
             Endpoint::MarkTopicAsRead => messages::mark_topic_as_read(state, me()?, p).await,
             Endpoint::UpdateMessage(id) => messages::update_message(state, me()?, id, p).await,

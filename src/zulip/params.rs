@@ -178,6 +178,10 @@ impl Params {
         }
     }
 
+    pub fn required_json(&mut self, name: &str) -> Result<Value> {
+        self.json(name)?.ok_or_else(|| Error::missing(name))
+    }
+
     pub fn bool(&mut self, name: &str) -> Result<Option<bool>> {
         match self.json(name)? {
             None => Ok(None),

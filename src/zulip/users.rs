@@ -267,7 +267,7 @@ pub async fn update_user(
     let new_email = p.str("new_email");
     let profile_data = match p.json("profile_data")? {
         None => None,
-        Some(v) => Some(parse_profile_data(v)?),
+        Some(v) => Some(parse_profile_data("profile_data", v)?),
     };
     let target = resolve(state, caller, r).await?;
     users::update(
@@ -285,25 +285,64 @@ pub async fn update_user(
     Ok(Success::new())
 }
 
-fn parse_profile_data(v: Value) -> Result<Vec<ProfileEdit>> {
+/// # `PATCH /api/v1/users/me/profile_data`
+///
+/// The caller's own custom profile field values: `data`, a list of `{id, value}` (an empty
+/// value clears the field). Fields not editable by users need an administrator.
+pub async fn update_own_profile_data(
+    state: &AppState,
+    caller: &User,
+    p: &mut Params,
+) -> Result<Success> {
+    let edits = parse_profile_data("data", p.required_json("data")?)?;
+    users::update_own_profile(state, caller, edits).await?;
+    Ok(Success::new())
+}
+
+/// # `DELETE /api/v1/users/me/profile_data`
+///
+/// Clears the caller's own values of the fields listed in `data` (a list of field ids).
+pub async fn remove_own_profile_data(
+    state: &AppState,
+    caller: &User,
+    p: &mut Params,
+) -> Result<Success> {
+    let Value::Array(items) = p.required_json("data")? else {
+        return Err(Error::bad_request("data is not a list"));
+    };
+    let edits = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let field_id = as_int(item)
+                .ok_or_else(|| Error::bad_request(format!("data[{i}] is not an integer")))?;
+            Ok(ProfileEdit {
+                field_id,
+                value: None,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    users::update_own_profile(state, caller, edits).await?;
+    Ok(Success::new())
+}
+
+fn parse_profile_data(name: &str, v: Value) -> Result<Vec<ProfileEdit>> {
     let Value::Array(items) = v else {
-        return Err(Error::bad_request("profile_data is not a list"));
+        return Err(Error::bad_request(format!("{name} is not a list")));
     };
     items
         .into_iter()
         .enumerate()
         .map(|(i, item)| {
             let Value::Object(mut obj) = item else {
-                return Err(Error::bad_request(format!(
-                    "profile_data[{i}] is not a dict"
-                )));
+                return Err(Error::bad_request(format!("{name}[{i}] is not a dict")));
             };
             let field_id = obj.get("id").and_then(as_int).ok_or_else(|| {
-                Error::bad_request(format!("profile_data[{i}][\"id\"] is not an integer"))
+                Error::bad_request(format!("{name}[{i}][\"id\"] is not an integer"))
             })?;
             if !obj.contains_key("value") {
                 return Err(Error::bad_request(format!(
-                    "profile_data[{i}][\"value\"] key is missing from profile_data[{i}]"
+                    "{name}[{i}][\"value\"] key is missing from {name}[{i}]"
                 )));
             }
             Ok(ProfileEdit {

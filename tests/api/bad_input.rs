@@ -712,6 +712,10 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("payload", Str, r#"{"text": "swept"}"#, true),
             ("exclude_events", List, "[]", false),
         ],
+        ("POST", "messages/render") => &[("content", Str, "**swept**", true)],
+        ("PATCH", "users/me/profile_data") | ("DELETE", "users/me/profile_data") => {
+            &[("data", List, "[]", true)]
+        }
         _ => panic!("no parameter spec for {method} {path}: add one to the sweep"),
     }
 }

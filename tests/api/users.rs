@@ -882,3 +882,130 @@ async fn own_record_follows_every_change_it_shows() {
     // And another user's answer is theirs.
     assert_eq!(me(&o.admin).await["full_name"], "Ada Admin");
 }
+
+#[tokio::test]
+async fn members_edit_and_clear_their_own_profile_fields() {
+    let o = org().await;
+    let field = |name: &'static str, editable: &'static str| {
+        let srv = &o.srv;
+        let admin = &o.admin;
+        async move {
+            let r = srv
+                .post(
+                    "/api/v1/realm/profile_fields",
+                    admin,
+                    &[
+                        ("name", name),
+                        ("field_type", "1"),
+                        ("editable_by_user", editable),
+                    ],
+                )
+                .await;
+            r.body["id"].as_i64().unwrap()
+        }
+    };
+    let phone = field("Phone", "true").await;
+    let badge = field("Badge number", "false").await;
+    let me = |who: &TestUser| {
+        let srv = &o.srv;
+        let who = who.clone();
+        async move {
+            let r = srv.get("/api/v1/users/me", &who, &[]).await;
+            r.assert_success("GET /users/me")["profile_data"].clone()
+        }
+    };
+
+    let data = json!([{"id": phone, "value": "555-0100"}]).to_string();
+    o.srv
+        .patch(
+            "/api/v1/users/me/profile_data",
+            &o.member,
+            &[("data", data.as_str())],
+        )
+        .await
+        .assert_success("PATCH /users/me/profile_data");
+    assert_eq!(me(&o.member).await[phone.to_string()]["value"], "555-0100");
+
+    // A field only administrators may change refuses the whole request.
+    let data = json!([{"id": phone, "value": "555-0199"}, {"id": badge, "value": "7"}]).to_string();
+    let r = o
+        .srv
+        .patch(
+            "/api/v1/users/me/profile_data",
+            &o.member,
+            &[("data", data.as_str())],
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        r.body["msg"],
+        "You are not allowed to change this field. Contact an administrator to update it."
+    );
+    let now = me(&o.member).await;
+    assert_eq!(now[phone.to_string()]["value"], "555-0100");
+    assert!(now.get(badge.to_string()).is_none());
+    // An administrator may change their own.
+    let data = json!([{"id": badge, "value": "7"}]).to_string();
+    o.srv
+        .patch(
+            "/api/v1/users/me/profile_data",
+            &o.admin,
+            &[("data", data.as_str())],
+        )
+        .await
+        .assert_success("PATCH /users/me/profile_data");
+    assert_eq!(me(&o.admin).await[badge.to_string()]["value"], "7");
+
+    for (data, msg) in [
+        (
+            json!([{"id": 999_999, "value": "x"}]).to_string(),
+            "Field id 999999 not found.",
+        ),
+        ("{}".to_string(), "data is not a list"),
+        ("[1]".to_string(), "data[0] is not a dict"),
+        (
+            json!([{"id": phone}]).to_string(),
+            "data[0][\"value\"] key is missing from data[0]",
+        ),
+    ] {
+        let r = o
+            .srv
+            .patch(
+                "/api/v1/users/me/profile_data",
+                &o.member,
+                &[("data", data.as_str())],
+            )
+            .await;
+        assert_eq!(
+            (r.status, r.body["msg"].as_str()),
+            (400, Some(msg)),
+            "{data}"
+        );
+    }
+    let r = o
+        .srv
+        .patch("/api/v1/users/me/profile_data", &o.member, &[])
+        .await;
+    assert_eq!(r.body["msg"], "Missing 'data' argument");
+
+    // DELETE clears the listed fields.
+    let r = o
+        .srv
+        .delete(
+            "/api/v1/users/me/profile_data",
+            &o.member,
+            &[("data", "[\"x\"]")],
+        )
+        .await;
+    assert_eq!(r.body["msg"], "data[0] is not an integer");
+    let ids = json!([phone]).to_string();
+    o.srv
+        .delete(
+            "/api/v1/users/me/profile_data",
+            &o.member,
+            &[("data", ids.as_str())],
+        )
+        .await
+        .assert_success("DELETE /users/me/profile_data");
+    assert!(me(&o.member).await.get(phone.to_string()).is_none());
+}
