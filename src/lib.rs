@@ -163,4 +163,5 @@ pub mod password;
 pub mod private_files;
 pub mod restore;
 pub mod time;
+pub mod web;
 pub mod zulip;
