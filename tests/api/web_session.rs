@@ -363,7 +363,7 @@ async fn bots_and_deactivated_users_cannot_log_in_and_failures_are_rate_limited(
     let bot_email = bot.body["bot_email"]
         .as_str()
         .unwrap_or("helper-bot@outpost.test");
-    let r = login_as(&srv, bot_email, PASSWORD).await;
+    let r = login_as(&srv, &bot_email, PASSWORD).await;
     assert!(set_cookie(&r, "outpost_session").is_none());
 
     // Five failures for one name lock it, as for fetch_api_key, even with the right password.
@@ -737,4 +737,30 @@ async fn a_long_poll_on_json_events_is_woken_by_a_send() {
             .any(|e| e["type"] == "message" && e["message"]["content"] == "wake up"),
         "{events:?}"
     );
+}
+
+#[tokio::test]
+async fn every_json_route_needs_a_session_before_its_body_is_read() {
+    let srv = server().await;
+    let open = ["server_settings", "fetch_api_key", "dev_fetch_api_key"];
+    for (method, path) in outpost::zulip::SAMPLE_ROUTES {
+        let path = path.replace("{id}", "7");
+        let m: Method = method.parse().unwrap();
+        // A body far over any limit: refused before it is read, so the answer is the 401.
+        let r = srv
+            .send(
+                raw(m, &format!("/json/{path}"))
+                    .header("content-type", "application/x-www-form-urlencoded")
+                    .body(body(vec![b'a'; 1 << 20]))
+                    .unwrap(),
+            )
+            .await;
+        if path.starts_with("external/") {
+            assert_eq!(r.status, 404, "{method} {path}");
+        } else if open.contains(&path.as_str()) {
+            assert_ne!(r.status, 401, "{method} {path}");
+        } else {
+            r.assert_error(401, "UNAUTHORIZED");
+        }
+    }
 }
