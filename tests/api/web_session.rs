@@ -360,9 +360,23 @@ async fn bots_and_deactivated_users_cannot_log_in_and_failures_are_rate_limited(
             ],
         )
         .await;
-    let bot_email = bot.body["bot_email"]
-        .as_str()
-        .unwrap_or("helper-bot@outpost.test");
+    let bot_id = bot.assert_success("POST /bots")["user_id"]
+        .as_i64()
+        .unwrap();
+    let bot_user = srv
+        .get(&format!("/api/v1/users/{bot_id}"), &owner, &[])
+        .await;
+    let bot_email = bot_user.body["user"]["email"].as_str().unwrap().to_string();
+    assert!(bot_user.body["user"]["is_bot"].as_bool().unwrap());
+    // Even a bot that somehow has a password cannot log in.
+    let hash = outpost::password::hash(PASSWORD).unwrap();
+    srv.state
+        .db
+        .write(move |tx| {
+            outpost::db::users::set_password_hash(tx, outpost::ids::UserId(bot_id), &hash)
+        })
+        .await
+        .unwrap();
     let r = login_as(&srv, &bot_email, PASSWORD).await;
     assert!(set_cookie(&r, "outpost_session").is_none());
 
