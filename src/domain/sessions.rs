@@ -1,7 +1,8 @@
 //! Login sessions of the browser client: creating one at login (a random 256-bit token for
 //! the cookie, stored only as its SHA-256, plus a CSRF token), finding the user behind a token,
 //! ending one (logout) or all of a user's (deactivation, password change, new API key), and
-//! sweeping expired ones. A session lasts `[chat] session_days` after its last use; the last
+//! sweeping expired ones (the browser that changed the password or API key gets a new session
+//! with its page's CSRF token, so it stays logged in). A session lasts `[chat] session_days` after its last use; the last
 //! use is written at most once a minute per session, so a busy client costs no write per
 //! request. Knows no cookies or headers (that is `web::sessions`); no SQL text.
 
@@ -68,10 +69,11 @@ fn lifetime_secs(state: &AppState) -> i64 {
     state.config.chat.session_days * 24 * 60 * 60
 }
 
-/// Starts a session for `user` (who has just proved who they are).
-pub async fn create(state: &AppState, user: UserId) -> Result<NewSession> {
+/// Starts a session for `user` (who has just proved who they are), with a new CSRF token or,
+/// when a session is renewed, the one its page already holds.
+pub async fn create(state: &AppState, user: UserId, csrf: Option<String>) -> Result<NewSession> {
     let token = random_token();
-    let csrf_token = random_token();
+    let csrf_token = csrf.unwrap_or_else(random_token);
     let hash = token_hash(&token);
     let csrf = csrf_token.clone();
     let lifetime = lifetime_secs(state);

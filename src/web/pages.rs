@@ -250,7 +250,7 @@ async fn logged_in(
     if let Some(old) = cookie(&req.parts.headers, SESSION_COOKIE) {
         session_rules::end(state, old).await?;
     }
-    let session = session_rules::create(state, user.id).await?;
+    let session = session_rules::create(state, user.id, None).await?;
     let mut res = redirect(StatusCode::SEE_OTHER, next.unwrap_or("/"));
     let h = res.headers_mut();
     h.append(SET_COOKIE, session_cookie(state, &session));

@@ -982,6 +982,8 @@ pub struct ChatTicket {
     endpoint: Endpoint,
     caller: Option<Arc<User>>,
     rate: Option<RateState>,
+    /// The CSRF token of the web session a `/json` request came with.
+    session_csrf: Option<String>,
 }
 
 /// The chat API's 429, with the rate-limit headers.
@@ -1084,6 +1086,7 @@ impl ChatApi {
         let credentials = endpoint.needs_auth()
             || (matches!(endpoint, Endpoint::ServeUpload(_))
                 && head.headers.contains_key("authorization"));
+        let mut session_csrf = None;
         let (caller, mut body_limit) = if via_session && endpoint.needs_auth() {
             // Authenticated by the session cookie alone (never Basic), and anything but a
             // read must carry the session's CSRF token; both before the body is read.
@@ -1097,6 +1100,7 @@ impl ChatApi {
                 crate::web::sessions::check_csrf(&head.headers, &session)
                     .map_err(|e| error_response(&e))?;
             }
+            session_csrf = Some(session.csrf_token);
             (Some(session.user), limits.max_body_bytes)
         } else if matches!(endpoint, Endpoint::ServeUpload(_))
             && !head.headers.contains_key("authorization")
@@ -1139,6 +1143,7 @@ impl ChatApi {
                 endpoint,
                 caller,
                 rate,
+                session_csrf,
             },
             body_limit,
             upload,
@@ -1156,7 +1161,10 @@ impl ChatApi {
 
     async fn answer(&self, ticket: ChatTicket, req: Request) -> Response {
         let ChatTicket {
-            endpoint, caller, ..
+            endpoint,
+            caller,
+            session_csrf,
+            ..
         } = ticket;
         match endpoint {
             Endpoint::EmojiData => return server::emoji_data(&req),
@@ -1215,8 +1223,28 @@ impl ChatApi {
                 Err(e) => error_response(&e),
             };
         }
+        // A new password or API key ends the user's web sessions; the browser that asked
+        // gets a new one (with its page's CSRF token) and stays logged in.
+        let renew = match &endpoint {
+            Endpoint::UpdateSettings => params.has("new_password"),
+            Endpoint::RegenerateApiKey => true,
+            _ => false,
+        };
+        let renew = session_csrf.filter(|_| renew).zip(caller.map(|u| u.id));
         match self.call(endpoint, caller, &mut params, &req).await {
-            Ok(success) => success.finish(params.unused()),
+            Ok(success) => {
+                let mut res = success.finish(params.unused());
+                if let Some((csrf, user)) = renew {
+                    match crate::domain::sessions::create(&self.state, user, Some(csrf)).await {
+                        Ok(s) => {
+                            let cookie = crate::web::sessions::session_cookie(&self.state, &s);
+                            res.headers_mut().append(hyper::header::SET_COOKIE, cookie);
+                        }
+                        Err(e) => return error_response(&e),
+                    }
+                }
+                res
+            }
             Err(e) => error_response(&e),
         }
     }

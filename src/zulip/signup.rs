@@ -191,7 +191,7 @@ async fn submit(state: &AppState, key: &str, req: &Request) -> Result<Response> 
     Ok(match outcome {
         Ok((user, _login)) => {
             // The new user is logged in to the web client at once.
-            let session = crate::domain::sessions::create(state, user).await?;
+            let session = crate::domain::sessions::create(state, user, None).await?;
             let mut res = http::empty(StatusCode::SEE_OTHER);
             let h = res.headers_mut();
             h.insert(LOCATION, HeaderValue::from_static("/"));

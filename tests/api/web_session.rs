@@ -126,7 +126,11 @@ struct Browser {
 }
 
 async fn browser(srv: &TestServer, who: &TestUser) -> Browser {
-    let r = login_as(srv, &who.email, PASSWORD).await;
+    browser_with(srv, who, PASSWORD).await
+}
+
+async fn browser_with(srv: &TestServer, who: &TestUser, password: &str) -> Browser {
+    let r = login_as(srv, &who.email, password).await;
     assert_eq!(r.status, 303, "{}", html(&r));
     let cookie = pair(&set_cookie(&r, "outpost_session").expect("session cookie"));
     let home = get_with(srv, "/", Some(&cookie)).await;
@@ -615,13 +619,58 @@ async fn deactivation_password_change_and_a_new_api_key_end_sessions() {
             .await
             .assert_error(401, "UNAUTHORIZED");
     }
+    // The browser that changed it got a new session with its page's CSRF token.
+    let renewed = pair(&set_cookie(&r, "outpost_session").expect("a renewed session"));
+    assert_ne!(renewed, b.cookie);
+    let ok = post_form(
+        &srv,
+        "/json/users/me/status",
+        Some(&renewed),
+        &[("x-csrftoken", &b.csrf)],
+        &[("status_text", "still here")],
+    )
+    .await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    assert_eq!(
+        outpost::domain::sessions::count_for(&srv.state, outpost::ids::UserId(me.id))
+            .await
+            .unwrap(),
+        1
+    );
+
+    // A new API key through the API ends them all; through the web client, all but its own.
     let r = login_as(&srv, "ann@example.com", "another long passphrase").await;
     let cookie = pair(&set_cookie(&r, "outpost_session").unwrap());
-    srv.post("/api/v1/users/me/api_key/regenerate", &me, &[])
+    let r = srv
+        .post("/api/v1/users/me/api_key/regenerate", &me, &[])
         .await;
-    get_with(&srv, "/json/users/me", Some(&cookie))
+    let key = r.body["api_key"].as_str().unwrap().to_string();
+    for c in [&cookie, &renewed] {
+        get_with(&srv, "/json/users/me", Some(c))
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
+    let web = browser_with(&srv, &me, "another long passphrase").await;
+    let other = browser_with(&srv, &me, "another long passphrase").await;
+    let r = post_form(
+        &srv,
+        "/json/users/me/api_key/regenerate",
+        Some(&web.cookie),
+        &[("x-csrftoken", &web.csrf)],
+        &[],
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_ne!(r.body["api_key"], key.as_str());
+    let renewed = pair(&set_cookie(&r, "outpost_session").expect("a renewed session"));
+    get_with(&srv, "/json/users/me", Some(&renewed))
         .await
-        .assert_error(401, "UNAUTHORIZED");
+        .assert_success("GET /users/me");
+    for c in [&web.cookie, &other.cookie] {
+        get_with(&srv, "/json/users/me", Some(c))
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
 }
 
 #[tokio::test]
