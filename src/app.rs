@@ -71,7 +71,7 @@ pub struct AppState {
     /// Requests of the Dependency-Track listener per route (`/metrics`).
     pub dtrack_requests: crate::metrics::RequestMetrics,
     /// The browser client's files, hashed and compressed once (`web::assets`).
-    pub web_assets: crate::web::assets::Assets,
+    pub web_assets: &'static crate::web::assets::Assets,
 }
 
 impl AppState {
