@@ -73,6 +73,9 @@ pub const OSV_SQL: &str = include_str!("osv.sql");
 /// The index on `users.api_key` that HTTP Basic authentication looks users up by: applied after
 /// [`SCHEMA_SQL`] to a new database, and by the upgrade from version 18 (which added it as 19).
 pub const AUTH_INDEXES_SQL: &str = include_str!("auth_indexes.sql");
+/// The browser client's sessions: applied after [`SCHEMA_SQL`] to a new database, and by the
+/// upgrade from version 19 (which added them as version 20).
+pub const WEB_SESSIONS_SQL: &str = include_str!("web_sessions.sql");
 
 /// The files of tables added after [`SCHEMA_SQL`], each with the schema version that added it:
 /// applied in this order after [`SCHEMA_SQL`] to a new database, and each one by the upgrade
@@ -90,10 +93,11 @@ pub const ADDED_FILES: &[(i64, &str)] = &[
     (17, DTRACK_PROJECTS_SQL),
     (18, OSV_SQL),
     (19, AUTH_INDEXES_SQL),
+    (20, WEB_SESSIONS_SQL),
 ];
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
-pub const SCHEMA_VERSION: i64 = 19;
+pub const SCHEMA_VERSION: i64 = 20;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {
