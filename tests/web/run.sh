@@ -22,6 +22,16 @@ if [ -z "$chromium_bin" ]; then
   exit 0
 fi
 
+if ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then
+  echo "the web client tests need Node.js 20 or newer (found $(node --version 2>&1))"; exit 1
+fi
+
+status=0
+if compgen -G "$here/unit/*.test.mjs" >/dev/null; then
+  echo "== web client unit tests (node --test, no browser)"
+  node --test "$here"/unit/*.test.mjs || status=$?
+fi
+
 work=$(mktemp -d -t outpost-web-e2e.XXXXXX)
 deps=$(mktemp -d -t outpost-web-deps.XXXXXX)
 artifacts=${ARTIFACTS_DIR:-$(mktemp -d -t outpost-web-artifacts.XXXXXX)}
@@ -95,7 +105,6 @@ for _ in $(seq 1 100); do
 done
 
 echo "== web client end-to-end specs against $site (artifacts: $artifacts)"
-status=0
 export E2E_DEPS="$deps" E2E_SITE="$site" E2E_BIN="$bin" E2E_CONFIG="$work/outpost.toml" \
   E2E_PIDFILE="$pidfile" E2E_SERVER_LOG="$work/server.log" E2E_USERS="$work/users.json" \
   E2E_CHROMIUM="$chromium_bin" ARTIFACTS_DIR="$artifacts"

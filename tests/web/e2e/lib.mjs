@@ -36,6 +36,7 @@ export async function launch() {
     args: [
       "--no-sandbox",
       "--disable-gpu",
+      "--disable-quic",
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",

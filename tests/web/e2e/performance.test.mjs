@@ -4,7 +4,7 @@
 // generous (a shared 2-core machine), the aims are in the table.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { DESKTOP, api, channel, figure, launch, loginWithForm, messages, narrowTo, screenshot, site, users, waitForMainView } from "./lib.mjs";
+import { DESKTOP, channel, figure, launch, loginWithForm, messages, narrowTo, screenshot, site, users, waitForMainView } from "./lib.mjs";
 
 const HISTORY = 10_000;
 let browser;
@@ -22,7 +22,8 @@ describe("performance", () => {
     for (let i = 0; i < 5; i++) {
       const context = await browser.newContext({ viewport: DESKTOP });
       const page = await context.newPage();
-      await page.goto(`${site}/login`, { waitUntil: "load" });
+      const response = await page.goto(`${site}/login`, { waitUntil: "load" });
+      assert.equal(response.status(), 200, `GET /login answered ${response.status()} instead of the login form`);
       const nav = await page.evaluate(() => performance.getEntriesByType("navigation")[0].toJSON());
       times.push(nav.loadEventEnd - nav.startTime);
       await context.close();
