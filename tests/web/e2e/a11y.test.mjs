@@ -13,6 +13,7 @@ import {
   narrowTo,
   sendApi,
   site,
+  url,
 } from "./lib.mjs";
 
 let browser, alice, streamId;
@@ -51,7 +52,7 @@ describe("accessibility (axe-core)", () => {
   it("the login page", async () => {
     const context = await browser.newContext({ bypassCSP: true });
     const page = await context.newPage();
-    await page.goto(`${site}/login`);
+    await page.goto(url(page, `/login`));
     await audit(page, "the login page");
     await context.close();
   });
@@ -70,10 +71,10 @@ describe("accessibility (axe-core)", () => {
   });
 
   it("settings", async () => {
-    await alice.page.goto(`${site}/#settings/preferences`);
+    await alice.page.goto(url(alice.page, `/#settings/preferences`));
     await alice.page.waitForTimeout(500);
     await audit(alice.page, "settings (preferences)");
-    await alice.page.goto(`${site}/#organization/organization-profile`);
+    await alice.page.goto(url(alice.page, `/#organization/organization-profile`));
     await alice.page.waitForTimeout(500);
     await audit(alice.page, "organization settings");
   });

@@ -15,6 +15,7 @@ import {
   selectedMessageId,
   sendApi,
   site,
+  url,
 } from "./lib.mjs";
 
 const stamp = Date.now().toString(36);
@@ -79,7 +80,7 @@ describe("theme", () => {
 
   it("the theme can be chosen in Settings and is saved on the server", async () => {
     const { page } = alice;
-    await page.goto(`${site}/#settings/preferences`);
+    await page.goto(url(page, `/#settings/preferences`));
     const control = page.getByLabel(/theme|color scheme/i).first();
     await expectSeen(page, control, "Alice", "a theme control in Settings > Preferences", 10_000);
     await screenshot(page, "settings-desktop");
@@ -101,7 +102,7 @@ describe("theme", () => {
 describe("people", () => {
   it("the Users sidebar lists Bob with a presence; his name opens the profile card", async () => {
     const { page } = alice;
-    await page.goto(`${site}/`);
+    await page.goto(url(page, `/`));
     const list = page.getByRole("complementary", { name: "Users" });
     const bob = list.getByText("Bob Member");
     await expectSeen(page, bob, "Alice", 'Bob in the "Users" sidebar');
@@ -122,7 +123,7 @@ describe("people", () => {
     await screenshot(phone.page, "main-dark-phone");
     const width = await phone.page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= PHONE.width + 1, `the main view is ${width} px wide on a ${PHONE.width} px phone (horizontal scrolling)`);
-    await phone.page.goto(`${site}/#settings/preferences`);
+    await phone.page.goto(url(phone.page, `/#settings/preferences`));
     await phone.page.waitForTimeout(500);
     await screenshot(phone.page, "settings-phone");
     await messages(phone.page).count();

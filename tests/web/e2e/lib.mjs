@@ -45,6 +45,46 @@ export async function launch() {
   });
 }
 
+// E2E_DEVPROXY=1 (development only, before the server's /login exists): each user's page is
+// served by tests/web/devproxy.mjs on its own port, authenticated by the user's API key.
+const devproxy = Boolean(process.env.E2E_DEVPROXY);
+const bases = new WeakMap();
+const proxies = [];
+process.on("exit", () => proxies.forEach((p) => p.kill()));
+
+/** The address of `path` on the server that serves `page` (the site, or its dev proxy). */
+export function url(page, path) {
+  return (bases.get(page) || site) + path;
+}
+
+async function freePort() {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function openThroughProxy(page, who) {
+  const port = await freePort();
+  const script = new URL("../devproxy.mjs", import.meta.url).pathname;
+  const user = users[who];
+  proxies.push(spawn(process.execPath, [script, "--upstream", site, "--email", user.email, "--api-key", user.api_key, "--port", String(port)], { stdio: "ignore" }));
+  const base = `http://127.0.0.1:${port}`;
+  bases.set(page, base);
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(base + "/");
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  await page.goto(base + "/");
+}
+
 /** Records what a page must never do: open a dialog (alert) or fetch from another origin. */
 export function watch(page, marker = "marker.invalid") {
   const seen = { dialogs: [], foreign: [], errors: [] };
@@ -55,7 +95,7 @@ export function watch(page, marker = "marker.invalid") {
   page.on("request", (request) => {
     const url = request.url();
     if (url.startsWith("data:") || url.startsWith("blob:") || url === "about:blank") return;
-    if (!url.startsWith(origin + "/") || url.includes(marker)) seen.foreign.push(url);
+    if (!url.startsWith((bases.get(page) || origin) + "/") || url.includes(marker)) seen.foreign.push(url);
   });
   page.on("pageerror", (error) => seen.errors.push(String(error)));
   return seen;
@@ -66,7 +106,8 @@ export async function loginAs(browser, who, { viewport = DESKTOP, contextOptions
   const context = await browser.newContext({ viewport, ...contextOptions });
   const page = await context.newPage();
   const seen = watch(page);
-  await loginWithForm(page, who);
+  if (devproxy) await openThroughProxy(page, who);
+  else await loginWithForm(page, who);
   await waitForMainView(page, who);
   return { context, page, seen };
 }
@@ -147,7 +188,7 @@ export function message(page, text) {
 export async function narrowTo(page, streamId, name, topic) {
   let hash = `#narrow/channel/${streamId}-${encodeURIComponent(name)}`;
   if (topic) hash += `/topic/${encodeURIComponent(topic)}`;
-  await page.goto(`${site}/${hash}`);
+  await page.goto(url(page, `/${hash}`));
   await waitForMainView(page);
 }
 

@@ -19,6 +19,7 @@ import {
   sendFromCompose,
   shownMessages,
   site,
+  url,
   users,
 } from "./lib.mjs";
 
@@ -58,7 +59,7 @@ describe("two people talking", () => {
 
   it("a direct message from Alice reaches Bob live and his reply reaches her", async () => {
     const dm = `a private word ${stamp}`;
-    await alice.page.goto(`${site}/#narrow/dm/${users.bob.user_id}-Bob-Member`);
+    await alice.page.goto(url(alice.page, `/#narrow/dm/${users.bob.user_id}-Bob-Member`));
     const box = await composeBox(alice.page);
     const to = alice.page.getByLabel("To", { exact: true });
     if ((await to.isVisible()) && !(await to.inputValue().catch(() => "x"))) {
@@ -69,7 +70,7 @@ describe("two people talking", () => {
     await alice.page.getByRole("button", { name: "Send", exact: true }).click();
     await expectSeen(alice.page, message(alice.page, dm), "Alice", `her direct message "${dm}"`);
 
-    await bob.page.goto(`${site}/#narrow/dm/${users.alice.user_id}-Alice-Owner`);
+    await bob.page.goto(url(bob.page, `/#narrow/dm/${users.alice.user_id}-Alice-Owner`));
     await expectSeen(bob.page, message(bob.page, dm), "Bob", `Alice's direct message "${dm}"`);
     const reply = `private reply ${stamp}`;
     const bobBox = await composeBox(bob.page);
@@ -125,7 +126,7 @@ describe("two people talking", () => {
     await sendApi("bob", CHANNEL, "search-a", `second ${word}`);
     await sendApi("bob", CHANNEL, "search-b", `other topic ${word}`);
     await sendApi("bob", CHANNEL, "search-a", `no match here ${stamp}`);
-    await alice.page.goto(`${site}/`);
+    await alice.page.goto(url(alice.page, `/`));
     const search = alice.page.getByRole("searchbox", { name: "Search" });
     await search.fill(`channel:${CHANNEL} topic:search-a ${word}`);
     await search.press("Enter");
@@ -184,6 +185,8 @@ describe("two people talking", () => {
   it("unread counts rise for messages Bob has not seen and go away when he marks them read", async () => {
     const quiet = "e2e-unread";
     const quietId = await channel(quiet);
+    // Creating a channel posts its "channel events" notice: start Bob from zero unread.
+    await api("bob", "POST", "mark_stream_as_read", { stream_id: quietId });
     await narrowTo(bob.page, streamId, CHANNEL, "live");
     for (let i = 1; i <= 3; i++) await sendApi("alice", quiet, "news", `unread news ${i} ${stamp}`);
     const nav = bob.page.getByRole("navigation", { name: "Channels" });
