@@ -114,7 +114,7 @@ files=()
 for spec in "${specs[@]}"; do
   case "$spec" in */*) files+=("$spec") ;; *) files+=("$here/e2e/$spec.test.mjs") ;; esac
 done
-node --test --test-concurrency=1 --test-reporter=spec "${files[@]}" || status=$?
+node --test --test-concurrency=1 --test-timeout=300000 --test-reporter=spec "${files[@]}" || status=$?
 
 node "$here/e2e/figures.mjs" "$artifacts/figures.jsonl" || status=$?
 echo "screenshots and figures: $artifacts"

@@ -71,7 +71,9 @@ async function openThroughProxy(page, who) {
   const port = await freePort();
   const script = new URL("../devproxy.mjs", import.meta.url).pathname;
   const user = users[who];
-  proxies.push(spawn(process.execPath, [script, "--upstream", site, "--email", user.email, "--api-key", user.api_key, "--port", String(port)], { stdio: "ignore" }));
+  const proxy = spawn(process.execPath, [script, "--upstream", site, "--email", user.email, "--api-key", user.api_key, "--port", String(port)], { stdio: "ignore" });
+  proxy.unref();
+  proxies.push(proxy);
   const base = `http://127.0.0.1:${port}`;
   bases.set(page, base);
   for (let i = 0; i < 100; i++) {
