@@ -337,7 +337,7 @@ CREATE INDEX submessages_message ON submessages (message_id, id);
 
 -- The Dependency-Track tables live in src/db/dtrack.sql, the invitations in
 -- src/db/invites.sql and the records a user keeps (muted users, drafts, saved snippets, push
--- devices) in src/db/user_records.sql, the OSV data in src/db/osv.sql, applied right after this
--- file.
+-- devices) in src/db/user_records.sql, the OSV data in src/db/osv.sql, the web client's sessions in
+-- src/db/web_sessions.sql, applied right after this file.
 
-PRAGMA user_version = 18;
+PRAGMA user_version = 19;

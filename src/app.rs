@@ -70,6 +70,8 @@ pub struct AppState {
     pub chat_requests: crate::metrics::RequestMetrics,
     /// Requests of the Dependency-Track listener per route (`/metrics`).
     pub dtrack_requests: crate::metrics::RequestMetrics,
+    /// The browser client's files, hashed and compressed once (`web::assets`).
+    pub web_assets: &'static crate::web::assets::Assets,
 }
 
 impl AppState {
@@ -141,6 +143,7 @@ impl AppState {
                 "deptrack",
                 crate::dtrack::ROUTE_NAMES,
             ),
+            web_assets: crate::web::assets::Assets::load(),
             rates,
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
@@ -527,9 +530,9 @@ async fn heartbeats(state: Arc<AppState>) {
 /// How often unneeded uploads are looked for.
 const UPLOAD_SWEEP_PERIOD: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// Removes uploads nobody needs any more (`domain::uploads::sweep`) and emoji pictures without
-/// a record (`domain::realm_emoji::sweep`) every hour until the server stops; this task reads
-/// the clock and passes it on.
+/// Removes uploads nobody needs any more (`domain::uploads::sweep`), emoji pictures without
+/// a record (`domain::realm_emoji::sweep`) and expired web sessions (`domain::sessions::sweep`)
+/// every hour until the server stops; this task reads the clock and passes it on.
 async fn sweep_uploads(state: Arc<AppState>) {
     let mut stopping = state.stopping.subscribe();
     let mut tick = tokio::time::interval(UPLOAD_SWEEP_PERIOD);
@@ -549,6 +552,11 @@ async fn sweep_uploads(state: Arc<AppState>) {
             Ok(n) if n > 0 => tracing::info!(files = n, "swept emoji pictures"),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e.msg, "emoji picture sweep failed"),
+        }
+        match crate::domain::sessions::sweep(&state, crate::time::now_secs()).await {
+            Ok(n) if n > 0 => tracing::info!(sessions = n, "swept expired web sessions"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e.msg, "web session sweep failed"),
         }
     }
 }

@@ -166,6 +166,8 @@ pub struct ChatConfig {
     /// How long an invitation is valid when its creator does not say (upstream's
     /// `INVITATION_LINK_VALIDITY_MINUTES`).
     pub invitation_link_validity_minutes: i64,
+    /// How many days a web client's login session lasts without being used.
+    pub session_days: i64,
 }
 }
 
@@ -839,7 +841,7 @@ mod tests {
             err.problems,
             vec![
                 "line 1: data_dir must be a string",
-                "line 4: unknown key `chat.bogus` (known here: listen, tls_cert, tls_key, external_url, realm_name, development, allow_remote_development, email_address_visibility, invitation_link_validity_minutes)",
+                "line 4: unknown key `chat.bogus` (known here: listen, tls_cert, tls_key, external_url, realm_name, development, allow_remote_development, email_address_visibility, invitation_link_validity_minutes, session_days)",
                 "line 3: chat.listen must be an IP address and port such as \"127.0.0.1:9991\"",
                 "line 6: database.synchronous must be \"full\" or \"normal\"",
                 "line 8: log.format must be \"text\" or \"json\"",

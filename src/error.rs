@@ -40,6 +40,9 @@ pub enum ErrorKind {
     NotAdmin,
     /// The caller is authenticated but may not do this.
     Forbidden,
+    /// A session-authenticated request without the session's CSRF token (the reason, e.g.
+    /// "CSRF token missing.", is the message's tail).
+    CsrfFailed { reason: &'static str },
     /// The addressed resource does not exist (or is not visible to the caller).
     NotFound,
     /// The request conflicts with existing state (e.g. a duplicate name).

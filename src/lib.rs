@@ -100,7 +100,8 @@
 //!   listener (`http::tls`: PEM certificate and key files served with rustls/ring, ALPN
 //!   `http/1.1`, swapped on reload, which `cli` wires to SIGHUP; the handshake is bounded by the
 //!   header timeout in `http::server`); knows no API semantics.
-//! - [`zulip`]: the chat API: route table, Basic auth (and incoming webhooks' `api_key`),
+//! - [`zulip`]: the chat API: route table (under `/api/v1` with Basic auth and `/json` with a
+//!   web session; the web client's routes too), Basic auth (and incoming webhooks' `api_key`),
 //!   parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
 //!   `presence`, `realm`, `server`, `invites`, `records`, `bot_storage`, `uploads`, `emoji`), the
@@ -111,6 +112,14 @@
 //!   delivery (`delivery`), the outgoing-webhook worker (`outgoing_webhooks`: claims due
 //!   deliveries, posts upstream's payload, reads the answer), and `wire`, the only place that
 //!   knows Zulip's JSON shapes.
+//! - [`web`]: the browser client on the chat listener: its hand-written files
+//!   (`src/web/client/`, compiled in by `build.rs`) served by `web::assets` at
+//!   `/static/<build>/` (immutable, gzip precomputed at start), the server-rendered pages of
+//!   `web::pages` (the shell at `/`, `/login`, `/devlogin`, `/logout`, and the frame and
+//!   security headers every HTML answer shares, the signup page's too), and `web::sessions`,
+//!   the session cookie and CSRF checks through which `/json/` uses `zulip`'s route table.
+//!   The session rules (hashed tokens, expiry, at most one last-use write a minute, ending a
+//!   user's sessions) are [`domain::sessions`]; their SQL is `db::web_sessions`.
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
@@ -163,4 +172,5 @@ pub mod password;
 pub mod private_files;
 pub mod restore;
 pub mod time;
+pub mod web;
 pub mod zulip;

@@ -246,6 +246,12 @@ pub(super) const KEYS: &[Key] = &[
         "Minutes an invitation stays valid when its creator does not choose (upstream's 10 days).",
     ),
     key(
+        "chat",
+        "session_days",
+        int!(chat.session_days, 14, 1, 3650),
+        "Days a web client login (session cookie) lasts without being used; using it extends it.",
+    ),
+    key(
         "deptrack",
         "enabled",
         boolean!(deptrack.enabled, false),

@@ -70,6 +70,10 @@ pub const DTRACK_PROJECTS_SQL: &str = include_str!("dtrack_projects.sql");
 /// new database, and by the upgrade from version 17 (which added them as version 18).
 pub const OSV_SQL: &str = include_str!("osv.sql");
 
+/// The browser client's sessions: applied after [`SCHEMA_SQL`] to a new database, and by the
+/// upgrade from version 18 (which added them as version 19).
+pub const WEB_SESSIONS_SQL: &str = include_str!("web_sessions.sql");
+
 /// The files of tables added after [`SCHEMA_SQL`], each with the schema version that added it:
 /// applied in this order after [`SCHEMA_SQL`] to a new database, and each one by the upgrade
 /// into its version, so each file is the one place its DDL lives.
@@ -85,10 +89,11 @@ pub const ADDED_FILES: &[(i64, &str)] = &[
     (16, REALM_EMOJI_SQL),
     (17, DTRACK_PROJECTS_SQL),
     (18, OSV_SQL),
+    (19, WEB_SESSIONS_SQL),
 ];
 
 /// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
-pub const SCHEMA_VERSION: i64 = 18;
+pub const SCHEMA_VERSION: i64 = 19;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {

@@ -47,6 +47,7 @@ pub mod unreads;
 pub mod uploads;
 pub mod user_records;
 pub mod users;
+pub mod web_sessions;
 
 use std::ops::Deref;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -615,11 +615,11 @@ pub enum SignupRefusal {
 
 /// Joins through an invitation: creates the user with the invited role, channels and groups,
 /// tells the inviter when asked, and marks an email invitation used. Returns the new user's
-/// address (what they log in with).
+/// id and address (what they log in with).
 pub async fn join(
     state: &AppState,
     form: Signup,
-) -> Result<std::result::Result<String, SignupRefusal>> {
+) -> Result<std::result::Result<(UserId, String), SignupRefusal>> {
     let now = crate::time::now_secs();
     let inv = match open_link(state, &form.key).await? {
         Ok(inv) => inv,
@@ -686,7 +686,7 @@ pub async fn join(
             tx.emit(Event::InvitesChanged {
                 referrer: inv.referrer,
             });
-            Ok(Ok(prepared.email().to_string()))
+            Ok(Ok((id, prepared.email().to_string())))
         })
         .await
 }

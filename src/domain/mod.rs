@@ -22,6 +22,7 @@ pub mod realm_emoji;
 pub mod realm_settings;
 pub mod records;
 pub mod scheduled;
+pub mod sessions;
 pub mod settings;
 pub mod uploads;
 pub mod user_groups;

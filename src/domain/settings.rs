@@ -350,6 +350,7 @@ pub async fn update(state: &AppState, user: &User, up: SettingsUpdate) -> Result
                 users_db::get(tx, id)?.ok_or_else(|| Error::bad_request("No such user"))?;
             if let Some(hash) = new_hash {
                 users_db::set_password_hash(tx, id, &hash)?;
+                super::sessions::end_all_for(tx, id)?;
             }
             if let Some(name) = full_name {
                 rename(tx, &current, name)?;

@@ -363,6 +363,8 @@ pub async fn regenerate_api_key(state: &AppState, user: UserId) -> Result<String
         .db
         .write(move |tx| {
             users_db::set_api_key(tx, user, &stored)?;
+            // A new key means the old credentials are compromised: web logins end too.
+            super::sessions::end_all_for(tx, user)?;
             tx.emit(Event::UserUpdated {
                 user_id: user,
                 change: PersonChange::ApiKey,
@@ -595,6 +597,7 @@ pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Resul
 pub fn deactivate_in(tx: &mut WriteTx<'_>, user: &User) -> Result<()> {
     let target = user.id;
     users_db::set_active(tx, target, false)?;
+    super::sessions::end_all_for(tx, target)?;
     let mut left = crate::domain::user_groups::remove_from_all(tx, target)?;
     left.extend(crate::domain::user_groups::role_events(
         target,

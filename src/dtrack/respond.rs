@@ -69,7 +69,9 @@ pub fn respond(err: &Error, produces: &'static str) -> Response {
         ErrorKind::Unauthorized | ErrorKind::LoginFailed(_) => {
             text(StatusCode::UNAUTHORIZED, produces, msg)
         }
-        ErrorKind::NotAdmin | ErrorKind::Forbidden => text(StatusCode::FORBIDDEN, produces, msg),
+        ErrorKind::NotAdmin | ErrorKind::Forbidden | ErrorKind::CsrfFailed { .. } => {
+            text(StatusCode::FORBIDDEN, produces, msg)
+        }
         ErrorKind::NotFound => text(StatusCode::NOT_FOUND, produces, msg),
         ErrorKind::Conflict { .. } => text(StatusCode::CONFLICT, produces, msg),
         ErrorKind::NotModified => http::empty(StatusCode::NOT_MODIFIED),

@@ -168,6 +168,11 @@ pub fn error_response(err: &Error) -> Response {
             };
             (StatusCode::UNAUTHORIZED, error_body(msg, code))
         }
+        ErrorKind::CsrfFailed { reason } => {
+            let mut b = error_body(msg, "CSRF_FAILED");
+            b.insert("reason".into(), Value::from(*reason));
+            (StatusCode::FORBIDDEN, b)
+        }
         ErrorKind::NotAdmin => (
             StatusCode::BAD_REQUEST,
             error_body(msg, "UNAUTHORIZED_PRINCIPAL"),

@@ -179,6 +179,17 @@ pub enum Endpoint {
     /// `/user_avatars/...` outside `/api/v1`: a custom emoji's picture (no credentials); the
     /// decoded path segments.
     ServeEmoji(Vec<String>),
+    /// `GET /`: the web client's page shell (session cookie, else a redirect to `/login`).
+    WebHome,
+    /// `/login`: the web client's login form and its submission.
+    WebLogin,
+    /// `POST /devlogin`: development login of the web client.
+    WebDevLogin,
+    /// `POST /logout`: ends the web client's session.
+    WebLogout,
+    /// `/static/<build>/<path>`: a file of the web client; the decoded segments after
+    /// `/static/`.
+    WebAsset(Vec<String>),
 }
 
 impl Endpoint {
@@ -193,6 +204,23 @@ impl Endpoint {
                 | Endpoint::Signup(_)
                 | Endpoint::ServeUpload(_)
                 | Endpoint::ServeEmoji(_)
+                | Endpoint::WebHome
+                | Endpoint::WebLogin
+                | Endpoint::WebDevLogin
+                | Endpoint::WebLogout
+                | Endpoint::WebAsset(_)
+        )
+    }
+
+    /// The web client's own routes (pages and files), which answer HTML or files, not JSON.
+    fn is_web(&self) -> bool {
+        matches!(
+            self,
+            Endpoint::WebHome
+                | Endpoint::WebLogin
+                | Endpoint::WebDevLogin
+                | Endpoint::WebLogout
+                | Endpoint::WebAsset(_)
         )
     }
 }
@@ -320,6 +348,11 @@ pub const ROUTE_NAMES: &[&str] = &[
     "UploadEmoji",
     "DeactivateEmoji",
     "ServeEmoji",
+    "WebHome",
+    "WebLogin",
+    "WebDevLogin",
+    "WebLogout",
+    "WebAsset",
 ];
 
 impl Endpoint {
@@ -447,6 +480,11 @@ impl Endpoint {
             E::UploadEmoji(..) => 117,
             E::DeactivateEmoji(..) => 118,
             E::ServeEmoji(..) => 119,
+            E::WebHome => 120,
+            E::WebLogin => 121,
+            E::WebDevLogin => 122,
+            E::WebLogout => 123,
+            E::WebAsset(..) => 124,
         }
     }
 }
@@ -877,7 +915,26 @@ fn static_route(method: &Method, path: &str) -> Option<Result<Endpoint, NoRoute>
     let endpoint = match path {
         EMOJI_DATA_PATH => Endpoint::EmojiData,
         server::REALM_ICON_PATH => Endpoint::RealmIcon,
-        _ => return None,
+        "/" => Endpoint::WebHome,
+        // Their handlers answer other methods themselves (and development login is a 404,
+        // whatever the method, when development mode is off).
+        "/devlogin" => return Some(Ok(Endpoint::WebDevLogin)),
+        "/logout" => return Some(Ok(Endpoint::WebLogout)),
+        "/login" => {
+            let ok = [Method::GET, Method::HEAD, Method::POST].contains(method);
+            return Some(if ok {
+                Ok(Endpoint::WebLogin)
+            } else {
+                Err(NoRoute::Method(vec!["GET", "HEAD", "POST"]))
+            });
+        }
+        _ => match path.strip_prefix(crate::web::assets::STATIC_PREFIX) {
+            Some(rest) => match http::route::segments(rest) {
+                Some(segs) if segs.len() >= 2 => Endpoint::WebAsset(segs),
+                _ => return Some(Err(NoRoute::NotFound)),
+            },
+            None => return None,
+        },
     };
     Some(if method == Method::GET || method == Method::HEAD {
         Ok(endpoint)
@@ -894,6 +951,26 @@ fn api_segments(path: &str) -> Option<Vec<String>> {
     http::route::segments(rest)
 }
 
+/// The same for the web client's `/json/a/b` (the same table, with session credentials).
+fn json_segments(path: &str) -> Option<Vec<String>> {
+    let rest = path
+        .strip_prefix("/json/")
+        .or_else(|| (path == "/json").then_some(""))?;
+    http::route::segments(rest)
+}
+
+/// The answer to a `/json` request that is not logged in: upstream names the session scheme.
+fn session_error(e: &Error) -> Response {
+    let mut res = error_response(e);
+    if res.status() == StatusCode::UNAUTHORIZED {
+        res.headers_mut().insert(
+            hyper::header::WWW_AUTHENTICATE,
+            hyper::header::HeaderValue::from_static("Session realm=\"zulip\""),
+        );
+    }
+    res
+}
+
 /// The chat API as served on its listener.
 pub struct ChatApi {
     state: Arc<AppState>,
@@ -905,6 +982,8 @@ pub struct ChatTicket {
     endpoint: Endpoint,
     caller: Option<Arc<User>>,
     rate: Option<RateState>,
+    /// The CSRF token of the web session a `/json` request came with.
+    session_csrf: Option<String>,
 }
 
 /// The chat API's 429, with the rate-limit headers.
@@ -935,7 +1014,11 @@ impl ChatApi {
         caller: Option<&User>,
         peer: IpAddr,
     ) -> Result<Option<RateState>, Limited> {
-        if matches!(endpoint, Endpoint::GetEvents | Endpoint::DeleteQueue) {
+        // The web client's files are served from memory; a page load fetches many at once.
+        if matches!(
+            endpoint,
+            Endpoint::GetEvents | Endpoint::DeleteQueue | Endpoint::WebAsset(_)
+        ) {
             return Ok(None);
         }
         let caller = caller.map(|u| (RateKey::User(u.id.0), u.is_bot));
@@ -949,15 +1032,30 @@ impl ChatApi {
         peer: IpAddr,
     ) -> Result<Admission<ChatTicket>, Response> {
         let path = head.uri.path();
+        // `/json/...` is the web client's door to the same table: session cookie only.
+        let mut via_session = false;
         let routed = match static_route(&head.method, path) {
             Some(r) => r,
             None => {
-                let Some(segs) = api_segments(path) else {
-                    return Err(error_response(&Error::not_found(format!(
-                        "Not found: {path}"
-                    ))));
+                let segs = match api_segments(path) {
+                    Some(segs) => segs,
+                    None => match json_segments(path) {
+                        Some(segs) => {
+                            via_session = true;
+                            segs
+                        }
+                        None => {
+                            return Err(error_response(&Error::not_found(format!(
+                                "Not found: {path}"
+                            ))));
+                        }
+                    },
                 };
-                route(&head.method, &segs)
+                match route(&head.method, &segs) {
+                    // Incoming webhooks take their bot's key; they have no web form.
+                    Ok(Endpoint::IncomingWebhook(_)) if via_session => Err(NoRoute::NotFound),
+                    r => r,
+                }
             }
         };
         let endpoint = match routed {
@@ -988,7 +1086,32 @@ impl ChatApi {
         let credentials = endpoint.needs_auth()
             || (matches!(endpoint, Endpoint::ServeUpload(_))
                 && head.headers.contains_key("authorization"));
-        let (caller, mut body_limit) = if let Endpoint::IncomingWebhook(_) = endpoint {
+        let mut session_csrf = None;
+        let (caller, mut body_limit) = if via_session && endpoint.needs_auth() {
+            // Authenticated by the session cookie alone (never Basic), and anything but a
+            // read must carry the session's CSRF token; both before the body is read.
+            let session = match crate::web::sessions::from_cookie(&self.state, &head.headers).await
+            {
+                Ok(Some(s)) => s,
+                Ok(None) => return Err(session_error(&crate::web::sessions::not_logged_in())),
+                Err(e) => return Err(error_response(&e)),
+            };
+            if head.method != Method::GET && head.method != Method::HEAD {
+                crate::web::sessions::check_csrf(&head.headers, &session)
+                    .map_err(|e| error_response(&e))?;
+            }
+            session_csrf = Some(session.csrf_token);
+            (Some(session.user), limits.max_body_bytes)
+        } else if matches!(endpoint, Endpoint::ServeUpload(_))
+            && !head.headers.contains_key("authorization")
+        {
+            // A download in the browser (`<img>`, links) carries the session cookie; a
+            // temporary URL needs nothing, so a missing or stale session is no error here.
+            match crate::web::sessions::from_cookie(&self.state, &head.headers).await {
+                Ok(s) => (s.map(|s| s.user), limits.max_body_bytes),
+                Err(e) => return Err(error_response(&e)),
+            }
+        } else if let Endpoint::IncomingWebhook(_) = endpoint {
             let query = head.uri.query().unwrap_or("");
             match auth::authenticate_webhook(&self.state, query, &head.headers).await {
                 Ok(u) => (Some(u), limits.max_body_bytes),
@@ -1020,6 +1143,7 @@ impl ChatApi {
                 endpoint,
                 caller,
                 rate,
+                session_csrf,
             },
             body_limit,
             upload,
@@ -1037,7 +1161,10 @@ impl ChatApi {
 
     async fn answer(&self, ticket: ChatTicket, req: Request) -> Response {
         let ChatTicket {
-            endpoint, caller, ..
+            endpoint,
+            caller,
+            session_csrf,
+            ..
         } = ticket;
         match endpoint {
             Endpoint::EmojiData => return server::emoji_data(&req),
@@ -1046,6 +1173,19 @@ impl ChatApi {
             }
             Endpoint::RealmIcon => return server::realm_icon(),
             Endpoint::ServeEmoji(segs) => return emoji::serve(&self.state, segs).await,
+            Endpoint::WebAsset(segs) => {
+                return self.state.web_assets.serve(&req.parts.headers, &segs);
+            }
+            e if e.is_web() => {
+                let state = &*self.state;
+                let answer = match e {
+                    Endpoint::WebHome => crate::web::pages::home(state, &req).await,
+                    Endpoint::WebLogin => crate::web::pages::login(state, &req).await,
+                    Endpoint::WebDevLogin => crate::web::pages::dev_login(state, &req).await,
+                    _ => crate::web::pages::logout(state, &req).await,
+                };
+                return answer.unwrap_or_else(|e| error_response(&e));
+            }
             Endpoint::Signup(key) => {
                 return match signup::handle(&self.state, &key, &req).await {
                     Ok(res) => res,
@@ -1083,8 +1223,28 @@ impl ChatApi {
                 Err(e) => error_response(&e),
             };
         }
+        // A new password or API key ends the user's web sessions; the browser that asked
+        // gets a new one (with its page's CSRF token) and stays logged in.
+        let renew = match &endpoint {
+            Endpoint::UpdateSettings => params.has("new_password"),
+            Endpoint::RegenerateApiKey => true,
+            _ => false,
+        };
+        let renew = session_csrf.filter(|_| renew).zip(caller.map(|u| u.id));
         match self.call(endpoint, caller, &mut params, &req).await {
-            Ok(success) => success.finish(params.unused()),
+            Ok(success) => {
+                let mut res = success.finish(params.unused());
+                if let Some((csrf, user)) = renew {
+                    match crate::domain::sessions::create(&self.state, user, Some(csrf)).await {
+                        Ok(s) => {
+                            let cookie = crate::web::sessions::session_cookie(&self.state, &s);
+                            res.headers_mut().append(hyper::header::SET_COOKIE, cookie);
+                        }
+                        Err(e) => return error_response(&e),
+                    }
+                }
+                res
+            }
             Err(e) => error_response(&e),
         }
     }
@@ -1180,7 +1340,12 @@ impl ChatApi {
             | Endpoint::RealmIcon
             | Endpoint::ServeUpload(_)
             | Endpoint::ServeEmoji(_)
-            | Endpoint::Signup(_) => {
+            | Endpoint::Signup(_)
+            | Endpoint::WebHome
+            | Endpoint::WebLogin
+            | Endpoint::WebDevLogin
+            | Endpoint::WebLogout
+            | Endpoint::WebAsset(_) => {
                 unreachable!("answered in dispatch")
             }
             Endpoint::GetInvites => invites::list(state, me()?).await,
@@ -1340,6 +1505,11 @@ mod tests {
             "/join/abc123/",
             "/user_uploads/1/ab/cdef/file.txt",
             "/user_avatars/1/emoji/images/abc.png",
+            "/",
+            "/login",
+            "/devlogin",
+            "/logout",
+            "/static/0123456789abcdef/main.js",
         ] {
             let e = static_route(&Method::GET, path).unwrap().unwrap();
             seen[e.route_index()] += 1;
@@ -1349,7 +1519,7 @@ mod tests {
             missing.is_empty(),
             "endpoints without one sample: {missing:?}"
         );
-        assert_eq!(SAMPLE_ROUTES.len() + 5, ENDPOINTS);
+        assert_eq!(SAMPLE_ROUTES.len() + 10, ENDPOINTS);
     }
 
     #[test]

@@ -140,6 +140,11 @@ impl Params {
         }
     }
 
+    /// Whether the request has this parameter (without marking it used).
+    pub fn has(&self, name: &str) -> bool {
+        self.entries.iter().any(|(n, _, _)| n == name)
+    }
+
     /// A raw string parameter, marking it used.
     pub fn str(&mut self, name: &str) -> Option<String> {
         self.entries

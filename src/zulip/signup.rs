@@ -2,9 +2,11 @@
 //! and CSS, every value escaped. `GET` shows the form with a token bound to the invitation
 //! (`domain::invites::FormKey`); only `POST` submits it. Links that are unknown, expired,
 //! revoked or used get a page saying so with a 4xx status; a submission without a valid token
-//! gets 403 and changes nothing.
+//! gets 403 and changes nothing. A successful signup logs the new user in to the web client
+//! (a session cookie) and sends the browser to `/`. Pages share the frame and security
+//! headers of `web::pages::document`.
 
-use hyper::header::{CACHE_CONTROL, HeaderValue};
+use hyper::header::{HeaderValue, LOCATION, SET_COOKIE};
 use hyper::{Method, StatusCode};
 
 use crate::app::AppState;
@@ -32,59 +34,11 @@ pub fn loggable_path(path: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Escapes text for HTML element content and quoted attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::web::pages::escape;
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#222;margin:0}\
-main{max-width:26rem;margin:3rem auto;background:#fff;padding:2rem;border-radius:8px;\
-box-shadow:0 1px 4px rgba(0,0,0,.15)}h1{font-size:1.4rem;margin-top:0}\
-label{display:block;margin:1rem 0 .3rem;font-weight:600}\
-input{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem;border:1px solid #aaa;\
-border-radius:4px}button{margin-top:1.5rem;width:100%;padding:.7rem;font-size:1rem;\
-background:#2c6bd6;color:#fff;border:0;border-radius:4px;cursor:pointer}\
-.error{background:#fdecea;color:#8a1c13;padding:.6rem;border-radius:4px}\
-.note{color:#555;font-size:.9rem}";
-
+/// A signup page in the frame (stylesheet, security headers) of every server-rendered page.
 fn page(state: &AppState, status: StatusCode, title: &str, body: &str) -> Response {
-    let html = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title} - {realm}</title><style>{STYLE}</style></head>\
-         <body><main><h1>{title}</h1>{body}</main></body></html>\n",
-        title = escape(title),
-        realm = escape(&state.config.chat.realm_name),
-    );
-    let mut res = http::with_body(status, "text/html; charset=utf-8", html);
-    let h = res.headers_mut();
-    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(
-        "content-security-policy",
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; \
-             frame-ancestors 'none'; base-uri 'none'",
-        ),
-    );
-    h.insert("x-frame-options", HeaderValue::from_static("DENY"));
-    h.insert(
-        "x-content-type-options",
-        HeaderValue::from_static("nosniff"),
-    );
-    // The link key is in the URL: never pass it on.
-    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
-    res
+    crate::web::pages::document(state, status, title, body)
 }
 
 fn link_problem(state: &AppState, p: LinkProblem) -> Response {
@@ -235,16 +189,22 @@ async fn submit(state: &AppState, key: &str, req: &Request) -> Result<Response> 
     )
     .await?;
     Ok(match outcome {
-        Ok(login) => page(
-            state,
-            StatusCode::OK,
-            "Welcome!",
-            &format!(
-                "<p id=\"done\">Your account has been created. Log in with \
-                 <strong id=\"login\">{}</strong> and your new password.</p>",
-                escape(&login)
-            ),
-        ),
+        Ok((user, _login)) => {
+            // The new user is logged in to the web client at once.
+            let session = crate::domain::sessions::create(state, user, None).await?;
+            let mut res = http::empty(StatusCode::SEE_OTHER);
+            let h = res.headers_mut();
+            h.insert(LOCATION, HeaderValue::from_static("/"));
+            h.insert(
+                hyper::header::CACHE_CONTROL,
+                HeaderValue::from_static("no-store"),
+            );
+            h.append(
+                SET_COOKIE,
+                crate::web::sessions::session_cookie(state, &session),
+            );
+            res
+        }
         Err(SignupRefusal::Link(p)) => link_problem(state, p),
         Err(SignupRefusal::BadToken) => bad_form(state),
         Err(SignupRefusal::Invalid(msg)) => match invites::open_link(state, key).await? {

@@ -66,4 +66,5 @@ mod uploads;
 mod user_groups;
 mod user_records;
 mod users;
+mod web_session;
 mod widgets;

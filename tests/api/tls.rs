@@ -75,6 +75,7 @@ fn connector(ca: &CertificateDer<'static>) -> TlsConnector {
 /// server presented.
 struct Answer {
     status: u16,
+    headers: hyper::HeaderMap,
     body: Value,
     leaf: CertificateDer<'static>,
     alpn: Option<Vec<u8>>,
@@ -117,9 +118,11 @@ async fn try_https(
         .await
         .unwrap();
     let status = res.status().as_u16();
+    let headers = res.headers().clone();
     let raw = res.into_body().collect().await.unwrap().to_bytes();
     Ok(Answer {
         status,
+        headers,
         body: serde_json::from_slice(&raw).unwrap_or(Value::Null),
         leaf,
         alpn,
@@ -189,6 +192,17 @@ async fn both_apis_answer_real_calls_over_https() {
     .await;
     assert_eq!(p.status, 200, "{}", p.body);
     assert_eq!(p.body, serde_json::json!([]));
+}
+
+#[tokio::test]
+async fn web_cookies_are_secure_on_an_https_listener() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dt, pki) = start_tls(dir.path(), |_| {}).await;
+    let a = https(dt.server.addr, &pki.ca, "/login", &[]).await;
+    assert_eq!(a.status, 200);
+    let cookie = a.headers["set-cookie"].to_str().unwrap();
+    assert!(cookie.starts_with("outpost_login_csrf="), "{cookie}");
+    assert!(cookie.ends_with("; Secure"), "{cookie}");
 }
 
 #[tokio::test]
