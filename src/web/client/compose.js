@@ -63,6 +63,15 @@ export class Compose {
         h("span", { class: "compose-hint" }, ""),
         h("button", { type: "submit", class: "primary" }, "Send")));
     this.hint = this.form.querySelector(".compose-hint");
+    // Enter in a recipient field moves on to the next field instead of sending.
+    for (const [field, next] of [[this.channel, this.topic], [this.topic, this.text], [this.to, this.text]]) {
+      field.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") {
+          e.preventDefault();
+          next.focus();
+        }
+      });
+    }
     this.form.addEventListener("dragover", (e) => { e.preventDefault(); this.form.classList.add("dragging"); });
     this.form.addEventListener("dragleave", () => this.form.classList.remove("dragging"));
     this.form.addEventListener("drop", (e) => {
@@ -131,6 +140,14 @@ export class Compose {
 
   /** Fills the recipient from the open narrow (called on every narrow change). */
   followNarrow(terms) {
+    if (this.text.value.trim()) {
+      // Keep the unsent text as a draft of its own conversation before the recipient changes.
+      clearTimeout(this.draftTimer);
+      this.saveDraft();
+      this.text.value = "";
+    }
+    this.generation = (this.generation || 0) + 1;
+    this.draftId = null;
     const ch = terms.find((t) => t.operator === "channel" && !t.negated);
     const tp = terms.find((t) => t.operator === "topic" && !t.negated);
     const dm = terms.find((t) => t.operator === "dm" && !t.negated);
@@ -145,6 +162,9 @@ export class Compose {
     } else if (dm && Array.isArray(dm.operand)) {
       this.setMode("private");
       this.to.value = dm.operand.map((id) => (this.store.users.get(id) || {}).email || id).join(", ");
+    } else if (terms.length === 1 && terms[0].operator === "is" && ["dm", "private"].includes(terms[0].operand)) {
+      this.setMode("private");
+      this.to.value = "";
     }
     this.restoreDraft();
   }
@@ -256,6 +276,7 @@ export class Compose {
   }
 
   async saveDraft() {
+    const generation = this.generation;
     let draft;
     try {
       draft = this.draftBody();
@@ -273,7 +294,7 @@ export class Compose {
         await this.app.api.patch(`drafts/${this.draftId}`, { draft });
       } else {
         const answer = await this.app.api.post("drafts", { drafts: [draft] });
-        this.draftId = answer.ids[0];
+        if (generation === this.generation) this.draftId = answer.ids[0];
       }
     } catch {
       // drafts are a convenience: a failure leaves the text in the box
@@ -298,6 +319,13 @@ export class Compose {
       this.text.value = same[0].content;
       this.draftId = same[0].id;
     }
+  }
+
+  /** Puts a server draft into the box (from the drafts view). */
+  restore(draft) {
+    this.text.value = draft.content;
+    this.draftId = draft.id;
+    this.focus();
   }
 
   async togglePreview() {

@@ -4,7 +4,7 @@
 // from the server's emoji table (fetched once per page), custom emoji from register's
 // realm_emoji kept current by realm_emoji events (f_state.js). Arrows move, Enter picks, Esc
 // closes and gives focus back to the anchor.
-import { h, openModal } from "./f_dom.js";
+import { h, openModal, uid } from "./f_dom.js";
 import { buildEmojiIndex, emojiCodeToText, popularEmoji, searchEmoji } from "./f_logic.js";
 import { featureState } from "./f_state.js";
 
@@ -43,7 +43,7 @@ const MAX_RESULTS = 400;
  */
 export function openEmojiPicker({ anchor, ctx, onPick }) {
   const state = featureState(ctx);
-  const titleId = `f-emoji-title-${Date.now()}`;
+  const titleId = uid("f-emoji-title");
   const search = h("input", {
     type: "search",
     class: "f-emoji-search",
@@ -53,6 +53,12 @@ export function openEmojiPicker({ anchor, ctx, onPick }) {
     spellcheck: "false",
   });
   const body = h("div", { class: "f-emoji-body" });
+  // The name of the emoji under the pointer or focus (sighted users; buttons carry the name).
+  const preview = h("div", { class: "f-emoji-preview", "aria-hidden": "true" });
+  const showPreview = (entry) => {
+    preview.replaceChildren();
+    if (entry) preview.append(emojiGlyph(entry), h("span", {}, `:${entry.emoji_name}:`));
+  };
   const status = h("p", { class: "f-emoji-status", role: "status" });
   const dialog = h(
     "div",
@@ -61,6 +67,7 @@ export function openEmojiPicker({ anchor, ctx, onPick }) {
     search,
     status,
     body,
+    preview,
   );
   let index = [];
   let buttons = [];
@@ -83,6 +90,8 @@ export function openEmojiPicker({ anchor, ctx, onPick }) {
       emojiGlyph(entry),
     );
     button.addEventListener("click", () => pick(entry));
+    button.addEventListener("mouseenter", () => showPreview(entry));
+    button.addEventListener("focus", () => showPreview(entry));
     return button;
   };
 
@@ -100,6 +109,7 @@ export function openEmojiPicker({ anchor, ctx, onPick }) {
   const render = () => {
     const query = search.value;
     body.replaceChildren();
+    showPreview(null);
     if (query.trim()) {
       const results = searchEmoji(index, query, MAX_RESULTS);
       body.append(section("Search results", results) || h("p", { class: "f-empty" }, "No matching emoji"));
@@ -194,12 +204,12 @@ export function openEmojiPicker({ anchor, ctx, onPick }) {
     }
   });
 
+  let table = null;
   const unsubscribe = state.subscribe((kind) => {
     if (kind !== "realm_emoji" || !table) return;
     index = buildEmojiIndex(table, state.realmEmoji);
     render();
   });
-  let table = null;
   const close = openModal(dialog, { returnFocus: anchor, onClose: unsubscribe, initialFocus: search });
   dialog.parentElement.classList.add("f-backdrop-light");
   place(dialog, anchor);

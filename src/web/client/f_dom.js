@@ -60,8 +60,16 @@ export function toggle(label, checked) {
   return { row, input };
 }
 
-const FOCUSABLE =
-  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE = [
+  "a[href]",
+  "button:not([disabled])",
+  "input:not([disabled])",
+  "select:not([disabled])",
+  "textarea:not([disabled])",
+  "[tabindex]",
+]
+  .map((selector) => `${selector}:not([tabindex="-1"])`)
+  .join(", ");
 
 /**
  * Opens `dialog` (an element with role="dialog") as a modal over a backdrop. Returns
@@ -121,4 +129,16 @@ export function showError(el, message) {
 /** The message of an error from api.js (ApiError.message) or anything else. */
 export function errorText(err) {
   return (err && err.message) || String(err);
+}
+
+/** An avatar URL the page may load (same origin: the CSP allows no other images), or null. */
+export function localAvatarUrl(url) {
+  if (typeof url !== "string" || !url) return null;
+  if (url.startsWith("/") && !url.startsWith("//")) return url;
+  try {
+    const parsed = new URL(url, location.href);
+    return parsed.origin === location.origin ? parsed.href : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,5 +1,6 @@
 // Keyboard shortcuts of the message view: j/k move the selection, r replies to the selected
-// message, c opens compose, / focuses search, Esc closes or cancels (dialogs close natively).
+// message, c opens compose, / focuses search, End jumps to the latest message, Esc closes or
+// cancels (dialogs close natively).
 function typingTarget(el) {
   if (!el) return false;
   const tag = el.tagName;
@@ -10,6 +11,8 @@ export function installKeyboard(app) {
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     if (document.querySelector("dialog[open]")) return;
+    // Popup menus handle their own keys.
+    if (e.target && e.target.closest && e.target.closest('[role="menu"]')) return;
     if (e.key === "Escape") {
       if (typingTarget(document.activeElement)) {
         document.activeElement.blur();
@@ -43,6 +46,10 @@ export function installKeyboard(app) {
         }
         break;
       }
+      case "End":
+        e.preventDefault();
+        app.list.jumpToLatest();
+        break;
       case "c":
         e.preventDefault();
         app.compose.focus();

@@ -4,7 +4,7 @@
 // and the feature modules (through `ctx`), and applies the theme.
 import { api } from "./api.js";
 import { register, startEventLoop } from "./events.js";
-import { applyEvent, createStore, setTopics, unreadSummary } from "./store.js";
+import { applyEvent, createStore, setTopics, typingIn, unreadSummary } from "./store.js";
 import { narrowTitle, parseHash } from "./narrow.js";
 import { h, namesFor } from "./render.js";
 import { renderSidebar } from "./sidebar.js";
@@ -17,15 +17,13 @@ import { notificationsAvailable, notifyMessage } from "./notify.js";
 import { mountUserList } from "./user_list.js";
 import { openProfileCard } from "./profile_card.js";
 import { mountSettings } from "./settings.js";
+import { themeFor } from "./theme.js";
+import { mountDrafts } from "./drafts.js";
+import { openTopicMenu } from "./topic_menu.js";
+import { openChannelMenu } from "./channel_menu.js";
+import { mountChannels } from "./channels_view.js";
 
 const root = document.getElementById("app");
-
-/** `<html data-theme>` from `color_scheme` (1 automatic, 2 dark, 3 light). */
-export function themeFor(colorScheme, prefersDark) {
-  if (colorScheme === 2) return "dark";
-  if (colorScheme === 3) return "light";
-  return prefersDark ? "dark" : "light";
-}
 
 function csrfToken() {
   const meta = document.querySelector('meta[name="csrf-token"]');
@@ -103,7 +101,7 @@ async function boot() {
   app.queueId = () => (app.loop ? app.loop.queueId : initial.queue_id);
   app.currentHash = () => window.location.hash || "#all-messages";
   app.navigate = (hash) => {
-    if (window.location.hash === hash) route();
+    if (window.location.hash === hash) safeRoute();
     else window.location.hash = hash;
   };
   const list = new MessageList({ app, toolbar: (m) => actions.toolbar(m), onReaction: (m, g) => actions.toggleReaction(m, g) });
@@ -117,7 +115,7 @@ async function boot() {
   const leftToggle = h("button", { type: "button", class: "panel-toggle left-toggle", "aria-controls": "left-sidebar", "aria-expanded": "false",
     onclick: () => togglePanel("left") }, h("span", { "aria-hidden": "true" }, "☰"), h("span", { class: "sr-only" }, "Show channels"));
   const rightToggle = h("button", { type: "button", class: "panel-toggle right-toggle", "aria-controls": "right-sidebar", "aria-expanded": "false",
-    onclick: () => togglePanel("right") }, h("span", { "aria-hidden": "true" }, "👥"), h("span", { class: "sr-only" }, "Show users"));
+    onclick: () => togglePanel("right") }, h("span", { "aria-hidden": "true" }, "Users"), h("span", { class: "sr-only" }, "Show users"));
   const layout = h("div", { class: "layout" });
   function togglePanel(side, force) {
     const cls = side === "left" ? "show-left" : "show-right";
@@ -145,8 +143,12 @@ async function boot() {
   const notifyButton = notificationsAvailable() && Notification.permission === "default"
     ? h("button", { type: "button", class: "notify-enable", onclick: async (e) => {
       const btn = e.currentTarget;
-      await Notification.requestPermission();
-      btn.remove();
+      try {
+        await Notification.requestPermission();
+        btn.remove();
+      } catch (err) {
+        app.toast(`Could not enable notifications: ${err.message}`);
+      }
     } }, "Enable notifications")
     : null;
   const header = h("header", { class: "top-bar" },
@@ -162,20 +164,41 @@ async function boot() {
         h("button", { type: "submit" }, "Log out")),
       rightToggle));
   const main = h("main", { id: "main", class: "center", "aria-labelledby": "narrow-title" },
-    h("div", { class: "narrow-header" }, title), list.section, typing, compose.form, settingsPane);
+    h("div", { class: "narrow-header" }, title), list.section, list.jump, typing, compose.form, settingsPane);
   layout.append(nav, main, aside);
   layout.addEventListener("click", (e) => {
     if (e.target === layout) app.closePanels();
     if (e.target.closest && e.target.closest(".left-sidebar a")) togglePanel("left", false);
   });
   list.section.addEventListener("click", (e) => {
-    const name = e.target.closest && e.target.closest("button.sender-name");
+    const name = e.target.closest && e.target.closest("button.sender-name, .message-content .user-mention[data-user-id]");
     if (name) openProfileCard(Number(name.dataset.userId), ctx);
+    const topicButton = e.target.closest && e.target.closest("button.topic-options");
+    if (topicButton) openTopicMenu(app, topicButton, Number(topicButton.dataset.streamId), topicButton.dataset.topic);
+    const resolve = e.target.closest && e.target.closest("button.resolve-topic");
+    if (resolve) actions.toggleResolved(app.store.messages.get(Number(resolve.dataset.messageId)));
     const art = e.target.closest && e.target.closest("article.message");
     if (art && !e.target.closest("button, a, textarea")) {
       const id = Number(art.dataset.messageId);
       if (Number.isInteger(id)) list.select(id, { focus: false });
     }
+  });
+  // Channel and topic menus in the sidebar: the options buttons, or a right click on the row.
+  const sidebarMenu = (e, at) => {
+    const target = e.target.closest && e.target.closest("button.side-options, li.topic, li.channel");
+    if (!target) return false;
+    const el = target.matches("button") ? target : target.querySelector(":scope > button.side-options");
+    if (!el) return false;
+    const streamId = Number(el.dataset.streamId);
+    if (el.classList.contains("topic-options")) openTopicMenu(app, el, streamId, el.dataset.topic, at);
+    else openChannelMenu(app, el, streamId, at);
+    return true;
+  };
+  nav.addEventListener("click", (e) => {
+    if (e.target.closest && e.target.closest("button.side-options")) sidebarMenu(e, null);
+  });
+  nav.addEventListener("contextmenu", (e) => {
+    if (sidebarMenu(e, { x: e.clientX, y: e.clientY })) e.preventDefault();
   });
   root.replaceChildren(h("a", { class: "skip-link", href: "#main", onclick: (e) => { e.preventDefault(); list.section.focus(); } }, "Skip to messages"),
     header, banner, layout, toasts);
@@ -189,12 +212,15 @@ async function boot() {
     const settingsMatch = /^#(settings|organization)(?:\/(.*))?$/.exec(hash);
     if (settingsMatch) {
       app.mode = "settings";
+      app.terms = [];
       list.section.hidden = true;
       compose.form.hidden = true;
       typing.hidden = true;
       settingsPane.hidden = false;
       title.textContent = settingsMatch[1] === "settings" ? "Settings" : "Organization settings";
       if (settingsHandle) settingsHandle.unmount();
+      settingsPane.replaceChildren();
+      list.jump.hidden = true;
       const section = settingsMatch[1] === "organization" ? `organization/${settingsMatch[2] || "profile"}` : settingsMatch[2] || "profile";
       settingsHandle = mountSettings(settingsPane, ctx, section);
       document.title = `${title.textContent} - ${initial.realm_name}`;
@@ -204,6 +230,35 @@ async function boot() {
     if (settingsHandle) {
       settingsHandle.unmount();
       settingsHandle = null;
+    }
+    settingsPane.replaceChildren();
+    if (hash === "#channels") {
+      app.mode = "channels";
+      app.terms = [];
+      list.section.hidden = true;
+      list.jump.hidden = true;
+      compose.form.hidden = true;
+      typing.hidden = true;
+      settingsPane.hidden = false;
+      title.textContent = "Browse channels";
+      document.title = `Browse channels - ${initial.realm_name}`;
+      renderSidebar(nav, app);
+      settingsHandle = mountChannels(settingsPane, app);
+      return;
+    }
+    if (hash === "#drafts") {
+      app.mode = "drafts";
+      app.terms = [];
+      list.section.hidden = true;
+      compose.form.hidden = true;
+      typing.hidden = true;
+      settingsPane.hidden = false;
+      title.textContent = "Drafts";
+      list.jump.hidden = true;
+      document.title = `Drafts - ${initial.realm_name}`;
+      renderSidebar(nav, app);
+      mountDrafts(settingsPane, app);
+      return;
     }
     app.mode = "messages";
     settingsPane.hidden = true;
@@ -230,7 +285,21 @@ async function boot() {
       }
     }
   }
-  window.addEventListener("hashchange", route);
+  // A view that fails to open says so instead of leaving the page half-switched.
+  const safeRoute = () => Promise.resolve().then(route).catch((err) => {
+    console.error(err);
+    settingsPane.hidden = false;
+    settingsPane.replaceChildren(h("p", { role: "alert", class: "view-error" }, `Could not open this view: ${err.message}. `,
+      h("a", { href: "#all-messages" }, "Back to all messages")));
+  });
+  window.addEventListener("hashchange", safeRoute);
+  // Last resort for promise rejections no handler caught: tell the user rather than fail silently.
+  window.addEventListener("unhandledrejection", (e) => {
+    const reason = e.reason;
+    if (reason && reason.name === "AbortError") return;
+    console.error(reason);
+    app.toast(`Something went wrong: ${(reason && reason.message) || reason}`);
+  });
 
   function updateTyping() {
     const s = app.store;
@@ -240,7 +309,8 @@ async function boot() {
     let key = null;
     if (ch && tp) key = `stream:${ch.operand}:${String(tp.operand).toLowerCase()}`;
     else if (dm && Array.isArray(dm.operand)) key = `dm:${dm.operand.slice().sort((a, b) => a - b).join(",")}`;
-    const who = key && s.typing.get(key) ? [...s.typing.get(key).keys()].filter((id) => id !== s.me) : [];
+    // Stale entries (a lost "stop" event) expire after typingIn's window.
+    const who = key ? typingIn(s, key) : [];
     const names = who.map((id) => (s.users.get(id) || {}).full_name || "Someone");
     typing.textContent = names.length ? `${names.join(", ")} ${names.length === 1 ? "is" : "are"} typing…` : "";
   }
@@ -263,23 +333,31 @@ async function boot() {
   };
   function onEvents(events) {
     for (const ev of events) {
-      const changed = applyEvent(app.store, ev);
-      if (ev.type === "realm_user" && ev.person && ev.person.user_id === app.store.me) Object.assign(ctx.me, ev.person);
-      list.update(changed, [ev]);
-      if (changed.has("unread") || changed.has("subs") || changed.has("topics") || changed.has("dms") || changed.has("users")) queueSidebar();
-      if (changed.has("typing")) updateTyping();
-      if (changed.has("settings")) {
-        applyTheme();
-        compose.updateHint();
+      try {
+        onEvent(ev);
+      } catch (err) {
+        // One malformed event must not stop the others nor look like a lost connection.
+        console.error("event", ev && ev.type, err);
       }
-      if (changed.has("subs") || changed.has("users")) compose.refreshLists();
-      if (ev.type === "message") notifyMessage(app, ev);
-      for (const handler of app.handlers.get(ev.type) || []) {
-        try {
-          handler(ev);
-        } catch (err) {
-          console.error(err);
-        }
+    }
+  }
+  function onEvent(ev) {
+    const changed = applyEvent(app.store, ev);
+    if (ev.type === "realm_user" && ev.person && ev.person.user_id === app.store.me) Object.assign(ctx.me, ev.person);
+    list.update(changed, [ev]);
+    if (changed.has("unread") || changed.has("subs") || changed.has("topics") || changed.has("dms") || changed.has("users")) queueSidebar();
+    if (changed.has("typing")) updateTyping();
+    if (changed.has("settings")) {
+      applyTheme();
+      compose.updateHint();
+    }
+    if (changed.has("subs") || changed.has("users")) compose.refreshLists();
+    if (ev.type === "message") notifyMessage(app, ev);
+    for (const handler of app.handlers.get(ev.type) || []) {
+      try {
+        handler(ev);
+      } catch (err) {
+        console.error(err);
       }
     }
   }
@@ -290,7 +368,7 @@ async function boot() {
     for (const [id, u] of app.store.users) ctx.users.set(id, u);
     app.store.users = ctx.users;
     applyTheme();
-    route();
+    safeRoute();
   }
   // One Map shared by the store and ctx so feature modules see live users.
   ctx.users = app.store.users;
@@ -306,7 +384,7 @@ async function boot() {
   });
   setInterval(updateTyping, 5000);
   installKeyboard(app);
-  route();
+  safeRoute();
 }
 
 boot();

@@ -2,7 +2,7 @@
 // Delete, Star, Quote and reply), reaction toggling, the inline editor, and the move and
 // delete dialogs. Permission checks follow the realm settings the register response gave.
 import { h, namesFor } from "./render.js";
-import { narrowHash } from "./narrow.js";
+import { isResolved, narrowHash } from "./narrow.js";
 import { quoteBlock } from "./compose.js";
 import { openEmojiPicker } from "./emoji_picker.js";
 
@@ -34,9 +34,11 @@ export function createActions(app) {
     const content = article.querySelector(".message-content");
     const area = h("textarea", { class: "edit-text", "aria-label": "Edit message", rows: "4", disabled: true }, "");
     const status = h("p", { class: "compose-error", role: "alert" });
+    const bar = article.querySelector(".message-actions");
     const close = () => {
       form.remove();
       content.hidden = false;
+      if (bar) bar.hidden = false;
       article.focus();
     };
     const form = h("form", { class: "edit-form", onsubmit: async (e) => {
@@ -55,6 +57,7 @@ export function createActions(app) {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); }
     });
     content.hidden = true;
+    if (bar) bar.hidden = true;
     content.after(form);
     app.api.get(`messages/${message.id}`, { apply_markdown: false }).then((answer) => {
       area.value = answer.raw_content !== undefined ? answer.raw_content : answer.message.content;
@@ -148,6 +151,17 @@ export function createActions(app) {
     }
   }
 
+  /** Marks a topic resolved (the "✔ " prefix) or unresolved, for all its messages. */
+  function toggleResolved(message) {
+    if (!message || message.type !== "stream") return;
+    const topic = isResolved(message.subject) ? message.subject.replace(/^(✔ )+/, "") : `✔ ${message.subject}`;
+    app.api.patch(`messages/${message.id}`, { topic, propagate_mode: "change_all" }).then(() => {
+      if ((app.terms || []).some((t) => t.operator === "topic")) {
+        app.navigate(narrowHash([{ operator: "channel", operand: message.stream_id }, { operator: "topic", operand: topic }], namesFor(store())));
+      }
+    }).catch((err) => app.toast(`Could not change the topic: ${err.message}`));
+  }
+
   function toolbar(message) {
     const s = store();
     const starred = (message.flags || []).includes("starred");
@@ -162,9 +176,9 @@ export function createActions(app) {
       btn("Star message", starred ? "★" : "☆", () => star(message), { "aria-pressed": starred ? "true" : "false" }),
       canEdit(message, s.me, s.realm) ? btn("Edit message", "✎", () => edit(message, article())) : null,
       message.type === "stream" && (mine || me.is_admin) ? btn("Move message", "⇄", () => move(message)) : null,
-      mine || me.is_admin ? btn("Delete message", "🗑", () => remove(message)) : null);
+      mine || me.is_admin ? btn("Delete message", "✕", () => remove(message)) : null);
     return bar;
   }
 
-  return { toolbar, toggleReaction, react, edit, move, remove, star, quote };
+  return { toolbar, toggleResolved, toggleReaction, react, edit, move, remove, star, quote };
 }

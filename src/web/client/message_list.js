@@ -4,11 +4,13 @@
 // the selection for the keyboard, shows local echoes, and marks seen messages read in batches.
 import { h, messageArticle, recipientBar } from "./render.js";
 import { apiNarrow, messageMatches } from "./narrow.js";
-import { addMessages } from "./store.js";
+import { addMessages, pruneMessages } from "./store.js";
+import { firstVisibleUnread, hiddenByMute, senderMuted } from "./mute.js";
 
 const ESTIMATE = 64;
 const OVERSCAN = 900;
 const PAGE = 100;
+const MAX_CACHED_ROWS = 600;
 
 /** Whether message b continues a's conversation (same recipient bar). */
 export function sameConversation(a, b) {
@@ -46,13 +48,31 @@ export class MessageList {
     this.section.append(this.padTop, this.rowsEl, this.padBottom, this.status);
     this.heights = new Map();
     this.rowCache = new Map();
+    this.raw = [];
     this.ids = [];
     this.echoes = [];
     this.terms = [];
+    this.matches = new Map();
+    this.revealed = new Set();
+    this.confirmed = new Map();
+    this.jump = h("button", { type: "button", class: "jump-latest", hidden: true, onclick: () => this.jumpToLatest() },
+      h("span", { "aria-hidden": "true" }, "↓ "), "Jump to latest");
     this.selected = null;
     this.toMarkRead = new Set();
     this.scheduled = false;
-    this.section.addEventListener("scroll", () => this.schedule(), { passive: true });
+    this.section.addEventListener("scroll", () => {
+      this.schedule();
+      this.updateJump();
+    }, { passive: true });
+    this.section.addEventListener("click", (e) => {
+      const reveal = e.target.closest && e.target.closest("button.reveal-message");
+      if (!reveal) return;
+      const id = Number(reveal.dataset.messageId);
+      this.revealed.add(id);
+      this.rowCache.delete(id);
+      this.render();
+      this.rowCache.get(id)?.el.querySelector("article")?.focus({ preventScroll: true });
+    });
     new ResizeObserver(() => this.schedule()).observe(this.section);
     setInterval(() => this.flushRead(), 1000);
   }
@@ -61,56 +81,182 @@ export class MessageList {
     return this.app.store;
   }
 
-  /** Opens a narrow: resets the list and fetches its newest page. */
-  async open(terms) {
-    this.terms = terms;
+  /**
+   * Opens a narrow: resets the list and fetches the page around its first unread message
+   * (as upstream), or around a `near` message, or the newest page for searches and `latest`.
+   */
+  async open(terms, { latest = false } = {}) {
+    const near = terms.find((t) => (t.operator === "near" || t.operator === "id" || t.operator === "with") && Number.isInteger(t.operand));
+    this.terms = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
+    this.isSearch = this.terms.some((t) => t.operator === "search");
+    this.raw = [];
     this.ids = [];
+    this.echoes = [];
     this.rowCache.clear();
+    this.heights.clear();
+    this.matches.clear();
+    this.revealed.clear();
+    this.flushRead();
     this.selected = null;
     this.foundNewest = false;
     this.foundOldest = false;
     this.loadingOlder = false;
-    this.stickBottom = true;
+    this.loadingNewer = false;
     this.rowsEl.replaceChildren();
+    this.padTop.style.height = "0px";
+    this.padBottom.style.height = "0px";
     this.status.textContent = "Loading messages…";
+    this.jump.hidden = true;
     const token = (this.token = {});
+    let anchor = "first_unread";
+    let firstUnread;
+    if (near) anchor = near.operand;
+    else if (latest || this.isSearch) anchor = "newest";
+    else {
+      // Where the unread state decides, open at the first unread message this view shows
+      // (the server's first_unread may be one that muting hides here).
+      firstUnread = firstVisibleUnread(this.store, this.terms);
+      if (firstUnread === null) anchor = "newest";
+      else if (firstUnread !== undefined) anchor = firstUnread;
+    }
+    const around = anchor !== "newest";
     try {
       const answer = await this.app.api.get("messages", {
-        narrow: apiNarrow(terms), anchor: "newest", num_before: PAGE, num_after: 0, apply_markdown: true,
+        narrow: apiNarrow(this.terms),
+        anchor,
+        num_before: around ? PAGE / 2 : PAGE,
+        num_after: around ? PAGE / 2 : 0,
+        apply_markdown: true,
       });
       if (token !== this.token) return;
-      addMessages(this.store, answer.messages);
-      this.ids = answer.messages.map((m) => m.id);
-      this.foundNewest = true;
+      this.take(answer.messages);
+      this.raw = answer.messages.map((m) => m.id);
+      this.refilter();
+      this.foundNewest = !around || !!answer.found_newest;
       this.foundOldest = !!answer.found_oldest;
-      this.status.textContent = this.ids.length ? "" : "No messages here yet.";
-      this.scrollToBottom();
+      this.status.textContent = this.ids.length ? "" : this.isSearch ? "No messages match this search." : "No messages here yet.";
+      const target = this.openTarget(near || (typeof firstUnread === "number" ? { operand: firstUnread } : null), answer);
+      if (target !== null) {
+        this.render();
+        this.select(target, { focus: !!near, align: near ? "third" : "top" });
+      } else {
+        this.scrollToBottom();
+        // As upstream, a narrow without unread messages opens with its newest one selected.
+        if (this.ids.length) this.select(this.ids[this.ids.length - 1], { focus: false });
+      }
+      this.updateJump();
     } catch (err) {
       if (token !== this.token) return;
       this.status.textContent = `Could not load messages: ${err.message}`;
     }
   }
 
-  async loadOlder() {
-    if (this.loadingOlder || this.foundOldest || !this.ids.length) return;
-    this.loadingOlder = true;
+  /** The message to open at: the `near` one, else the first unread one shown; null for the bottom. */
+  openTarget(near, answer) {
+    if (near) return this.ids.includes(near.operand) ? near.operand : null;
+    if (typeof answer.anchor !== "number") return null;
+    const first = this.ids.find((id) => id >= answer.anchor && this.store.unread.has(id));
+    return first === undefined ? null : first;
+  }
+
+  /** Keeps fetched messages in the store, and search highlights per id for this list. */
+  take(messages) {
+    addMessages(this.store, messages);
+    if (this.store.messages.size > 5000) pruneMessages(this.store, new Set(this.raw.concat(messages.map((m) => m.id))));
+    if (!this.isSearch) return;
+    for (const m of messages) {
+      if (m.match_content !== undefined || m.match_subject !== undefined) {
+        this.matches.set(m.id, { content: m.match_content, subject: m.match_subject });
+      }
+    }
+  }
+
+  /** Recomputes the shown ids from the fetched ones (muted topics and channels drop out). */
+  refilter() {
+    const s = this.store;
+    this.ids = this.raw.filter((id) => {
+      const m = s.messages.get(id);
+      return m && !hiddenByMute(s, this.terms, m);
+    });
+  }
+
+  /** Loads the next page below the last loaded message (after opening above the newest). */
+  async loadNewer() {
+    if (this.loadingNewer || this.foundNewest || !this.raw.length) return;
+    this.loadingNewer = true;
     const token = this.token;
     try {
+      const lastId = this.raw[this.raw.length - 1];
       const answer = await this.app.api.get("messages", {
-        narrow: apiNarrow(this.terms), anchor: this.ids[0], num_before: PAGE, num_after: 0,
+        narrow: apiNarrow(this.terms), anchor: lastId, num_before: 0, num_after: PAGE,
         include_anchor: false, apply_markdown: true,
       });
       if (token !== this.token) return;
-      addMessages(this.store, answer.messages);
-      const older = answer.messages.map((m) => m.id).filter((id) => id < this.ids[0]);
-      this.ids = older.concat(this.ids);
+      this.take(answer.messages);
+      const known = new Set(this.raw);
+      const newer = answer.messages.map((m) => m.id).filter((id) => id > lastId && !known.has(id));
+      this.raw = this.raw.concat(newer);
+      this.refilter();
+      this.foundNewest = !!answer.found_newest || newer.length === 0;
+      if (this.ids.length) this.status.textContent = "";
+      this.loadingNewer = false;
+      this.render();
+    } catch {
+      // a later scroll retries
+    } finally {
+      this.loadingNewer = false;
+    }
+  }
+
+  async loadOlder() {
+    if (this.loadingOlder || this.foundOldest || !this.raw.length) return;
+    this.loadingOlder = true;
+    const token = this.token;
+    try {
+      const firstId = this.raw[0];
+      const answer = await this.app.api.get("messages", {
+        narrow: apiNarrow(this.terms), anchor: firstId, num_before: 2 * PAGE, num_after: 0,
+        include_anchor: false, apply_markdown: true,
+      });
+      if (token !== this.token) return;
+      this.take(answer.messages);
+      const older = answer.messages.map((m) => m.id).filter((id) => id < firstId);
+      this.raw = older.concat(this.raw);
+      const shownFirst = this.ids[0];
+      this.refilter();
       this.foundOldest = !!answer.found_oldest || older.length === 0;
-      this.rowCache.clear();
+      if (this.ids.length) this.status.textContent = "";
+      if (shownFirst !== undefined) this.rowCache.delete(shownFirst);
+      this.loadingOlder = false;
       this.render();
     } catch {
       // a later scroll retries
     } finally {
       this.loadingOlder = false;
+    }
+  }
+
+  /** "Jump to latest" and the End key: the bottom of the narrow, fetching it when not loaded. */
+  jumpToLatest() {
+    if (this.foundNewest) {
+      this.scrollToBottom();
+      const items = this.ids;
+      if (items.length) this.select(items[items.length - 1], { focus: false });
+      this.updateJump();
+      return;
+    }
+    this.open(this.terms, { latest: true });
+  }
+
+  /** Shows the "Jump to latest" button while the newest messages are not in view. */
+  updateJump() {
+    const sec = this.section;
+    const farFromBottom = sec.scrollHeight - sec.scrollTop - sec.clientHeight > sec.clientHeight;
+    this.jump.hidden = !(this.ids.length && (!this.foundNewest || farFromBottom));
+    const box = this.jump.offsetParent;
+    if (!this.jump.hidden && box) {
+      // Float over the list's bottom edge, whatever the compose box's height.
+      this.jump.style.bottom = `${Math.max(8, box.clientHeight - (sec.offsetTop + sec.clientHeight) + 14)}px`;
     }
   }
 
@@ -152,14 +298,16 @@ export class MessageList {
     const prev = i > 0 ? this.message(items[i - 1]) : null;
     const newGroup = !sameConversation(prev, m);
     const showSender = newGroup || prev.sender_id !== m.sender_id || m.timestamp - prev.timestamp > 600;
-    const key = `${id}|${newGroup}|${showSender}`;
+    const mutedSender = typeof id === "number" && senderMuted(this.store, m) && !this.revealed.has(id);
+    const key = `${id}|${newGroup}|${showSender}|${mutedSender}`;
     const cached = this.rowCache.get(id);
     if (cached && cached.key === key) return cached.el;
     const row = h("div", { class: "row" + (newGroup ? " new-group" : ""), dataset: { rowId: id } });
-    if (newGroup) row.append(recipientBar(m, this.store));
+    const match = this.matches.get(id);
+    if (newGroup) row.append(recipientBar(m, this.store, match && match.subject));
     const article = messageArticle(m, {
       store: this.store, showSender, toolbar: this.toolbar, onReaction: this.onReaction,
-      local: typeof id !== "number", failed: m.failed,
+      local: typeof id !== "number", failed: m.failed, mutedSender, matchContent: match && match.content,
     });
     if (this.selected === id) article.classList.add("selected");
     row.append(article);
@@ -171,7 +319,7 @@ export class MessageList {
   render({ keepBottom } = {}) {
     const sec = this.section;
     const items = this.items();
-    const atBottom = keepBottom || sec.scrollTop + sec.clientHeight >= sec.scrollHeight - 4;
+    const atBottom = keepBottom || (this.foundNewest && sec.scrollTop + sec.clientHeight >= sec.scrollHeight - 4);
     let anchorId = null;
     let anchorOffset = 0;
     for (const row of this.rowsEl.children) {
@@ -183,7 +331,10 @@ export class MessageList {
     }
     let tops = this.tops(items);
     const base = this.padTop.offsetTop;
-    const viewTop = Math.max(0, sec.scrollTop - base);
+    let viewTop = Math.max(0, sec.scrollTop - base);
+    const anchorIndex = anchorId === null ? -1 : items.findIndex((id) => String(id) === anchorId);
+    // Rows may have been added above the anchor (older pages): look where it is now.
+    if (!atBottom && anchorIndex >= 0) viewTop = Math.max(0, tops[anchorIndex] - anchorOffset);
     let first = Math.max(0, rowAt(tops, viewTop - OVERSCAN));
     let last = Math.min(items.length - 1, rowAt(tops, viewTop + sec.clientHeight + OVERSCAN));
     if (atBottom && items.length) {
@@ -192,9 +343,12 @@ export class MessageList {
     }
     const rows = [];
     for (let i = first; i <= last && i < items.length; i++) rows.push(this.buildRow(items, i));
-    this.padTop.style.height = `${tops[first] || 0}px`;
     const kept = new Set(rows);
     for (const child of Array.from(this.rowsEl.children)) if (!kept.has(child)) child.remove();
+    if (this.rowCache.size > MAX_CACHED_ROWS) {
+      // Rows far from the viewport are rebuilt when scrolled back to; keep the DOM they hold bounded.
+      for (const [id, entry] of this.rowCache) if (!kept.has(entry.el)) this.rowCache.delete(id);
+    }
     rows.forEach((row, idx) => {
       if (this.rowsEl.children[idx] !== row) this.rowsEl.insertBefore(row, this.rowsEl.children[idx] || null);
     });
@@ -210,8 +364,10 @@ export class MessageList {
       const row = rows.find((r) => r.dataset.rowId === anchorId);
       if (row) sec.scrollTop = row.offsetTop - anchorOffset;
     }
-    if (first < 20 && !this.foundOldest) this.loadOlder();
+    if (first < 20 && !this.foundOldest && !this.loadingOlder) setTimeout(() => this.loadOlder(), 0);
+    if (last > items.length - 20 && !this.foundNewest && !this.loadingNewer) setTimeout(() => this.loadNewer(), 0);
     this.noteSeen(rows);
+    this.updateJump();
   }
 
   noteSeen(rows) {
@@ -238,39 +394,74 @@ export class MessageList {
   /** Reacts to store changes from events. */
   update(changed, events) {
     let dirty = false;
+    let refilter = false;
     for (const ev of events) {
       if (ev.type === "message") {
         const m = this.store.messages.get(ev.message.id);
         if (ev.local_message_id !== undefined) {
+          if (this.confirmed.size > 50) this.confirmed.clear();
+          this.confirmed.set(String(ev.local_message_id), ev.message.id);
           const before = this.echoes.length;
           this.echoes = this.echoes.filter((e) => e.local_id !== String(ev.local_message_id));
           if (before !== this.echoes.length) dirty = true;
         }
-        if (m && this.foundNewest && messageMatches(this.terms, m, this.store.me) === true && !this.ids.includes(m.id)) {
-          this.ids.push(m.id);
-          this.ids.sort((a, b) => a - b);
-          if (this.ids.length === 1) this.status.textContent = "";
-          dirty = true;
+        if (m && this.foundNewest && messageMatches(this.terms, m, this.store.me) === true && !this.raw.includes(m.id)) {
+          this.raw.push(m.id);
+          this.raw.sort((a, b) => a - b);
+          refilter = true;
         }
       } else if (ev.type === "delete_message") {
         const gone = new Set(ev.message_ids || [ev.message_id]);
-        this.ids = this.ids.filter((id) => !gone.has(id));
-        dirty = true;
+        this.raw = this.raw.filter((id) => !gone.has(id));
+        for (const id of gone) {
+          this.matches.delete(id);
+          this.revealed.delete(id);
+          this.heights.delete(id);
+        }
+        refilter = true;
       } else if (ev.type === "update_message" && (ev.subject !== undefined || ev.topic !== undefined || ev.new_stream_id !== undefined)) {
-        this.ids = this.ids.filter((id) => {
+        this.raw = this.raw.filter((id) => {
           const m = this.store.messages.get(id);
           return m && messageMatches(this.terms, m, this.store.me) !== false;
         });
         for (const id of ev.message_ids || []) {
           const m = this.store.messages.get(id);
-          if (m && !this.ids.includes(id) && messageMatches(this.terms, m, this.store.me) === true && this.foundNewest
-            && this.ids.length && id > this.ids[0]) this.ids.push(id);
+          if (m && !this.raw.includes(id) && messageMatches(this.terms, m, this.store.me) === true && this.foundNewest
+            && this.raw.length && id > this.raw[0]) this.raw.push(id);
         }
-        this.ids.sort((a, b) => a - b);
+        this.raw.sort((a, b) => a - b);
+        refilter = true;
+      } else if (ev.type === "user_topic" || (ev.type === "subscription" && ev.op === "update")) {
+        refilter = true;
+      } else if (ev.type === "muted_users") {
+        this.rowCache.clear();
         dirty = true;
       }
     }
-    if (changed.ids.length) {
+    if (refilter) {
+      const before = this.ids.join(",");
+      this.refilter();
+      const after = this.ids.join(",");
+      if (before !== after) {
+        dirty = true;
+        // Rows only appended keep their groups; anything else may move group boundaries.
+        if (!(before === "" || after.startsWith(`${before},`))) this.rowCache.clear();
+      }
+      if (this.ids.length) this.status.textContent = "";
+    }
+    const flagEvent = events.length === 1 && events[0].type === "update_message_flags" && events[0].flag === "read";
+    if (flagEvent) {
+      // Read flags only change a class: patch the rows that exist instead of rebuilding them.
+      const read = events[0].op === "add";
+      for (const id of changed.ids) {
+        const row = this.rowCache.get(id);
+        const art = row && row.el.querySelector("article.message");
+        if (art) art.classList.toggle("unread", !read);
+      }
+    } else if (changed.ids.length > 50) {
+      this.rowCache.clear();
+      dirty = true;
+    } else if (changed.ids.length) {
       for (const id of changed.ids) {
         this.rowCache.delete(id);
         const i = this.ids.indexOf(id);
@@ -286,7 +477,28 @@ export class MessageList {
   }
 
   addEcho(echo) {
+    if (!this.foundNewest) {
+      // Opened above the newest messages: go to the bottom first (as upstream does on send),
+      // then show the echo unless the real message already arrived meanwhile.
+      const opening = this.open(this.terms, { latest: true });
+      const token = this.token;
+      opening.then(() => {
+        if (this.token !== token) return;
+        const id = this.confirmed.get(echo.local_id);
+        this.confirmed.delete(echo.local_id);
+        if (id === undefined) this.echoes.push(echo);
+        else if (!this.raw.includes(id) && this.store.messages.has(id)) {
+          this.raw.push(id);
+          this.raw.sort((a, b) => a - b);
+          this.refilter();
+        }
+        this.status.textContent = this.items().length ? "" : this.status.textContent;
+        this.scrollToBottom();
+      });
+      return;
+    }
     this.echoes.push(echo);
+    this.status.textContent = "";
     this.scrollToBottom();
   }
 
@@ -305,7 +517,7 @@ export class MessageList {
   }
 
   // Selection (keyboard)
-  select(id, { focus = true } = {}) {
+  select(id, { focus = true, align = "third" } = {}) {
     const old = this.rowCache.get(this.selected);
     if (old) old.el.querySelector("article")?.classList.remove("selected");
     this.selected = id;
@@ -315,11 +527,20 @@ export class MessageList {
     const tops = this.tops(items);
     const sec = this.section;
     const base = this.padTop.offsetTop;
+    const offset = align === "top" ? Math.min(120, sec.clientHeight / 4) : sec.clientHeight / 3;
     if (tops[i] + base < sec.scrollTop || tops[i + 1] + base > sec.scrollTop + sec.clientHeight) {
-      sec.scrollTop = Math.max(0, tops[i] + base - sec.clientHeight / 3);
+      sec.scrollTop = Math.max(0, tops[i] + base - offset);
     }
     this.render();
     const row = this.rowCache.get(id);
+    if (row && row.el.isConnected) {
+      // Heights were estimates before this render: place the row from its real position.
+      const top = row.el.offsetTop;
+      if (align === "top" || top < sec.scrollTop || top + row.el.offsetHeight > sec.scrollTop + sec.clientHeight) {
+        sec.scrollTop = Math.max(0, top - offset);
+        this.render();
+      }
+    }
     const art = row && row.el.querySelector("article");
     if (art) {
       art.classList.add("selected");

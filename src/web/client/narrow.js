@@ -215,8 +215,9 @@ export function messageMatches(terms, message, myId) {
 }
 
 /** A short human title for a narrow, for the heading and the document title. */
-export function narrowTitle(terms, names = {}) {
-  if (!terms || terms.length === 0) return "All messages";
+export function narrowTitle(allTerms, names = {}) {
+  const terms = (allTerms || []).filter((t) => t.operator !== "near" && t.operator !== "with");
+  if (terms.length === 0) return "All messages";
   const one = terms.length === 1 ? terms[0] : null;
   if (one && one.operator === "is" && one.operand === "starred") return "Starred messages";
   if (one && one.operator === "is" && one.operand === "mentioned") return "Mentions";

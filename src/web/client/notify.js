@@ -1,15 +1,20 @@
 // Browser notifications: when the tab is hidden and permission was granted, a new direct
-// message or a mention (not from me, not muted) raises a Notification; clicking it focuses
-// the tab and opens the conversation.
+// message, a mention, a message in a channel whose desktop notifications are on (not in a
+// muted topic) or in a followed topic (when that setting is on), never from me or a muted
+// user, raises a Notification; clicking it focuses the tab and opens the conversation.
 import { narrowHash } from "./narrow.js";
-import { isMentioned } from "./store.js";
+import { isMentioned, isTopicMuted, topicPolicy } from "./store.js";
 import { namesFor } from "./render.js";
+import { subscriptionSetting } from "./channel_logic.js";
 
 /** Whether a message event deserves a notification (pure). */
-export function wantsNotification(message, flags, me, { hidden, mutedUsers } = {}) {
+export function wantsNotification(message, flags, me, { hidden, mutedUsers, channelDesktop, followedDesktop, topicMuted } = {}) {
   if (!hidden || message.sender_id === me) return false;
   if (mutedUsers && mutedUsers.has(message.sender_id)) return false;
-  return message.type === "private" || isMentioned(flags);
+  if (message.type === "private" || isMentioned(flags)) return true;
+  if (message.type !== "stream") return false;
+  if (followedDesktop) return true;
+  return !!channelDesktop && !topicMuted;
 }
 
 export function notificationsAvailable() {
@@ -19,7 +24,16 @@ export function notificationsAvailable() {
 export function notifyMessage(app, ev) {
   if (!notificationsAvailable() || Notification.permission !== "granted") return;
   const m = ev.message;
-  if (!wantsNotification(m, ev.flags, app.store.me, { hidden: document.hidden, mutedUsers: app.store.mutedUsers })) return;
+  const s = app.store;
+  const sub = m.type === "stream" ? s.subs.get(m.stream_id) : null;
+  const options = {
+    hidden: document.hidden,
+    mutedUsers: s.mutedUsers,
+    channelDesktop: !!sub && subscriptionSetting(sub, "desktop_notifications", s.settings),
+    followedDesktop: !!sub && topicPolicy(s, m.stream_id, m.subject) === 3 && s.settings.enable_followed_topic_desktop_notifications !== false,
+    topicMuted: !!sub && isTopicMuted(s, m.stream_id, m.subject),
+  };
+  if (!wantsNotification(m, ev.flags, s.me, options)) return;
   const text = new DOMParser().parseFromString(m.content || "", "text/html").body.textContent || "";
   const title = m.type === "stream" ? `${m.sender_full_name} (#${m.display_recipient} > ${m.subject})` : m.sender_full_name;
   const n = new Notification(title, { body: text.slice(0, 300), tag: String(m.id) });

@@ -2,7 +2,7 @@
 // avatar, name, email (as far as the viewer may see it), role, time zone and local time,
 // status, the realm's custom profile fields with the user's values, and buttons "Send direct
 // message" and "View messages" (ctx.navigate to the DM and sender narrows). Esc closes.
-import { h, openModal } from "./f_dom.js";
+import { h, localAvatarUrl, openModal } from "./f_dom.js";
 import { localTimeIn, profileFieldText, roleName, userSlug } from "./f_logic.js";
 import { featureState, userPresence } from "./f_state.js";
 import { emojiGlyph } from "./emoji_picker.js";
@@ -55,8 +55,9 @@ function localTimeText(user, state) {
 
 function fill(dialog, user, ctx, state, titleId) {
   const status = user.is_bot ? null : userPresence(ctx, user);
-  const avatar = user.avatar_url
-    ? h("img", { class: "f-avatar", src: user.avatar_url, alt: "" })
+  const avatarUrl = localAvatarUrl(user.avatar_url);
+  const avatar = avatarUrl
+    ? h("img", { class: "f-avatar", src: avatarUrl, alt: "" })
     : h("span", { class: "f-avatar f-avatar-initial", "aria-hidden": "true" }, (user.full_name || "?").slice(0, 1));
   const header = h(
     "div",
@@ -79,7 +80,9 @@ function fill(dialog, user, ctx, state, titleId) {
     if (value == null || value === "") return;
     rows.append(h("div", { class: "f-profile-row" }, h("dt", {}, label), h("dd", {}, value)));
   };
-  const email = user.delivery_email || user.email;
+  // Without delivery_email the viewer may not see the real address: `email` is then the
+  // server's stand-in (user<id>@<realm host>), which is no use to show.
+  const email = user.delivery_email || (/^user\d+@/.test(user.email || "") ? null : user.email);
   row("Email", email);
   row("Role", user.is_active === false ? `${roleName(user)} (deactivated)` : roleName(user));
   if (user.is_bot && user.bot_owner_id != null) {

@@ -96,7 +96,7 @@ export function namesFor(store) {
 }
 
 /** The bar above a group of messages: `#channel > topic` or the DM participants. */
-export function recipientBar(message, store) {
+export function recipientBar(message, store, matchSubject) {
   const label = recipientLabel(message, store);
   const names = namesFor(store);
   if (label.channel !== undefined) {
@@ -107,7 +107,23 @@ export function recipientBar(message, store) {
       h("a", { class: "recipient-channel", href: narrowHash(channelTerms, names) }, `#${label.channel}`),
       h("span", { class: "recipient-sep", "aria-hidden": "true" }, "›"),
       h("a", { class: "recipient-topic" + (isResolved(message.subject) ? " resolved" : ""), href: narrowHash(topicTerms, names) },
-        message.subject === "" ? (store.realm.empty_topic_display_name || "general chat") : message.subject),
+        matchSubject ? sanitizeHtml(matchSubject)
+          : message.subject === "" ? (store.realm.empty_topic_display_name || "general chat") : message.subject),
+      h("button", {
+        type: "button",
+        class: "topic-options",
+        dataset: { streamId: message.stream_id, topic: message.subject },
+        "aria-label": "Topic options",
+        "aria-haspopup": "menu",
+        title: "Topic options",
+      }, h("span", { "aria-hidden": "true" }, "⋯")),
+      h("button", {
+        type: "button",
+        class: "resolve-topic",
+        dataset: { messageId: message.id },
+        "aria-label": isResolved(message.subject) ? "Mark as unresolved" : "Mark as resolved",
+        title: isResolved(message.subject) ? "Mark as unresolved" : "Mark as resolved",
+      }, h("span", { "aria-hidden": "true" }, "✔")),
       h("span", { class: "recipient-date" }, formatDate(message.timestamp, store.settings)));
     if (sub && sub.color) bar.style.setProperty("--channel-color", sub.color);
     return bar;
@@ -145,14 +161,34 @@ export function emojiGlyph(reaction) {
   }
 }
 
+/** Replaces `:name:` text of server emoji spans (`span.emoji.emoji-1f604`) by the glyph. */
+export function showEmojiGlyphs(root) {
+  for (const span of root.querySelectorAll("span.emoji")) {
+    const m = /(?:^|\s)emoji-([0-9a-f]+(?:-[0-9a-f]+)*)(?:\s|$)/.exec(span.className);
+    if (!m) continue;
+    const glyph = emojiGlyph({ reaction_type: "unicode_emoji", emoji_code: m[1] });
+    if (glyph) span.textContent = glyph;
+  }
+}
+
+/** The visible part of a reaction button: the glyph, a realm emoji image, or `:name:`. */
+function reactionFace(g, glyph, store) {
+  if (glyph) return h("span", { class: "reaction-emoji", "aria-hidden": "true" }, glyph);
+  const realmEmoji = (store.realm.emoji || {})[g.emoji_code];
+  const url = realmEmoji && (realmEmoji.still_url || realmEmoji.source_url);
+  if (url && isSameOrigin(url)) return h("img", { class: "reaction-emoji realm-emoji", src: url, alt: "" });
+  return h("span", { class: "reaction-emoji", "aria-hidden": "true" }, `:${g.emoji_name}:`);
+}
+
 /**
  * One message as an article. `opts`: {showSender, store, toolbar(message) -> element,
  * onReaction(message, group), local}.
  */
 export function messageArticle(message, opts) {
   const { store } = opts;
-  const sender = store.users.get(message.sender_id);
-  const name = sender ? sender.full_name : message.sender_full_name;
+  const hidden = !!opts.mutedSender;
+  const sender = hidden ? null : store.users.get(message.sender_id);
+  const name = hidden ? "Muted user" : sender ? sender.full_name : message.sender_full_name;
   const time = h("time", {
     datetime: new Date(message.timestamp * 1000).toISOString(),
     title: formatFull(message.timestamp, store.settings),
@@ -166,17 +202,25 @@ export function messageArticle(message, opts) {
   if (!flags.includes("read") && !opts.local) classes.push("unread");
   const content = h("div", { class: "message-content" });
   if (opts.local) content.append(h("p", { class: "local-text" }, message.raw_content || ""));
-  else content.append(sanitizeHtml(message.content || ""));
+  else if (hidden) {
+    content.classList.add("muted-sender");
+    content.append(h("p", { class: "muted-hint" }, "This message was hidden because you have muted the sender. ",
+      h("button", { type: "button", class: "reveal-message", dataset: { messageId: message.id } }, "Show message")));
+  } else {
+    content.append(sanitizeHtml(opts.matchContent || message.content || ""));
+    showEmojiGlyphs(content);
+  }
   const header = opts.showSender
     ? h("div", { class: "message-header" },
       avatar(sender, name),
-      h("button", { type: "button", class: "sender-name", dataset: { userId: message.sender_id } }, name),
+      hidden ? h("span", { class: "sender-name" }, name)
+        : h("button", { type: "button", class: "sender-name", dataset: { userId: message.sender_id } }, name),
       time,
       message.last_edit_timestamp ? h("span", { class: "edited" }, "(edited)") : null)
     : h("div", { class: "message-header compact" },
       h("span", { class: "sender-name sr-only" }, name),
-      time,
-      message.last_edit_timestamp ? h("span", { class: "edited" }, "(edited)") : null);
+      time);
+  if (!opts.showSender && message.last_edit_timestamp) content.append(h("span", { class: "edited" }, " (edited)"));
   const article = h("article", {
     class: classes.join(" "),
     tabindex: "-1",
@@ -186,7 +230,7 @@ export function messageArticle(message, opts) {
   if (opts.local) {
     article.append(h("p", { class: "echo-status", role: "status" }, opts.failed ? "Not sent. " : "Sending…"));
   }
-  const groups = groupReactions(message.reactions, store.me);
+  const groups = hidden ? [] : groupReactions(message.reactions, store.me);
   if (groups.length) {
     const row = h("div", { class: "reactions" });
     for (const g of groups) {
@@ -199,8 +243,7 @@ export function messageArticle(message, opts) {
         "aria-pressed": g.mine ? "true" : "false",
         title: `${names} reacted with :${g.emoji_name}:`,
         onclick: () => opts.onReaction && opts.onReaction(message, g),
-      }, glyph ? h("span", { class: "reaction-emoji", "aria-hidden": "true" }, glyph)
-        : h("span", { class: "reaction-emoji", "aria-hidden": "true" }, `:${g.emoji_name}:`),
+      }, reactionFace(g, glyph, store),
       h("span", { class: "reaction-count", "aria-hidden": "true" }, String(g.count))));
     }
     article.append(row);

@@ -5,7 +5,12 @@
 
 const DROP = new Set(["script", "iframe", "object", "embed", "style", "form", "input", "button",
   "select", "textarea", "option", "link", "meta", "base", "frame", "frameset", "applet",
-  "template", "svg", "math", "noscript", "title", "head", "dialog"]);
+  "template", "svg", "math", "noscript", "title", "head", "dialog", "portal", "param"]);
+
+// Attributes never kept: inline style and documents, and those that let content clobber the
+// page's own names (id, name, form), grab focus or keys, or make itself editable.
+const DROP_ATTRS = new Set(["style", "srcdoc", "formaction", "autofocus", "id", "name", "form", "tabindex",
+  "accesskey", "contenteditable", "ping", "http-equiv", "is", "nonce"]);
 
 const URL_ATTRS = new Set(["href", "src", "srcset", "action", "formaction", "xlink:href", "poster", "background", "cite", "data"]);
 
@@ -28,13 +33,19 @@ export function isSafeUrl(value, { image = false } = {}) {
 export function keepsAttribute(tagName, name, value) {
   const n = String(name).toLowerCase();
   if (n.startsWith("on")) return false;
-  if (n === "style" || n === "srcdoc" || n === "formaction" || n === "autofocus") return false;
+  if (DROP_ATTRS.has(n)) return false;
   if (URL_ATTRS.has(n)) {
     const image = String(tagName).toLowerCase() === "img" && (n === "src" || n === "srcset");
     if (n === "srcset") return String(value).split(",").every((part) => isSafeUrl(part.trim().split(/\s+/)[0], { image }));
     return isSafeUrl(value, { image });
   }
   return true;
+}
+
+/** Whether a link leaves the page (anything but an in-app `#` link): it opens in a new tab. */
+export function opensElsewhere(href) {
+  const v = String(href || "").trim();
+  return v !== "" && !v.startsWith("#");
 }
 
 /** Cleans a tree in place (no recursion: an explicit stack bounds untrusted nesting). */
@@ -50,7 +61,7 @@ export function sanitizeTree(root) {
       for (const attr of Array.from(child.attributes || [])) {
         if (!keepsAttribute(child.tagName, attr.name, attr.value)) child.removeAttribute(attr.name);
       }
-      if (String(child.tagName).toLowerCase() === "a" && child.getAttribute && child.getAttribute("href")) {
+      if (String(child.tagName).toLowerCase() === "a" && child.getAttribute && opensElsewhere(child.getAttribute("href"))) {
         child.setAttribute("target", "_blank");
         child.setAttribute("rel", "noopener noreferrer");
       }

@@ -3,10 +3,11 @@
 // #organization/<section> (profile, permissions, emoji, users, invites). Forms send only what
 // changed (PATCH /settings, PATCH /realm, ...) and show the server's error next to the form
 // (role="alert"). Values follow user_settings and realm events. Returns {unmount()}.
-import { errorText, field, h, showError, toggle, uid } from "./f_dom.js";
+import { errorText, field, h, localAvatarUrl, showError, toggle, uid } from "./f_dom.js";
 import { diffSettings, roleName, themeFor } from "./f_logic.js";
 import { featureState } from "./f_state.js";
-import { emojiGlyph } from "./emoji_picker.js";
+import { emojiGlyph, openEmojiPicker } from "./emoji_picker.js";
+import { profileFieldsForm } from "./profile_fields.js";
 
 const PERSONAL = [
   ["profile", "Profile"],
@@ -22,16 +23,45 @@ const ORGANIZATION = [
   ["invites", "Invitations"],
 ];
 
-/** Splits "settings/profile", "organization/emoji" or a bare personal section name. */
+// Upstream's section names (its web app's hashes) for ours.
+const ALIASES = {
+  settings: {
+    "your-account": "account",
+    "account-and-privacy": "account",
+    "display-settings": "preferences",
+  },
+  organization: {
+    "organization-profile": "profile",
+    "organization-permissions": "permissions",
+    "organization-settings": "permissions",
+    "emoji-settings": "emoji",
+    "user-list-admin": "users",
+    "deactivated-users-admin": "users",
+    "bot-list-admin": "users",
+    "invites-list-admin": "invites",
+  },
+};
+
+/**
+ * Splits "settings/profile", "organization/emoji" or a bare personal section name into
+ * {area, name}, mapping upstream's names ("organization/organization-profile").
+ */
 export function parseSection(section) {
   const text = String(section || "").replace(/^#/, "");
   const [first, second] = text.split("/");
-  if (first === "organization") return { area: "organization", name: second || "profile" };
-  if (first === "settings") return { area: "settings", name: second || "profile" };
-  if (ORGANIZATION.some(([n]) => n === first) && !PERSONAL.some(([n]) => n === first)) {
-    return { area: "organization", name: first };
+  let area;
+  let name;
+  if (first === "organization" || first === "settings") {
+    area = first;
+    name = second || "profile";
+  } else if (ALIASES.organization[first] || (ORGANIZATION.some(([n]) => n === first) && !PERSONAL.some(([n]) => n === first))) {
+    area = "organization";
+    name = first;
+  } else {
+    area = "settings";
+    name = first || "profile";
   }
-  return { area: "settings", name: first || "profile" };
+  return { area, name: ALIASES[area][name] || name };
 }
 
 /** Sets <html data-theme> from a color_scheme value (1 automatic, 2 dark, 3 light). */
@@ -170,18 +200,56 @@ const PERSONAL_SECTIONS = {
   profile(panel, ctx, state) {
     const me = ctx.users.get(ctx.me.user_id) || ctx.me;
     const name = field("Full name", h("input", { type: "text", value: me.full_name || "", maxlength: "60", autocomplete: "name", required: true }));
+    const summaryName = h("p", { class: "f-profile-name" }, me.full_name);
     const nameForm = form("Full name", [name.row], "Save", async () => {
       const changed = diffSettings({ full_name: me.full_name }, { full_name: name.input.value.trim() });
       if (!changed.full_name) return "No changes";
       await ctx.api.patch("settings", changed);
       me.full_name = changed.full_name;
+      summaryName.textContent = changed.full_name;
       return "Saved";
     });
-    const avatar = me.avatar_url ? h("img", { class: "f-avatar f-avatar-large", src: me.avatar_url, alt: "Your avatar" }) : null;
+    const avatarUrl = localAvatarUrl(me.avatar_url);
+    const avatar = avatarUrl
+      ? h("img", { class: "f-avatar f-avatar-large", src: avatarUrl, alt: "Your avatar" })
+      : h("span", { class: "f-avatar f-avatar-large f-avatar-initial", "aria-hidden": "true" }, (me.full_name || "?").slice(0, 1));
     const s = state.statuses.get(ctx.me.user_id) || {};
+    let statusEmoji = s.emoji_name
+      ? { emoji_name: s.emoji_name, emoji_code: s.emoji_code, reaction_type: s.reaction_type || "unicode_emoji" }
+      : null;
+    const emojiButton = h("button", { type: "button", class: "f-button f-status-emoji" });
+    const showEmoji = () => {
+      emojiButton.replaceChildren();
+      if (statusEmoji) {
+        const custom = statusEmoji.reaction_type === "realm_emoji" ? state.realmEmoji[statusEmoji.emoji_code] : null;
+        emojiButton.append(
+          custom
+            ? emojiGlyph({ reaction_type: "realm_emoji", source_url: custom.source_url })
+            : emojiGlyph({ reaction_type: "unicode_emoji", emoji_code: statusEmoji.emoji_code }),
+        );
+        emojiButton.setAttribute("aria-label", `Status emoji: ${statusEmoji.emoji_name}`);
+      } else {
+        emojiButton.append("Add status emoji");
+        emojiButton.removeAttribute("aria-label");
+      }
+    };
+    showEmoji();
+    emojiButton.addEventListener("click", () =>
+      openEmojiPicker({
+        anchor: emojiButton,
+        ctx,
+        onPick: (emoji) => {
+          statusEmoji = emoji;
+          showEmoji();
+        },
+      }),
+    );
     const statusText = field("Status message", h("input", { type: "text", value: s.status_text || "", maxlength: "60" }));
-    const statusForm = form("Status", [statusText.row], "Set status", async () => {
-      await ctx.api.post("users/me/status", { status_text: statusText.input.value.trim() });
+    const statusForm = form("Status", [h("div", { class: "f-status-row" }, emojiButton, statusText.row)], "Set status", async () => {
+      const params = { status_text: statusText.input.value.trim() };
+      if (statusEmoji) Object.assign(params, statusEmoji);
+      else params.emoji_name = "";
+      await ctx.api.post("users/me/status", params);
       return "Status set";
     });
     const clear = h("button", { type: "button", class: "f-button" }, "Clear status");
@@ -190,6 +258,8 @@ const PERSONAL_SECTIONS = {
       try {
         await ctx.api.post("users/me/status", { status_text: "", emoji_name: "" });
         statusText.input.value = "";
+        statusEmoji = null;
+        showEmoji();
         statusForm.done.textContent = "Status cleared";
       } catch (err) {
         showError(statusForm.alert, errorText(err));
@@ -197,26 +267,33 @@ const PERSONAL_SECTIONS = {
     });
     statusForm.el.querySelector(".f-form-actions").append(clear);
     panel.append(
-      h("div", { class: "f-profile-summary" }, avatar, h("p", {}, me.full_name)),
+      h("div", { class: "f-profile-summary" }, avatar, summaryName),
       nameForm.el,
       h("h2", {}, "Status"),
       statusForm.el,
     );
+    const fieldsForm = profileFieldsForm(ctx, state.profileFields);
+    if (fieldsForm) panel.append(h("h2", {}, "Profile fields"), fieldsForm);
   },
 
   account(panel, ctx, state) {
     const me = ctx.users.get(ctx.me.user_id) || ctx.me;
     panel.append(
       h("dl", { class: "f-profile-fields" },
-        h("div", { class: "f-profile-row" }, h("dt", {}, "Email"), h("dd", {}, me.delivery_email || ctx.initial.delivery_email || me.email)),
         h("div", { class: "f-profile-row" }, h("dt", {}, "Role"), h("dd", {}, roleName(me))),
       ),
+    );
+    // The address as a read-only field named "username" so password managers file the change.
+    const email = field(
+      "Email",
+      h("input", { type: "email", readonly: true, autocomplete: "username", value: me.delivery_email || ctx.initial.delivery_email || me.email || "" }),
+      "Outpost sends no mail, so the address cannot be changed here.",
     );
     const min = Number(ctx.initial.password_min_length) || 6;
     const oldPw = field("Old password", h("input", { type: "password", autocomplete: "current-password" }));
     const newPw = field("New password", h("input", { type: "password", autocomplete: "new-password", minlength: String(min) }), `At least ${min} characters.`);
     const again = field("Confirm new password", h("input", { type: "password", autocomplete: "new-password" }));
-    const pwForm = form("Change password", [oldPw.row, newPw.row, again.row], "Change password", async () => {
+    const pwForm = form("Change password", [email.row, oldPw.row, newPw.row, again.row], "Change password", async () => {
       if (newPw.input.value !== again.input.value) throw new Error("The new passwords do not match.");
       if (newPw.input.value.length < min) throw new Error(`The new password must have at least ${min} characters.`);
       await ctx.api.patch("settings", { old_password: oldPw.input.value, new_password: newPw.input.value });
@@ -230,7 +307,7 @@ const PERSONAL_SECTIONS = {
     typing.input.addEventListener("change", () => privacy.save({ send_private_typing_notifications: typing.input.checked }));
     const presence = toggle("Display my availability to other users", state.settings.presence_enabled !== false);
     presence.input.addEventListener("change", () => privacy.save({ presence_enabled: presence.input.checked }));
-    panel.append(h("h2", {}, "Password"), pwForm.el, h("h2", {}, "Privacy"), readReceipts.row, typing.row, presence.row, privacy.done, privacy.alert);
+    panel.append(h("h2", {}, "Email and password"), pwForm.el, h("h2", {}, "Privacy"), readReceipts.row, typing.row, presence.row, privacy.done, privacy.alert);
   },
 
   preferences(panel, ctx, state) {
@@ -341,21 +418,59 @@ function limitChoices(value) {
   return choices;
 }
 
+const LANGUAGES = [
+  ["en", "English"],
+  ["de", "Deutsch"],
+  ["es", "Español"],
+  ["fr", "Français"],
+  ["it", "Italiano"],
+  ["nl", "Nederlands"],
+  ["pl", "Polski"],
+  ["pt", "Português"],
+  ["ru", "Русский"],
+  ["ja", "日本語"],
+  ["zh-hans", "简体中文"],
+];
+const ANNOUNCEMENT_CHANNELS = [
+  ["new_stream_announcements_stream_id", "New channel announcements"],
+  ["signup_announcements_stream_id", "New user announcements"],
+  ["zulip_update_announcements_stream_id", "Outpost update announcements"],
+  ["moderation_request_channel_id", "Moderation requests"],
+];
+
 const ORG_SECTIONS = {
   profile(panel, ctx, state) {
     const name = field("Organization name", h("input", { type: "text", value: state.realm.name || "", maxlength: "40", required: true }));
     const description = field("Organization description", h("textarea", { rows: "4", maxlength: "1000" }));
     description.input.value = state.realm.description || "";
-    const f = form("Organization profile", [name.row, description.row], "Save changes", async () => {
-      const changed = diffSettings(
-        { name: state.realm.name || "", description: state.realm.description || "" },
-        { name: name.input.value.trim(), description: description.input.value },
-      );
-      if (Object.keys(changed).length === 0) return "No changes";
-      await ctx.api.patch("realm", changed);
-      Object.assign(state.realm, changed);
-      return "Saved";
+    const languages = [...LANGUAGES];
+    const currentLanguage = state.realm.default_language || "en";
+    if (!languages.some(([code]) => code === currentLanguage)) languages.push([currentLanguage, currentLanguage]);
+    const language = field("Default language", select(languages, currentLanguage));
+    const channels = (ctx.initial.streams || []).filter((c) => !c.is_archived).sort((a, b) => a.name.localeCompare(b.name));
+    const channelFields = ANNOUNCEMENT_CHANNELS.filter(([key]) => key in state.realm).map(([key, label]) => {
+      const f = field(label, select([[-1, "Disabled"], ...channels.map((c) => [c.stream_id, `#${c.name}`])], state.realm[key] ?? -1));
+      return [key, f];
     });
+    const original = () => {
+      const o = { name: state.realm.name || "", description: state.realm.description || "", default_language: state.realm.default_language || "en" };
+      for (const [key] of channelFields) o[key] = Number(state.realm[key] ?? -1);
+      return o;
+    };
+    const f = form(
+      "Organization profile",
+      [name.row, description.row, language.row, channelFields.length ? h("h2", {}, "Announcement channels") : null, channelFields.map(([, c]) => c.row)],
+      "Save changes",
+      async () => {
+        const values = { name: name.input.value.trim(), description: description.input.value, default_language: language.input.value };
+        for (const [key, c] of channelFields) values[key] = Number(c.input.value);
+        const changed = diffSettings(original(), values);
+        if (Object.keys(changed).length === 0) return "No changes";
+        await ctx.api.patch("realm", changed);
+        Object.assign(state.realm, changed);
+        return "Saved";
+      },
+    );
     panel.append(f.el);
     return state.subscribe((kind) => {
       if (kind !== "realm") return;
@@ -481,7 +596,7 @@ const ORG_SECTIONS = {
   users(panel, ctx, state) {
     const alert = h("p", { class: "f-error", role: "alert", hidden: true });
     const done = h("p", { class: "f-saved", role: "status" });
-    const filter = h("input", { type: "search", "aria-label": "Filter users", placeholder: "Filter users" });
+    const filter = h("input", { type: "search", "aria-label": "Filter organization users", placeholder: "Filter by name or email" });
     const body = h("tbody");
     const table = h(
       "table",
@@ -529,7 +644,7 @@ const ORG_SECTIONS = {
             action.addEventListener("click", () => {
               if (u.is_active) {
                 if (!window.confirm(`Deactivate ${u.full_name}? They will be logged out at once.`)) return;
-                act(() => ctx.api.del(`users/${u.user_id}`), `${u.full_name} deactivated`);
+                act(() => ctx.api.del(u.is_bot ? `bots/${u.user_id}` : `users/${u.user_id}`), `${u.full_name} deactivated`);
               } else {
                 act(() => ctx.api.post(`users/${u.user_id}/reactivate`), `${u.full_name} reactivated`);
               }
@@ -541,7 +656,7 @@ const ORG_SECTIONS = {
             h("td", {}, u.full_name, u.is_bot ? h("span", { class: "f-muted" }, " (bot)") : null, u.is_active ? null : h("span", { class: "f-muted" }, " (deactivated)")),
             h("td", {}, u.delivery_email || u.email),
             h("td", {}, roleCell),
-            h("td", {}, action),
+            h("td", { class: "f-actions" }, action),
           );
         }),
       );
@@ -632,7 +747,7 @@ const ORG_SECTIONS = {
           ...invites.map((inv) => {
             const by = ctx.users.get(inv.invited_by_user_id);
             const who = inv.is_multiuse ? h("span", {}, "Invite link ", h("code", {}, inv.link_url || "")) : inv.email;
-            const label = inv.is_multiuse ? "invite link" : inv.email;
+            const label = inv.is_multiuse ? `reusable link ${inv.id}` : inv.email;
             const revoke = h("button", { type: "button", class: "f-button f-danger", "aria-label": `Revoke ${label}` }, "Revoke");
             revoke.addEventListener("click", async () => {
               showError(listAlert, "");
@@ -652,7 +767,7 @@ const ORG_SECTIONS = {
               h("td", {}, by ? by.full_name : ""),
               h("td", {}, roleName({ role: inv.invited_as })),
               h("td", {}, inv.expiry_date ? new Date(inv.expiry_date * 1000).toLocaleString() : "Never"),
-              h("td", {}, revoke),
+              h("td", { class: "f-actions" }, revoke),
             );
           }),
         );

@@ -1,6 +1,8 @@
 // The left sidebar (<nav aria-label="Channels">): the views (All messages, Mentions, Starred
 // messages, Direct messages), subscribed channels with unread counts, the topics of the open
 // channel (resolved ✔, muted, followed as upstream marks them) and recent DM conversations.
+// Each channel and topic has an options button (and a right-click menu) handled in main.js
+// through the `channel-options` / `topic-options` classes and their data attributes.
 import { h, namesFor } from "./render.js";
 import { narrowHash, isResolved } from "./narrow.js";
 import { dmConversations, sortedSubs, topicsOf, unreadSummary } from "./store.js";
@@ -30,7 +32,8 @@ export function renderSidebar(nav, app) {
     view("All messages", "#all-messages", summary.all, "≡"),
     view("Mentions", "#narrow/is/mentioned", summary.mentions, "@"),
     view("Starred messages", "#narrow/is/starred", 0, "★"),
-    view("Direct messages", "#narrow/is/dm", summary.dmTotal, "✉"));
+    view("Direct messages", "#narrow/is/dm", summary.dmTotal, "✉"),
+    view("Drafts", "#drafts", 0, "✎"));
 
   const channels = h("ul", { class: "channels" });
   for (const sub of sortedSubs(s)) {
@@ -38,12 +41,15 @@ export function renderSidebar(nav, app) {
     const isOpen = openChannel && openChannel.operand === sub.stream_id;
     const swatch = h("span", { class: "swatch", "aria-hidden": "true" }, sub.invite_only ? "🔒" : "#");
     if (sub.color) swatch.style.setProperty("--channel-color", sub.color);
-    const item = h("li", { class: "channel" + (sub.is_muted ? " muted" : "") + (isOpen ? " open" : "") },
+    const item = h("li", { class: "channel" + (sub.is_muted ? " muted" : "") + (isOpen ? " open" : ""), dataset: { streamId: sub.stream_id } },
       h("a", { href: hash, "aria-current": isOpen && !openTopic ? "page" : null },
-        h("span", { class: "label" }, sub.name), swatch, count(summary.channels.get(sub.stream_id))));
+        h("span", { class: "label" }, sub.name), swatch, count(summary.channels.get(sub.stream_id))),
+      h("button", { type: "button", class: "side-options channel-options", "aria-haspopup": "menu",
+        "aria-label": `Channel options for ${sub.name}`, title: "Channel options", dataset: { streamId: sub.stream_id } },
+      h("span", { "aria-hidden": "true" }, "⋮")));
     // The name must come first in the link text; the swatch is placed before it by CSS order.
     if (isOpen) {
-      const topics = h("ul", { class: "topics", "aria-label": `Topics in ${sub.name}` });
+      const topics = h("ul", { class: "topics" });
       for (const t of topicsOf(s, sub.stream_id).slice(0, 30)) {
         const thash = narrowHash([{ operator: "channel", operand: sub.stream_id }, { operator: "topic", operand: t.name }], names);
         const resolved = isResolved(t.name);
@@ -53,12 +59,15 @@ export function renderSidebar(nav, app) {
         if (t.policy === 3) cls.push("followed");
         if (resolved) cls.push("resolved");
         const cur = openTopic && String(openTopic.operand).toLowerCase() === t.name.toLowerCase();
-        topics.append(h("li", { class: cls.join(" ") },
+        topics.append(h("li", { class: cls.join(" "), dataset: { streamId: sub.stream_id, topic: t.name } },
           h("a", { href: thash, "aria-current": cur ? "page" : null },
             h("span", { class: "label" }, display),
             t.muted ? h("span", { class: "topic-state", title: "Muted topic" }, h("span", { class: "sr-only" }, " (muted)"), "🔇") : null,
             t.policy === 3 ? h("span", { class: "topic-state", title: "Followed topic" }, h("span", { class: "sr-only" }, " (followed)"), "👁") : null,
-            t.muted ? null : count(t.unread))));
+            t.muted ? null : count(t.unread)),
+          h("button", { type: "button", class: "side-options topic-options", "aria-haspopup": "menu",
+            "aria-label": `Topic options for ${display}`, title: "Topic options", dataset: { streamId: sub.stream_id, topic: t.name } },
+          h("span", { "aria-hidden": "true" }, "⋮"))));
       }
       if (!topics.children.length) topics.append(h("li", { class: "empty" }, "No topics yet"));
       item.append(topics);
@@ -75,10 +84,19 @@ export function renderSidebar(nav, app) {
       h("span", { class: "label" }, label), count(c.unread))));
   }
 
+  // Re-rendering must not take keyboard focus away from the sidebar: find the same control again.
+  const focused = nav.contains(document.activeElement) ? document.activeElement : null;
+  const focusKey = focused && (focused.getAttribute("aria-label") || focused.getAttribute("href"));
   nav.replaceChildren(
     views,
     h("h2", { class: "sidebar-heading" }, "Channels"),
     channels,
+    h("p", { class: "browse-channels" }, h("a", { href: "#channels", "aria-current": isCurrent("#channels", current) }, "Browse channels")),
     h("h2", { class: "sidebar-heading" }, "Direct messages"),
     dms.children.length ? dms : h("p", { class: "empty" }, "No direct messages yet."));
+  if (focusKey) {
+    const again = [...nav.querySelectorAll("a, button")].find((el) =>
+      (el.getAttribute("aria-label") || el.getAttribute("href")) === focusKey);
+    if (again) again.focus({ preventScroll: true });
+  }
 }

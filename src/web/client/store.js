@@ -109,6 +109,25 @@ function noteMessage(s, m) {
   }
 }
 
+/**
+ * Bounds the message cache of a long-running tab: above `max` messages, the oldest ones not in
+ * `keep` (the open narrow's) are dropped until `max * 3/4` remain. Unread state, topics and DM
+ * lists are kept apart and stay. Returns how many were dropped.
+ */
+export function pruneMessages(s, keep, max = 5000) {
+  if (s.messages.size <= max) return 0;
+  const target = Math.floor((max * 3) / 4);
+  const ids = [...s.messages.keys()].sort((a, b) => a - b);
+  let dropped = 0;
+  for (const id of ids) {
+    if (s.messages.size <= target) break;
+    if (keep.has(id)) continue;
+    s.messages.delete(id);
+    dropped += 1;
+  }
+  return dropped;
+}
+
 /** Sets the topic list of a channel from GET users/me/{id}/topics. */
 export function setTopics(s, streamId, topics) {
   const list = topics.map((t) => ({ name: t.name, max_id: t.max_id }));
@@ -365,6 +384,10 @@ export function applyEvent(s, ev) {
               u.is_admin = v === 100 || v === 200;
               u.is_owner = v === 100;
               u.is_guest = v === 600;
+            } else if (k === "custom_profile_field" && v && v.id !== undefined) {
+              u.profile_data = { ...(u.profile_data || {}) };
+              if (v.value === null || v.value === undefined || v.value === "") delete u.profile_data[v.id];
+              else u.profile_data[v.id] = { value: v.value, rendered_value: v.rendered_value };
             } else if (k !== "user_id") u[k] = v;
           }
         }
@@ -402,6 +425,10 @@ export function applyEvent(s, ev) {
       else if (ev.op === "update") s.drafts.set(ev.draft.id, ev.draft);
       else if (ev.op === "remove") s.drafts.delete(ev.draft_id);
       changed.add("drafts");
+      break;
+    case "realm_emoji":
+      s.realm.emoji = ev.realm_emoji || {};
+      changed.add("realm");
       break;
     case "muted_users":
       s.mutedUsers = new Set((ev.muted_users || []).map((m) => m.id));

@@ -3,7 +3,7 @@
 // first then by name, bots in a group of their own, a "Filter users" box. Live on presence,
 // realm_user and user_status events; presence ages on a timer. Clicking a name opens the
 // profile card. Returns {unmount()}.
-import { h } from "./f_dom.js";
+import { h, uid } from "./f_dom.js";
 import { sortUsers, userMatches } from "./f_logic.js";
 import { featureState, userPresence } from "./f_state.js";
 import { openProfileCard } from "./profile_card.js";
@@ -22,6 +22,7 @@ export function mountUserList(container, ctx) {
     container.setAttribute("aria-label", "Users");
   }
   root.classList.add("f-user-list");
+  const idPrefix = uid("f-users");
   const filter = h("input", {
     type: "search",
     class: "f-user-filter",
@@ -76,7 +77,7 @@ export function mountUserList(container, ctx) {
   };
 
   const group = (label, users, withPresence) => {
-    const headingId = `f-users-${label.toLowerCase()}`;
+    const headingId = `${idPrefix}-${label.toLowerCase()}`;
     return h(
       "section",
       { class: "f-user-group", "aria-labelledby": headingId },
