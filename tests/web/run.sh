@@ -29,7 +29,7 @@ fi
 status=0
 if compgen -G "$here/unit/*.test.mjs" >/dev/null; then
   echo "== web client unit tests (node --test, no browser)"
-  node --test "$here"/unit/*.test.mjs || status=$?
+  node --test --test-reporter=dot "$here"/unit/*.test.mjs || status=$?
 fi
 
 work=$(mktemp -d -t outpost-web-e2e.XXXXXX)
