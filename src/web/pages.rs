@@ -142,7 +142,8 @@ fn query_param(req: &Request, name: &str) -> Option<String> {
 /// # `GET`/`HEAD /`
 ///
 /// With a valid session: the client's page shell, `{{static}}` replaced by this build's
-/// static path and `{{csrf_token}}` by the session's token; never cached. Without: 302 to
+/// static path, `{{module_preloads}}` by a preload of each script and `{{csrf_token}}` by the
+/// session's token; never cached. Without: 302 to
 /// `/login`.
 pub async fn home(state: &AppState, req: &Request) -> Result<Response> {
     let Some(session) = from_cookie(state, &req.parts.headers).await? else {
@@ -158,6 +159,7 @@ pub async fn home(state: &AppState, req: &Request) -> Result<Response> {
         .text(SHELL)
         .ok_or_else(|| Error::internal("the client has no index.html"))?;
     let html = shell
+        .replace("{{module_preloads}}", &state.web_assets.module_preloads())
         .replace("{{static}}", &state.web_assets.prefix())
         .replace("{{csrf_token}}", &escape(&session.csrf_token));
     let mut res = http::with_body(StatusCode::OK, "text/html; charset=utf-8", html);

@@ -46,7 +46,11 @@ async function serveFile(res, rel) {
   try {
     let body = await readFile(path);
     if (rel === "index.html") {
-      body = body.toString().replaceAll("{{static}}", "/static/dev").replaceAll("{{csrf_token}}", "dev");
+      body = body
+        .toString()
+        .replaceAll("{{module_preloads}}", "")
+        .replaceAll("{{static}}", "/static/dev")
+        .replaceAll("{{csrf_token}}", "dev");
     }
     res.writeHead(200, {
       "Content-Type": types[extname(path)] || "application/octet-stream",
