@@ -8,12 +8,13 @@
 #
 # BIN_DIR holds `outpost` and `outpost-bench`. Everything is written to a new temporary
 # directory (printed first): outpost.toml, credentials, server.log, bench.log and rss.csv
-# (elapsed seconds, VmRSS KiB, threads, open files, database KiB). The data directory is
+# (elapsed seconds, VmRSS KiB, threads, open files, data directory KiB, and from the metrics
+# listener the event queues and the events they hold). The data directory is
 # removed at the end unless SOAK_KEEP=1. SOAK_RATE (sends per second, 50), SOAK_POLLERS
 # (long-polls, 120) and SOAK_USERS (40) change the mix.
 #
 # The server runs with the defaults except: listeners on free loopback ports, the
-# Dependency-Track API enabled, rate limits off (one generator is many users), and
+# Dependency-Track API and the metrics listener enabled, rate limits off (one generator is many users), and
 # `events.queue_timeout_secs = 120` so that the queues the generator abandons are collected
 # within the run's warm-up rather than after 10 minutes.
 #
@@ -56,6 +57,10 @@ free_port() {
 chat_port=$(free_port)
 dt_port=$(free_port)
 while [ "$dt_port" = "$chat_port" ]; do dt_port=$(free_port); done
+metrics_port=$(free_port)
+while [ "$metrics_port" = "$chat_port" ] || [ "$metrics_port" = "$dt_port" ]; do
+  metrics_port=$(free_port)
+done
 cfg="$work/outpost.toml"
 cat > "$cfg" <<TOML
 data_dir = "$work/data"
@@ -64,6 +69,9 @@ listen = "127.0.0.1:$chat_port"
 [deptrack]
 enabled = true
 listen = "127.0.0.1:$dt_port"
+[metrics]
+enabled = true
+listen = "127.0.0.1:$metrics_port"
 [events]
 queue_timeout_secs = 120
 [limits]
@@ -115,14 +123,17 @@ echo "dtrack $dt_key $project" >> "$creds"
 
 # Memory samples every 10 s (and one at the end).
 csv="$work/rss.csv"
-echo "elapsed_s,vmrss_kib,threads,open_files,db_kib" > "$csv"
+echo "elapsed_s,vmrss_kib,threads,open_files,data_kib,event_queues,queued_events" > "$csv"
 sample() {
-  local rss threads fds db
+  local rss threads fds db queues events metrics
   rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$server_pid/status" 2>/dev/null || echo 0)
   threads=$(awk '/^Threads:/ {print $2}' "/proc/$server_pid/status" 2>/dev/null || echo 0)
   fds=$(ls "/proc/$server_pid/fd" 2>/dev/null | wc -l)
   db=$(du -sk "$work/data" 2>/dev/null | cut -f1)
-  echo "$1,$rss,$threads,$fds,$db" >> "$csv"
+  metrics=$(curl -fs "http://127.0.0.1:$metrics_port/metrics" || true)
+  queues=$(awk '$1 == "outpost_event_queues" {print $2}' <<< "$metrics")
+  events=$(awk '$1 == "outpost_event_queue_events" {print $2}' <<< "$metrics")
+  echo "$1,$rss,$threads,$fds,$db,${queues:-},${events:-}" >> "$csv"
 }
 start=$(date +%s)
 (
