@@ -33,7 +33,12 @@
 //!   process; the server's memory, and the latency from sending a message (at `--rate` per
 //!   second) to each poller receiving it (see `realtime.rs`). With `--floor`, the same against a
 //!   bare hyper server that does nothing but wake and answer (see `floor.rs`): the best this
-//!   machine and generator can do.
+//!   machine and generator can do;
+//! - `soak`: against a running server (`--addr`, `--dt-addr`, `--credentials`), a steady mix of
+//!   sends (`--rate` per second), `--pollers` long-polls woken and re-polled, presence, edits,
+//!   reactions, history reads, uploads and badge reads for `--seconds`, counted by kind; any
+//!   failure makes the exit status 1 (see `soak.rs`; `tests/soak/run.sh` runs it and judges the
+//!   server's memory).
 //!
 //! With `--tls-cert FILE --tls-key FILE` the in-process server serves its listeners over HTTPS
 //! with that pair and the generator connects with TLS, trusting exactly that certificate (with
@@ -66,6 +71,7 @@ use tokio::net::TcpStream;
 mod dtrack_osv;
 mod floor;
 mod realtime;
+mod soak;
 mod storage;
 mod tls;
 
@@ -79,7 +85,7 @@ use outpost::model::{Message, Role};
 #[derive(Parser, Debug)]
 #[command(name = "outpost-bench", about = "Load generator for Outpost")]
 struct Args {
-    /// server-settings | users-me | send | history
+    /// server-settings | users-me | send | history | ... | soak (see above)
     scenario: String,
     /// Concurrent keep-alive connections.
     #[arg(long, default_value_t = 64)]
@@ -90,9 +96,9 @@ struct Args {
     /// Channel size for `send`.
     #[arg(long, default_value_t = 10)]
     subscribers: usize,
-    /// Parked long-polls for `parked` and `delivery`.
-    #[arg(long, default_value_t = 1000)]
-    pollers: usize,
+    /// Parked long-polls for `parked` and `delivery` (default 1000) and `soak` (default 120).
+    #[arg(long)]
+    pollers: Option<usize>,
     /// `send-storage`: per-user flag rows written with each message (the server writes none for
     /// the `send` scenario's messages; this shows what one row per recipient would cost).
     #[arg(long, default_value_t = 0)]
@@ -104,7 +110,7 @@ struct Args {
     #[arg(long, default_value_t = 1_000_000)]
     messages: usize,
     /// Use a running server on this loopback address instead of starting one
-    /// (`server-settings` and `users-me` only).
+    /// (`server-settings`, `users-me` and `soak`, which needs it).
     #[arg(long)]
     addr: Option<SocketAddr>,
     /// Credentials for `users-me` against `--addr`.
@@ -136,6 +142,12 @@ struct Args {
     /// HTTPS: the PEM private key of `--tls-cert`, for the in-process server.
     #[arg(long)]
     tls_key: Option<std::path::PathBuf>,
+    /// `soak`: the Dependency-Track listener of the server at `--addr`.
+    #[arg(long)]
+    dt_addr: Option<SocketAddr>,
+    /// `soak`: the users and the Dependency-Track key to use (see `soak.rs`).
+    #[arg(long)]
+    credentials: Option<std::path::PathBuf>,
     /// `dt-osv-import`, `dt-findings`: records in the synthetic npm OSV export.
     #[arg(long, default_value_t = 30_000)]
     osv_records: usize,
@@ -302,12 +314,16 @@ fn main() {
             .expect("client runtime");
         rt.block_on(realtime::run(
             &args.scenario,
-            args.pollers,
+            args.pollers.unwrap_or(1000),
             args.seconds,
             args.rate.unwrap_or(20.0),
             args.normal_sync,
             args.floor,
         ));
+        return;
+    }
+    if args.scenario == "soak" {
+        soak::run(&args);
         return;
     }
     if args.scenario == "dt-osv-import" || args.scenario == "dt-findings" {
