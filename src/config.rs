@@ -287,6 +287,10 @@ pub struct DatabaseConfig {
     pub synchronous: Synchronous,
     /// Number of dedicated reader threads (and pooled read connections).
     pub read_threads: usize,
+    /// SQLite's page cache of the writer connection, in MiB.
+    pub cache_mib: usize,
+    /// SQLite's page cache of each read connection, in MiB.
+    pub read_cache_mib: usize,
 }
 }
 

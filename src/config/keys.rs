@@ -463,6 +463,18 @@ pub(super) const KEYS: &[Key] = &[
         "Number of dedicated reader threads and pooled read connections.",
     ),
     key(
+        "database",
+        "cache_mib",
+        int!(database.cache_mib, 8, 1, 4096),
+        "SQLite's page cache of the writer connection in MiB: the server's memory grows to it as the database grows (the file's pages stay in the OS page cache either way).",
+    ),
+    key(
+        "database",
+        "read_cache_mib",
+        int!(database.read_cache_mib, 2, 1, 4096),
+        "SQLite's page cache of each read connection (read_threads of them) in MiB.",
+    ),
+    key(
         "limits",
         "max_body_bytes",
         int!(limits.max_body_bytes, 1024 * 1024, 1024, 1 << 32),

@@ -137,11 +137,13 @@ impl Db {
             private(&side, crate::private_files::tighten_if_present(&side))?;
         }
         let conn = migrate::open_writer(path, cfg.synchronous)?;
+        conn.execute_batch(&format!("PRAGMA cache_size = -{};", cfg.cache_mib * 1024))?;
         let sync = cfg.synchronous;
+        let read_cache_kib = (cfg.read_cache_mib * 1024) as i64;
         let manager = SqliteConnectionManager::file(path)
             .with_flags(OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
             .with_init(move |c| {
-                migrate::configure(c, sync, 16384)?;
+                migrate::configure(c, sync, read_cache_kib)?;
                 c.execute_batch("PRAGMA query_only = ON;")
             });
         let read_pool = r2d2::Pool::builder()
@@ -440,6 +442,8 @@ mod tests {
         let cfg = DatabaseConfig {
             synchronous: Synchronous::Normal,
             read_threads: 2,
+            cache_mib: 8,
+            read_cache_mib: 2,
         };
         Db::open(&dir.join("t.sqlite"), &cfg, hook).unwrap()
     }
