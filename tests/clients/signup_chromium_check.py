@@ -4,7 +4,8 @@ Usage: signup_chromium_check.py CHROMIUM SITE CREDENTIALS_JSON
 CREDENTIALS_JSON is what `outpost create-user --json` printed for an owner. The owner makes a
 reusable invitation link; Chromium opens it, a screenshot of the form is checked (its size,
 that it is not blank, the submit button's colour), the form is filled in and submitted in
-the page, and the new account must then log in with POST /api/v1/fetch_api_key.
+the page, which must end in the web client logged in as the new user, and the new account must
+then log in with POST /api/v1/fetch_api_key.
 
 Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: JSON
 messages ending in NUL on file descriptors 3 and 4), so no extra Python package is needed.
@@ -144,9 +145,12 @@ try:
         "document.getElementById('submit').click(); true"
         % (json.dumps(email), json.dumps(password))
     )
-    done = browser.wait_for("!!document.getElementById('done')")
-    report("submitting the form creates the account", done,
-           (browser.js("document.body ? document.body.innerText : ''") or "")[:200])
+    # Signing up logs the new user in and lands on the web client at `/`.
+    done = browser.wait_for(
+        "location.pathname === '/' && !!document.querySelector('section[aria-label=Messages]')")
+    report("submitting the form creates the account and opens the web client, logged in", done,
+           (browser.js("location.pathname + ': ' + (document.body ? document.body.innerText : '')")
+            or "")[:200])
 
     r = requests.post(f"{site}/api/v1/fetch_api_key",
                       data={"username": email, "password": password}, timeout=30).json()
