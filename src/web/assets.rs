@@ -35,6 +35,8 @@ struct Asset {
 /// Every client file, by relative path, with the build they belong to.
 pub struct Assets {
     build: String,
+    /// `<link rel="modulepreload">` for every script, made once (see [`Assets::module_preloads`]).
+    preloads: String,
     files: HashMap<&'static str, Asset>,
 }
 
@@ -140,7 +142,22 @@ impl Assets {
                 (*path, asset)
             })
             .collect();
-        Assets { build, files }
+        let prefix = format!("{STATIC_PREFIX}{build}");
+        let mut scripts: Vec<&str> = list
+            .iter()
+            .map(|(p, _)| *p)
+            .filter(|p| p.ends_with(".js"))
+            .collect();
+        scripts.sort_unstable();
+        let preloads = scripts
+            .iter()
+            .map(|p| format!("<link rel=\"modulepreload\" href=\"{prefix}/{p}\">\n"))
+            .collect();
+        Assets {
+            build,
+            preloads,
+            files,
+        }
     }
 
     /// This executable's client build (the second path segment of its URLs).
@@ -156,19 +173,8 @@ impl Assets {
     /// `<link rel="modulepreload">` for every script of the client, sorted: the page shell's
     /// `{{module_preloads}}`. The browser then fetches all modules at once instead of
     /// discovering each level of imports one round trip after the other.
-    pub fn module_preloads(&self) -> String {
-        let prefix = self.prefix();
-        let mut scripts: Vec<&str> = self
-            .files
-            .keys()
-            .copied()
-            .filter(|p| p.ends_with(".js"))
-            .collect();
-        scripts.sort_unstable();
-        scripts
-            .iter()
-            .map(|p| format!("<link rel=\"modulepreload\" href=\"{prefix}/{p}\">\n"))
-            .collect()
+    pub fn module_preloads(&self) -> &str {
+        &self.preloads
     }
 
     /// A file's contents as text (the page shell), if there is such a file.

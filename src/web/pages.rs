@@ -159,7 +159,7 @@ pub async fn home(state: &AppState, req: &Request) -> Result<Response> {
         .text(SHELL)
         .ok_or_else(|| Error::internal("the client has no index.html"))?;
     let html = shell
-        .replace("{{module_preloads}}", &state.web_assets.module_preloads())
+        .replace("{{module_preloads}}", state.web_assets.module_preloads())
         .replace("{{static}}", &state.web_assets.prefix())
         .replace("{{csrf_token}}", &escape(&session.csrf_token));
     let mut res = http::with_body(StatusCode::OK, "text/html; charset=utf-8", html);

@@ -15,7 +15,8 @@ export class ApiError extends Error {
   }
 }
 
-function csrfToken() {
+/** The session's CSRF token, from the page shell. */
+export function csrfToken() {
   const meta = document.querySelector('meta[name="csrf-token"]');
   return meta ? meta.getAttribute("content") : "";
 }

@@ -2,7 +2,7 @@
 // bar, channels sidebar, message view with compose, users sidebar), routes URL hashes to
 // narrows or settings, runs the event loop and dispatches each event to the store, the views
 // and the feature modules (through `ctx`), and applies the theme.
-import { api } from "./api.js";
+import { api, csrfToken } from "./api.js";
 import { register, startEventLoop } from "./events.js";
 import { applyEvent, createStore, setTopics, typingIn, unreadSummary } from "./store.js";
 import { narrowTitle, parseHash } from "./narrow.js";
@@ -24,11 +24,6 @@ import { openChannelMenu } from "./channel_menu.js";
 import { mountChannels } from "./channels_view.js";
 
 const root = document.getElementById("app");
-
-function csrfToken() {
-  const meta = document.querySelector('meta[name="csrf-token"]');
-  return meta ? meta.getAttribute("content") : "";
-}
 
 function meFrom(initial, store) {
   const u = store.users.get(initial.user_id) || {};
