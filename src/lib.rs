@@ -121,8 +121,9 @@
 //!   knows Zulip's JSON shapes.
 //! - [`web`]: the browser client on the chat listener: its hand-written files
 //!   (`src/web/client/`, compiled in by `build.rs`) served by `web::assets` at
-//!   `/static/<build>/` (immutable, gzip precomputed at start), the server-rendered pages of
-//!   `web::pages` (the shell at `/`, `/login`, `/devlogin`, `/logout`, and the frame and
+//!   `/static/<build>/` (immutable, gzip precomputed at start, the modules also joined into
+//!   one script by `web::bundle`), the server-rendered pages of `web::pages` (the shell at
+//!   `/` with the client's register answer in it, `/login`, `/devlogin`, `/logout`, and the frame and
 //!   security headers every HTML answer shares, the signup page's too), and `web::sessions`,
 //!   the session cookie and CSRF checks through which `/json/` uses `zulip`'s route table.
 //!   The session rules (hashed tokens, expiry, at most one last-use write a minute, ending a

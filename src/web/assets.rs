@@ -12,6 +12,7 @@ use hyper::StatusCode;
 use hyper::header::{CACHE_CONTROL, CONTENT_ENCODING, HeaderMap, HeaderValue, VARY};
 use sha2::{Digest as _, Sha256};
 
+use super::bundle;
 use crate::http::{self, Response};
 
 mod table {
@@ -24,6 +25,12 @@ pub const STATIC_PREFIX: &str = "/static/";
 /// The page shell (with its `{{static}}` and `{{csrf_token}}` placeholders).
 pub const SHELL: &str = "index.html";
 
+/// The client's entry module.
+const ENTRY: &str = "main.js";
+
+/// The served name of the entry module joined with everything it imports (`web::bundle`).
+pub const BUNDLE: &str = "app.js";
+
 /// One client file as served.
 struct Asset {
     content_type: &'static str,
@@ -35,8 +42,8 @@ struct Asset {
 /// Every client file, by relative path, with the build they belong to.
 pub struct Assets {
     build: String,
-    /// `<link rel="modulepreload">` for every script, made once (see [`Assets::module_preloads`]).
-    preloads: String,
+    /// The script the page shell loads: [`BUNDLE`], or `main.js` should bundling fail.
+    entry: &'static str,
     files: HashMap<&'static str, Asset>,
 }
 
@@ -125,37 +132,45 @@ impl Assets {
 
     fn from_files(list: &'static [(&'static str, &'static [u8])]) -> Assets {
         let build = build_of(list.iter().map(|(p, d)| (*p, *d)));
-        let files = list
+        let asset = |path: &str, body: Bytes| {
+            let content_type = content_type(path);
+            let gzip = if compressible(content_type) {
+                gzip(&body)
+            } else {
+                None
+            };
+            Asset {
+                content_type,
+                body,
+                gzip,
+            }
+        };
+        let mut files: HashMap<&'static str, Asset> = list
             .iter()
-            .map(|(path, data)| {
-                let content_type = content_type(path);
-                let gzip = if compressible(content_type) {
-                    gzip(data)
-                } else {
-                    None
-                };
-                let asset = Asset {
-                    content_type,
-                    body: Bytes::from_static(data),
-                    gzip,
-                };
-                (*path, asset)
-            })
+            .map(|(path, data)| (*path, asset(path, Bytes::from_static(data))))
             .collect();
-        let prefix = format!("{STATIC_PREFIX}{build}");
-        let mut scripts: Vec<&str> = list
+        let sources: HashMap<&str, &str> = list
             .iter()
-            .map(|(p, _)| *p)
-            .filter(|p| p.ends_with(".js"))
+            .filter(|(p, _)| p.ends_with(".js"))
+            .filter_map(|(p, d)| Some((*p, std::str::from_utf8(d).ok()?)))
             .collect();
-        scripts.sort_unstable();
-        let preloads = scripts
-            .iter()
-            .map(|p| format!("<link rel=\"modulepreload\" href=\"{prefix}/{p}\">\n"))
-            .collect();
+        let entry = match bundle::bundle(&sources, ENTRY) {
+            Ok(_) if files.contains_key(BUNDLE) => {
+                tracing::error!("the client has its own {BUNDLE}; serving its modules unbundled");
+                ENTRY
+            }
+            Ok(script) => {
+                files.insert(BUNDLE, asset(BUNDLE, Bytes::from(script)));
+                BUNDLE
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot bundle the client; serving its modules unbundled");
+                ENTRY
+            }
+        };
         Assets {
             build,
-            preloads,
+            entry,
             files,
         }
     }
@@ -170,11 +185,9 @@ impl Assets {
         format!("{STATIC_PREFIX}{}", self.build)
     }
 
-    /// `<link rel="modulepreload">` for every script of the client, sorted: the page shell's
-    /// `{{module_preloads}}`. The browser then fetches all modules at once instead of
-    /// discovering each level of imports one round trip after the other.
-    pub fn module_preloads(&self) -> &str {
-        &self.preloads
+    /// The script the page shell loads (its `{{entry}}`): the bundle of every module.
+    pub fn entry(&self) -> &str {
+        self.entry
     }
 
     /// A file's contents as text (the page shell), if there is such a file.
@@ -265,15 +278,11 @@ mod tests {
     fn the_compiled_in_client_has_its_shell() {
         let a = Assets::load();
         assert!(a.text(SHELL).is_some_and(|t| t.contains("{{static}}")));
-        let preloads = a.module_preloads();
-        assert!(
-            preloads.contains(&format!(
-                "<link rel=\"modulepreload\" href=\"{}/main.js\">",
-                a.prefix()
-            )),
-            "{preloads}"
-        );
-        assert!(!preloads.contains(".css"), "{preloads}");
+        // The shipped modules bundle (the fallback to unbundled modules is for a broken build).
+        assert_eq!(a.entry(), BUNDLE);
+        let script = a.text(BUNDLE).expect("the bundle is served");
+        assert!(script.contains("const __outpost_main = "), "{script}");
+        assert!(script.contains("const __outpost_api = "), "{script}");
         assert_eq!(content_type("main.js"), "text/javascript; charset=utf-8");
         assert_eq!(content_type("x/y.CSS"), "text/css; charset=utf-8");
     }

@@ -14,6 +14,7 @@ use crate::domain::{sessions as session_rules, users};
 use crate::error::{Error, ErrorKind, LoginFailure, Result};
 use crate::http::{self, Request, Response};
 use crate::model::User;
+use crate::zulip::realtime::register_body;
 
 use super::assets::SHELL;
 use super::sessions::{
@@ -139,12 +140,61 @@ fn query_param(req: &Request, name: &str) -> Option<String> {
         .map(|(_, v)| v.into_owned())
 }
 
+/// The `client_capabilities` the web client registers with (`CLIENT_CAPABILITIES` in
+/// `src/web/client/events.js`; a unit test keeps the two alike).
+const CLIENT_CAPABILITIES: &[(&str, bool)] = &[
+    ("notification_settings_null", true),
+    ("bulk_message_deletion", true),
+    ("user_avatar_url_field_optional", false),
+    ("stream_typing_notifications", true),
+    ("user_settings_object", true),
+    ("empty_topic_name", true),
+    ("linkifier_url_template", true),
+    ("user_list_incomplete", false),
+    ("include_deactivated_groups", true),
+    ("archived_channels", true),
+];
+
+/// The parameters of the web client's `POST /json/register` (`register` in
+/// `src/web/client/events.js`, which the client still calls when its queue is gone).
+fn client_register_form() -> String {
+    let caps: Vec<String> = CLIENT_CAPABILITIES
+        .iter()
+        .map(|(name, on)| format!("\"{name}\":{on}"))
+        .collect();
+    form_urlencoded::Serializer::new(String::new())
+        .append_pair("apply_markdown", "true")
+        .append_pair("client_gravatar", "false")
+        .append_pair("include_subscribers", "false")
+        .append_pair("slim_presence", "true")
+        .append_pair("client_capabilities", &format!("{{{}}}", caps.join(",")))
+        .finish()
+}
+
+/// JSON text made safe inside `<script type="application/json">`: `<`, `>` and `&` (only
+/// ever inside JSON strings) become `\u` escapes, so no `</script>` or `<!--` can end or
+/// bend the element.
+fn script_data(json: &[u8]) -> String {
+    let text = String::from_utf8_lossy(json);
+    let mut out = String::with_capacity(text.len() + 64);
+    for c in text.trim_end().chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// # `GET`/`HEAD /`
 ///
 /// With a valid session: the client's page shell, `{{static}}` replaced by this build's
-/// static path, `{{module_preloads}}` by a preload of each script and `{{csrf_token}}` by the
-/// session's token; never cached. Without: 302 to
-/// `/login`.
+/// static path, `{{entry}}` by the script to load (the bundled client), `{{csrf_token}}` by
+/// the session's token and `{{initial_state}}` by the answer `POST /register` gives the
+/// client (a new event queue and the initial state), so that the first view starts without
+/// that round trip; never cached. Without: 302 to `/login`.
 pub async fn home(state: &AppState, req: &Request) -> Result<Response> {
     let Some(session) = from_cookie(state, &req.parts.headers).await? else {
         let mut res = redirect(StatusCode::FOUND, "/login");
@@ -158,10 +208,19 @@ pub async fn home(state: &AppState, req: &Request) -> Result<Response> {
         .web_assets
         .text(SHELL)
         .ok_or_else(|| Error::internal("the client has no index.html"))?;
+    // Without the embedded state the client registers by itself: slower, not broken.
+    let initial = match register_body(state, &session.user, &client_register_form()).await {
+        Ok(body) => script_data(&body),
+        Err(e) => {
+            tracing::warn!(user = %session.user.id, error = %e, "page shell without its register state");
+            String::new()
+        }
+    };
     let html = shell
-        .replace("{{module_preloads}}", state.web_assets.module_preloads())
+        .replace("{{entry}}", state.web_assets.entry())
         .replace("{{static}}", &state.web_assets.prefix())
-        .replace("{{csrf_token}}", &escape(&session.csrf_token));
+        .replace("{{csrf_token}}", &escape(&session.csrf_token))
+        .replace("{{initial_state}}", &initial);
     let mut res = http::with_body(StatusCode::OK, "text/html; charset=utf-8", html);
     security_headers(res.headers_mut());
     Ok(res)
@@ -442,6 +501,54 @@ pub async fn logout(state: &AppState, req: &Request) -> Result<Response> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The page's register must be the one the client makes by itself when its queue is
+    /// gone: the same capabilities and parameters as `src/web/client/events.js`.
+    #[test]
+    fn the_page_registers_as_the_client_does() {
+        let js = include_str!("client/events.js");
+        let start = js
+            .find("export const CLIENT_CAPABILITIES = {")
+            .expect("the client's capabilities");
+        let block = &js[start..start + js[start..].find("};").expect("their end")];
+        let in_js: Vec<(String, bool)> = block
+            .lines()
+            .skip(1)
+            .filter_map(|l| {
+                let (name, value) = l.trim().trim_end_matches(',').split_once(": ")?;
+                Some((name.to_string(), value == "true"))
+            })
+            .collect();
+        let in_rust: Vec<(String, bool)> = CLIENT_CAPABILITIES
+            .iter()
+            .map(|(n, v)| (n.to_string(), *v))
+            .collect();
+        assert_eq!(in_rust, in_js);
+        let call = &js[js
+            .find("return api.post(\"register\", {")
+            .expect("register")..];
+        let call = &call[..call.find("});").expect("its end")];
+        let form = client_register_form();
+        for (name, value) in form_urlencoded::parse(form.as_bytes()) {
+            if name == "client_capabilities" {
+                assert!(call.contains("client_capabilities: CLIENT_CAPABILITIES"));
+                continue;
+            }
+            assert!(
+                call.contains(&format!("{name}: {value},")),
+                "{name}={value} is not in the client's register call: {call}"
+            );
+        }
+        assert_eq!(call.matches(": ").count(), 5, "{call}");
+    }
+
+    #[test]
+    fn script_data_cannot_end_its_element() {
+        let out = script_data(br#"{"a":"</script><!-- & >"}"#);
+        assert_eq!(out, r#"{"a":"\u003c/script\u003e\u003c!-- \u0026 \u003e"}"#);
+        let back: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(back["a"], "</script><!-- & >");
+    }
 
     #[test]
     fn next_accepts_same_origin_paths_only() {

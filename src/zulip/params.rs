@@ -124,6 +124,16 @@ impl RawParams {
 }
 
 impl Params {
+    /// Parameters from one form-encoded string: a request the server makes itself on a
+    /// client's behalf (the web client's page carries its register answer).
+    pub fn from_form(form: &str, max: usize) -> Result<Params> {
+        RawParams {
+            query: form.to_string(),
+            body: Body::None,
+        }
+        .parse(max)
+    }
+
     /// Collects query and body parameters. Repeated names, more than `max` parameters and
     /// undecodable text are errors.
     pub fn from_request(req: &Request, max: usize) -> Result<Params> {

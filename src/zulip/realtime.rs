@@ -194,6 +194,14 @@ pub async fn register(state: &AppState, caller: &User, p: &mut Params) -> Result
         .field("last_event_id", -1))
 }
 
+/// The answer `POST /register` with the parameters `form` would give `caller`, as its JSON
+/// body: the web client's page shell carries it (`web::pages::home`), so that its first view
+/// waits for no register round trip. Creates the queue like the endpoint does.
+pub async fn register_body(state: &AppState, caller: &User, form: &str) -> Result<bytes::Bytes> {
+    let mut p = Params::from_form(form, 32)?;
+    Ok(register(state, caller, &mut p).await?.into_bytes())
+}
+
 /// Renders a successful events response by hand: the events are pre-serialized text.
 fn events_response(queue: &Queue, ignored: Vec<String>) -> Response {
     let mut body = String::with_capacity(1024);

@@ -159,8 +159,28 @@ async fn client_files_are_served_under_the_build_path_cached_forever_and_gzipped
     let build = srv.state.web_assets.build().to_string();
     assert_eq!(build.len(), 16);
     let prefix = format!("/static/{build}");
-    assert!(home.contains(&format!("{prefix}/main.js")), "{home}");
-    assert!(!home.contains("{{static}}") && !home.contains("{{csrf_token}}"));
+    // The page loads the modules joined into one script (`web::bundle`).
+    assert!(
+        home.contains(&format!(
+            "<script type=\"module\" src=\"{prefix}/app.js\"></script>"
+        )),
+        "{home}"
+    );
+    assert!(!home.contains("{{"), "a placeholder is left: {home}");
+    let bundle = get_with(&srv, &format!("{prefix}/app.js"), None).await;
+    assert_eq!(bundle.status, 200);
+    assert_eq!(
+        bundle.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    let script = String::from_utf8_lossy(&bundle.raw);
+    for module in ["api.js", "store.js", "message_list.js", "main.js"] {
+        assert!(script.contains(&format!("// ---- {module}\n")), "{module}");
+    }
+    assert!(
+        !script.contains("\nimport ") && !script.contains("\nexport "),
+        "module syntax left in the bundle"
+    );
 
     let plain = get_with(&srv, &format!("{prefix}/api.js"), None).await;
     assert_eq!(plain.status, 200);
@@ -826,4 +846,85 @@ async fn every_json_route_needs_a_session_before_its_body_is_read() {
             r.assert_error(401, "UNAUTHORIZED");
         }
     }
+}
+
+/// The register answer a page shell carries (`<script type="application/json"
+/// id="initial-state">`), parsed.
+fn initial_state(page: &str) -> Value {
+    let open = "<script type=\"application/json\" id=\"initial-state\">";
+    let start = page.find(open).expect("the initial-state block") + open.len();
+    let end = start + page[start..].find("</script>").expect("its end");
+    serde_json::from_str(&page[start..end]).expect("JSON inside the block")
+}
+
+#[tokio::test]
+async fn the_shell_carries_a_register_answer_whose_queue_the_page_polls() {
+    let srv = server().await;
+    let me = person(&srv, "ann@example.com", "Ann", Role::Member).await;
+    // A status that would end the script element or open a comment, were it not escaped.
+    let hostile = "</script><script>alert(1)</script><!--";
+    srv.post("/api/v1/users/me/status", &me, &[("status_text", hostile)])
+        .await
+        .assert_success("POST /users/me/status");
+    let bob = person(&srv, "bob@example.com", "Bob", Role::Member).await;
+    let b = browser(&srv, &me).await;
+    let home = get_with(&srv, "/", Some(&b.cookie)).await;
+    assert_eq!(home.status, 200);
+    let page = html(&home);
+    assert_eq!(
+        page.matches("</script>").count(),
+        2,
+        "only the two script elements end in </script>: {page}"
+    );
+    assert!(!page.contains("<!--"), "{page}");
+    let state = initial_state(&page);
+    // The same answer the client's own register gets: the web client's capabilities applied.
+    assert_eq!(state["result"], "success");
+    assert_eq!(state["user_id"], me.id);
+    assert_eq!(
+        state["user_status"][me.id.to_string()]["status_text"],
+        hostile
+    );
+    assert_eq!(state["last_event_id"], -1);
+    assert!(
+        state["user_settings"].is_object(),
+        "user_settings_object capability"
+    );
+    assert!(state["realm_users"].is_array());
+    assert!(state["subscriptions"].is_array());
+    assert!(state["unread_msgs"].is_object());
+    let queue = state["queue_id"].as_str().expect("queue_id").to_string();
+
+    // The queue is the page's: a message to the user arrives there.
+    let to = format!("[{}]", me.id);
+    srv.post(
+        "/api/v1/messages",
+        &bob,
+        &[("type", "direct"), ("to", &to), ("content", "to the page")],
+    )
+    .await
+    .assert_success("POST /messages");
+    // A long-poll: the event reaches the queue after the send's commit, not necessarily
+    // before the send's answer.
+    let path = format!("/json/events?queue_id={queue}&last_event_id=-1");
+    let r = tokio::time::timeout(
+        Duration::from_secs(20),
+        get_with(&srv, &path, Some(&b.cookie)),
+    )
+    .await
+    .expect("the poll answered");
+    let events = r.assert_success("GET /events")["events"].clone();
+    assert!(
+        events
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["type"] == "message" && e["message"]["content"] == "<p>to the page</p>"),
+        "{events:?}"
+    );
+    // Another user's session cannot use it.
+    let bob_browser = browser(&srv, &bob).await;
+    let r = get_with(&srv, &path, Some(&bob_browser.cookie)).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.body["code"], "BAD_EVENT_QUEUE_ID");
 }

@@ -1,11 +1,13 @@
-// Development proxy for the browser client: serves src/web/client/ straight from disk (no
-// rebuild of the executable after editing JavaScript or CSS) and forwards the client's API
-// calls to a running `outpost serve`, authenticated as one user by HTTP Basic.
+// Development proxy for the browser client: serves src/web/client/ straight from disk as
+// separate modules (no bundle, no rebuild of the executable after editing JavaScript or CSS)
+// and forwards the client's API calls to a running `outpost serve`, authenticated as one
+// user by HTTP Basic.
 //
 //   node tests/web/devproxy.mjs --upstream http://127.0.0.1:9991 \
 //        --email iago@zulip.com --api-key KEY --port 8080
 //
-// `/json/<path>` is forwarded to `/api/v1/<path>`; `/user_uploads/`, `/user_avatars/` and
+// The page carries no register state (the client registers itself). `/json/<path>` is
+// forwarded to `/api/v1/<path>`; `/user_uploads/`, `/user_avatars/` and
 // `/static/generated/` are forwarded as they are. The page gets the CSRF token "dev", which
 // the proxy does not check: CSRF and sessions are the real server's job. Loopback only.
 import { createServer } from "node:http";
@@ -48,9 +50,10 @@ async function serveFile(res, rel) {
     if (rel === "index.html") {
       body = body
         .toString()
-        .replaceAll("{{module_preloads}}", "")
+        .replaceAll("{{entry}}", "main.js")
         .replaceAll("{{static}}", "/static/dev")
-        .replaceAll("{{csrf_token}}", "dev");
+        .replaceAll("{{csrf_token}}", "dev")
+        .replaceAll("{{initial_state}}", "");
     }
     res.writeHead(200, {
       "Content-Type": types[extname(path)] || "application/octet-stream",

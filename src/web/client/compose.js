@@ -3,6 +3,7 @@
 // (drafts API), typing notices throttled as upstream (start every 10 s, stop after 5 s idle),
 // local echo (local_id + queue_id) and file uploads by picker or drag-and-drop.
 import { h } from "./render.js";
+import { sanitizeHtml } from "./sanitize.js";
 
 export const TYPING_START_EVERY_MS = 10000;
 export const TYPING_STOP_AFTER_MS = 5000;
@@ -342,7 +343,6 @@ export class Compose {
     this.preview.textContent = "Rendering…";
     try {
       const answer = await this.app.api.post("messages/render", { content: this.text.value || " " });
-      const { sanitizeHtml } = await import("./sanitize.js");
       this.preview.replaceChildren(sanitizeHtml(answer.rendered));
     } catch (err) {
       this.preview.textContent = `Preview failed: ${err.message}`;

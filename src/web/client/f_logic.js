@@ -179,8 +179,9 @@ const STATUS_ORDER = { active: 0, idle: 1, offline: 2 };
  * Orders users for the user list: active, then idle, then offline; within each by full name
  * (case-insensitive), then user id. `statusOf(user)` gives the presence status.
  */
+let collator = null;
 export function sortUsers(users, statusOf) {
-  const collator = new Intl.Collator(undefined, { sensitivity: "base" });
+  if (!collator) collator = new Intl.Collator(undefined, { sensitivity: "base" });
   return [...users]
     .map((user) => ({ user, status: statusOf(user) }))
     .sort(

@@ -42,10 +42,29 @@ function meFrom(initial, store) {
   };
 }
 
+/**
+ * The register answer the page shell carries (the server registered for this page), once:
+ * null when there is none (the development proxy, or the server could not), and the client
+ * registers by itself.
+ */
+function embeddedState() {
+  const el = document.getElementById("initial-state");
+  if (!el) return null;
+  const text = el.textContent;
+  el.remove();
+  try {
+    const state = text.trim() ? JSON.parse(text) : null;
+    return state && typeof state.queue_id === "string" ? state : null;
+  } catch {
+    return null;
+  }
+}
+
 async function boot() {
+  performance.mark("outpost:boot");
   let initial;
   try {
-    initial = await register(api);
+    initial = embeddedState() || (await register(api));
   } catch (err) {
     root.removeAttribute("aria-busy");
     if (err.status === 401) {
@@ -101,6 +120,9 @@ async function boot() {
   };
   const list = new MessageList({ app, toolbar: (m) => actions.toolbar(m), onReaction: (m, g) => actions.toggleReaction(m, g) });
   app.list = list;
+  // The first view's messages are on their way while the page is built.
+  const firstTerms = parseHash(app.currentHash());
+  if (firstTerms) list.prefetch(firstTerms);
   const actions = createActions(app);
   const compose = new Compose(app);
   app.compose = compose;
@@ -198,7 +220,6 @@ async function boot() {
   root.replaceChildren(h("a", { class: "skip-link", href: "#main", onclick: (e) => { e.preventDefault(); list.section.focus(); } }, "Skip to messages"),
     header, banner, layout, toasts);
   root.removeAttribute("aria-busy");
-  mountUserList(aside, ctx);
 
   // Routing
   let settingsHandle = null;
@@ -367,19 +388,30 @@ async function boot() {
   }
   // One Map shared by the store and ctx so feature modules see live users.
   ctx.users = app.store.users;
-  app.loop = startEventLoop({
-    api,
-    initial,
-    onEvents,
-    onReregister,
-    setStatus: (text) => {
-      banner.hidden = !text;
-      banner.textContent = text || "";
-    },
-  });
   setInterval(updateTyping, 5000);
   installKeyboard(app);
   safeRoute();
+  // What the first view does not need waits until it has been shown (or a second at most,
+  // should its messages not come): the event loop's first long-poll (events wait in the
+  // queue meanwhile) and the user list.
+  let started = false;
+  const afterFirstView = () => {
+    if (started) return;
+    started = true;
+    app.loop = startEventLoop({
+      api,
+      initial,
+      onEvents,
+      onReregister,
+      setStatus: (text) => {
+        banner.hidden = !text;
+        banner.textContent = text || "";
+      },
+    });
+    mountUserList(aside, ctx);
+  };
+  list.firstShown.then(afterFirstView);
+  setTimeout(afterFirstView, 1000);
 }
 
 boot();

@@ -9,7 +9,15 @@ import { firstVisibleUnread, hiddenByMute, senderMuted } from "./mute.js";
 
 const ESTIMATE = 64;
 const OVERSCAN = 900;
+// While a view opens, rows are built only this far beyond the viewport; the full overscan
+// follows once the first frame has been painted.
+const OPENING_OVERSCAN = 100;
 const PAGE = 100;
+
+/** Runs `fn` after the next frame has been painted (in a task after its animation frame). */
+function afterPaint(fn) {
+  requestAnimationFrame(() => setTimeout(fn, 0));
+}
 const MAX_CACHED_ROWS = 600;
 
 /** Whether message b continues a's conversation (same recipient bar). */
@@ -55,6 +63,12 @@ export class MessageList {
     this.matches = new Map();
     this.revealed = new Set();
     this.confirmed = new Map();
+    this.prefetched = null;
+    this.overscan = OVERSCAN;
+    /** Settles once the first opened view (or its error) has been painted. */
+    this.firstShown = new Promise((resolve) => {
+      this.settleFirstShown = resolve;
+    });
     this.jump = h("button", { type: "button", class: "jump-latest", hidden: true, onclick: () => this.jumpToLatest() },
       h("span", { "aria-hidden": "true" }, "↓ "), "Jump to latest");
     this.selected = null;
@@ -82,11 +96,54 @@ export class MessageList {
   }
 
   /**
+   * The first page's `GET messages` parameters for a narrow (see `open`), with what `open`
+   * needs to place the view: the `near` term, the first unread message it opens at, and
+   * whether the page is around an anchor rather than the newest.
+   */
+  firstPage(terms, latest) {
+    const near = terms.find((t) => (t.operator === "near" || t.operator === "id" || t.operator === "with") && Number.isInteger(t.operand));
+    const narrowTerms = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
+    const isSearch = narrowTerms.some((t) => t.operator === "search");
+    let anchor = "first_unread";
+    let firstUnread;
+    if (near) anchor = near.operand;
+    else if (latest || isSearch) anchor = "newest";
+    else {
+      // Where the unread state decides, open at the first unread message this view shows
+      // (the server's first_unread may be one that muting hides here).
+      firstUnread = firstVisibleUnread(this.store, narrowTerms);
+      if (firstUnread === null) anchor = "newest";
+      else if (firstUnread !== undefined) anchor = firstUnread;
+    }
+    const around = anchor !== "newest";
+    const params = {
+      narrow: apiNarrow(narrowTerms),
+      anchor,
+      num_before: around ? PAGE / 2 : PAGE,
+      num_after: around ? PAGE / 2 : 0,
+      apply_markdown: true,
+    };
+    return { near, firstUnread, around, params };
+  }
+
+  /**
+   * Starts fetching a narrow's first page before the view is built (the first view at
+   * start-up); the `open` of the same narrow that follows takes the answer instead of asking
+   * again. Only the next `open` may use it.
+   */
+  prefetch(terms) {
+    const { params } = this.firstPage(terms, false);
+    const answer = this.app.api.get("messages", params);
+    answer.catch(() => {}); // `open` reports the failure
+    this.prefetched = { key: JSON.stringify(params), answer };
+  }
+
+  /**
    * Opens a narrow: resets the list and fetches the page around its first unread message
    * (as upstream), or around a `near` message, or the newest page for searches and `latest`.
    */
   async open(terms, { latest = false } = {}) {
-    const near = terms.find((t) => (t.operator === "near" || t.operator === "id" || t.operator === "with") && Number.isInteger(t.operand));
+    const { near, firstUnread, around, params } = this.firstPage(terms, latest);
     this.terms = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
     this.isSearch = this.terms.some((t) => t.operator === "search");
     this.raw = [];
@@ -108,29 +165,23 @@ export class MessageList {
     this.status.textContent = "Loading messages…";
     this.jump.hidden = true;
     const token = (this.token = {});
-    let anchor = "first_unread";
-    let firstUnread;
-    if (near) anchor = near.operand;
-    else if (latest || this.isSearch) anchor = "newest";
-    else {
-      // Where the unread state decides, open at the first unread message this view shows
-      // (the server's first_unread may be one that muting hides here).
-      firstUnread = firstVisibleUnread(this.store, this.terms);
-      if (firstUnread === null) anchor = "newest";
-      else if (firstUnread !== undefined) anchor = firstUnread;
-    }
-    const around = anchor !== "newest";
+    this.overscan = OPENING_OVERSCAN;
+    const key = JSON.stringify(params);
+    const early = this.prefetched && this.prefetched.key === key ? this.prefetched.answer : null;
+    this.prefetched = null;
     try {
-      const answer = await this.app.api.get("messages", {
-        narrow: apiNarrow(this.terms),
-        anchor,
-        num_before: around ? PAGE / 2 : PAGE,
-        num_after: around ? PAGE / 2 : 0,
-        apply_markdown: true,
-      });
+      const answer = await (early || this.app.api.get("messages", params));
       if (token !== this.token) return;
       this.take(answer.messages);
       this.raw = answer.messages.map((m) => m.id);
+      if (!around || answer.found_newest) {
+        // Messages whose events came while the page was on its way (newer than its newest).
+        const newest = this.raw.length ? this.raw[this.raw.length - 1] : -1;
+        for (const m of this.store.messages.values()) {
+          if (m.id > newest && messageMatches(this.terms, m, this.store.me) === true) this.raw.push(m.id);
+        }
+        this.raw.sort((a, b) => a - b);
+      }
       this.refilter();
       this.foundNewest = !around || !!answer.found_newest;
       this.foundOldest = !!answer.found_oldest;
@@ -145,10 +196,32 @@ export class MessageList {
         if (this.ids.length) this.select(this.ids[this.ids.length - 1], { focus: false });
       }
       this.updateJump();
+      this.shown();
+      afterPaint(() => {
+        if (token !== this.token) return;
+        this.overscan = OVERSCAN;
+        this.render();
+      });
     } catch (err) {
       if (token !== this.token) return;
+      this.overscan = OVERSCAN;
       this.status.textContent = `Could not load messages: ${err.message}`;
+      this.shown();
     }
+  }
+
+  /**
+   * After the frame showing the first opened view has been painted: marks `outpost:first-view` for the first-view figure
+   * (tests/web/e2e/performance.test.mjs) and settles `firstShown`. Once.
+   */
+  shown() {
+    if (!this.settleFirstShown) return;
+    const settle = this.settleFirstShown;
+    this.settleFirstShown = null;
+    afterPaint(() => {
+      performance.mark("outpost:first-view");
+      settle();
+    });
   }
 
   /** The message to open at: the `near` one, else the first unread one shown; null for the bottom. */
@@ -335,11 +408,11 @@ export class MessageList {
     const anchorIndex = anchorId === null ? -1 : items.findIndex((id) => String(id) === anchorId);
     // Rows may have been added above the anchor (older pages): look where it is now.
     if (!atBottom && anchorIndex >= 0) viewTop = Math.max(0, tops[anchorIndex] - anchorOffset);
-    let first = Math.max(0, rowAt(tops, viewTop - OVERSCAN));
-    let last = Math.min(items.length - 1, rowAt(tops, viewTop + sec.clientHeight + OVERSCAN));
+    let first = Math.max(0, rowAt(tops, viewTop - this.overscan));
+    let last = Math.min(items.length - 1, rowAt(tops, viewTop + sec.clientHeight + this.overscan));
     if (atBottom && items.length) {
       last = items.length - 1;
-      first = Math.max(0, Math.min(first, rowAt(tops, tops[items.length] - sec.clientHeight - OVERSCAN)));
+      first = Math.max(0, Math.min(first, rowAt(tops, tops[items.length] - sec.clientHeight - this.overscan)));
     }
     const rows = [];
     for (let i = first; i <= last && i < items.length; i++) rows.push(this.buildRow(items, i));

@@ -1,8 +1,9 @@
 // DOM building blocks shared by the views: the `h` element helper (no innerHTML of text),
-// time formatting in the user's time zone, avatars, and one message row (recipient bar,
-// sender line, sanitised content, reactions) as the message list shows it.
+// avatars, and one message row (recipient bar, sender line, sanitised content, reactions)
+// as the message list shows it, with its times from dates.js.
 import { sanitizeHtml } from "./sanitize.js";
 import { narrowHash, isResolved } from "./narrow.js";
+import { formatDate, formatFull, formatTime } from "./dates.js";
 
 /** Creates an element: `h("a", {class: "x", href: "#", onclick: fn, "aria-label": "y"}, child...)`. */
 export function h(tag, props, ...children) {
@@ -21,41 +22,6 @@ export function h(tag, props, ...children) {
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
   return el;
-}
-
-/** The user's time zone (setting `timezone`) if the browser knows it, else the browser's. */
-export function userTimeZone(settings) {
-  const tz = settings && settings.timezone;
-  if (tz) {
-    try {
-      new Intl.DateTimeFormat("en", { timeZone: tz });
-      return tz;
-    } catch {
-      // unknown zone: fall back
-    }
-  }
-  return undefined;
-}
-
-export function formatTime(ts, settings) {
-  return new Intl.DateTimeFormat(undefined, {
-    hour: "numeric",
-    minute: "2-digit",
-    hour12: !(settings && settings.twenty_four_hour_time),
-    timeZone: userTimeZone(settings),
-  }).format(new Date(ts * 1000));
-}
-
-export function formatDate(ts, settings) {
-  return new Intl.DateTimeFormat(undefined, {
-    weekday: "short", year: "numeric", month: "short", day: "numeric", timeZone: userTimeZone(settings),
-  }).format(new Date(ts * 1000));
-}
-
-export function formatFull(ts, settings) {
-  return new Intl.DateTimeFormat(undefined, {
-    dateStyle: "full", timeStyle: "long", timeZone: userTimeZone(settings),
-  }).format(new Date(ts * 1000));
 }
 
 function isSameOrigin(url) {

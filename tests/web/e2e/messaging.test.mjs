@@ -113,6 +113,11 @@ describe("two people talking", () => {
     await (await messageAction(alice.page, text, "Edit message")).click();
     const editor = alice.page.getByRole("textbox", { name: "Edit message" });
     await expectSeen(alice.page, editor, "Alice", 'the "Edit message" box', 5_000);
+    // The box opens disabled and is filled and enabled once the message's Markdown has arrived.
+    await alice.page.waitForFunction(() => {
+      const box = document.querySelector('textarea[aria-label="Edit message"]');
+      return box !== null && !box.disabled;
+    }, null, { timeout: 5_000 }).catch(() => assert.fail("the edit box was not enabled within 5 s"));
     assert.equal(await editor.inputValue(), text, "the edit box does not hold the message's Markdown");
     await editor.fill(fixed);
     await alice.page.getByRole("button", { name: "Save", exact: true }).click();
