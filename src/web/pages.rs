@@ -293,6 +293,11 @@ async fn login_page(
         }
         body.push_str("</ul></section>");
     }
+    // Carries a deep link's `#...` into `next` (the fragment never reaches the server).
+    body.push_str(&format!(
+        "<script type=\"module\" src=\"{}/login.js\"></script>",
+        state.web_assets.prefix()
+    ));
     let title = format!("Log in to {}", state.config.chat.realm_name);
     let mut res = document(state, status, &title, &body);
     res.headers_mut()

@@ -262,10 +262,16 @@ async fn the_shell_needs_a_session_and_pages_carry_the_security_headers() {
         assert!(page.contains(needle), "{needle} in {page}");
     }
     assert!(!page.contains("Development login"));
+    // One script, from the client's files (it keeps a deep link's `#...`), none inline.
+    let prefix = srv.state.web_assets.prefix();
+    assert_eq!(page.matches("<script").count(), 1, "{page}");
     assert!(
-        !page.contains("<script") && !page.contains("style="),
+        page.contains(&format!(
+            "<script type=\"module\" src=\"{prefix}/login.js\"></script>"
+        )),
         "{page}"
     );
+    assert!(!page.contains("style="), "{page}");
     let me = person(&srv, "ann@example.com", "Ann", Role::Member).await;
     let b = browser(&srv, &me).await;
     let home = get_with(&srv, "/", Some(&b.cookie)).await;

@@ -43,6 +43,26 @@ describe("login", () => {
     await context.close();
   });
 
+  it("a link into a view survives the login form: after logging in, that view opens", async () => {
+    const streamId = await channel("general");
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    const link = `#narrow/channel/${streamId}-general/topic/welcome`;
+    await page.goto(`${site}/${link}`);
+    assert.equal(new URL(page.url()).pathname, "/login", `opening a link without a session ended on ${page.url()} instead of /login`);
+    await page.getByLabel("Email").fill(users.bob.email);
+    await page.getByLabel("Password", { exact: true }).fill(users.bob.password);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.waitForURL((url) => url.pathname === "/", { timeout: 10_000 });
+    assert.equal(new URL(page.url()).hash, link, `after logging in the page is at ${page.url()}, not the link's view`);
+    await waitForMainView(page, "Bob");
+    const title = page.locator("#narrow-title");
+    await title.filter({ hasText: "welcome" }).waitFor({ timeout: 10_000 }).catch(() => {});
+    const shown = await title.innerText();
+    assert.ok(shown.includes("general") && shown.includes("welcome"), `the view opened after login is titled ${JSON.stringify(shown)}, not the linked topic`);
+    await context.close();
+  });
+
   it("a wrong password keeps the user on the form with an error and no session", async () => {
     const context = await browser.newContext({ viewport: DESKTOP });
     const page = await context.newPage();
