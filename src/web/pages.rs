@@ -208,8 +208,14 @@ pub async fn home(state: &AppState, req: &Request) -> Result<Response> {
         .web_assets
         .text(SHELL)
         .ok_or_else(|| Error::internal("the client has no index.html"))?;
-    // Without the embedded state the client registers by itself: slower, not broken.
-    let initial = match register_body(state, &session.user, &client_register_form()).await {
+    // Without the embedded state the client registers by itself: slower, not broken. A HEAD
+    // gets no body, so it makes no queue.
+    let registered = if req.parts.method == Method::HEAD {
+        Ok(bytes::Bytes::new())
+    } else {
+        register_body(state, &session.user, &client_register_form()).await
+    };
+    let initial = match registered {
         Ok(body) => script_data(&body),
         Err(e) => {
             tracing::warn!(user = %session.user.id, error = %e, "page shell without its register state");

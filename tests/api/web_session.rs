@@ -874,8 +874,28 @@ async fn the_shell_carries_a_register_answer_whose_queue_the_page_polls() {
         .assert_success("POST /users/me/status");
     let bob = person(&srv, "bob@example.com", "Bob", Role::Member).await;
     let b = browser(&srv, &me).await;
+    let queues = srv.state.queues.count_of_user(outpost::ids::UserId(me.id));
     let home = get_with(&srv, "/", Some(&b.cookie)).await;
     assert_eq!(home.status, 200);
+    assert_eq!(
+        srv.state.queues.count_of_user(outpost::ids::UserId(me.id)),
+        queues + 1
+    );
+    // A HEAD gets the headers alone and makes no queue.
+    let head = srv
+        .send(
+            raw(Method::HEAD, "/")
+                .header("cookie", &b.cookie)
+                .body(body(""))
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(head.status, 200);
+    assert!(head.raw.is_empty());
+    assert_eq!(
+        srv.state.queues.count_of_user(outpost::ids::UserId(me.id)),
+        queues + 1
+    );
     let page = html(&home);
     assert_eq!(
         page.matches("</script>").count(),
