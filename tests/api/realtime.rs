@@ -1061,3 +1061,58 @@ async fn register_reports_statuses_stars_direct_unreads_and_system_groups() {
     assert_eq!(admins["members"], json!([o.admin.id]));
     assert_eq!(admins["is_system_group"], true);
 }
+
+/// Recipients of one channel message share its event text where they can: each must still see
+/// their own flags (the sender "read", a mentioned user "mentioned", the others none), with
+/// the same message.
+#[tokio::test]
+async fn each_recipient_of_a_channel_message_gets_their_own_flags() {
+    let o = crate::support::org().await;
+    o.channel(
+        &o.alice,
+        "flags",
+        &[&o.alice, &o.bob, &o.admin, &o.owner],
+        &[],
+    )
+    .await;
+    let form = [("event_types", "[\"message\"]")];
+    let mut queues = Vec::new();
+    for who in [&o.alice, &o.bob, &o.admin, &o.owner] {
+        // Two queues each, so that one user's queues also share a text.
+        for _ in 0..2 {
+            queues.push((who, o.register(who, &form).await.0));
+        }
+    }
+    let r = o
+        .srv
+        .post(
+            "/api/v1/messages",
+            &o.alice,
+            &[
+                ("type", "stream"),
+                ("to", "flags"),
+                ("topic", "t"),
+                ("content", "hello @**Bob Bee**"),
+                ("read_by_sender", "true"),
+            ],
+        )
+        .await;
+    let id = r.assert_success("POST /messages")["id"].clone();
+    let mut seen = Vec::new();
+    for (who, q) in &queues {
+        let evs = crate::support::wait_events(&o, who, q, 1).await;
+        assert_eq!(evs.len(), 1, "{evs:?}");
+        assert_eq!(evs[0]["message"]["id"], id);
+        seen.push((who.email.clone(), evs[0]["flags"].clone()));
+    }
+    let flags_of = |email: &str| -> Vec<Value> {
+        seen.iter()
+            .filter(|(e, _)| e == email)
+            .map(|(_, f)| f.clone())
+            .collect()
+    };
+    assert_eq!(flags_of(&o.alice.email), vec![json!(["read"]); 2]);
+    assert_eq!(flags_of(&o.bob.email), vec![json!(["mentioned"]); 2]);
+    assert_eq!(flags_of(&o.admin.email), vec![json!([]); 2]);
+    assert_eq!(flags_of(&o.owner.email), vec![json!([]); 2]);
+}

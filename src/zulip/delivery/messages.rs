@@ -235,6 +235,11 @@ pub(super) async fn deliver_message(
         .and_then(|c| d.bundle.channel_names.get(&c))
         .map(String::as_str);
     let mut delivered: HashSet<UserId> = HashSet::new();
+    // One event text per rendering variant and set of flags, shared by every recipient's
+    // queues (most recipients of a channel message have the same flags), so that the events
+    // a message leaves in queues cost memory per distinct text, not per recipient; only the
+    // queue that sent the message (local echo) gets its own.
+    let mut shared: HashMap<(Variant, String), EventJson> = HashMap::new();
     for (user, stored) in &d.recipients {
         let participant = d.topic_participants.contains(&user.id);
         let flags = fetch::flag_names(
@@ -245,9 +250,6 @@ pub(super) async fn deliver_message(
             participant,
         );
         let flags_json = serde_json::to_string(&flags).expect("strings serialize");
-        // One shared event text per rendering variant for all of this user's queues; only the
-        // queue that sent the message (local echo) gets its own.
-        let mut shared: HashMap<Variant, EventJson> = HashMap::new();
         for q in queues_wanting(state, seq, Some(&[user.id]), "message") {
             if !q.options.narrow.matches(&m, channel_name, &flags) {
                 continue;
@@ -261,7 +263,7 @@ pub(super) async fn deliver_message(
                     "{{\"type\":\"message\",\"flags\":{flags_json},\"message\":{message},\"local_message_id\":{}",
                     serde_json::to_string(local_id).expect("strings serialize")
                 )),
-                None => Arc::clone(shared.entry(key).or_insert_with(|| {
+                None => Arc::clone(shared.entry((key, flags_json.clone())).or_insert_with(|| {
                     Arc::from(format!(
                         "{{\"type\":\"message\",\"flags\":{flags_json},\"message\":{message}"
                     ))
