@@ -80,6 +80,9 @@ pub struct Db {
     read_pool: r2d2::Pool<SqliteConnectionManager>,
     readers: ThreadPool,
     cpu: ThreadPool,
+    /// Uploaded documents (BOM, VEX and their multipart bodies): parsed on a thread of their own,
+    /// so a large document never holds the CPU threads that logins and images need.
+    documents: ThreadPool,
     /// What the writer did (`/metrics`).
     writer_metrics: Arc<WriterMetrics>,
 }
@@ -163,6 +166,7 @@ impl Db {
             read_pool,
             readers: ThreadPool::new("outpost-read", cfg.read_threads)?,
             cpu: ThreadPool::new("outpost-cpu", 2)?,
+            documents: ThreadPool::new("outpost-doc", 1)?,
             writer_metrics,
         })
     }
@@ -233,6 +237,16 @@ impl Db {
         F: FnOnce() -> T + Send + 'static,
     {
         self.cpu.run(f).await
+    }
+
+    /// Parses an uploaded document (a BOM, a VEX, their multipart bodies) on the one document
+    /// thread; documents wait for each other, never for (or in front of) password hashing.
+    pub async fn documents<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        self.documents.run(f).await
     }
 
     /// Writes a consistent copy of the database to `dest` while others keep using it.

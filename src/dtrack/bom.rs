@@ -166,7 +166,12 @@ pub async fn post_bom(state: &AppState, who: &Principal, req: &Request) -> Out {
     let Some(boundary) = req.header("content-type").and_then(multipart::boundary) else {
         return Ok(http::empty(StatusCode::BAD_REQUEST));
     };
-    let Some(parts) = multipart::parse(&req.body, &boundary) else {
+    let body = req.body.clone();
+    let parts = state
+        .db
+        .documents(move || multipart::parse(&body, &boundary))
+        .await?;
+    let Some(parts) = parts else {
         return Ok(http::empty(StatusCode::BAD_REQUEST));
     };
     let field = |name: &str| {

@@ -57,6 +57,7 @@ mod realtime;
 mod register_state;
 mod restart;
 mod security_chat;
+mod security_documents;
 mod security_dtrack;
 mod security_emails;
 mod security_http;

@@ -52,6 +52,9 @@ impl From<Error> for Refusal {
 }
 
 /// Validates and stores an upload; returns its token. The worker imports it later.
+///
+/// The caller's access to the target is checked before the document is parsed, so a refused
+/// caller costs no parsing; parsing runs on the document thread (`Db::documents`).
 pub async fn accept(
     state: &AppState,
     who: &Principal,
@@ -59,91 +62,33 @@ pub async fn accept(
     tags: Vec<String>,
     content: Vec<u8>,
 ) -> Result<String, Refusal> {
-    let bytes = content;
-    let (bytes, checked) = state
-        .db
-        .cpu(move || {
-            let r = cyclonedx::parse(&bytes).map(|_| ());
-            (bytes, r)
-        })
-        .await?;
     let acl = state.config.deptrack.acl_enabled;
     let may_create = who.permissions.contains(Permission::PortfolioManagement)
         || who.permissions.contains(Permission::ProjectCreationUpload);
     let who = who.clone();
+    {
+        let (who, target, tags) = (who.clone(), target.clone(), tags.clone());
+        state
+            .db
+            .read(move |c| place(c, acl, &who, may_create, &target, &tags, false))
+            .await?;
+    }
+    let bytes = content;
+    let (bytes, checked) = state
+        .db
+        .documents(move || {
+            let r = cyclonedx::parse(&bytes).map(|_| ());
+            (bytes, r)
+        })
+        .await?;
     let token = uuid::Uuid::new_v4().to_string();
     let tok = token.clone();
     let refused = checked.as_ref().err().cloned();
-    // Project resolution comes first (401/404/403 before validation), as upstream; a refused
+    // Resolved again in the write (the project may have changed since the check); a refused
     // document rolls everything back, including a project it would have created.
     let outcome = write(state, move |tx| {
-        let project = match &target {
-            Target::Uuid(u) => pdb::project_id_by_uuid(tx, u)?,
-            Target::Name {
-                name,
-                version,
-                auto_create,
-                parent_uuid,
-                parent_name,
-                is_latest,
-            } => match pdb::project_id_by_name(tx, name, version.as_deref())? {
-                Some(id) => Some(id),
-                None if *auto_create => {
-                    if !may_create {
-                        return Err(Error::unauthorized(
-                            "The principal does not have permission to create project.",
-                        ));
-                    }
-                    let parent = match (parent_uuid, parent_name) {
-                        (Some(u), _) => Some(pdb::project_id_by_uuid(tx, u)?),
-                        (None, Some((n, v))) => Some(pdb::project_id_by_name(tx, n, v.as_deref())?),
-                        (None, None) => None,
-                    };
-                    let parent = parent
-                        .map(|p| {
-                            visible(
-                                tx,
-                                acl,
-                                &who,
-                                p,
-                                "The parent component could not be found.",
-                                "Access to the specified parent project is forbidden",
-                            )
-                        })
-                        .transpose()?;
-                    let f = ProjectFields {
-                        name: name.clone(),
-                        version: version.clone(),
-                        classifier: Some("APPLICATION".into()),
-                        active: true,
-                        is_latest: *is_latest,
-                        tags: tags.clone(),
-                        ..ProjectFields::default()
-                    };
-                    let id =
-                        pdb::insert_project(tx, &uuid::Uuid::new_v4().to_string(), &f, parent)?;
-                    if *is_latest {
-                        pdb::clear_latest(tx, name, id)?;
-                    }
-                    if acl
-                        && matches!(who.kind, crate::model::dtrack::PrincipalKind::ApiKey { .. })
-                        && let Some((t, _)) = who.teams.first()
-                    {
-                        pdb::add_access_team(tx, id, *t)?;
-                    }
-                    Some(id)
-                }
-                None => None,
-            },
-        };
-        let project = visible(tx, acl, &who, project, PROJECT_NOT_FOUND, PROJECT_FORBIDDEN)?;
-        let p =
-            pdb::project_by_id(tx, project)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-        if p.collection_logic != "NONE" {
-            return Err(Error::bad_request(
-                "BOM cannot be uploaded to collection project.",
-            ));
-        }
+        let project = place(tx, acl, &who, may_create, &target, &tags, true)?
+            .ok_or_else(|| Error::internal("an upload's project was not created"))?;
         if checked.is_err() {
             return Err(Error::bad_request("invalid BOM").with_detail(INVALID_MARK));
         }
@@ -161,6 +106,89 @@ pub async fn accept(
         }
         (Err(e), _) => Err(Refusal::Error(e)),
     }
+}
+
+/// Resolves where an upload goes and checks the caller may put it there, as upstream orders
+/// it (401, 404, 403, collection projects). With `create` false nothing is written, and a
+/// project the upload would create answers `None`; with it true the project is made.
+fn place(
+    tx: &rusqlite::Connection,
+    acl: bool,
+    who: &Principal,
+    may_create: bool,
+    target: &Target,
+    tags: &[String],
+    create: bool,
+) -> Result<Option<ProjectId>> {
+    let project = match &target {
+        Target::Uuid(u) => pdb::project_id_by_uuid(tx, u)?,
+        Target::Name {
+            name,
+            version,
+            auto_create,
+            parent_uuid,
+            parent_name,
+            is_latest,
+        } => match pdb::project_id_by_name(tx, name, version.as_deref())? {
+            Some(id) => Some(id),
+            None if *auto_create => {
+                if !may_create {
+                    return Err(Error::unauthorized(
+                        "The principal does not have permission to create project.",
+                    ));
+                }
+                let parent = match (parent_uuid, parent_name) {
+                    (Some(u), _) => Some(pdb::project_id_by_uuid(tx, u)?),
+                    (None, Some((n, v))) => Some(pdb::project_id_by_name(tx, n, v.as_deref())?),
+                    (None, None) => None,
+                };
+                let parent = parent
+                    .map(|p| {
+                        visible(
+                            tx,
+                            acl,
+                            who,
+                            p,
+                            "The parent component could not be found.",
+                            "Access to the specified parent project is forbidden",
+                        )
+                    })
+                    .transpose()?;
+                if !create {
+                    return Ok(None);
+                }
+                let f = ProjectFields {
+                    name: name.clone(),
+                    version: version.clone(),
+                    classifier: Some("APPLICATION".into()),
+                    active: true,
+                    is_latest: *is_latest,
+                    tags: tags.to_vec(),
+                    ..ProjectFields::default()
+                };
+                let id = pdb::insert_project(tx, &uuid::Uuid::new_v4().to_string(), &f, parent)?;
+                if *is_latest {
+                    pdb::clear_latest(tx, name, id)?;
+                }
+                if acl
+                    && matches!(who.kind, crate::model::dtrack::PrincipalKind::ApiKey { .. })
+                    && let Some((t, _)) = who.teams.first()
+                {
+                    pdb::add_access_team(tx, id, *t)?;
+                }
+                Some(id)
+            }
+            None => None,
+        },
+    };
+    let project = visible(tx, acl, who, project, PROJECT_NOT_FOUND, PROJECT_FORBIDDEN)?;
+    let p = pdb::project_by_id(tx, project)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
+    if p.collection_logic != "NONE" {
+        return Err(Error::bad_request(
+            "BOM cannot be uploaded to collection project.",
+        ));
+    }
+    Ok(Some(project))
 }
 
 /// Marks the internal error that rolls back an upload whose document was refused.
@@ -217,7 +245,10 @@ async fn import_upload(
     project: ProjectId,
     content: Vec<u8>,
 ) -> Result<()> {
-    let parsed = state.db.cpu(move || cyclonedx::parse(&content)).await?;
+    let parsed = state
+        .db
+        .documents(move || cyclonedx::parse(&content))
+        .await?;
     write(state, move |tx| {
         let now = crate::time::now_millis();
         match &parsed {

@@ -7,6 +7,8 @@
 
 use roxmltree::{Document, Node};
 
+use super::xml_bounds::{self, Refused};
+
 use super::cyclonedx::{Bom, InvalidBom, component_types};
 use crate::model::dtrack::Component;
 
@@ -111,22 +113,31 @@ fn component(c: Node<'_, '_>, out: &mut Vec<Component>) {
     });
 }
 
-/// Parses and checks an XML document; `None` if the text is not XML at all.
+/// Parses and checks an XML document within [`xml_bounds`]; `None` if the text is not XML at
+/// all.
 pub fn parse(text: &str) -> Option<Result<Bom, InvalidBom>> {
-    let doc = Document::parse(text).ok()?;
+    match xml_bounds::parse(text) {
+        Ok(doc) => Some(bom_of(&doc)),
+        Err(Refused::Bounds(why)) => Some(Err(invalid(why))),
+        Err(Refused::NotXml(_)) => None,
+    }
+}
+
+/// Checks a parsed XML document as a BOM and lists its components.
+pub fn bom_of(doc: &Document<'_>) -> Result<Bom, InvalidBom> {
     let root = doc.root_element();
     if !root.tag_name().name().eq_ignore_ascii_case("bom") {
-        return Some(Err(invalid("Unable to determine schema version from XML")));
+        return Err(invalid("Unable to determine schema version from XML"));
     }
     let ns = root.tag_name().namespace().unwrap_or("");
     let spec = match ns.strip_prefix(NS_PREFIX) {
         Some(v @ ("1.0" | "1.1" | "1.2" | "1.3" | "1.4" | "1.5" | "1.6")) => v.to_string(),
         _ => {
             let all: Vec<&str> = root.namespaces().map(|n| n.uri()).collect();
-            return Some(Err(invalid(format!(
+            return Err(invalid(format!(
                 "Unable to determine schema version from XML namespaces [{}]",
                 all.join(", ")
-            ))));
+            )));
         }
     };
     let mut errors = Vec::new();
@@ -134,10 +145,10 @@ pub fn parse(text: &str) -> Option<Result<Bom, InvalidBom>> {
         check(list, &spec, &mut errors);
     }
     if !errors.is_empty() {
-        return Some(Err(InvalidBom {
+        return Err(InvalidBom {
             detail: "Schema validation failed".into(),
             errors,
-        }));
+        });
     }
     let mut components = Vec::new();
     if let Some(list) = child(root, "components") {
@@ -145,10 +156,10 @@ pub fn parse(text: &str) -> Option<Result<Bom, InvalidBom>> {
             component(c, &mut components);
         }
     }
-    Some(Ok(Bom {
+    Ok(Bom {
         spec_version: spec,
         components,
-    }))
+    })
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! Error texts are upstream's. Must not touch HTTP types or SQL.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::app::AppState;
 use crate::db::dtrack_findings as fdb;
@@ -106,34 +107,60 @@ pub const VEX_COMMENTER: &str = "CycloneDX VEX";
 
 /// `PUT|POST /vex`: checks the document and applies its analyses to the project's findings in
 /// one write. Statements about vulnerabilities or components the project does not have are
-/// skipped, as upstream skips them.
+/// skipped, as upstream skips them. The caller's access to the project is checked before the
+/// document is parsed (on the document thread, `Db::documents`), and again in the write.
 pub async fn import_vex(
     state: &AppState,
     who: &Principal,
     target: VexTarget,
     bytes: Vec<u8>,
 ) -> std::result::Result<(), Refusal> {
-    let doc = vex::parse(&bytes).map_err(Refusal::Invalid)?;
     let acl = state.config.deptrack.acl_enabled;
     let who = who.clone();
+    let target = Arc::new(target);
+    {
+        let (who, target) = (who.clone(), Arc::clone(&target));
+        state
+            .db
+            .read(move |c| vex_project(c, acl, &who, &target).map(|_| ()))
+            .await
+            .map_err(Refusal::Error)?;
+    }
+    let doc = state
+        .db
+        .documents(move || vex::parse(&bytes))
+        .await
+        .map_err(Refusal::Error)?
+        .map_err(Refusal::Invalid)?;
     write(state, move |tx| {
-        let found = match &target {
-            VexTarget::Uuid(u) => db::project_by_uuid(tx, u)?,
-            VexTarget::Name(n, v) => match db::project_id_by_name(tx, n, v.as_deref())? {
-                Some(id) => db::project_by_id(tx, id)?,
-                None => None,
-            },
-        };
-        let project = visible(tx, acl, &who, found, PROJECT_NOT_FOUND, PROJECT_FORBIDDEN)?;
-        if project.collection_logic != "NONE" {
-            return Err(Error::bad_request(
-                "VEX cannot be uploaded to collection project.",
-            ));
-        }
+        let project = vex_project(tx, acl, &who, &target)?;
         apply(tx, &project, &doc)
     })
     .await
     .map_err(Refusal::Error)
+}
+
+/// The project a VEX is for, if the caller may see it and it is not a collection.
+fn vex_project(
+    c: &rusqlite::Connection,
+    acl: bool,
+    who: &Principal,
+    target: &VexTarget,
+) -> Result<Project> {
+    let found = match target {
+        VexTarget::Uuid(u) => db::project_by_uuid(c, u)?,
+        VexTarget::Name(n, v) => match db::project_id_by_name(c, n, v.as_deref())? {
+            Some(id) => db::project_by_id(c, id)?,
+            None => None,
+        },
+    };
+    let project = visible(c, acl, who, found, PROJECT_NOT_FOUND, PROJECT_FORBIDDEN)?;
+    if project.collection_logic != "NONE" {
+        return Err(Error::bad_request(
+            "VEX cannot be uploaded to collection project.",
+        ));
+    }
+    Ok(project)
 }
 
 /// A component's group, name and version.

@@ -23,6 +23,7 @@ pub mod sealed;
 pub mod state;
 pub mod versions;
 pub mod vex;
+pub mod xml_bounds;
 
 // Kept at its old path so the API tests and the bench need no change; the type lives in `model`.
 pub use crate::model::dtrack::permissions;

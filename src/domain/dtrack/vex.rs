@@ -9,6 +9,8 @@ use serde_json::Value;
 use crate::model::dtrack::Component;
 
 use super::cyclonedx::{self, InvalidBom};
+use super::cyclonedx_xml;
+use super::xml_bounds::{self, Refused};
 
 /// Most vulnerabilities one VEX may state.
 pub const MAX_VULNERABILITIES: usize = 10_000;
@@ -95,16 +97,24 @@ fn upper(v: Option<String>, allowed: &[&str], what: &str) -> Result<Option<Strin
 }
 
 /// Parses a VEX: first the structural checks of a BOM, then its vulnerabilities.
+/// An XML document is parsed once, within [`xml_bounds`], for both.
 pub fn parse(bytes: &[u8]) -> Result<Vex, InvalidBom> {
-    cyclonedx::parse(bytes)?;
     let body = bytes.trim_ascii_start();
     let body = body
         .strip_prefix(b"\xEF\xBB\xBF".as_slice())
         .unwrap_or(body);
     if body.first() == Some(&b'<') {
-        let text = std::str::from_utf8(body).map_err(|_| invalid("The VEX is not UTF-8".into()))?;
-        return parse_xml(text);
+        let neither = || invalid("BOM is neither valid JSON nor XML".into());
+        let text = std::str::from_utf8(body).map_err(|_| neither())?;
+        let doc = match xml_bounds::parse(text) {
+            Ok(doc) => doc,
+            Err(Refused::Bounds(why)) => return Err(invalid(why)),
+            Err(Refused::NotXml(_)) => return Err(neither()),
+        };
+        cyclonedx_xml::bom_of(&doc)?;
+        return parse_xml(&doc);
     }
+    cyclonedx::parse(bytes)?;
     let doc: Value = serde_json::from_slice(body)
         .map_err(|e| invalid(format!("The VEX is not valid JSON: {e}")))?;
     let mut vex = Vex {
@@ -219,9 +229,7 @@ fn xml_text(n: roxmltree::Node<'_, '_>, name: &str) -> Option<String> {
 }
 
 /// The XML form of [`parse`] (already checked as a BOM).
-fn parse_xml(text: &str) -> Result<Vex, InvalidBom> {
-    let doc = roxmltree::Document::parse(text)
-        .map_err(|e| invalid(format!("The VEX is not valid XML: {e}")))?;
+fn parse_xml(doc: &roxmltree::Document<'_>) -> Result<Vex, InvalidBom> {
     let root = doc.root_element();
     let mut vex = Vex {
         project_ref: child(root, "metadata")
