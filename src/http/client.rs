@@ -283,15 +283,32 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
         || a >= 240)
 }
 
+/// IPv6 is public only inside global unicast (`2000::/3`), outside the special-purpose blocks
+/// there; addresses that carry an IPv4 address for a translator (NAT64, SIIT, 6to4) are judged
+/// by the IPv4 address they lead to.
 fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
-    !(ip.is_loopback()
-        || ip.is_unspecified()
-        || ip.is_multicast()
-        || (first & 0xfe00) == 0xfc00
-        || (first & 0xffc0) == 0xfe80
-        || (first == 0x2001 && ip.segments()[1] == 0x0db8)
-        || ip.segments()[..6] == [0, 0, 0, 0, 0, 0])
+    if let Some(v4) = translated_v4(ip) {
+        return is_public_v4(v4);
+    }
+    let s = ip.segments();
+    (s[0] & 0xe000) == 0x2000
+        && !(s[0] == 0x2001 && (s[1] < 0x0200 || s[1] == 0x0db8))
+        && !(s[0] == 0x3fff && s[1] < 0x1000)
+}
+
+/// The IPv4 address a translated IPv6 address reaches: NAT64's well-known prefix
+/// `64:ff9b::/96`, SIIT's `::ffff:0:0/96` and 6to4's `2002::/16`. (`::ffff:a.b.c.d` is
+/// `to_ipv4_mapped`'s; the local-use NAT64 prefix `64:ff9b:1::/48`, Teredo `2001::/32` and
+/// the rest are outside what `is_public_v6` accepts anyway.)
+fn translated_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    let o = ip.octets();
+    match ip.segments() {
+        [0x0064, 0xff9b, 0, 0, 0, 0, _, _] | [0, 0, 0, 0, 0xffff, 0, _, _] => {
+            Some(Ipv4Addr::new(o[12], o[13], o[14], o[15]))
+        }
+        [0x2002, ..] => Some(Ipv4Addr::new(o[2], o[3], o[4], o[5])),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -331,10 +348,32 @@ mod tests {
             "fd00::1",
             "fe80::1",
             "::ffff:127.0.0.1",
+            // Translated forms of private addresses, and special-purpose IPv6 blocks.
+            "64:ff9b::7f00:1",
+            "64:ff9b::a9fe:a9fe",
+            "64:ff9b::10.0.0.1",
+            "64:ff9b:1::8.8.8.8",
+            "::ffff:0:192.168.0.1",
+            "2002:7f00:1::1",
+            "2002:c0a8:101::",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:10::1",
+            "100::1",
+            "fec0::1",
+            "3fff::1",
+            "::7f00:1",
+            "ff02::1",
         ] {
             assert!(!is_public(a.parse().unwrap()), "{a}");
         }
-        for a in ["93.184.216.34", "2606:4700::1111", "8.8.8.8"] {
+        for a in [
+            "93.184.216.34",
+            "2606:4700::1111",
+            "8.8.8.8",
+            "64:ff9b::8.8.8.8",
+            "2002:808:808::1",
+            "2a00:1450::1",
+        ] {
             assert!(is_public(a.parse().unwrap()), "{a}");
         }
     }

@@ -558,6 +558,37 @@ async fn private_addresses_are_refused_unless_the_config_allows_them() {
     assert!(rx.got().is_empty());
 }
 
+/// Issue 24 §11: the IPv6 forms a NAT64, SIIT or 6to4 translator turns into a private IPv4
+/// address are refused like the address itself, before any connection is tried.
+#[tokio::test]
+async fn translated_ipv6_forms_of_private_addresses_are_refused() {
+    let o = org_with(|_| {}).await;
+    for (i, host) in [
+        "[64:ff9b::7f00:1]",
+        "[::ffff:0:a00:1]",
+        "[2002:a9fe:a9fe::1]",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let name = format!("Translated{i}");
+        let bot = webhook_bot(
+            &o.srv,
+            &o.alice,
+            &name,
+            &format!("http://{host}:80/hook"),
+            1,
+        )
+        .await;
+        o.send_dm(&o.bob, &[&bot], "hello").await;
+        // The owner is told why, as for any private address (bounded wait).
+        wait_for(&o, &o.alice, dm_with(&[&o.alice, &bot]), &bot, |c| {
+            c.contains("The URL configured for the webhook is for a private or disallowed network.")
+        })
+        .await;
+    }
+}
+
 #[tokio::test]
 async fn the_slack_interface_posts_form_fields_reads_text_and_refuses_direct_messages() {
     let o = webhook_org().await;
