@@ -326,6 +326,7 @@ pub async fn start(
     let (listener, chat_addr) = bind(listen).await?;
     let dt_listener = if state.config.deptrack.enabled {
         crate::domain::dtrack::identity::bootstrap(&state).await?;
+        crate::domain::dtrack::projects::reseal_legacy_properties(&state).await?;
         Some(bind(state.config.deptrack.listen).await?)
     } else {
         None

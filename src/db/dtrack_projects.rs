@@ -236,6 +236,23 @@ pub fn set_property_value(
     Ok(())
 }
 
+/// Every ENCRYPTEDSTRING property whose stored value starts with `prefix` (the upgrade of old
+/// sealed values at start), as project, group, name and value.
+pub fn sealed_properties_with_prefix(
+    c: &Connection,
+    prefix: &str,
+) -> Result<Vec<(ProjectId, String, String, String)>> {
+    let mut st = c.prepare(
+        "SELECT project_id, group_name, property_name, property_value
+         FROM dt_project_properties
+         WHERE property_type = 'ENCRYPTEDSTRING' AND substr(property_value, 1, length(?1)) = ?1",
+    )?;
+    let rows = st.query_map([prefix], |r| {
+        Ok((ProjectId(r.get(0)?), r.get(1)?, r.get(2)?, r.get(3)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 pub fn delete_property(c: &Connection, project: ProjectId, group: &str, name: &str) -> Result<()> {
     c.execute(
         "DELETE FROM dt_project_properties

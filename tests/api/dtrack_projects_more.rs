@@ -747,7 +747,7 @@ async fn properties_are_typed_unique_and_hide_secrets() {
         .unwrap()
         .unwrap();
     let sealed = stored.value.unwrap();
-    assert!(sealed.starts_with("sealed:v1:") && !sealed.contains("n3w"));
+    assert!(sealed.starts_with("sealed:v2:") && !sealed.contains("n3w"));
     let key = dt.server.state.dtrack.secret_key();
     assert_eq!(
         outpost::domain::dtrack::sealed::open(key, &sealed).as_deref(),
@@ -931,4 +931,89 @@ async fn collection_projects_aggregate_their_childrens_metrics() {
             "Project cannot be made a collection project while it has components or services!"
         )
     );
+}
+
+/// A value in the `sealed:v1:` form earlier versions wrote (16-byte nonce, HMAC-SHA256
+/// keystream, 16-byte HMAC tag), restated here to test the upgrade.
+fn seal_v1(key: &[u8], plain: &str) -> String {
+    use base64::Engine as _;
+    use hmac::{KeyInit as _, Mac as _};
+    let mac = |parts: &[&[u8]]| -> [u8; 32] {
+        let mut m = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).unwrap();
+        for p in parts {
+            m.update(p);
+        }
+        m.finalize().into_bytes().into()
+    };
+    let nonce = [5u8; 16];
+    let mut data = plain.as_bytes().to_vec();
+    for (i, chunk) in data.chunks_mut(32).enumerate() {
+        let block = mac(&[b"stream", &nonce, &(i as u64).to_be_bytes()]);
+        chunk.iter_mut().zip(block).for_each(|(b, k)| *b ^= k);
+    }
+    let tag = mac(&[b"tag", &nonce, &data]);
+    let mut out = nonce.to_vec();
+    out.extend_from_slice(&data);
+    out.extend_from_slice(&tag[..16]);
+    format!(
+        "sealed:v1:{}",
+        base64::engine::general_purpose::STANDARD.encode(out)
+    )
+}
+
+/// Issue 24 §12: secrets sealed by earlier versions' home-made scheme are rewritten with the
+/// standard AEAD at the next start, and still open to the same text.
+#[tokio::test]
+async fn legacy_sealed_property_values_are_rewritten_at_start() {
+    let dt = Dt::start().await;
+    let admin = dt.key("Admins", &all()).await;
+    let p = dt
+        .project(&admin, json!({"name": "old", "version": "1"}))
+        .await;
+    let p = p["uuid"].as_str().unwrap().to_string();
+    for name in ["a", "b"] {
+        let r = property(
+            &dt,
+            &admin,
+            Method::PUT,
+            &p,
+            json!({"groupName": "creds", "propertyName": name, "propertyValue": "x",
+                "propertyType": "ENCRYPTEDSTRING"}),
+        )
+        .await;
+        assert_eq!(r.status, 201, "{:?}", r.raw);
+    }
+    // As an earlier version left them: one readable v1 value, one sealed under another key.
+    let key = dt.server.state.dtrack.secret_key().to_vec();
+    let (readable, foreign) = (seal_v1(&key, "hunter2"), seal_v1(&[1u8; 32], "lost"));
+    let (pid, r2, f2) = (p.clone(), readable.clone(), foreign.clone());
+    dt.server
+        .state
+        .db
+        .write(move |tx| {
+            let id = outpost::db::dtrack_portfolio::project_id_by_uuid(tx, &pid)?.unwrap();
+            outpost::db::dtrack_projects::set_property_value(tx, id, "creds", "a", Some(&r2))?;
+            outpost::db::dtrack_projects::set_property_value(tx, id, "creds", "b", Some(&f2))
+        })
+        .await
+        .unwrap();
+
+    let srv = dt.server.stop_gracefully().await.start().await;
+    let stored = |name: &'static str| {
+        let pid = p.clone();
+        srv.state.db.read(move |c| {
+            let id = outpost::db::dtrack_portfolio::project_id_by_uuid(c, &pid)?.unwrap();
+            outpost::db::dtrack_projects::property(c, id, "creds", name)
+        })
+    };
+    let a = stored("a").await.unwrap().unwrap().value.unwrap();
+    assert!(a.starts_with("sealed:v2:"), "{a}");
+    assert_eq!(
+        outpost::domain::dtrack::sealed::open(&key, &a).as_deref(),
+        Some("hunter2")
+    );
+    // What cannot be opened is kept as it was rather than destroyed.
+    let b = stored("b").await.unwrap().unwrap().value.unwrap();
+    assert_eq!(b, foreign);
+    assert_ne!(a, readable);
 }

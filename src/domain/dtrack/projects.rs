@@ -316,6 +316,42 @@ fn stored_value(
     })))
 }
 
+/// Rewrites property values sealed in the old `sealed:v1:` form in the current one, in one
+/// write, at start. A value that does not open under this installation's key is left as it
+/// is (and logged once by count); returns how many were rewritten.
+pub async fn reseal_legacy_properties(state: &AppState) -> Result<usize> {
+    let key = state.dtrack.secret_key().to_vec();
+    let (done, unreadable) = write(state, move |tx| {
+        let (mut done, mut unreadable) = (0, 0);
+        for (project, group, name, value) in
+            more::sealed_properties_with_prefix(tx, super::sealed::LEGACY_PREFIX)?
+        {
+            match super::sealed::reseal(&key, &value) {
+                Some(new) => {
+                    more::set_property_value(tx, project, &group, &name, Some(&new))?;
+                    done += 1;
+                }
+                None => unreadable += 1,
+            }
+        }
+        Ok((done, unreadable))
+    })
+    .await?;
+    if done > 0 {
+        tracing::info!(
+            count = done,
+            "re-sealed encrypted property values in the current form"
+        );
+    }
+    if unreadable > 0 {
+        tracing::warn!(
+            count = unreadable,
+            "encrypted property values that do not open under keys/secret.key were left as they are"
+        );
+    }
+    Ok(done)
+}
+
 /// `GET /project/{uuid}/property`.
 pub async fn properties(
     state: &AppState,
