@@ -58,29 +58,64 @@ pub fn release_all(c: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Claims up to `limit` unclaimed jobs due at `now_ms`, oldest due first.
-pub fn claim_due(c: &Connection, now_ms: i64, limit: usize) -> Result<Vec<Job>> {
-    let jobs: Vec<Job> = c
-        .prepare_cached(
-            "SELECT id, bot_id, message_id, trigger, attempts FROM outgoing_webhook_jobs
-             WHERE claimed = 0 AND due_at <= ?1 ORDER BY due_at, id LIMIT ?2",
-        )?
-        .query_map(params![now_ms, limit as i64], |r| {
-            Ok(Job {
-                id: r.get(0)?,
-                bot_id: UserId(r.get(1)?),
-                message_id: MessageId(r.get(2)?),
-                trigger: r.get(3)?,
-                attempts: r.get(4)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut mark =
-        c.prepare_cached("UPDATE outgoing_webhook_jobs SET claimed = 1 WHERE id = ?1")?;
-    for j in &jobs {
-        mark.execute([j.id])?;
+/// Picks up to `limit` unclaimed jobs due at `now_ms`, oldest due first, giving each share
+/// (a bot's owner, or the bot itself when it has none) at most `per_share` jobs in flight,
+/// counting those already claimed. One pass over the due jobs, stopping once `limit` are
+/// picked. Reads only; [`mark_claimed`] claims them.
+pub fn pick_due(c: &Connection, now_ms: i64, limit: usize, per_share: usize) -> Result<Vec<Job>> {
+    let mut busy: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+    let mut st = c.prepare_cached(
+        "SELECT coalesce(u.bot_owner_id, j.bot_id), count(*) FROM outgoing_webhook_jobs j
+         LEFT JOIN users u ON u.id = j.bot_id WHERE j.claimed = 1 GROUP BY 1",
+    )?;
+    for row in st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))? {
+        let (share, n) = row?;
+        busy.insert(share, n as usize);
     }
-    Ok(jobs)
+    let mut out = Vec::new();
+    if limit == 0 {
+        return Ok(out);
+    }
+    let mut st = c.prepare_cached(
+        "SELECT j.id, j.bot_id, j.message_id, j.trigger, j.attempts,
+                coalesce(u.bot_owner_id, j.bot_id)
+         FROM outgoing_webhook_jobs j LEFT JOIN users u ON u.id = j.bot_id
+         WHERE j.claimed = 0 AND j.due_at <= ?1 ORDER BY j.due_at, j.id",
+    )?;
+    let mut rows = st.query([now_ms])?;
+    while let Some(r) = rows.next()? {
+        let share: i64 = r.get(5)?;
+        let n = busy.entry(share).or_default();
+        if *n >= per_share {
+            continue;
+        }
+        *n += 1;
+        out.push(Job {
+            id: r.get(0)?,
+            bot_id: UserId(r.get(1)?),
+            message_id: MessageId(r.get(2)?),
+            trigger: r.get(3)?,
+            attempts: r.get(4)?,
+        });
+        if out.len() >= limit {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Claims the picked jobs still unclaimed; returns those it claimed.
+pub fn mark_claimed(c: &Connection, jobs: Vec<Job>) -> Result<Vec<Job>> {
+    let mut mark = c.prepare_cached(
+        "UPDATE outgoing_webhook_jobs SET claimed = 1 WHERE id = ?1 AND claimed = 0",
+    )?;
+    let mut out = Vec::with_capacity(jobs.len());
+    for j in jobs {
+        if mark.execute([j.id])? == 1 {
+            out.push(j);
+        }
+    }
+    Ok(out)
 }
 
 /// When the next unclaimed job is due (UNIX milliseconds), if any.

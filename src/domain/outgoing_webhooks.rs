@@ -34,6 +34,10 @@ pub const MAX_ANSWER_BYTES: usize = 1 << 20;
 /// Deliveries in flight at once.
 pub const MAX_CONCURRENT: usize = 16;
 
+/// Deliveries in flight at once for the bots of one owner (a bot without an owner is its own
+/// share), so one member's slow bots leave the other slots to everyone else's.
+pub const MAX_CONCURRENT_PER_OWNER: usize = 4;
+
 /// Triggers, as the payload names them.
 pub const TRIGGER_MENTION: &str = "mention";
 pub const TRIGGER_DIRECT_MESSAGE: &str = "direct_message";
@@ -132,15 +136,25 @@ pub async fn next_due(state: &AppState) -> Result<Option<i64>> {
     state.db.read(jobs_db::next_due).await
 }
 
-/// Claims up to `limit` due deliveries and reads what their requests need.
+/// Claims up to `limit` due deliveries, within each owner's share of the slots
+/// ([`MAX_CONCURRENT_PER_OWNER`]), and reads what their requests need.
 pub async fn claim(state: &AppState, limit: usize) -> Result<Vec<Delivery>> {
     if limit == 0 {
         return Ok(Vec::new());
     }
     let now = crate::time::now_millis();
+    // Picked on a reader (the pass may cross a long backlog), claimed by the writer. Only the
+    // one worker claims, and `mark_claimed` skips any job claimed meanwhile.
+    let picked = state
+        .db
+        .read(move |c| jobs_db::pick_due(c, now, limit, MAX_CONCURRENT_PER_OWNER))
+        .await?;
+    if picked.is_empty() {
+        return Ok(Vec::new());
+    }
     let claimed = state
         .db
-        .write(move |tx| jobs_db::claim_due(tx, now, limit))
+        .write(move |tx| jobs_db::mark_claimed(tx, picked))
         .await?;
     if claimed.is_empty() {
         return Ok(Vec::new());

@@ -23,6 +23,9 @@ use super::wire::{self, MessageOptions, Viewer};
 /// How long the worker sleeps when nothing is queued (a new delivery wakes it at once).
 const IDLE: Duration = Duration::from_secs(60);
 
+/// How often the worker looks again while due deliveries wait for their owner's share.
+const SHARE_WAIT: Duration = Duration::from_millis(250);
+
 /// Runs until the server stops.
 pub async fn run(state: Arc<AppState>) {
     let mut stopping = state.stopping.subscribe();
@@ -43,6 +46,7 @@ pub async fn run(state: Arc<AppState>) {
                 Vec::new()
             }
         };
+        let claimed_none = claimed.is_empty();
         for d in claimed {
             let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
                 break;
@@ -64,6 +68,10 @@ pub async fn run(state: Arc<AppState>) {
             IDLE
         } else {
             match ow::next_due(&state).await {
+                // Due but not claimable: every such delivery's owner has its share in flight.
+                // A finishing delivery wakes the worker; the short sleep covers other owners'
+                // retries coming due meanwhile.
+                Ok(Some(due)) if claimed_none && due <= crate::time::now_millis() => SHARE_WAIT,
                 Ok(Some(due)) => {
                     let ms = (due - crate::time::now_millis()).clamp(0, IDLE.as_millis() as i64);
                     Duration::from_millis(ms as u64)

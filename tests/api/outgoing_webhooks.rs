@@ -558,6 +558,40 @@ async fn private_addresses_are_refused_unless_the_config_allows_them() {
     assert!(rx.got().is_empty());
 }
 
+/// Issue 24 §9: one member's slow bot holds at most its owner's share of the delivery slots,
+/// so another member's bot is answered at once instead of queueing behind it.
+#[tokio::test]
+async fn a_slow_bot_does_not_delay_other_owners_bots() {
+    let o = org_with(|c| {
+        c.bots.outgoing_webhook_allow_private = true;
+        c.bots.outgoing_webhook_timeout = Duration::from_secs(10);
+    })
+    .await;
+    let mut slow_answer = answer(200, r#"{"response_not_required": true}"#);
+    slow_answer.delay = Duration::from_secs(4);
+    let slow = Receiver::start(vec![slow_answer]).await;
+    let fast = Receiver::start(vec![answer(200, r#"{"content": "fast"}"#)]).await;
+    let slow_bot = webhook_bot(&o.srv, &o.alice, "Slow", &slow.url(), 1).await;
+    let fast_bot = webhook_bot(&o.srv, &o.bob, "Fast", &fast.url(), 1).await;
+    for i in 0..20 {
+        o.send_dm(&o.alice, &[&slow_bot], &format!("job {i}")).await;
+    }
+    slow.wait(outpost::domain::outgoing_webhooks::MAX_CONCURRENT_PER_OWNER)
+        .await;
+    o.send_dm(&o.bob, &[&fast_bot], "hello").await;
+    fast.wait(1).await;
+    // While Bob's bot was being asked, Alice's slow bot held only her share of the slots
+    // (its first answers take 4 s, so none of hers had finished to make room).
+    assert_eq!(
+        slow.got().len(),
+        outpost::domain::outgoing_webhooks::MAX_CONCURRENT_PER_OWNER
+    );
+    wait_for(&o, &o.bob, dm_with(&[&o.bob, &fast_bot]), &fast_bot, |c| {
+        c == "fast"
+    })
+    .await;
+}
+
 /// Issue 24 §11: the IPv6 forms a NAT64, SIIT or 6to4 translator turns into a private IPv4
 /// address are refused like the address itself, before any connection is tried.
 #[tokio::test]
