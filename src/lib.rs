@@ -49,7 +49,8 @@
 //! - [`config`]: TOML → validated `Config`; every problem reported at once. Each key is one row
 //!   of the catalogue in `config::keys`, which drives defaults, parsing, the unknown-key check,
 //!   the redacted dump and `config.example.toml`.
-//! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool) and all
+//! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool, and the
+//!   one document thread that parses uploaded BOMs and VEX) and all
 //!   SQL, one submodule per area (a message's surroundings one idea each: `messages`,
 //!   `conversations`, `message_flags`, `reactions`, `message_edits`, `topics`, and the narrow
 //!   and access SQL in `message_narrows`). **Invariant:** no other module opens a connection or
@@ -61,7 +62,8 @@
 //!   PATCH, clones, latest/children listings, properties, with `sealed` for ENCRYPTEDSTRING
 //!   values), findings and analyses with their audit trail, policies and their evaluation,
 //!   metrics (collections aggregate their children) and badge facts, BOM acceptance and
-//!   import, exports and VEX import (`exchange`, `vex`), OSV data (`osv`: record reading,
+//!   import, exports and VEX import (`exchange`, `vex`; XML within `xml_bounds`, checked in
+//!   one linear pass before parsing), OSV data (`osv`: record reading,
 //!   package URLs, OSV's evaluation algorithm, streaming zip import, the internal analyzer) over
 //!   per-ecosystem version comparators (`versions`), and the per-process state (signing key,
 //!   system UUID, generation-checked caches).
