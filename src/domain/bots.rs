@@ -3,9 +3,10 @@
 //!
 //! Bots are users (`users.is_bot`, `bot_type`, `bot_owner_id`); their service lives in
 //! `bot_services`, their default channels in `bot_defaults`. `PATCH /bots/{id}` changes name,
-//! role, owner, service and defaults in one commit. Outgoing webhooks are sent by
-//! `domain::outgoing_webhooks`; embedded bots are stored but not run. Must not know any wire
-//! format.
+//! role, owner, service and defaults in one commit. Bots are owned by humans only: no bot
+//! calls any of these endpoints, and a bot goes when its owner is deactivated. Outgoing
+//! webhooks are sent by `domain::outgoing_webhooks`; embedded bots are stored but not run.
+//! Must not know any wire format.
 
 use std::collections::BTreeMap;
 
@@ -126,9 +127,22 @@ fn check_may_create(c: &rusqlite::Connection, caller: &User, bot_type: i64) -> R
     Err(Error::bad_request("Insufficient permission"))
 }
 
-fn check_caller(caller: &User) -> Result<()> {
+/// Who may use the bot endpoints at all (upstream's `require_member_or_admin`): no guests, and
+/// no bots, so a bot never makes, lists, changes, deactivates or re-keys bots (a bot's bots
+/// would be out of its human owner's sight and reach), whatever its role.
+pub fn check_caller(caller: &User) -> Result<()> {
     if caller.role == Role::Guest {
         return Err(Error::bad_request("Not allowed for guest users"));
+    }
+    check_human(caller)
+}
+
+/// No bots (upstream's `human_users_only`), for the endpoints open to guests who own a bot.
+pub fn check_human(caller: &User) -> Result<()> {
+    if caller.is_bot {
+        return Err(Error::bad_request(
+            "This endpoint does not accept bot requests.",
+        ));
     }
     Ok(())
 }
@@ -363,8 +377,10 @@ fn access_bot(c: &rusqlite::Connection, caller: &User, id: UserId) -> Result<Use
     Ok(bot)
 }
 
-/// Deactivates a bot (`DELETE /bots/{id}`) on its owner's or an administrator's request.
+/// Deactivates a bot (`DELETE /bots/{id}`) on its owner's or an administrator's request (never
+/// a bot's), with any bots it owns (see `users::deactivate_in`).
 pub async fn deactivate(state: &AppState, caller: &User, id: UserId) -> Result<()> {
+    check_human(caller)?;
     let caller = caller.clone();
     state
         .db
@@ -376,8 +392,9 @@ pub async fn deactivate(state: &AppState, caller: &User, id: UserId) -> Result<(
 }
 
 /// Gives a bot a new API key (`POST /bots/{id}/api_key/regenerate`) on its owner's or an
-/// administrator's request; returns it.
+/// administrator's request (never a bot's); returns it.
 pub async fn regenerate_api_key(state: &AppState, caller: &User, id: UserId) -> Result<String> {
+    check_human(caller)?;
     let caller = caller.clone();
     let key = password::new_api_key();
     let stored = key.clone();

@@ -598,7 +598,7 @@ fn apply_profile_edits(
     Ok(())
 }
 
-/// Deactivates a user (not a bot) on an administrator's request.
+/// Deactivates a user (not a bot), with the bots they own, on an administrator's request.
 pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Result<()> {
     if !actor.role.is_admin() {
         return Err(Error::not_admin());
@@ -626,8 +626,39 @@ pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Resul
 }
 
 /// Inside a write: deactivates an (active, checked) user or bot and announces it: out of its
-/// groups, its push registrations forgotten.
+/// groups, its push registrations forgotten, its web sessions ended (its event queues and
+/// cached credentials end when the commit's events are published). The active bots it owns
+/// are deactivated first, the same way, as upstream's `do_deactivate_user` does, and so are
+/// bots owned by those bots (which bots could make before they were refused `POST /bots`);
+/// reactivating the user later brings none of them back.
 pub fn deactivate_in(tx: &mut WriteTx<'_>, user: &User) -> Result<()> {
+    for bot in owned_bots_closure(tx, user.id)? {
+        deactivate_one(tx, &bot)?;
+    }
+    deactivate_one(tx, user)
+}
+
+/// The active bots `owner` owns, then the active bots those own, and so on, each once.
+fn owned_bots_closure(c: &rusqlite::Connection, owner: UserId) -> Result<Vec<User>> {
+    let mut seen = std::collections::HashSet::from([owner]);
+    let mut found = Vec::new();
+    let mut next = 0;
+    let mut current = owner;
+    loop {
+        for bot in users_db::active_bots_owned_by(c, current)? {
+            if seen.insert(bot.id) {
+                found.push(bot);
+            }
+        }
+        let Some(bot) = found.get(next) else {
+            return Ok(found);
+        };
+        current = bot.id;
+        next += 1;
+    }
+}
+
+fn deactivate_one(tx: &mut WriteTx<'_>, user: &User) -> Result<()> {
     let target = user.id;
     users_db::set_active(tx, target, false)?;
     super::sessions::end_all_for(tx, target)?;
@@ -646,7 +677,8 @@ pub fn deactivate_in(tx: &mut WriteTx<'_>, user: &User) -> Result<()> {
     Ok(())
 }
 
-/// Reactivates a deactivated user or bot on an administrator's request.
+/// Reactivates a deactivated user or bot on an administrator's request; a user's bots stay
+/// as they are.
 pub async fn reactivate(state: &AppState, actor: &User, target: UserId) -> Result<()> {
     if !actor.role.is_admin() {
         return Err(Error::not_admin());

@@ -5,11 +5,12 @@
 //! its next request, which prunes them (so a dropped connection loses nothing). Waiting is
 //! cancel-safe: a poller registers for wake-ups before it looks at the queue. A queue that
 //! grows past its bound is dropped, so its client re-registers instead of the server growing
-//! without limit; queues idle longer than the timeout are swept. Each user may hold a bounded
-//! number of queues (one more evicts their stalest) and have a bounded number of blocking polls
-//! waiting (one more is refused), so one account cannot grow the table or the parked tasks. Heartbeats and shutdown reach
-//! parked polls through the table (one periodic pass, one wake-up of all) rather than a timer
-//! and a watch per poll, which keeps a parked poll cheap. Must not touch the database.
+//! without limit; queues idle longer than the timeout are swept; a deactivated user's queues
+//! all end at once. Each user may hold a bounded number of queues (one more evicts their
+//! stalest) and have a bounded number of blocking polls waiting (one more is refused), so one
+//! account cannot grow the table or the parked tasks. Heartbeats and shutdown reach parked
+//! polls through the table (one periodic pass, one wake-up of all) rather than a timer and a
+//! watch per poll, which keeps a parked poll cheap. Must not touch the database.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -487,6 +488,21 @@ impl Queues {
         false
     }
 
+    /// Ends every queue of a user (deactivated): their polls wake and answer an error, and
+    /// the queue ids are unknown from then on. Returns how many there were.
+    pub fn end_all_of(&self, user: UserId) -> usize {
+        let mut table = self.table();
+        let ids: Vec<String> = table
+            .by_user
+            .get(&user)
+            .map(|list| list.iter().map(|q| q.id.clone()).collect())
+            .unwrap_or_default();
+        for id in &ids {
+            table.remove(id);
+        }
+        ids.len()
+    }
+
     /// The queues of these users (all users when `None`) registered before event `seq`.
     pub fn of_users(&self, seq: u64, users: Option<&[UserId]>) -> Vec<Arc<Queue>> {
         let table = self.table();
@@ -731,6 +747,19 @@ mod tests {
         assert!(qs.contains(&q.id));
         qs.push(&q, body("c"));
         assert!(!qs.contains(&q.id));
+    }
+
+    #[test]
+    fn ending_a_users_queues_spares_everyone_elses() {
+        let qs = Queues::new(10, Duration::from_secs(600));
+        let a = qs.register(UserId(1), QueueOptions::default(), 0);
+        let b = qs.register(UserId(1), QueueOptions::default(), 0);
+        let other = qs.register(UserId(2), QueueOptions::default(), 0);
+        assert_eq!(qs.end_all_of(UserId(1)), 2);
+        assert!(!qs.contains(&a.id) && !qs.contains(&b.id));
+        assert!(!qs.has_user(UserId(1)));
+        assert!(qs.contains(&other.id));
+        assert_eq!(qs.end_all_of(UserId(1)), 0);
     }
 
     #[test]

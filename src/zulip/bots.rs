@@ -1,6 +1,7 @@
 //! `POST /bots`, `GET /bots`, `PATCH /bots/{id}`, `DELETE /bots/{id}` and
-//! `POST /bots/{id}/api_key/regenerate`: bot accounts made by users. Parsing (upstream's parameter
-//! errors) and the response shapes here; the rules in `domain::bots`.
+//! `POST /bots/{id}/api_key/regenerate`: bot accounts made by users (bot callers are refused).
+//! Parsing (upstream's parameter errors) and the response shapes here; the rules in
+//! `domain::bots`.
 
 use std::collections::BTreeMap;
 
@@ -72,6 +73,8 @@ fn defaults_fields(s: Success, d: &BotDefaults) -> Success {
 
 /// # `POST /api/v1/bots`
 pub async fn create(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+    // Who may call comes before what they sent, as upstream's decorators.
+    bots::check_caller(caller)?;
     let full_name = p.required_str("full_name")?;
     let short_name = p.required_str("short_name")?;
     let bot_type = p.int("bot_type")?.unwrap_or(bots::GENERIC_BOT);
@@ -134,6 +137,7 @@ pub async fn list(state: &AppState, caller: &User) -> Result<Success> {
 
 /// # `PATCH /api/v1/bots/{bot_id}`
 pub async fn update(state: &AppState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
+    bots::check_caller(caller)?;
     let full_name = p.str("full_name");
     let role = p.int("role")?;
     let bot_owner_id = p.int("bot_owner_id")?;

@@ -2,6 +2,7 @@
 //! event queues of the users who may see them, filtered by each queue's options.
 //!
 //! Runs as one task consuming the hub's pipeline, so queues receive events in commit order.
+//! A user's (or bot's) deactivation ends that account's queues at its place in that order.
 //! Each wire event is serialized once per distinct shape (for messages: per rendering variant)
 //! and the same text is shared by every queue it goes to. This file dispatches; one submodule
 //! per event family renders: `messages`, `channels`, `users` (people and settings) and
@@ -196,7 +197,11 @@ async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
             property,
         } => channels::updated(state, seq, *channel_id, *property).await,
         Event::UserCreated { user_id } => users::lifecycle(state, seq, *user_id, true).await,
-        Event::UserReactivated { user_id } | Event::UserDeactivated { user_id } => {
+        Event::UserReactivated { user_id } => users::lifecycle(state, seq, *user_id, false).await,
+        Event::UserDeactivated { user_id } => {
+            // A deactivated account (a bot included) keeps no queue: nothing after this
+            // reaches it, not even through a poll that was waiting.
+            state.queues.end_all_of(*user_id);
             users::lifecycle(state, seq, *user_id, false).await
         }
         Event::UserUpdated { user_id, change } => {
