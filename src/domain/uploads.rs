@@ -315,9 +315,12 @@ pub async fn upload(
 }
 
 /// What an uploaded image is: its shown size and whether it is animated, or unusable when it
-/// is not a PNG, JPEG, GIF or WebP that decodes within the limits.
+/// is not a PNG, JPEG, GIF or WebP that decodes within the limits, or its thumbnail would not
+/// (then no preview is offered, and its thumbnail is refused).
 fn image_info(data: &[u8]) -> ImageInfo {
-    match crate::domain::images::probe(data) {
+    use crate::domain::images;
+    let (w, h) = crate::markdown::THUMBNAIL_BOX;
+    match images::probe(data).and_then(|p| images::check_thumbnail(&p, w, h).map(|()| p)) {
         Ok(p) => ImageInfo {
             usable: true,
             width: p.width,

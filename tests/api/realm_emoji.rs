@@ -315,6 +315,83 @@ async fn bad_files_and_images_change_nothing() {
     r.assert_error(401, "UNAUTHORIZED");
 }
 
+/// A GIF with a `screen` logical screen and frames of these `(left, top, width, height)`, each
+/// one colour (the `gif` crate's encoder, which writes frames of any size where it is told).
+fn gif_with(screen: (u16, u16), frames: &[(u16, u16, u16, u16)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let palette = [0, 0, 0, 255, 0, 0];
+        let mut enc = gif::Encoder::new(&mut out, screen.0, screen.1, &palette).unwrap();
+        for &(left, top, width, height) in frames {
+            let pixels = vec![1u8; usize::from(width) * usize::from(height)];
+            let mut f = gif::Frame::from_indexed_pixels(width, height, pixels, None);
+            (f.left, f.top) = (left, top);
+            enc.write_frame(&f).unwrap();
+        }
+    }
+    out
+}
+
+/// Issue 24, item 4: an animated GIF is budgeted by what its frames decode to, not by its
+/// logical screen. Frames larger than the screen (which the decoder would decode whole, then
+/// crop) and more frames than allowed are refused from the file's block structure before any
+/// frame is decoded; frames composed onto a large screen count at the screen's size. Each is
+/// answered 400 and adds nothing.
+#[tokio::test]
+async fn animated_gifs_beyond_the_frame_budget_are_refused() {
+    let o = org().await;
+    let cases = [
+        // A 10x10 screen holding five 2000x2000 frames: 20 million decoded pixels.
+        (
+            gif_with((10, 10), &[(0, 0, 2000, 2000); 5]),
+            "Image frame extends beyond the image.",
+        ),
+        // One frame starting inside the screen and running off it.
+        (
+            gif_with((10, 10), &[(0, 0, 10, 10), (5, 5, 10, 10)]),
+            "Image frame extends beyond the image.",
+        ),
+        // More frames than an animated emoji may have, each of one pixel.
+        (
+            gif_with((1, 1), &[(0, 0, 1, 1); 501]),
+            "Image has too many frames.",
+        ),
+        // Seventeen one-pixel frames, each composed onto a 1000x1000 screen.
+        (
+            gif_with((1000, 1000), &[(0, 0, 1, 1); 17]),
+            "Image size exceeds limit.",
+        ),
+    ];
+    for (gif, msg) in cases {
+        let r = add(&o, &o.alice, "party", &gif).await;
+        assert_eq!(r.assert_error(400, "BAD_IMAGE")["msg"], msg);
+    }
+    assert_eq!(list(&o, &o.alice).await, json!({}));
+    let emoji_dir = o.srv.state.config.data_dir.join("emoji").join("images");
+    assert!(
+        std::fs::read_dir(&emoji_dir).map_or(true, |d| d.count() == 0),
+        "pictures were left behind"
+    );
+    // Within the budget the same kinds of file are fine: 500 frames, and frames inside the
+    // screen.
+    add(
+        &o,
+        &o.alice,
+        "many",
+        &gif_with((1, 1), &[(0, 0, 1, 1); 500]),
+    )
+    .await
+    .assert_success("POST /realm/emoji/{emoji_name}");
+    add(
+        &o,
+        &o.alice,
+        "inside",
+        &gif_with((100, 100), &[(0, 0, 100, 100), (20, 30, 80, 70)]),
+    )
+    .await
+    .assert_success("POST /realm/emoji/{emoji_name}");
+}
+
 #[tokio::test]
 async fn deactivation_keeps_the_emoji_listed_and_frees_its_name() {
     let o = org().await;

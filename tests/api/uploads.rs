@@ -378,6 +378,87 @@ async fn hostile_and_animated_images_are_not_thumbnailed() {
     assert!(walk(&o.srv.dir.path().join("data/thumbnails")).is_empty());
 }
 
+/// A PNG of `w` x `h` black 16-bit RGBA pixels (8 bytes each when decoded), compressed by
+/// streaming its rows: a few hundred KB however large it decodes.
+fn png_rgba16(w: u32, h: u32) -> Vec<u8> {
+    use std::io::Write;
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(data);
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        out.extend_from_slice(&crc.sum().to_be_bytes());
+    }
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&w.to_be_bytes());
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[16, 6, 0, 0, 0]);
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    // Each row: filter type 0, then the pixels.
+    let row = vec![0u8; 1 + w as usize * 8];
+    for _ in 0..h {
+        z.write_all(&row).unwrap();
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    chunk(&mut out, b"IHDR", &ihdr);
+    chunk(&mut out, b"IDAT", &z.finish().unwrap());
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+/// Issue 24, item 5: a small 16-bit PNG whose decoded pixels (8 bytes each) exceed the
+/// decoder memory cap is refused before it is decoded: no preview is offered for it and its
+/// thumbnail is refused like any undecodable image's, while the file itself stays
+/// downloadable. The same picture at a size within the cap is thumbnailed.
+#[tokio::test]
+async fn sixteen_bit_pngs_beyond_the_memory_cap_are_not_thumbnailed() {
+    let o = org().await;
+    o.channel(&o.alice, "pics", &[&o.alice], &[]).await;
+    // 6000 x 6000 pixels (within the side and pixel limits) decode to 288 MB.
+    let data = png_rgba16(6000, 6000);
+    assert!(data.len() < 1024 * 1024, "{}", data.len());
+    let big = upload_ok(&o.srv, &o.alice, "deep.png", &data).await;
+    let fine = upload_ok(&o.srv, &o.alice, "fine.png", &png_rgba16(100, 60)).await;
+    let id = o
+        .send_channel(&o.alice, "pics", "t", &format!("[d]({big})\n\n[f]({fine})"))
+        .await;
+    let fine_path = fine.strip_prefix("/user_uploads/").unwrap();
+    assert_eq!(
+        rendered(&o, &o.alice, id).await,
+        format!(
+            "<p><a href=\"{big}\">d</a></p>\n<p><a href=\"{fine}\">f</a></p>\n\
+             <div class=\"message_inline_image\"><a href=\"{fine}\" title=\"f\">\
+             <img data-original-content-type=\"image/png\" \
+             data-original-dimensions=\"100x60\" \
+             src=\"/user_uploads/thumbnail/{fine_path}/840x560.webp\"></a></div>"
+        )
+    );
+    let path = big.strip_prefix("/user_uploads/").unwrap();
+    let r = download(
+        &o.srv,
+        Some(&o.alice),
+        &format!("/user_uploads/thumbnail/{path}/840x560.webp"),
+        None,
+    )
+    .await;
+    assert_eq!(r.assert_error(404, "BAD_REQUEST")["msg"], "File not found.");
+    assert!(walk(&o.srv.dir.path().join("data/thumbnails")).is_empty());
+    let r = download(&o.srv, Some(&o.alice), &big, None).await;
+    assert_eq!((r.status, r.raw.len()), (200, data.len()));
+    let r = download(
+        &o.srv,
+        Some(&o.alice),
+        &format!("/user_uploads/thumbnail/{fine_path}/840x560.webp"),
+        None,
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let img = image::load_from_memory(&r.raw).unwrap();
+    assert_eq!((img.width(), img.height()), (100, 60));
+}
+
 #[tokio::test]
 async fn ranges_and_risky_types() {
     let o = org().await;
