@@ -1,6 +1,7 @@
 //! Attacks on authentication from issue 24, each performed the way a client would: look-alike
 //! addresses (KELVIN SIGN for `k`, fullwidth and Cyrillic letters) that poisoned the user cache
-//! and the login limiter or made accounts posing as existing users.
+//! and the login limiter or made accounts posing as existing users, and unlimited guessing of
+//! `old_password`.
 
 use hyper::Method;
 use serde_json::Value;
@@ -282,4 +283,40 @@ async fn reusable_links_refuse_lookalikes_of_existing_accounts() {
     // A genuinely new address still signs up.
     let r = signup(&o, &path, "kimberly@example.com").await;
     assert_eq!(r.status, 303, "{}", html(&r));
+}
+
+#[tokio::test]
+async fn wrong_old_passwords_are_limited_like_logins() {
+    let o = org().await;
+    let change = |old: &'static str| {
+        let srv = &o.srv;
+        let kim = &o.kim;
+        async move {
+            srv.patch(
+                "/api/v1/settings",
+                kim,
+                &[("old_password", old), ("new_password", "brand new horse")],
+            )
+            .await
+        }
+    };
+    for _ in 0..5 {
+        let r = change("guess").await;
+        assert_eq!(r.assert_error(400, "BAD_REQUEST")["msg"], "Wrong password!");
+    }
+    // Now even the right old password waits, and so do logins: one limit for both.
+    let r = change(PASSWORD).await;
+    let b = r.assert_error(429, "RATE_LIMIT_HIT");
+    assert_eq!(b["msg"], "API usage exceeded rate limit");
+    assert!(r.headers.contains_key("retry-after"));
+    login(&o.srv, "kim@example.com", PASSWORD)
+        .await
+        .assert_error(429, "RATE_LIMIT_HIT");
+    // Nothing changed: the key still works, and other users are not limited.
+    me_with(&o.srv, &o.kim.email, &o.kim.api_key)
+        .await
+        .assert_success("GET /users/me");
+    login(&o.srv, "bob@example.com", PASSWORD)
+        .await
+        .assert_success("POST /fetch_api_key");
 }
