@@ -1,7 +1,7 @@
 //! Attacks on authentication from issue 24, each performed the way a client would: look-alike
 //! addresses (KELVIN SIGN for `k`, fullwidth and Cyrillic letters) that poisoned the user cache
-//! and the login limiter or made accounts posing as existing users, and unlimited guessing of
-//! `old_password`.
+//! and the login limiter or made accounts posing as existing users, unlimited guessing of
+//! `old_password`, and temporary upload URLs taken in spellings they were not issued in.
 
 use hyper::Method;
 use serde_json::Value;
@@ -9,6 +9,7 @@ use serde_json::Value;
 use outpost::model::Role;
 
 use crate::support::{Reply, TestServer, TestUser, basic, body, raw};
+use crate::uploads::{download, upload_ok};
 
 const PASSWORD: &str = "correct horse battery";
 /// `kim@example.com` with U+212A KELVIN SIGN for the `k`.
@@ -319,4 +320,46 @@ async fn wrong_old_passwords_are_limited_like_logins() {
     login(&o.srv, "bob@example.com", PASSWORD)
         .await
         .assert_success("POST /fetch_api_key");
+}
+
+#[tokio::test]
+async fn temporary_upload_tokens_are_taken_only_as_issued() {
+    let o = org().await;
+    let url = upload_ok(&o.srv, &o.kim, "report.pdf", b"%PDF-1.4 tiny").await;
+    let r = o.srv.get(&format!("/api/v1{url}"), &o.kim, &[]).await;
+    let temp = r.assert_success("GET /user_uploads/{realm_id_str}/{filename}")["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let token = temp.split('/').nth(3).unwrap().to_string();
+    let mut parts = token.splitn(3, '-');
+    let (id, expires, mac) = (
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+    );
+    for respelled in [
+        format!("0{id}-{expires}-{mac}"),
+        format!("00{id}-{expires}-{mac}"),
+        format!("+{id}-{expires}-{mac}"),
+        format!("{id}-0{expires}-{mac}"),
+        format!("{id}-+{expires}-{mac}"),
+        format!("{id}-{expires}-{}", mac.to_uppercase()),
+    ] {
+        let r = download(
+            &o.srv,
+            None,
+            &format!("/user_uploads/temporary/{respelled}/report.pdf"),
+            None,
+        )
+        .await;
+        assert_eq!(
+            r.assert_error(404, "BAD_REQUEST")["msg"],
+            "File not found.",
+            "{respelled}"
+        );
+    }
+    let r = download(&o.srv, None, &temp, None).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(&r.raw[..], b"%PDF-1.4 tiny");
 }
