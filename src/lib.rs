@@ -75,7 +75,8 @@
 //!   `subscriptions`, `listing`, `updates`); [`domain::user_groups`] the user groups and the one
 //!   answer to whether a user holds a group-setting value (`holds`, through nested subgroups,
 //!   cached per write generation); [`domain::users`] the user rules, with statuses in
-//!   [`domain::user_status`] and profile field values in `domain::profile_fields::values`.
+//!   [`domain::user_status`] and profile field values in `domain::profile_fields::values`;
+//!   [`domain::email_keys`] says how addresses compare (the login key, look-alikes).
 //!   [`domain::notices`] is what the system bots (Notification Bot, Welcome Bot) post when
 //!   channels, topics and users change. [`domain::invites`] holds invitations: who may invite
 //!   whom, reusable links, and joining through the signup form (its token, the new account).

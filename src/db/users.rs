@@ -229,14 +229,12 @@ pub fn make_bot(c: &Connection, id: UserId, bot_type: i64, owner: UserId) -> Res
     Ok(())
 }
 
-pub fn email_taken(c: &Connection, email: &str) -> Result<bool> {
-    Ok(c.query_row(
-        "SELECT 1 FROM users WHERE email = ?1 COLLATE NOCASE",
-        [email],
-        |_| Ok(()),
-    )
-    .optional()?
-    .is_some())
+/// Every user's id and address, the system bots included (for comparisons SQL cannot make,
+/// such as look-alike addresses).
+pub fn all_emails(c: &Connection) -> Result<Vec<(UserId, String)>> {
+    let mut st = c.prepare_cached("SELECT id, email FROM users")?;
+    let rows = st.query_map([], |r| Ok((UserId(r.get(0)?), r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The stored password hash of a user; `None` when they have none or there is no such user.

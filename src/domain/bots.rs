@@ -301,8 +301,12 @@ pub async fn create(
     let bot = state
         .db
         .write(move |tx| {
-            if users_db::email_taken(tx, prepared.email())? {
-                return Err(Error::bad_request("Username already in use"));
+            match users::email_clash(tx, prepared.email(), None)? {
+                Some(users::EmailClash::Same) => {
+                    return Err(Error::bad_request("Username already in use"));
+                }
+                Some(clash) => return Err(Error::bad_request(clash.message())),
+                None => {}
             }
             if users_db::active_bot_named(tx, &checked_name)? {
                 return Err(Error::bad_request("Name is already in use."));

@@ -1,11 +1,14 @@
 //! In-memory helpers for authentication: the user cache and the login failure limiter.
 //!
-//! The cache maps lower-cased emails to user rows so that an authenticated request costs no
-//! database read, and remembers emails that have no user for a short while, so that an unknown
-//! email is answered as fast as a known one. Entries are stamped with a generation number; every committed change to users
-//! bumps the generation (see `AppState::open`), which makes all older entries misses. A miss
-//! reads the database, so users created by another process (`outpost create-user`) are seen at
-//! once. Must not touch the database itself.
+//! The cache maps login keys (`domain::email_keys::login_key`: ASCII case folded, the equality
+//! the database lookup applies) to user rows so that an authenticated request costs no
+//! database read, and remembers keys that have no user for a short while, so that an unknown
+//! email is answered as fast as a known one. Callers file an entry only under the key the
+//! database was asked for. Entries are stamped with a generation number; every committed
+//! change to users bumps the generation (see `AppState::open`), which makes all older entries
+//! misses. A miss reads the database, so users created by another process
+//! (`outpost create-user`) are seen at once. The limiter counts failures per login key too.
+//! Must not touch the database itself.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,9 +36,9 @@ pub enum Cached {
 
 pub struct UserCache {
     generation: AtomicU64,
-    /// Lower-cased email → (generation when read, row).
+    /// Login key → (generation when read, row).
     by_email: RwLock<HashMap<String, (u64, Arc<User>)>>,
-    /// Lower-cased email → (generation when looked up, when) for emails with no user.
+    /// Login key → (generation when looked up, when) for keys with no user.
     absent: RwLock<HashMap<String, (u64, Instant)>>,
     absent_ttl: Duration,
 }
@@ -111,7 +114,7 @@ impl UserCache {
 const MAX_FAILURES: usize = 5;
 const FAILURE_WINDOW: Duration = Duration::from_secs(30 * 60);
 
-/// Counts failed password logins per (lower-cased) username.
+/// Counts failed password checks (logins, `old_password`) per login key.
 #[derive(Default)]
 pub struct LoginLimiter {
     failures: Mutex<HashMap<String, Vec<Instant>>>,

@@ -1,6 +1,9 @@
 //! Invitations: who may invite whom (role, channels, groups), email invitations and reusable
 //! links, listing, revoking and resending them, and joining through one (the signup form's
-//! rules: its per-form token, the account it creates and what the new user is given).
+//! rules: its per-form token, the account it creates and what the new user is given). An
+//! address that looks like an existing account's (`domain::email_keys`) is neither invited nor
+//! accepted on a reusable link's form; a reusable link's address is otherwise not verified
+//! (no confirmation mail yet).
 //!
 //! Invitation mail goes out after the commit through [`crate::mail`] (a blocking task; a
 //! failure is logged and the invitation stays). Every change emits
@@ -340,6 +343,11 @@ pub async fn invite(
                 match users_db::by_email(tx, &e)? {
                     Some(u) if u.is_active => skipped.push((e, "Already has an account.", false)),
                     Some(_) => skipped.push((e, "Account has been deactivated.", true)),
+                    None if users::email_clash(tx, &e, None)?.is_some() => skipped.push((
+                        e,
+                        "Too similar to the address of an existing account.",
+                        false,
+                    )),
                     None => to_invite.push(e),
                 }
             }
@@ -595,6 +603,12 @@ impl std::fmt::Debug for FormKey {
     }
 }
 
+/// Why a signup form refuses an address that looks like an existing account's (see
+/// `domain::email_keys`). Reusable links take any address without a confirmation mail (a
+/// later issue), so this at least keeps newcomers from posing as existing members.
+const LOOKALIKE_SIGNUP: &str = "This email address looks too much like the address of an \
+     existing account. Use another address, or log in if it is yours.";
+
 /// What the signup form submitted.
 pub struct Signup {
     pub key: String,
@@ -667,10 +681,16 @@ pub async fn join(
                 Ok(inv) => inv,
                 Err(p) => return Ok(Err(SignupRefusal::Link(p))),
             };
-            if users_db::email_taken(tx, prepared.email())? {
-                return Ok(Err(SignupRefusal::Invalid(
-                    "An account with this email address already exists; log in instead.".into(),
-                )));
+            match users::email_clash(tx, prepared.email(), None)? {
+                Some(users::EmailClash::Same) => {
+                    return Ok(Err(SignupRefusal::Invalid(
+                        "An account with this email address already exists; log in instead.".into(),
+                    )));
+                }
+                Some(users::EmailClash::LookAlike) => {
+                    return Ok(Err(SignupRefusal::Invalid(LOOKALIKE_SIGNUP.into())));
+                }
+                None => {}
             }
             let joined = |tx: &mut WriteTx<'_>, user: &User| join_rest(tx, &inv, user, &realm_url);
             let id = users::insert_prepared(tx, &prepared, visibility, &realm_url, joined)?;

@@ -8,6 +8,7 @@ pub mod channel_folders;
 pub mod channels;
 pub mod credentials;
 pub mod dtrack;
+pub mod email_keys;
 pub mod emails;
 pub mod images;
 pub mod invites;

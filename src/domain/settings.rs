@@ -1,6 +1,7 @@
 //! Personal settings (`PATCH /settings` and the `user_settings` register state): the catalogue
 //! of settings a user may change, their types, defaults and allowed values, and the rules for
-//! changing them (name and password included).
+//! changing them (name and password included). Wrong `old_password`s count against the login
+//! failure limiter, as failed logins do.
 //!
 //! Owns the meaning of the `user_settings` table; SQL lives in `db::settings`. Must not know
 //! HTTP or wire JSON: values are [`SettingValue`]s and changes leave as events.
@@ -13,7 +14,8 @@ use crate::events::{Event, PersonChange};
 use crate::model::User;
 use crate::password;
 
-use super::users::{check_full_name, check_password_strength, rename};
+use super::email_keys;
+use super::users::{check_full_name, check_login_limit, check_password_strength, rename};
 
 // Re-exported so the chat modules that name it here (events, delivery, register) stay as they are.
 pub use crate::model::SettingValue;
@@ -395,6 +397,9 @@ async fn change_password(
     old: String,
     new: String,
 ) -> Result<String> {
+    // Guessing the old password here is guessing a login password: the same failure limit.
+    let limiter_key = email_keys::login_key(&user.email);
+    check_login_limit(state, &limiter_key)?;
     let id = user.id;
     let stored = state
         .db
@@ -405,8 +410,10 @@ async fn change_password(
         .cpu(move || stored.is_some_and(|h| password::verify(&old, &h)))
         .await?;
     if !ok {
+        state.logins.record_failure(&limiter_key);
         return Err(Error::bad_request("Wrong password!"));
     }
+    state.logins.clear(&limiter_key);
     check_password_strength(&new)?;
     state
         .db

@@ -1,6 +1,7 @@
 //! Uploaded files: storing them (size limit, organization quota, atomic writes under the data
 //! directory), who may download them (the uploader, or anyone who can read a message linking
-//! them), short-lived signed download URLs, the links messages make to them, listing and
+//! them), short-lived signed download URLs (a token is taken only as issued, digit for digit),
+//! the links messages make to them, listing and
 //! deleting one's own, and the cleanup of files nobody needs any more.
 //!
 //! Files live at `<data_dir>/uploads/<storage key>`, where the key is made only of characters
@@ -499,13 +500,21 @@ pub async fn temporary_url(
     ))
 }
 
-/// The upload a temporary URL's token names, if the token is genuine and unexpired at `now`.
+/// A token's number written exactly as [`temporary_url`] writes it: decimal digits, no sign,
+/// no leading zero (so one URL has one spelling).
+fn canonical_number(s: &str) -> Option<i64> {
+    let n = s.parse::<i64>().ok()?;
+    (n >= 0 && n.to_string() == s).then_some(n)
+}
+
+/// The upload a temporary URL's token (`<id>-<expires>-<mac>`, each exactly as
+/// [`temporary_url`] writes it) names, if the token is genuine and unexpired at `now`.
 pub async fn find_temporary(state: &AppState, token: &str, now: i64) -> Result<Download> {
     let mut it = token.splitn(3, '-');
     let (Some(id), Some(expires), Some(mac)) = (it.next(), it.next(), it.next()) else {
         return Err(file_not_found());
     };
-    let (Ok(id), Ok(expires)) = (id.parse::<i64>(), expires.parse::<i64>()) else {
+    let (Some(id), Some(expires)) = (canonical_number(id), canonical_number(expires)) else {
         return Err(file_not_found());
     };
     if expires < now {

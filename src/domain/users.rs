@@ -3,8 +3,11 @@
 //! `domain::profile_fields::values`.
 //!
 //! Functions take typed input and the acting user, check permissions and invariants (the last
-//! owner keeps the role, only owners touch the owner role, ...), and run their reads and writes
-//! through `state.db`. Each write emits the events that describe it. No HTTP or wire JSON here.
+//! owner keeps the role, only owners touch the owner role, a new or changed address is not and
+//! does not look like another account's ([`email_clash`], `domain::email_keys`), ...), and run
+//! their reads and writes through `state.db`. Logins look users up, cache them and count their
+//! failures under one key, `email_keys::login_key`. Each write emits the events that describe
+//! it. No HTTP or wire JSON here.
 
 use std::sync::Arc;
 
@@ -13,6 +16,7 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::db::{WriteTx, profile_fields as fields_db, users as users_db};
 use crate::domain::credentials::Cached;
+use crate::domain::email_keys;
 use crate::error::{Error, ErrorKind, LoginFailure, Result};
 use crate::events::{Event, PersonChange};
 use crate::ids::{ProfileFieldId, UserId};
@@ -70,6 +74,50 @@ pub fn is_valid_email(email: &str) -> bool {
         && !domain.starts_with('.')
         && !domain.ends_with('.')
         && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// How a wanted address collides with an existing account's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmailClash {
+    /// The same address (ASCII case aside, as logins compare them).
+    Same,
+    /// A different string that looks the same (`email_keys::lookalike_key`): KELVIN SIGN for
+    /// `k`, fullwidth letters, Cyrillic `а` for `a`, ...
+    LookAlike,
+}
+
+impl EmailClash {
+    /// What an API answer says about an address that clashes.
+    pub fn message(self) -> &'static str {
+        match self {
+            EmailClash::Same => "Email is already in use.",
+            EmailClash::LookAlike => "Email is too similar to the address of an existing account.",
+        }
+    }
+}
+
+/// Whether `email` is, or looks like, the address of an account other than `except` (any
+/// account: active, deactivated, bot or system bot).
+pub fn email_clash(
+    c: &rusqlite::Connection,
+    email: &str,
+    except: Option<UserId>,
+) -> Result<Option<EmailClash>> {
+    let login = email_keys::login_key(email);
+    let alike = email_keys::lookalike_key(email);
+    let mut found = None;
+    for (id, other) in users_db::all_emails(c)? {
+        if Some(id) == except {
+            continue;
+        }
+        if email_keys::login_key(&other) == login {
+            return Ok(Some(EmailClash::Same));
+        }
+        if email_keys::lookalike_key(&other) == alike {
+            found = Some(EmailClash::LookAlike);
+        }
+    }
+    Ok(found)
 }
 
 /// Everything needed to create a user.
@@ -145,8 +193,8 @@ pub fn insert_prepared(
     realm_url: &str,
     joined: impl FnOnce(&mut WriteTx<'_>, &User) -> Result<()>,
 ) -> Result<UserId> {
-    if users_db::email_taken(tx, &p.email)? {
-        return Err(Error::bad_request("Email is already in use."));
+    if let Some(clash) = email_clash(tx, &p.email, None)? {
+        return Err(Error::bad_request(clash.message()));
     }
     let id = users_db::insert(
         tx,
@@ -208,8 +256,8 @@ pub async fn create_bot(
                 Some(o) if o.is_active && !o.is_bot => o,
                 _ => return Err(Error::bad_request("Invalid bot owner")),
             };
-            if users_db::email_taken(tx, &p.email)? {
-                return Err(Error::bad_request("Email is already in use."));
+            if let Some(clash) = email_clash(tx, &p.email, None)? {
+                return Err(Error::bad_request(clash.message()));
             }
             insert_bot(tx, &p, visibility, GENERIC_BOT, owner.id)
         })
@@ -264,15 +312,18 @@ pub fn check_password_strength(pw: &str) -> Result<()> {
 /// Looks up a user by email for authentication, through the cache (the system bots, not
 /// being realm members, never log in).
 /// Unknown emails are cached too, so probing emails costs the same whether they have accounts or not.
+/// The cache entry, hit or miss, is under [`email_keys::login_key`], and the database is asked
+/// for that same key, so whatever is cached is what the lookup found for that key and nothing
+/// else (a miss for `\u{212A}im@x` is never filed under `kim@x`).
 pub async fn by_login_email(state: &AppState, email: &str) -> Result<Option<Arc<User>>> {
-    let key = email.to_lowercase();
+    let key = email_keys::login_key(email);
     match state.users.get(&key) {
         Some(Cached::User(u)) => return Ok(Some(u)),
         Some(Cached::NoSuchUser) => return Ok(None),
         None => {}
     }
     let generation = state.users.generation();
-    let lookup = email.to_string();
+    let lookup = key.clone();
     let found = state
         .db
         .read(move |c| users_db::by_email(c, &lookup))
@@ -292,19 +343,26 @@ pub async fn by_api_key(state: &AppState, key: &str) -> Result<Option<Arc<User>>
         .map(Arc::new))
 }
 
+/// Refuses (429) a password check for `key` (an [`email_keys::login_key`]) once it has used
+/// up its failures: logins and `PATCH /settings`' `old_password` share the limit.
+pub fn check_login_limit(state: &AppState, key: &str) -> Result<()> {
+    match state.logins.blocked_for(key) {
+        Some(wait) => Err(Error::new(
+            ErrorKind::RateLimited { retry_after: wait },
+            "API usage exceeded rate limit",
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Password login (`POST /fetch_api_key`): the user and their API key.
 pub async fn login_with_password(
     state: &AppState,
     username: &str,
     pw: String,
 ) -> Result<Arc<User>> {
-    let limiter_key = username.trim().to_lowercase();
-    if let Some(wait) = state.logins.blocked_for(&limiter_key) {
-        return Err(Error::new(
-            ErrorKind::RateLimited { retry_after: wait },
-            "API usage exceeded rate limit",
-        ));
-    }
+    let limiter_key = email_keys::login_key(username);
+    check_login_limit(state, &limiter_key)?;
     let bad = || {
         Error::new(
             ErrorKind::LoginFailed(LoginFailure::BadCredentials),
@@ -498,8 +556,8 @@ pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpda
                 apply_profile_edits(tx, target, edits)?;
             }
             if let Some(email) = new_email.filter(|e| *e != user.email) {
-                if users_db::by_email_any(tx, &email)?.is_some_and(|u| u.id != target) {
-                    return Err(Error::bad_request("Email is already in use."));
+                if let Some(clash) = email_clash(tx, &email, Some(target))? {
+                    return Err(Error::bad_request(clash.message()));
                 }
                 users_db::set_email(tx, target, &email)?;
                 tx.emit(Event::UserUpdated {

@@ -1427,12 +1427,21 @@ impl ChatApi {
     }
 }
 
+/// A chat listener's request path as logged (see `Api::loggable_path`).
+pub fn loggable_path(path: &str) -> std::borrow::Cow<'_, str> {
+    match uploads::loggable_path(path) {
+        Some(hidden) => hidden,
+        None => signup::loggable_path(path),
+    }
+}
+
 impl Api for ChatApi {
     type Ticket = ChatTicket;
 
-    /// A signup link's key lets anyone create an account: it never reaches the log.
+    /// A signup link's key lets anyone create an account, and a temporary upload URL's token
+    /// lets anyone download the file: neither reaches the log.
     fn loggable_path<'a>(&self, path: &'a str) -> std::borrow::Cow<'a, str> {
-        signup::loggable_path(path)
+        loggable_path(path)
     }
 
     async fn admit(
@@ -1488,6 +1497,30 @@ impl Api for ChatApi {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn logged_paths_hide_temporary_upload_tokens_and_signup_keys() {
+        let token = "/user_uploads/temporary/12-1700000000-0a1b2c/report.pdf";
+        assert_eq!(loggable_path(token), "/user_uploads/temporary/***");
+        // However the router would still reach the temporary URL.
+        for spelled in [
+            "/user_uploads/%74emporary/12-1700000000-0a1b2c/report.pdf",
+            "/user_uploads//temporary/12-1700000000-0a1b2c/x",
+            "/user_uploads/temporary/12-1700000000-0a1b2c",
+        ] {
+            assert_eq!(loggable_path(spelled), "/user_uploads/temporary/***");
+        }
+        assert_eq!(loggable_path("/join/abc123/"), "/join/***");
+        // Ordinary downloads and API paths stay as they are.
+        for plain in [
+            "/user_uploads/1/ab/cdef/file.txt",
+            "/user_uploads/temporary",
+            "/api/v1/user_uploads/1/ab/file.txt",
+            "/api/v1/messages",
+        ] {
+            assert_eq!(loggable_path(plain), plain);
+        }
+    }
 
     fn segs(p: &str) -> Vec<String> {
         api_segments(p).unwrap()

@@ -2,7 +2,8 @@
 //! `/user_uploads/...` outside `/api/v1` (credentials or a temporary URL; `Content-Type`,
 //! `Content-Disposition`, caching headers and single byte ranges), the API's temporary URL
 //! (`GET /api/v1/user_uploads/{realm_id_str}/{filename}`), and `GET`/`DELETE /attachments`.
-//! The rules are `domain::uploads`'.
+//! Temporary URLs' tokens never reach the request log ([`loggable_path`]). The rules are
+//! `domain::uploads`'.
 
 use hyper::StatusCode;
 use hyper::header::{self, HeaderValue};
@@ -224,6 +225,20 @@ async fn file_response(d: Download, req: &Request) -> Response {
         .status(status)
         .body(http_body_util::Full::new(body))
         .unwrap_or_else(|_| super::envelope::internal_error_response())
+}
+
+/// Where temporary download URLs live (`/user_uploads/temporary/<token>/<name>`).
+pub const TEMPORARY_PREFIX: &str = "/user_uploads/temporary/";
+
+/// A path as logged: a temporary URL's token (a bearer credential for the file until it
+/// expires) and the name after it are hidden, as signup links' keys are. The first segment is
+/// compared decoded, as the router does, so `%74emporary` is hidden too.
+pub fn loggable_path(path: &str) -> Option<std::borrow::Cow<'static, str>> {
+    let rest = path.strip_prefix("/user_uploads/")?;
+    let mut segs = rest.split('/').filter(|s| !s.is_empty());
+    let first = crate::http::route::percent_decode(segs.next()?)?;
+    (first == "temporary" && segs.next().is_some())
+        .then_some(std::borrow::Cow::Owned(format!("{TEMPORARY_PREFIX}***")))
 }
 
 /// `GET`/`HEAD /user_uploads/<realm>/<..>/<name>` (with the caller's credentials, checked at

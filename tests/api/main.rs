@@ -56,6 +56,7 @@ mod realm_settings;
 mod realtime;
 mod register_state;
 mod restart;
+mod security_auth;
 mod security_bots;
 mod security_chat;
 mod security_documents;
