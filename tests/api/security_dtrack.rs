@@ -244,6 +244,28 @@ async fn admin_with_password(dt: &Dt) {
     assert_eq!(r.status, 200, "{:?}", r.raw);
 }
 
+/// Issue 24 §6, Dependency-Track's side: usernames match exactly, so wrong passwords sent
+/// under other spellings of a name (here its case; on the old code they all counted
+/// against `admin`) do not lock its account.
+#[tokio::test]
+async fn failures_under_other_spellings_do_not_lock_an_account() {
+    let dt = Dt::start().await;
+    admin_with_password(&dt).await;
+    for name in ["ADMIN", "Admin", "aDmIn"] {
+        for i in 0..6 {
+            let r = post_form(
+                &dt,
+                "/api/v1/user/login",
+                &format!("username={name}&password=guess{i}"),
+            )
+            .await;
+            assert!(matches!(r.status, 401 | 429), "{name}: {:?}", r.raw);
+        }
+    }
+    let r = post_form(&dt, "/api/v1/user/login", "username=admin&password=s3cret").await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+}
+
 #[tokio::test]
 async fn login_guessing_is_limited() {
     let dt = Dt::start().await;

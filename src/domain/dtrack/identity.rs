@@ -125,7 +125,9 @@ async fn check_password(
     password: &str,
     allow_forced: bool,
 ) -> Result<crate::model::dtrack::User> {
-    let limiter_key = username.to_lowercase();
+    // Counted under the name exactly as it is looked up (usernames match exactly), so failures
+    // under another spelling (`ADMIN`, a KELVIN SIGN for `k`) never count against an account.
+    let limiter_key = username.to_string();
     if let Some(wait) = state.dtrack.logins.blocked_for(&limiter_key) {
         return Err(Error::new(
             ErrorKind::RateLimited { retry_after: wait },
