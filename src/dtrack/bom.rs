@@ -157,21 +157,29 @@ pub async fn put_bom(state: &AppState, who: &Principal, body: &[u8]) -> Out {
     token(t)
 }
 
+/// The parts of a `multipart/form-data` upload (a BOM or a VEX), split on the document thread;
+/// `None` when the body is not well-formed multipart (upstream answers an empty 400).
+pub(super) async fn upload_parts(
+    state: &AppState,
+    req: &Request,
+) -> Result<Option<Vec<multipart::Part>>, Fail> {
+    let Some(boundary) = req.header("content-type").and_then(multipart::boundary) else {
+        return Ok(None);
+    };
+    let body = req.body.clone();
+    Ok(state
+        .db
+        .documents(move || multipart::parse(&body, &boundary))
+        .await?)
+}
+
 /// # `POST /api/v1/bom`
 ///
 /// `multipart/form-data` with `bom` (the document) and `project` or `projectName` +
 /// `projectVersion`, `autoCreate`, `parentUUID` or `parentName` + `parentVersion`, `isLatest`,
 /// `projectTags` (comma-separated). 200 `{"token"}`.
 pub async fn post_bom(state: &AppState, who: &Principal, req: &Request) -> Out {
-    let Some(boundary) = req.header("content-type").and_then(multipart::boundary) else {
-        return Ok(http::empty(StatusCode::BAD_REQUEST));
-    };
-    let body = req.body.clone();
-    let parts = state
-        .db
-        .documents(move || multipart::parse(&body, &boundary))
-        .await?;
-    let Some(parts) = parts else {
+    let Some(parts) = upload_parts(state, req).await? else {
         return Ok(http::empty(StatusCode::BAD_REQUEST));
     };
     let field = |name: &str| {

@@ -13,7 +13,7 @@ use crate::app::AppState;
 use crate::domain::dtrack::bom::Refusal;
 use crate::domain::dtrack::exchange::{self as domain, VexTarget};
 use crate::error::Error;
-use crate::http::{self, Request, Response, multipart};
+use crate::http::{self, Request, Response};
 use crate::model::dtrack::Principal;
 
 use super::params::{Query, is_uuid, json_body, trimmed, valid_uuids};
@@ -222,15 +222,7 @@ pub async fn put_vex(state: &AppState, who: &Principal, body: &[u8]) -> Out {
 /// `multipart/form-data` with `vex` and `project` or `projectName` + `projectVersion`;
 /// 200 `{"token"}`.
 pub async fn post_vex(state: &AppState, who: &Principal, req: &Request) -> Out {
-    let Some(boundary) = req.header("content-type").and_then(multipart::boundary) else {
-        return Ok(http::empty(StatusCode::BAD_REQUEST));
-    };
-    let body = req.body.clone();
-    let parts = state
-        .db
-        .documents(move || multipart::parse(&body, &boundary))
-        .await?;
-    let Some(parts) = parts else {
+    let Some(parts) = super::bom::upload_parts(state, req).await? else {
         return Ok(http::empty(StatusCode::BAD_REQUEST));
     };
     let field = |name: &str| {
