@@ -339,11 +339,12 @@ pub async fn invite(
             }
             let mut skipped = Vec::new();
             let mut to_invite = Vec::new();
+            let existing = users::EmailKeys::load(tx)?;
             for e in emails {
                 match users_db::by_email(tx, &e)? {
                     Some(u) if u.is_active => skipped.push((e, "Already has an account.", false)),
                     Some(_) => skipped.push((e, "Account has been deactivated.", true)),
-                    None if users::email_clash(tx, &e, None)?.is_some() => skipped.push((
+                    None if existing.clash(&e, None).is_some() => skipped.push((
                         e,
                         "Too similar to the address of an existing account.",
                         false,

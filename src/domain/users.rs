@@ -96,6 +96,47 @@ impl EmailClash {
     }
 }
 
+/// Every account's address under both keys, read once, to check many wanted addresses
+/// against (an invitation names several) without reading or folding the accounts again.
+pub struct EmailKeys {
+    login: std::collections::HashMap<String, UserId>,
+    alike: std::collections::HashMap<String, Vec<UserId>>,
+}
+
+impl EmailKeys {
+    /// Reads every account (active, deactivated, bot or system bot).
+    pub fn load(c: &rusqlite::Connection) -> Result<EmailKeys> {
+        let mut keys = EmailKeys {
+            login: std::collections::HashMap::new(),
+            alike: std::collections::HashMap::new(),
+        };
+        for (id, other) in users_db::all_emails(c)? {
+            keys.login.insert(email_keys::login_key(&other), id);
+            keys.alike
+                .entry(email_keys::lookalike_key(&other))
+                .or_default()
+                .push(id);
+        }
+        Ok(keys)
+    }
+
+    /// Whether `email` is, or looks like, the address of an account other than `except`.
+    pub fn clash(&self, email: &str, except: Option<UserId>) -> Option<EmailClash> {
+        let other = |id: &UserId| Some(*id) != except;
+        if self
+            .login
+            .get(&email_keys::login_key(email))
+            .is_some_and(other)
+        {
+            return Some(EmailClash::Same);
+        }
+        self.alike
+            .get(&email_keys::lookalike_key(email))
+            .is_some_and(|ids| ids.iter().any(other))
+            .then_some(EmailClash::LookAlike)
+    }
+}
+
 /// Whether `email` is, or looks like, the address of an account other than `except` (any
 /// account: active, deactivated, bot or system bot).
 pub fn email_clash(
@@ -103,21 +144,7 @@ pub fn email_clash(
     email: &str,
     except: Option<UserId>,
 ) -> Result<Option<EmailClash>> {
-    let login = email_keys::login_key(email);
-    let alike = email_keys::lookalike_key(email);
-    let mut found = None;
-    for (id, other) in users_db::all_emails(c)? {
-        if Some(id) == except {
-            continue;
-        }
-        if email_keys::login_key(&other) == login {
-            return Ok(Some(EmailClash::Same));
-        }
-        if email_keys::lookalike_key(&other) == alike {
-            found = Some(EmailClash::LookAlike);
-        }
-    }
-    Ok(found)
+    Ok(EmailKeys::load(c)?.clash(email, except))
 }
 
 /// Everything needed to create a user.
