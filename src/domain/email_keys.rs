@@ -13,7 +13,7 @@
 //!   full case folding; NFKC recomposes. Then the Cyrillic, Greek and Latin letters listed in
 //!   [`CONFUSABLES`] that look like ASCII letters become those letters. Two addresses with the
 //!   same key are look-alikes; accounts are refused addresses that look like another
-//!   account's (`domain::users::email_in_use`). The map is deliberately short (letters that
+//!   account's (`domain::users::EmailKeys`). The map is deliberately short (letters that
 //!   are identical in common fonts), not Unicode's full confusables table, so that ordinary
 //!   non-ASCII addresses stay distinct.
 //!
