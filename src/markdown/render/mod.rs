@@ -4,15 +4,23 @@
 //! Raw HTML never reaches the parser: `<` is swapped for [`html::LT`] before parsing and
 //! escaped on output, so every tag the user typed shows as text. Reference-style link
 //! definitions are disabled (upstream does not support them) by escaping their `[`.
+//!
+//! This file walks the events and writes the block structure (paragraphs, headings, lists,
+//! quotes, tables); [`inline`] writes what goes inside a block (emphasis, links, images,
+//! mentions, text with Zulip's inline syntax) and [`fenced`] the fenced blocks (code, quotes,
+//! spoilers, math) and the nested documents they hold. Pure: realm facts come through
+//! [`Lookup`].
+
+mod fenced;
+mod inline;
 
 use std::borrow::Cow;
 use std::ops::Range;
 
-use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Alignment, CowStr, Event, Options, Parser, Tag, TagEnd};
 
-use super::code::{self, Fence};
-use super::mentions::{Mention, Piece};
-use super::{Lookup, Rendered, emoji, html, links, lists, mentions, timestamp};
+use super::mentions::Mention;
+use super::{Lookup, Rendered, html, lists, mentions};
 
 /// How deeply ```` ```quote ```` / ```` ```spoiler ```` blocks are rendered recursively.
 const MAX_NESTING: usize = 16;
@@ -365,49 +373,6 @@ impl Walker<'_, '_, '_> {
         i + 1
     }
 
-    /// Emphasis, strong and strikethrough, with upstream's limits: no `_` forms, no single
-    /// `~`, nothing across a line break; `***x***` is `<strong><em>`.
-    fn span(&mut self, i: usize, tag: &Tag<'_>, range: Range<usize>) {
-        let raw = &self.src[range.clone()];
-        let (open, close, delim): (&str, &str, &'static str) = match tag {
-            Tag::Emphasis => (
-                "<em>",
-                "</em>",
-                if raw.starts_with('_') { "_" } else { "*" },
-            ),
-            Tag::Strong => (
-                "<strong>",
-                "</strong>",
-                if raw.starts_with('_') { "__" } else { "**" },
-            ),
-            _ => (
-                "<del>",
-                "</del>",
-                if raw.starts_with("~~") { "~~" } else { "~" },
-            ),
-        };
-        if delim.starts_with('_') || delim == "~" || raw.contains('\n') {
-            self.out.push_str(delim);
-            self.closers.push(delim.into());
-            return;
-        }
-        let strong_inside = matches!(tag, Tag::Emphasis)
-            && matches!(self.ev.get(i + 1), Some((Event::Start(Tag::Strong), r))
-                if r.start == range.start + 1 && r.end + 1 == range.end);
-        if strong_inside {
-            self.out.push_str("<strong>");
-            self.closers.push("</strong>".into());
-            self.swap_strong = true;
-        } else if self.swap_strong && matches!(tag, Tag::Strong) {
-            self.swap_strong = false;
-            self.out.push_str("<em>");
-            self.closers.push("</em>".into());
-        } else {
-            self.out.push_str(open);
-            self.closers.push(close.into());
-        }
-    }
-
     fn end(&mut self, i: usize, tag: TagEnd) -> usize {
         match tag {
             TagEnd::Paragraph | TagEnd::HtmlBlock => {
@@ -489,203 +454,5 @@ impl Walker<'_, '_, '_> {
             | TagEnd::MetadataBlock(_) => {}
         }
         i + 1
-    }
-
-    fn code_block(&mut self, i: usize, kind: &CodeBlockKind<'_>) -> usize {
-        let mut j = i + 1;
-        let mut text = String::new();
-        while let Some((event, _)) = self.ev.get(j) {
-            j += 1;
-            match event {
-                Event::Text(t) => text.push_str(t),
-                Event::End(TagEnd::CodeBlock) => break,
-                _ => {}
-            }
-        }
-        let info = match kind {
-            CodeBlockKind::Fenced(info) => info.as_ref(),
-            CodeBlockKind::Indented => "",
-        };
-        let fence = if self.r.nesting >= MAX_NESTING {
-            Fence::Code("")
-        } else {
-            code::classify(info)
-        };
-        match fence {
-            Fence::Code(lang) => {
-                let text = mentions::restore(&text, &self.r.mentions);
-                code::block(self.out, lang, &text)
-            }
-            Fence::Quote => {
-                let inner = self.nested(&text, self.quote + 1);
-                self.out.push_str("<blockquote>\n");
-                if !inner.is_empty() {
-                    self.out.push_str(&inner);
-                    self.out.push('\n');
-                }
-                self.out.push_str("</blockquote>\n");
-            }
-            Fence::Spoiler(header) => {
-                let header = self.nested(header, self.quote);
-                let content = self.nested(&text, self.quote);
-                self.out
-                    .push_str("<div class=\"spoiler-block\"><div class=\"spoiler-header\">\n");
-                if !header.is_empty() {
-                    self.out.push_str(&header);
-                    self.out.push('\n');
-                }
-                self.out
-                    .push_str("</div><div class=\"spoiler-content\" aria-hidden=\"true\">\n");
-                if !content.is_empty() {
-                    self.out.push_str(&content);
-                    self.out.push('\n');
-                }
-                self.out.push_str("</div></div>\n");
-            }
-            Fence::Math => {
-                // No TeX renderer here: upstream's output for TeX it cannot render.
-                self.out.push_str("<p><span class=\"tex-error\">");
-                let text = mentions::restore(&text, &self.r.mentions);
-                html::text(self.out, text.trim_end_matches('\n'));
-                self.out.push_str("</span></p>\n");
-            }
-        }
-        j
-    }
-
-    /// Renders `src` as a document of its own (the inside of a quote or spoiler block).
-    fn nested(&mut self, src: &str, quote_depth: usize) -> String {
-        let mut inner = String::new();
-        self.r.nesting += 1;
-        self.r.document(src, quote_depth, &mut inner);
-        self.r.nesting -= 1;
-        let len = inner.trim_end_matches('\n').len();
-        inner.truncate(len);
-        inner
-    }
-
-    fn link(&mut self, i: usize, dest: &str, title: &str, image: bool) -> usize {
-        let range = self.ev[i].1.clone();
-        let dest = mentions::restore(dest, &self.r.mentions);
-        let Some(href) = links::sanitize_url(&html::unhide(&dest)).map(|h| self.local(h)) else {
-            // Upstream leaves a link it will not make as the text that was typed.
-            let raw = &self.src[range];
-            self.inline_text(raw);
-            return self.skip_element(i);
-        };
-        if image {
-            self.out.push('!');
-        }
-        self.out.push_str("<a href=\"");
-        html::attr(self.out, &href);
-        self.out.push('"');
-        if !title.is_empty() {
-            self.out.push_str(" title=\"");
-            html::attr(self.out, &mentions::restore(title, &self.r.mentions));
-            self.out.push('"');
-        }
-        self.out.push('>');
-        // Upstream shows the link text as typed (no Markdown inside), or the target if there
-        // is none.
-        let end = self.skip_element(i);
-        let inner = &self.ev[i + 1..end.saturating_sub(1).max(i + 1)];
-        let label = match (inner.first(), inner.last()) {
-            (Some((_, first)), Some((_, last))) => self.src.get(first.start..last.end),
-            _ => None,
-        };
-        let label = label.filter(|l| !l.trim().is_empty());
-        if !image && is_uploaded_image(&href) {
-            let title = match label {
-                Some(l) => l.to_string(),
-                None => href.rsplit('/').next().unwrap_or_default().to_string(),
-            };
-            let path = href.trim_start_matches('/');
-            let path = path.strip_prefix("user_uploads/").unwrap_or(path);
-            let preview = self.r.lookup.upload_preview(path);
-            if preview != crate::markdown::UploadPreview::None {
-                self.previews.push((href.clone(), title, preview));
-            }
-        }
-        match label {
-            Some(label) => self.code_text(label),
-            None => html::text(self.out, &href),
-        }
-        self.out.push_str("</a>");
-        end
-    }
-
-    fn text(&mut self, i: usize, t: &str) -> usize {
-        self.inline_text(t);
-        i + 1
-    }
-
-    /// `href` relative if it points into the realm's web app or uploads.
-    fn local(&self, href: String) -> String {
-        let rest = self
-            .r
-            .realm_url
-            .as_deref()
-            .and_then(|realm| href.strip_prefix(realm))
-            .and_then(|r| r.strip_prefix('/'))
-            .filter(|r| r.starts_with('#') || r.starts_with("user_uploads/"));
-        match rest {
-            Some(rest) => rest.to_string(),
-            None => href,
-        }
-    }
-
-    fn mention(&mut self, index: usize) {
-        if let Some(m) = self.r.mentions.get(index) {
-            mentions::render(m, self.quote > 0, self.out, &mut self.r.result);
-        }
-    }
-
-    /// Code as typed, escaped.
-    fn code_text(&mut self, code: &str) {
-        html::text(self.out, &mentions::restore(code, &self.r.mentions));
-    }
-
-    /// Plain text with mentions, bare links and emoji.
-    fn inline_text(&mut self, t: &str) {
-        for piece in mentions::pieces(t) {
-            match piece {
-                Piece::Text(t) => self.links_and_emoji(t),
-                Piece::Token(m) => self.mention(m),
-            }
-        }
-    }
-
-    /// Text with global times, bare links and emoji.
-    fn links_and_emoji(&mut self, t: &str) {
-        let mut pos = 0;
-        let mut from = 0;
-        while let Some(i) = t[from..].find(html::LT) {
-            let at = from + i;
-            match timestamp::at(&t[at..]) {
-                Some(n) => {
-                    self.bare_links(&t[pos..at]);
-                    timestamp::render(self.out, &t[at..at + n]);
-                    pos = at + n;
-                    from = pos;
-                }
-                None => from = at + html::LT.len_utf8(),
-            }
-        }
-        self.bare_links(&t[pos..]);
-    }
-
-    fn bare_links(&mut self, t: &str) {
-        let mut pos = 0;
-        while let Some(found) = links::find(t, pos) {
-            emoji::push(self.out, &t[pos..found.start], self.r.lookup);
-            self.out.push_str("<a href=\"");
-            let href = self.local(found.href);
-            html::attr(self.out, &href);
-            self.out.push_str("\">");
-            html::text(self.out, &t[found.start..found.end]);
-            self.out.push_str("</a>");
-            pos = found.end;
-        }
-        emoji::push(self.out, &t[pos..], self.r.lookup);
     }
 }
