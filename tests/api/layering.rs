@@ -269,3 +269,100 @@ fn the_checks_see_what_they_look_for() {
         assert!(files.iter().any(|f| in_area(f, area)), "no files in {area}");
     }
 }
+
+/// The most lines a file may have before its `#[cfg(test)]` module (issue 25): a file is one
+/// idea, and one that grows past this holds more than one.
+const MAX_FILE_LINES: usize = 650;
+
+/// Files still over [`MAX_FILE_LINES`], each with why; the list only shrinks.
+const LARGE_FILE_EXCEPTIONS: &[(&str, &str)] = &[
+    ("bin/outpost-bench/main.rs", "split pending (issue 25)"),
+    ("bin/outpost-bench/soak.rs", "split pending (issue 25)"),
+    ("config.rs", "split pending (issue 25)"),
+    ("config/keys.rs", "split pending (issue 25)"),
+    ("domain/invites.rs", "split pending (issue 25)"),
+    ("domain/messages/send.rs", "split pending (issue 25)"),
+    ("domain/uploads.rs", "split pending (issue 25)"),
+    ("domain/user_groups.rs", "split pending (issue 25)"),
+    ("domain/users.rs", "split pending (issue 25)"),
+    ("dtrack/mod.rs", "split pending (issue 25)"),
+    ("zulip/mod.rs", "split pending (issue 25)"),
+];
+
+/// Whether the file at `rel` (under `src/`) is a module its parent declares only under
+/// `#[cfg(test)]` (`#[cfg(test)] mod x;`, on one line or two).
+fn is_test_only_module(root: &Path, rel: &str) -> bool {
+    let path = Path::new(rel);
+    let (name, dir) = if path.file_name().is_some_and(|f| f == "mod.rs") {
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        (name, dir.parent().unwrap_or(Path::new("")).to_path_buf())
+    } else {
+        let name = path.file_stem().map(|n| n.to_string_lossy().into_owned());
+        (name, path.parent().unwrap_or(Path::new("")).to_path_buf())
+    };
+    let Some(name) = name else { return false };
+    // The parent: `dir/mod.rs`, `dir/lib.rs`, `dir/main.rs` or `dir.rs` next to `dir`.
+    let mut parents = vec![
+        root.join(&dir).join("mod.rs"),
+        root.join(&dir).join("lib.rs"),
+        root.join(&dir).join("main.rs"),
+    ];
+    if let Some(d) = dir.file_name() {
+        let up = dir.parent().unwrap_or(Path::new(""));
+        parents.push(root.join(up).join(format!("{}.rs", d.to_string_lossy())));
+    }
+    let decl = format!("mod {name};");
+    parents.iter().filter_map(|p| fs::read_to_string(p).ok()).any(|text| {
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        lines.iter().enumerate().any(|(i, line)| {
+            let Some(rest) = line.strip_prefix("#[cfg(test)]") else {
+                return false;
+            };
+            let rest = rest.trim();
+            rest == decl || (rest.is_empty() && lines.get(i + 1) == Some(&decl.as_str()))
+        })
+    })
+}
+
+#[test]
+fn no_file_is_a_large_room() {
+    let root = src_dir();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut problems = Vec::new();
+    let mut still_large = Vec::new();
+    for p in files {
+        let rel = p
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = fs::read_to_string(&p).expect("readable source");
+        let lines = text
+            .lines()
+            .take_while(|l| !l.trim_start().starts_with("#[cfg(test)]"))
+            .count();
+        if lines <= MAX_FILE_LINES || is_test_only_module(&root, &rel) {
+            continue;
+        }
+        if LARGE_FILE_EXCEPTIONS.iter().any(|(f, _)| *f == rel) {
+            still_large.push(rel);
+            continue;
+        }
+        problems.push(format!(
+            "src/{rel}: {lines} lines before its tests (at most {MAX_FILE_LINES}: split it into a folder of one idea each)"
+        ));
+    }
+    // An exception that no longer applies is taken off the list.
+    for (f, _) in LARGE_FILE_EXCEPTIONS {
+        if !still_large.iter().any(|s| s == f) {
+            problems.push(format!(
+                "src/{f} is listed in LARGE_FILE_EXCEPTIONS but is not over the limit (or gone): drop it from the list"
+            ));
+        }
+    }
+    assert!(is_test_only_module(&root, "events/queues/tests.rs"));
+    assert!(!is_test_only_module(&root, "markdown/render/mod.rs"));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
