@@ -97,7 +97,9 @@
 //!   [`domain::images`] is the bounded image decoding both share (headers, thumbnails, 64x64
 //!   emoji pictures).
 //! - [`events`]: domain events, the hub they are published to after commit, the client
-//!   event queues (`events::queues`) and their snapshot across a graceful restart
+//!   event queues (`events::queues`: the table in its `mod.rs`, one queue and its events in
+//!   `queue`, waiting polls and the heartbeat pass in `polls`, idle lifetimes in `sweep`, the
+//!   export and restore in `saved`, the id index in `table`) and their snapshot across a graceful restart
 //!   (`events::snapshot`: written by `app::Server::wait` once delivery caught up, read back and
 //!   deleted at start). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
@@ -144,7 +146,10 @@
 //!   and `db`) and their Prometheus text; `metrics::endpoint` is the `/metrics` and `/health`
 //!   listener (`[metrics]`), which reads the queues and `db::health` at scrape time.
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
-//!   emoji, custom emoji, upload previews) with realm lookups behind a trait; pure.
+//!   emoji, custom emoji, upload previews) with realm lookups behind a trait; pure. The
+//!   renderer (`markdown::render`) walks the blocks, with `inline` and `fenced` beside it;
+//!   code blocks (`markdown::code`) read fences, with `languages`, `classes` (scopes to
+//!   Pygments' classes) and `highlight` (syntect within limits) beside it.
 //! - [`mail`]: outgoing mail (invitations) over SMTP, sent from blocking tasks after the
 //!   commit; without `[email] host` the link goes to the log.
 //! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only
