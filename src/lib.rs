@@ -150,6 +150,46 @@
 //! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only
 //!   creation of the data directory, database and backup files.
 //!
+//! # Layers
+//!
+//! Each area names only the areas after it; `tests/api/layering.rs` reads every `use` and
+//! `crate::` path and holds the same table (`layering_graph::LAYERS`), which this list quotes.
+//! The executables (`main.rs`, `bin/`) may name anything.
+//!
+//! - `ids`: nothing
+//! - `error`: nothing
+//! - `time`: nothing
+//! - `emoji`: nothing
+//! - `password`: nothing
+//! - `private_files`: nothing
+//! - `data_lock`: `private_files`
+//! - `model`: `ids`
+//! - `metrics`: `app`, `db`, `http`
+//! - `http`: `config`, `metrics`, `time`
+//! - `config`: `http`, `model`
+//! - `mail`: `config`
+//! - `markdown`: `emoji`
+//! - `events`: `ids`, `model`, `private_files`
+//! - `db`: `config`, `error`, `events`, `ids`, `metrics`, `model`, `private_files`, `time`
+//! - `domain`: `app`, `db`, `emoji`, `error`, `events`, `ids`, `mail`, `markdown`, `model`,
+//!   `password`, `private_files`, `time`
+//! - `restore`: `data_lock`, `db`, `domain`, `error`, `events`, `private_files`
+//! - `acme`: `config`, `http`, `private_files`
+//! - `zulip`: `app`, `db`, `domain`, `emoji`, `error`, `events`, `http`, `ids`, `markdown`,
+//!   `metrics`, `model`, `password`, `time`, `web`
+//! - `dtrack`: `app`, `db`, `domain`, `error`, `http`, `ids`, `metrics`, `model`, `time`
+//! - `web`: `app`, `domain`, `error`, `http`, `model`, `password`, `time`, `zulip`
+//! - `app`: `acme`, `config`, `data_lock`, `db`, `domain`, `dtrack`, `error`, `events`, `http`,
+//!   `mail`, `metrics`, `model`, `private_files`, `time`, `web`, `zulip`
+//! - `cli`: `app`, `config`, `domain`, `error`, `http`, `model`, `restore`
+//!
+//! Edges that still close a cycle are listed in the test with their reason (the chat and
+//! Dependency-Track handlers, the pages and `domain` still reach `app` for `AppState`; the chat
+//! route table names `web`; listener settings name `http`; `metrics` serves its own listener
+//! with `db` and `http`);
+//! inside `domain`, the edges between its modules that close a cycle are listed there too. Both
+//! lists may only shrink.
+//!
 //! # Cross-cutting
 //!
 //! - **Errors**: one [`error::Error`] (kind, user message, log-only detail); the chat API maps it

@@ -39,6 +39,7 @@ mod emoji_names;
 mod incoming_webhooks;
 mod invites;
 mod layering;
+mod layering_graph;
 mod message_edits;
 mod message_search;
 mod messages;
