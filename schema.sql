@@ -28,8 +28,8 @@ CREATE TABLE realm_settings (
 
 -- Chat users, humans and bots. `email` is the real (delivery) address; the API email shown to
 -- others is derived from `email_address_visibility`. System bots (`is_system_bot`, seeded
--- below) stand for Zulip's cross-realm bots: they send notices, are never
--- realm members and never log in.
+-- below) stand for Zulip's cross-realm bots: they send notices, are never realm members and
+-- never log in.
 CREATE TABLE users (
     id                       INTEGER PRIMARY KEY,
     email                    TEXT NOT NULL,
@@ -687,8 +687,8 @@ CREATE TABLE dt_projects (
 );
 CREATE INDEX dt_projects_name ON dt_projects (name, version);
 CREATE INDEX dt_projects_parent ON dt_projects (parent_id);
--- Project properties: one value per (project, group, name); ENCRYPTEDSTRING values are sealed with the
--- installation's key before they are written.
+-- Project properties: one value per (project, group, name); ENCRYPTEDSTRING values are sealed
+-- with the installation's key before they are written.
 CREATE TABLE dt_project_properties (
     id             INTEGER PRIMARY KEY,
     project_id     INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
@@ -871,8 +871,7 @@ CREATE TABLE dt_bom_uploads (
 ) WITHOUT ROWID;
 CREATE INDEX dt_bom_uploads_pending ON dt_bom_uploads (received_ms) WHERE processed_ms IS NULL;
 
--- OSV vulnerability data and the internal analyzer's state.
-
+-- OSV vulnerability data and the internal analyzer's state: a vulnerability's other names.
 CREATE TABLE dt_vulnerability_aliases (
     vulnerability_id INTEGER NOT NULL REFERENCES dt_vulnerabilities (id) ON DELETE CASCADE,
     alias            TEXT NOT NULL,

@@ -1,7 +1,8 @@
 //! The layering the code map in `src/lib.rs` states, checked by reading the sources: which
 //! module may name which, that SQL text stays in `db/`, that DDL stays in `schema.sql` and the
-//! upgrade steps, and that `json!` stays in the wire modules. A failure names the file and line; the fix is to move the code. The exceptions
-//! below each say in one line why they are not a layering breach.
+//! upgrade steps, and that `json!` stays in the wire modules. A failure names the file and line;
+//! the fix is to move the code. The exceptions below each say in one line why they are not a
+//! layering breach.
 //!
 //! Lines from a file's `#[cfg(test)]` onwards (unit tests sit at the end of their file) and
 //! `//` comments are not checked.
