@@ -53,7 +53,10 @@
 //!   one document thread that parses uploaded BOMs and VEX) and all
 //!   SQL, one submodule per area (a message's surroundings one idea each: `messages`,
 //!   `conversations`, `message_flags`, `reactions`, `message_edits`, `topics`, and the narrow
-//!   and access SQL in `message_narrows`). **Invariant:** no other module opens a connection or
+//!   and access SQL in `message_narrows`). The schema is `schema.sql` (repository root, compiled
+//!   in): a new database is created from it alone. `db::upgrade` holds the upgrade steps, one
+//!   file per version in `src/db/upgrades/`; `db::migrate` opens a file and creates or upgrades
+//!   it. DDL lives only in those files. **Invariant:** no other module opens a connection or
 //!   writes SQL, and `db` never sees HTTP types, builds no JSON, nor imports `domain`: it reads
 //!   and writes `model` records.
 //! - [`domain`]: the rules (permissions, invariants) shared by every entry point. **Invariant:**
