@@ -1,5 +1,5 @@
 //! Domain rules, shared by every entry point (HTTP handlers, the command line, the scheduler
-//! and bots). Functions take `&Core` (the domain handle, [`core`]), the acting user and typed
+//! and bots). Functions take `&Core` (the domain handle, [`Core`]), the acting user and typed
 //! input; they never see HTTP requests or produce wire JSON.
 
 pub mod bot_storage;
