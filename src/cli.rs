@@ -3,7 +3,9 @@
 //! `restore`.
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
-//! defaults), does its one job and returns an exit code. Errors are printed once, here.
+//! defaults), does its one job and returns an exit code. Errors are printed once, here. The commands
+//! that touch the data open a `domain::Core` alone (database, config, caches): no listener,
+//! event queue, background task or browser file.
 
 use std::io::{BufRead as _, Write as _};
 use std::path::PathBuf;
@@ -11,8 +13,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::app::{self, AppState};
+use crate::app;
 use crate::config::{self, Config, LogFormat};
+use crate::domain::Core;
 use crate::domain::users::{self, NewUser};
 use crate::error::Error;
 use crate::model::Role;
@@ -205,10 +208,10 @@ fn run(command: Command) -> Result<(), String> {
                 can_change_user_emails,
             };
             let (id, key) = runtime()?.block_on(async {
-                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
                 match bot_owner {
-                    Some(owner) => users::create_bot(&state, new, owner).await,
-                    None => users::create(&state, new).await,
+                    Some(owner) => users::create_bot(&core, new, owner).await,
+                    None => users::create(&core, new).await,
                 }
                 .map_err(|e| describe(&e))
             })?;
@@ -249,8 +252,8 @@ fn run(command: Command) -> Result<(), String> {
                 return Err("the team name must have 1 to 255 printable characters".into());
             }
             let team = runtime()?.block_on(async {
-                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
-                identity::create_team(&state, &name, perms, api_key)
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                identity::create_team(&core, &name, perms, api_key)
                     .await
                     .map_err(|e| describe(&e))
             })?;
@@ -277,8 +280,8 @@ fn run(command: Command) -> Result<(), String> {
             let cfg = load(config.as_ref())?;
             init_logging(&cfg);
             let report = runtime()?.block_on(async {
-                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
-                crate::domain::dtrack::osv::import::import_path(&state, &from)
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                crate::domain::dtrack::osv::import::import_path(&core, &from)
                     .await
                     .map_err(|e| describe(&e))
             })?;
@@ -330,8 +333,8 @@ fn run(command: Command) -> Result<(), String> {
         } => {
             let cfg = load(config.as_ref())?;
             let rows = runtime()?.block_on(async {
-                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
-                crate::domain::dtrack::osv::matching::unknown_matches(&state)
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                crate::domain::dtrack::osv::matching::unknown_matches(&core)
                     .await
                     .map_err(|e| describe(&e))
             })?;
@@ -351,7 +354,7 @@ fn run(command: Command) -> Result<(), String> {
         }
         Command::Backup { config, to } => {
             let cfg = load(config.as_ref())?;
-            let path = app::database_path(&cfg);
+            let path = crate::domain::core::database_path(&cfg);
             if !path.exists() {
                 return Err(format!("no database at {}", path.display()));
             }
@@ -367,9 +370,8 @@ fn run(command: Command) -> Result<(), String> {
                 }
             }
             runtime()?.block_on(async {
-                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
-                state
-                    .db
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                core.db
                     .backup_to(to.clone())
                     .await
                     .map_err(|e| describe(&e))
@@ -392,7 +394,7 @@ fn run(command: Command) -> Result<(), String> {
 
 fn restore(config: Option<&PathBuf>, from: &std::path::Path) -> Result<(), String> {
     let cfg = load(config)?;
-    let db_path = app::database_path(&cfg);
+    let db_path = crate::domain::core::database_path(&cfg);
     let done = crate::restore::restore(&cfg.data_dir, &db_path, from).map_err(|e| describe(&e))?;
     println!(
         "restored {} into {} (schema version {}; the next start upgrades it if older)",

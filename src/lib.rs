@@ -41,7 +41,10 @@
 //!   left), the order with the TLS-ALPN-01 challenge answered by the listener's `http::tls`,
 //!   and the renewal task started in [`app`] that retries with back-off and stops with the
 //!   shutdown signal.
-//! - [`app`]: `AppState` (config, database, caches, event hub) and server startup/shutdown.
+//! - [`app`]: the server: `AppState` (the domain's `Core` behind an `Arc`, reached through
+//!   `Deref`, plus what only the APIs and listeners use: event queues, presence, rate limits,
+//!   request metrics, the browser files, rendered `/users/me` answers), startup and shutdown,
+//!   and `app::tasks`, the one list of background tasks (`tasks::spawn`) with the timer tasks.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
 //!   `deptrack create-team`, `backup`, `restore`); [`restore`] does the file work of
 //!   `outpost restore` (checks in `db::migrate::verify_restorable`), and [`data_lock`] is the
@@ -60,7 +63,13 @@
 //!   writes SQL, and `db` never sees HTTP types, builds no JSON, nor imports `domain`: it reads
 //!   and writes `model` records.
 //! - [`domain`]: the rules (permissions, invariants) shared by every entry point. **Invariant:**
-//!   no HTTP, no wire JSON, no SQL text, no `zulip` import. [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
+//!   no HTTP, no wire JSON, no SQL text, no import of `zulip`, `dtrack`, `web`, `http` or
+//!   `app`. Domain functions take `&Core` ([`domain::core`]: config, database, the user,
+//!   newest-message and profile caches, login limiter, Dependency-Track state, mailer, form and
+//!   URL keys, image permit, scheduler and webhook wakes, event hub), which the server and the
+//!   command line each open; `domain::core::OnCommit` is the commit hook, which says which
+//!   event invalidates which cache before the events reach the hub.
+//!   [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
 //!   logins, JWTs, `odt_` keys), portfolio and ACL, the further project rules (`projects`:
 //!   PATCH, clones, latest/children listings, properties, with `sealed` for ENCRYPTEDSTRING
 //!   values), findings and analyses with their audit trail, policies and their evaluation,
@@ -199,8 +208,10 @@
 //!   in `zulip::envelope::error_response` and the Dependency-Track API in `dtrack::respond`,
 //!   each exhaustively, and each logs internal errors once there.
 //! - **Threads**: tokio workers never run SQLite or argon2; those run on `db`'s dedicated threads.
-//! - **State**: no globals; everything hangs off an `Arc<AppState>` passed explicitly, so tests run
-//!   many servers in one process.
+//! - **State**: no globals. Domain code reads a `&Core` (`domain::core`), handlers and
+//!   background tasks an `Arc<AppState>` that holds an `Arc<Core>` and derefs to it; both are
+//!   passed explicitly, so tests run many servers in one process. The command line opens a
+//!   `Core` alone.
 //! - **Secrets**: API keys, JWTs and password hashes are never logged (`model::Secret` redacts
 //!   `Debug`; Dependency-Track keys are kept only as public id plus SHA3-256 of the secret).
 

@@ -19,7 +19,7 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
     ),
     (
         "domain/",
-        &["zulip", "dtrack", "http"],
+        &["zulip", "dtrack", "http", "web", "app", "cli"],
         "rules are shared by every entry point",
     ),
     (

@@ -3,9 +3,9 @@
 //!
 //! Error texts are upstream's. Must not touch HTTP types or SQL.
 
-use crate::app::AppState;
 use crate::db::dtrack_findings as db;
 use crate::db::dtrack_portfolio as pdb;
+use crate::domain::core::Core;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::ProjectId;
 
@@ -19,7 +19,7 @@ use crate::model::dtrack::{Analysis, Finding, Principal, Project, Vulnerability}
 pub const VULN_NOT_FOUND: &str = "The vulnerability could not be found.";
 
 /// `PUT /vulnerability`: an internal vulnerability.
-pub async fn create_vulnerability(state: &AppState, mut v: Vulnerability) -> Result<Vulnerability> {
+pub async fn create_vulnerability(state: &Core, mut v: Vulnerability) -> Result<Vulnerability> {
     write(state, move |tx| {
         v.source = "INTERNAL".into();
         if db::vulnerability_exists(tx, &v.source, &v.vuln_id)? {
@@ -37,7 +37,7 @@ pub async fn create_vulnerability(state: &AppState, mut v: Vulnerability) -> Res
     .await
 }
 
-pub async fn vulnerability(state: &AppState, uuid: &str) -> Result<Vulnerability> {
+pub async fn vulnerability(state: &Core, uuid: &str) -> Result<Vulnerability> {
     let uuid = uuid.to_string();
     state
         .db
@@ -48,7 +48,7 @@ pub async fn vulnerability(state: &AppState, uuid: &str) -> Result<Vulnerability
 
 /// `POST|DELETE /vulnerability/{uuid}/component/{uuid}`: (un)attributes a vulnerability.
 pub async fn set_assignment(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     vuln: &str,
     component: &str,
@@ -84,7 +84,7 @@ pub async fn set_assignment(
 /// `GET /finding/project/{uuid}`: with suppressed ones when asked, optionally only of one
 /// vulnerability source.
 pub async fn findings(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     project: &str,
     suppressed: bool,
@@ -111,7 +111,7 @@ pub async fn findings(
 /// `GET /finding`: the portfolio's findings the caller may see (the ACL's team filter), a
 /// page of them and the total.
 pub async fn portfolio_findings(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     mut filter: db::FindingFilter,
 ) -> Result<(Vec<Finding>, i64)> {
@@ -124,7 +124,7 @@ pub async fn portfolio_findings(
 
 /// `GET /vulnerability`: a page of vulnerabilities matching the search text, and the total.
 pub async fn vulnerabilities(
-    state: &AppState,
+    state: &Core,
     search: Option<String>,
     offset: i64,
     limit: Option<i64>,
@@ -136,11 +136,7 @@ pub async fn vulnerabilities(
 }
 
 /// `GET /vulnerability/source/{source}/vuln/{vuln}`.
-pub async fn vulnerability_by_key(
-    state: &AppState,
-    source: &str,
-    vuln: &str,
-) -> Result<Vulnerability> {
+pub async fn vulnerability_by_key(state: &Core, source: &str, vuln: &str) -> Result<Vulnerability> {
     let (source, vuln) = (source.to_string(), vuln.to_string());
     state
         .db
@@ -152,7 +148,7 @@ pub async fn vulnerability_by_key(
 /// `GET /vulnerability/source/{source}/vuln/{vuln}/projects`: the projects (visible to the
 /// caller, active ones only when asked) with a component the vulnerability is attributed to.
 pub async fn vulnerability_projects(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     source: &str,
     vuln: &str,
@@ -205,7 +201,7 @@ fn analysed_component(
 
 /// `GET /analysis`: existence and access checks (see `analysed_component`), then the analysis.
 pub async fn analysis(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     project: Option<&str>,
     component: &str,
@@ -279,7 +275,7 @@ pub fn audit_comments(old: &Analysis, new: &AnalysisChange) -> Vec<String> {
 
 /// `PUT /analysis`: creates or updates the analysis and appends the audit trail.
 pub async fn update_analysis(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     change: AnalysisChange,
 ) -> Result<Analysis> {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::app::AppState;
+use crate::domain::core::Core;
 
 /// Largest export downloaded (npm's is the largest, well below this).
 pub const MAX_DOWNLOAD_BYTES: u64 = 2 * 1024 * 1024 * 1024;
@@ -229,7 +229,7 @@ fn safe_id(id: &str) -> bool {
 /// The ids of `modified_id.csv` (`<RFC 3339 time>,<id>`, newest first) that are newer than
 /// what is stored, up to the first one already current; `None` when the list is unusable or
 /// names more than [`MAX_INCREMENTAL`] changes.
-async fn changed_ids(state: &AppState, csv: &Path) -> Option<Vec<String>> {
+async fn changed_ids(state: &Core, csv: &Path) -> Option<Vec<String>> {
     let text = std::fs::read_to_string(csv).ok()?;
     let mut entries = Vec::new();
     for l in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -264,7 +264,7 @@ async fn changed_ids(state: &AppState, csv: &Path) -> Option<Vec<String>> {
 /// Fetches and imports one ecosystem: after a first whole export, only the records that
 /// `modified_id.csv` lists as changed (each `<ID>.json`); the whole `all.zip` again when the
 /// list is missing or long. Temporary files are removed after.
-pub async fn sync_ecosystem(state: &AppState, base: &str, eco: &str) -> Result<(), String> {
+pub async fn sync_ecosystem(state: &Core, base: &str, eco: &str) -> Result<(), String> {
     let dir = state.config.data_dir.join("osv");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let stem = eco.replace(':', "_");
@@ -287,7 +287,7 @@ async fn get(url: String, dest: PathBuf) -> Result<u64, String> {
 }
 
 async fn sync_into(
-    state: &AppState,
+    state: &Core,
     base: &str,
     eco: &str,
     work: &Path,
@@ -334,7 +334,7 @@ async fn sync_into(
 
 /// The scheduled fetcher: every `[deptrack.osv] interval`, each configured ecosystem in turn, until
 /// `stop` resolves. Does nothing without a base URL and ecosystems.
-pub async fn worker(state: Arc<AppState>, mut stop: tokio::sync::watch::Receiver<bool>) {
+pub async fn worker(state: Arc<Core>, mut stop: tokio::sync::watch::Receiver<bool>) {
     let cfg = &state.config.deptrack;
     let base = cfg.osv_base_url.trim_end_matches('/').to_string();
     let ecos = ecosystems(&cfg.osv_ecosystems);
