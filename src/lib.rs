@@ -121,7 +121,7 @@
 //!   `presence`, `realm`, `server`, `invites`, `records`, `bot_storage`, `uploads`, `emoji`), the
 //!   incoming webhooks (`webhooks`: `/external/{integration}` with its `api_key` checked at
 //!   admission, and one pure formatting module per integration, `slack_incoming` and `json`), the
-//!   invitation signup page (`signup`, HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
+//!   initial state of `POST /register` (`register_state`: a table of
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), the outgoing-webhook worker (`outgoing_webhooks`: claims due
 //!   deliveries, posts upstream's payload, reads the answer), and `wire`, the only place that
@@ -131,7 +131,8 @@
 //!   `/static/<build>/` (immutable, gzip precomputed at start, the modules also joined into
 //!   one script by `web::bundle`), the server-rendered pages of `web::pages` (the shell at
 //!   `/` with the client's register answer in it, `/login`, `/devlogin`, `/logout`, and the frame and
-//!   security headers every HTML answer shares, the signup page's too), and `web::sessions`,
+//!   security headers every HTML answer shares), `web::signup` (the invitation signup page on
+//!   `/join/`), and `web::sessions`,
 //!   the session cookie and CSRF checks through which `/json/` uses `zulip`'s route table.
 //!   The session rules (hashed tokens, expiry, at most one last-use write a minute, ending a
 //!   user's sessions) are [`domain::sessions`]; their SQL is `db::web_sessions`.

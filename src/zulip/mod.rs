@@ -26,7 +26,6 @@ pub mod register_state;
 pub mod routes;
 pub mod scheduled;
 pub mod server;
-pub mod signup;
 pub mod topics;
 pub mod uploads;
 pub mod user_groups;
@@ -173,7 +172,7 @@ impl ChatApi {
 pub fn loggable_path(path: &str) -> std::borrow::Cow<'_, str> {
     match uploads::loggable_path(path) {
         Some(hidden) => hidden,
-        None => signup::loggable_path(path),
+        None => crate::web::signup::loggable_path(path),
     }
 }
 

@@ -12,7 +12,8 @@ use crate::http::{Request, Response};
 use crate::model::User;
 
 use super::envelope::error_response;
-use super::{emoji, server, signup, uploads};
+use super::{emoji, server, uploads};
+use crate::web::signup;
 
 /// Where `server_emoji_data_url` points (upstream's path for its emoji table).
 pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
