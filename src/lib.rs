@@ -5,8 +5,8 @@
 //!
 //! A request arrives on a listener ([`http::server`]), which gives it a request id and a
 //! tracing span and asks that listener's API to admit it from the head alone: the chat API
-//! ([`zulip`]) resolves the path in its one route table and authenticates the caller, which
-//! also sets the request's body limit. Only then does the listener read the body (within that
+//! ([`zulip`]) resolves the path in its one route table and authenticates the caller as the
+//! endpoint's row says, which also sets the request's body limit. Only then does the listener read the body (within that
 //! limit and the body timeout) and hand the request back to the API, which parses parameters
 //! and calls a domain function ([`domain`]). Domain functions read through
 //! the read pool and write through the single writer thread ([`db`]); each write commits in a
@@ -114,22 +114,26 @@
 //!   deleted at start). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
 //!   containment, the client's address behind `[limits] trusted_proxies`, per-route request
-//!   counts for `metrics`), the open-files limit, HTTP types, path decoding and method/`Allow`
-//!   resolution for route tables (`http::route`), a `multipart/form-data` reader shared by
+//!   counts for `metrics`), the open-files limit, HTTP types, path decoding, the generic
+//!   `routes!` macro both APIs declare their tables with (one row per endpoint: method, path
+//!   with typed captures, policy, handler; it generates the endpoint enum, metrics names and
+//!   index, matcher with method/`Allow` resolution, sample paths and dispatch: `http::route`), a `multipart/form-data` reader shared by
 //!   both APIs, and a small outgoing HTTP(S) client (`http::client`: hyper + rustls, bounded
 //!   time and answer size, non-public destinations refused unless allowed), and HTTPS for a
 //!   listener (`http::tls`: PEM certificate and key files served with rustls/ring, ALPN
 //!   `http/1.1`, swapped on reload, which `cli` wires to SIGHUP, or pairs installed by `acme`
 //!   with its TLS-ALPN-01 challenge certificates answered on ALPN `acme-tls/1`; the handshake
 //!   is bounded by the header timeout in `http::server`); knows no API semantics.
-//! - [`zulip`]: the chat API: route table (under `/api/v1` with Basic auth and `/json` with a
-//!   web session; the web client's routes too), Basic auth (and incoming webhooks' `api_key`),
-//!   parameter rules, envelope, handlers
+//! - [`zulip`]: the chat API: route table (`zulip::routes`, under `/api/v1` with Basic auth and
+//!   `/json` with a web session), the pages and files outside the API (`zulip::pages`: the web
+//!   client's, uploads, emoji pictures, the signup page; answered before parameters are
+//!   parsed), admission by each row's policy (`zulip::admission`), Basic auth (and incoming
+//!   webhooks' `api_key`), parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
 //!   `presence`, `realm`, `server`, `invites`, `records`, `bot_storage`, `uploads`, `emoji`), the
 //!   incoming webhooks (`webhooks`: `/external/{integration}` with its `api_key` checked at
 //!   admission, and one pure formatting module per integration, `slack_incoming` and `json`), the
-//!   invitation signup page (`signup`, HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
+//!   initial state of `POST /register` (`register_state`: a table of
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), the outgoing-webhook worker (`outgoing_webhooks`: claims due
 //!   deliveries, posts upstream's payload, reads the answer), and `wire`, the only place that
@@ -139,11 +143,13 @@
 //!   `/static/<build>/` (immutable, gzip precomputed at start, the modules also joined into
 //!   one script by `web::bundle`), the server-rendered pages of `web::pages` (the shell at
 //!   `/` with the client's register answer in it, `/login`, `/devlogin`, `/logout`, and the frame and
-//!   security headers every HTML answer shares, the signup page's too), and `web::sessions`,
+//!   security headers every HTML answer shares), `web::signup` (the invitation signup page on
+//!   `/join/`), and `web::sessions`,
 //!   the session cookie and CSRF checks through which `/json/` uses `zulip`'s route table.
 //!   The session rules (hashed tokens, expiry, at most one last-use write a minute, ending a
 //!   user's sessions) are [`domain::sessions`]; their SQL is `db::web_sessions`.
-//! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
+//! - [`dtrack`]: the Dependency-Track API under `/api`: route table (`dtrack::routes`, with
+//!   each endpoint's permission, media types and upload flag),
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
 //!   that knows its JSON shapes, and with `wire::cyclonedx` the CycloneDX JSON and XML it
