@@ -234,7 +234,7 @@ async fn changed_ids(state: &AppState, csv: &Path) -> Option<Vec<String>> {
     let mut entries = Vec::new();
     for l in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let (time, id) = l.split_once(',')?;
-        let at = super::record::parse_time(time)?;
+        let at = crate::time::parse_rfc3339_millis(time)?;
         if !safe_id(id.trim()) {
             return None;
         }
@@ -246,7 +246,7 @@ async fn changed_ids(state: &AppState, csv: &Path) -> Option<Vec<String>> {
             let mut out = Vec::new();
             for (at, id) in entries {
                 let stored = crate::db::dtrack_osv::record(c, &id)?
-                    .and_then(|(_, m)| super::record::parse_time(&m));
+                    .and_then(|(_, m)| crate::time::parse_rfc3339_millis(&m));
                 if stored.is_some_and(|s| s >= at) {
                     break;
                 }
