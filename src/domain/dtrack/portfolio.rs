@@ -115,7 +115,7 @@ pub async fn create_project(
     who: &Principal,
     f: ProjectFields,
 ) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         if db::project_id_by_name(tx, &f.name, f.version.as_deref())?.is_some() {
@@ -181,7 +181,7 @@ pub async fn update_project(
     uuid: &str,
     f: ProjectFields,
 ) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let cur = visible(
@@ -293,7 +293,7 @@ pub fn apply_update(
 
 /// `GET /project/{uuid}`: with children; ACL-checked.
 pub async fn project(state: &AppState, who: &Principal, uuid: &str) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -320,7 +320,7 @@ pub async fn lookup(
     name: &str,
     version: Option<&str>,
 ) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, name, version) = (who.clone(), name.to_string(), version.map(str::to_string));
     state
         .db
@@ -374,7 +374,7 @@ pub async fn list(
 
 /// `DELETE /project/{uuid}`: with its children, components and findings.
 pub async fn delete_project(state: &AppState, who: &Principal, uuid: &str) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let id = visible(
@@ -442,7 +442,7 @@ pub async fn create_component(
     project: &str,
     mut f: Component,
 ) -> Result<Component> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     write(state, move |tx| {
         let p = visible(
@@ -475,7 +475,7 @@ pub async fn update_component(
     who: &Principal,
     f: Component,
 ) -> Result<Component> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         let (cur, project) = visible(
@@ -503,7 +503,7 @@ pub async fn update_component(
 
 /// `GET /component/{uuid}`.
 pub async fn component(state: &AppState, who: &Principal, uuid: &str) -> Result<Component> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -523,7 +523,7 @@ pub async fn component(state: &AppState, who: &Principal, uuid: &str) -> Result<
 
 /// `DELETE /component/{uuid}`.
 pub async fn delete_component(state: &AppState, who: &Principal, uuid: &str) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let (comp, project) = visible(
@@ -548,7 +548,7 @@ pub async fn components(
     offset: i64,
     limit: Option<i64>,
 ) -> Result<(Vec<Component>, i64)> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     state
         .db

@@ -53,7 +53,7 @@ pub async fn patch_project(
     uuid: &str,
     patch: ProjectPatch,
 ) -> Result<Option<Project>> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let cur = visible(
@@ -140,7 +140,7 @@ pub async fn clone_project(
     who: &Principal,
     req: CloneRequest,
 ) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         let source = visible(
@@ -196,7 +196,7 @@ pub async fn clone_project(
 
 /// `GET /project/latest/{name}`: the version flagged latest; 404, or 403 under the ACL.
 pub async fn latest(state: &AppState, who: &Principal, name: &str) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, name) = (who.clone(), name.to_string());
     state
         .db
@@ -223,7 +223,7 @@ pub async fn parent_for_children(
     who: &Principal,
     uuid: &str,
 ) -> Result<crate::ids::ProjectId> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -358,7 +358,7 @@ pub async fn properties(
     who: &Principal,
     uuid: &str,
 ) -> Result<Vec<ProjectProperty>> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -376,7 +376,7 @@ pub async fn create_property(
     uuid: &str,
     mut p: ProjectProperty,
 ) -> Result<ProjectProperty> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     // On creation there is no earlier value a placeholder could stand for: it is sealed as sent.
     p.value = stored_value(state.dtrack.secret_key(), &p.kind, p.value.as_deref(), "")?.flatten();
@@ -408,7 +408,7 @@ pub async fn update_property(
     p: ProjectProperty,
     placeholder: &'static str,
 ) -> Result<ProjectProperty> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     let key = state.dtrack.secret_key().to_vec();
     write(state, move |tx| {
@@ -436,7 +436,7 @@ pub async fn delete_property(
     group: &str,
     name: &str,
 ) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid, group, name) = (
         who.clone(),
         uuid.to_string(),
