@@ -81,7 +81,7 @@ impl AppState {
             connections: Arc::default(),
             chat_requests: crate::metrics::RequestMetrics::new("chat", crate::zulip::ROUTE_NAMES),
             dtrack_requests: crate::metrics::RequestMetrics::new(
-                "deptrack",
+                "dtrack",
                 crate::dtrack::ROUTE_NAMES,
             ),
             web_assets: crate::web::assets::Assets::load(),
@@ -100,13 +100,13 @@ pub struct Server {
     /// The address the chat API actually listens on (useful with port 0).
     pub chat_addr: SocketAddr,
     /// The address of the Dependency-Track API, when enabled.
-    pub deptrack_addr: Option<SocketAddr>,
+    pub dtrack_addr: Option<SocketAddr>,
     /// The address of `/metrics` and `/health`, when enabled.
     pub metrics_addr: Option<SocketAddr>,
     /// The TLS of the listeners served over HTTPS (reloaded by [`Server::reload_tls`]).
     pub tls: TlsListeners,
     task: JoinHandle<()>,
-    deptrack_task: Option<JoinHandle<()>>,
+    dtrack_task: Option<JoinHandle<()>>,
     metrics_task: Option<JoinHandle<()>>,
     /// Background tasks that write and must finish their pass before the queues are saved.
     writers: Vec<JoinHandle<()>>,
@@ -121,7 +121,7 @@ const STOP_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1
 #[derive(Clone, Default)]
 pub struct TlsListeners {
     pub chat: Option<Arc<ServerTls>>,
-    pub deptrack: Option<Arc<ServerTls>>,
+    pub dtrack: Option<Arc<ServerTls>>,
 }
 
 impl TlsListeners {
@@ -129,7 +129,7 @@ impl TlsListeners {
     /// fails to load is logged and the one in use kept; the result is the first such failure.
     pub fn reload(&self) -> std::result::Result<(), String> {
         let mut outcome = Ok(());
-        for tls in [&self.chat, &self.deptrack].into_iter().flatten() {
+        for tls in [&self.chat, &self.dtrack].into_iter().flatten() {
             if let Err(e) = tls.reload() {
                 outcome = outcome.and(Err(e));
             }
@@ -138,7 +138,7 @@ impl TlsListeners {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.chat.is_none() && self.deptrack.is_none()
+        self.chat.is_none() && self.dtrack.is_none()
     }
 }
 
@@ -148,7 +148,7 @@ impl Server {
     /// then saves the event queues for the next start (`events::snapshot`).
     pub async fn wait(self) {
         let _ = self.task.await;
-        if let Some(t) = self.deptrack_task {
+        if let Some(t) = self.dtrack_task {
             let _ = t.await;
         }
         if let Some(t) = self.metrics_task {
@@ -244,19 +244,20 @@ pub async fn start(
     // Held until the server has stopped: no second server, and no restore, meanwhile.
     let lock = crate::data_lock::DataLock::try_acquire(&config.data_dir)
         .map_err(|e| Error::bad_request(e.to_string()))?;
+    crate::acme::adopt_old_dir(&config.data_dir).map_err(Error::internal)?;
     let tls = TlsListeners {
         chat: server_tls("chat", config.chat.tls(), &config.chat.acme)?,
-        deptrack: match config.deptrack.enabled {
-            true => server_tls("deptrack", config.deptrack.tls(), &config.deptrack.acme)?,
+        dtrack: match config.dtrack.enabled {
+            true => server_tls("dtrack", config.dtrack.tls(), &config.dtrack.acme)?,
             false => None,
         },
     };
     let state = Arc::new(AppState::open(config)?);
     let (listener, chat_addr) = bind(listen).await?;
-    let dt_listener = if state.config.deptrack.enabled {
+    let dt_listener = if state.config.dtrack.enabled {
         crate::domain::dtrack::identity::bootstrap(&state).await?;
         crate::domain::dtrack::projects::reseal_legacy_properties(&state).await?;
-        Some(bind(state.config.deptrack.listen).await?)
+        Some(bind(state.config.dtrack.listen).await?)
     } else {
         None
     };
@@ -311,14 +312,14 @@ pub async fn start(
         }
         None => None,
     };
-    let (deptrack_addr, deptrack_task) = match dt_listener {
+    let (dtrack_addr, dtrack_task) = match dt_listener {
         Some((listener, addr)) => {
             let api = Arc::new(crate::dtrack::DtrackApi::new(Arc::clone(&state)));
             let t = tokio::spawn(serve_listener(
                 listener,
                 api,
                 limits,
-                tls.deptrack.clone(),
+                tls.dtrack.clone(),
                 stopped(stop_rx),
             ));
             (Some(addr), Some(t))
@@ -328,11 +329,11 @@ pub async fn start(
     Ok(Server {
         state,
         chat_addr,
-        deptrack_addr,
+        dtrack_addr,
         metrics_addr,
         tls,
         task,
-        deptrack_task,
+        dtrack_task,
         metrics_task,
         writers,
         _lock: lock,

@@ -1,5 +1,5 @@
 //! The `outpost` command line: `serve`, `check-config`, `create-user`,
-//! `deptrack create-team`, `deptrack import-osv`, `deptrack unknown-matches`, `backup`,
+//! `dtrack create-team`, `dtrack import-osv`, `dtrack unknown-matches`, `backup`,
 //! `restore`.
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
@@ -69,9 +69,11 @@ enum Command {
         json: bool,
     },
     /// Dependency-Track API administration.
-    Deptrack {
+    // `deptrack`: the old name, kept as a hidden alias for existing scripts.
+    #[command(alias = "deptrack")]
+    Dtrack {
         #[command(subcommand)]
-        command: DeptrackCommand,
+        command: DtrackCommand,
     },
     /// Write a consistent copy of the database to a new file while the server runs, and the
     /// uploaded files its records name to the directory FILE.uploads next to it.
@@ -93,7 +95,7 @@ enum Command {
 }
 
 #[derive(Subcommand, Debug)]
-enum DeptrackCommand {
+enum DtrackCommand {
     /// Create a Dependency-Track team with permissions (and an API key) and print its UUID.
     CreateTeam {
         #[arg(long)]
@@ -165,10 +167,16 @@ fn run(command: Command) -> Result<(), String> {
         Command::Serve { config } => {
             let cfg = load(config.as_ref())?;
             init_logging(&cfg);
+            for w in &cfg.warnings {
+                tracing::warn!("{w}");
+            }
             runtime()?.block_on(serve(cfg))
         }
         Command::CheckConfig { config } => {
             let cfg = load(config.as_ref())?;
+            for w in &cfg.warnings {
+                eprintln!("warning: {w}");
+            }
             print!("{}", cfg.to_redacted_toml());
             Ok(())
         }
@@ -227,9 +235,9 @@ fn run(command: Command) -> Result<(), String> {
             };
             written.map_err(|e| format!("cannot write the result: {e}"))
         }
-        Command::Deptrack {
+        Command::Dtrack {
             command:
-                DeptrackCommand::CreateTeam {
+                DtrackCommand::CreateTeam {
                     config,
                     name,
                     permissions,
@@ -274,8 +282,8 @@ fn run(command: Command) -> Result<(), String> {
             written.map_err(|e| format!("cannot write the result: {e}"))
         }
         Command::Restore { config, from } => restore(config.as_ref(), &from),
-        Command::Deptrack {
-            command: DeptrackCommand::ImportOsv { config, from, json },
+        Command::Dtrack {
+            command: DtrackCommand::ImportOsv { config, from, json },
         } => {
             let cfg = load(config.as_ref())?;
             init_logging(&cfg);
@@ -328,8 +336,8 @@ fn run(command: Command) -> Result<(), String> {
             };
             written.map_err(|e| format!("cannot write the result: {e}"))
         }
-        Command::Deptrack {
-            command: DeptrackCommand::UnknownMatches { config },
+        Command::Dtrack {
+            command: DtrackCommand::UnknownMatches { config },
         } => {
             let cfg = load(config.as_ref())?;
             let rows = runtime()?.block_on(async {
@@ -447,7 +455,7 @@ async fn serve(cfg: Config) -> Result<(), String> {
         .map_err(|e| describe(&e))?;
     tracing::info!(
         chat = %server.chat_addr,
-        deptrack = ?server.deptrack_addr,
+        dtrack = ?server.dtrack_addr,
         metrics = ?server.metrics_addr,
         data = %data_dir.display(),
         "outpost is listening"

@@ -30,13 +30,14 @@
 //! that is invalidated by every Dependency-Track write), and handlers call the rules in
 //! [`domain::dtrack`]. Accepted BOM uploads are stored first and imported by a background
 //! worker started with the listener. Vulnerability data comes from OSV exports imported by
-//! `outpost deptrack import-osv`; the internal analyzer (`domain::dtrack::osv`) matches
+//! `outpost dtrack import-osv`; the internal analyzer (`domain::dtrack::osv`) matches
 //! components against it in the same transaction as every change that could alter a match.
 //!
 //! # Code map
 //!
 //! - [`acme`]: certificates over ACME for a listener with `[<listener>.acme]` (through
-//!   `instant-acme`): the account and certificate files under `<data_dir>/acme/<listener>/`,
+//!   `instant-acme`): the account and certificate files under `<data_dir>/acme/<listener>/`
+//!   (`acme/deptrack/` of older installs renamed to `acme/dtrack/` at start),
 //!   the renewal decision (`decide`: order when missing, not for every name, or under 30 days
 //!   left), the order with the TLS-ALPN-01 challenge answered by the listener's `http::tls`,
 //!   and the renewal task started in [`app`] that retries with back-off and stops with the
@@ -46,12 +47,15 @@
 //!   request metrics, the browser files, rendered `/users/me` answers), startup and shutdown,
 //!   and `app::tasks`, the one list of background tasks (`tasks::spawn`) with the timer tasks.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
-//!   `deptrack create-team`, `backup`, `restore`); [`restore`] does the file work of
+//!   `dtrack create-team`, `backup`, `restore`); [`restore`] does the file work of
 //!   `outpost restore` (checks in `db::migrate::verify_restorable`), and [`data_lock`] is the
 //!   data directory's lock a running server holds.
-//! - [`config`]: TOML → validated `Config`; every problem reported at once. Each key is one row
-//!   of the catalogue in `config::keys`, which drives defaults, parsing, the unknown-key check,
-//!   the redacted dump and `config.example.toml`.
+//! - [`config`]: the typed `Config` and its defaults (`config/mod.rs`); `config::load` turns
+//!   TOML into a validated `Config` with every problem reported at once (walking the document
+//!   key by key in `config::walker`), reading the old `[deptrack]` as `[dtrack]` with a
+//!   warning; `config::listeners` checks the listeners' TLS and ACME settings;
+//!   `config::render` prints the redacted dump and `config.example.toml`. Each key is one row
+//!   of the catalogue in `config::keys`, which drives all of these.
 //! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool, and the
 //!   one document thread that parses uploaded BOMs and VEX) and all
 //!   SQL, one submodule per area (a message's surroundings one idea each: `messages`,
@@ -165,7 +169,9 @@
 //!   emoji, custom emoji, upload previews) with realm lookups behind a trait; pure.
 //! - [`mail`]: outgoing mail (invitations) over SMTP, sent from blocking tasks after the
 //!   commit; without `[email] host` the link goes to the log.
-//! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only
+//! - [`time`]: the clock and every date format printed or read (on the `time` crate); no
+//!   other module computes calendar dates.
+//! - [`password`], [`emoji`]: small pure helpers; [`private_files`]: owner-only
 //!   creation of the data directory, database and backup files.
 //!
 //! # Layers

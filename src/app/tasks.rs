@@ -22,7 +22,7 @@ pub(super) fn spawn(state: &Arc<AppState>, tls: &TlsListeners) -> Vec<JoinHandle
     // Certificates over ACME: one renewal task per listener that has `[<listener>.acme]`.
     let acme_listeners = [
         ("chat", &tls.chat, &state.config.chat.acme),
-        ("deptrack", &tls.deptrack, &state.config.deptrack.acme),
+        ("dtrack", &tls.dtrack, &state.config.dtrack.acme),
     ];
     for (name, listener_tls, acme) in acme_listeners {
         if let (Some(listener_tls), true) = (listener_tls, acme.enabled()) {
@@ -37,7 +37,7 @@ pub(super) fn spawn(state: &Arc<AppState>, tls: &TlsListeners) -> Vec<JoinHandle
         }
     }
     // Dependency-Track's workers, with its listener.
-    if state.config.deptrack.enabled {
+    if state.config.dtrack.enabled {
         let core = &state.core;
         tokio::spawn(crate::domain::dtrack::bom::worker(
             Arc::clone(core),

@@ -48,6 +48,7 @@ mod mobile_app;
 mod narrow_queues;
 mod narrow_with;
 mod notices;
+mod old_names;
 mod outgoing_webhooks;
 mod push_registration;
 mod rate_limits;

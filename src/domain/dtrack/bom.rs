@@ -62,7 +62,7 @@ pub async fn accept(
     tags: Vec<String>,
     content: Vec<u8>,
 ) -> Result<String, Refusal> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let may_create = who.permissions.contains(Permission::PortfolioManagement)
         || who.permissions.contains(Permission::ProjectCreationUpload);
     let who = who.clone();

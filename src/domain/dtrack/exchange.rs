@@ -50,7 +50,7 @@ pub async fn export(
     uuid: &str,
     with_findings: bool,
 ) -> Result<Export> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -115,7 +115,7 @@ pub async fn import_vex(
     target: VexTarget,
     bytes: Vec<u8>,
 ) -> std::result::Result<(), Refusal> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     let target = Arc::new(target);
     {

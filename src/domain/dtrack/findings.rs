@@ -54,7 +54,7 @@ pub async fn set_assignment(
     component: &str,
     assigned: bool,
 ) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, vuln, component) = (who.clone(), vuln.to_string(), component.to_string());
     write(state, move |tx| {
         let v = db::vulnerability_by_uuid(tx, &vuln)?
@@ -90,7 +90,7 @@ pub async fn findings(
     suppressed: bool,
     source: Option<String>,
 ) -> Result<Vec<Finding>> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     state
         .db
@@ -115,7 +115,7 @@ pub async fn portfolio_findings(
     who: &Principal,
     mut filter: db::FindingFilter,
 ) -> Result<(Vec<Finding>, i64)> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     filter.project = None;
     filter.teams = super::portfolio::visibility(acl, who)
         .map(|teams| teams.into_iter().map(|t| t.0).collect());
@@ -154,7 +154,7 @@ pub async fn vulnerability_projects(
     vuln: &str,
     exclude_inactive: bool,
 ) -> Result<Vec<Project>> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, source, vuln) = (who.clone(), source.to_string(), vuln.to_string());
     state
         .db
@@ -207,7 +207,7 @@ pub async fn analysis(
     component: &str,
     vuln: &str,
 ) -> Result<Analysis> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project, component, vuln) = (
         who.clone(),
         project.map(str::to_string),
@@ -280,7 +280,7 @@ pub async fn update_analysis(
     change: AnalysisChange,
 ) -> Result<Analysis> {
     let commenter = who.commenter();
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         let (comp, project) =

@@ -134,7 +134,7 @@ pub fn record(c: &rusqlite::Connection, project: ProjectId) -> Result<()> {
 
 /// `GET /metrics/project/{uuid}/refresh`: records a new snapshot.
 pub async fn refresh(state: &Core, who: &Principal, uuid: &str) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let id = visible_project(tx, acl, &who, &uuid)?;
@@ -145,7 +145,7 @@ pub async fn refresh(state: &Core, who: &Principal, uuid: &str) -> Result<()> {
 
 /// `GET /metrics/project/{uuid}/current`: the latest snapshot, if any.
 pub async fn current(state: &Core, who: &Principal, uuid: &str) -> Result<Option<ProjectMetrics>> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db

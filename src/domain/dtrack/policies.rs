@@ -226,7 +226,7 @@ pub async fn violations(
     offset: i64,
     limit: Option<i64>,
 ) -> Result<(Vec<PolicyViolation>, i64)> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     state
         .db

@@ -111,7 +111,7 @@ fn conflict(msg: &'static str) -> Error {
 
 /// `PUT /project`: creates a project; under the ACL an API key's team gets mapped to it.
 pub async fn create_project(state: &Core, who: &Principal, f: ProjectFields) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         if db::project_id_by_name(tx, &f.name, f.version.as_deref())?.is_some() {
@@ -177,7 +177,7 @@ pub async fn update_project(
     uuid: &str,
     f: ProjectFields,
 ) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let cur = visible(
@@ -289,7 +289,7 @@ pub fn apply_update(
 
 /// `GET /project/{uuid}`: with children; ACL-checked.
 pub async fn project(state: &Core, who: &Principal, uuid: &str) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -316,7 +316,7 @@ pub async fn lookup(
     name: &str,
     version: Option<&str>,
 ) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, name, version) = (who.clone(), name.to_string(), version.map(str::to_string));
     state
         .db
@@ -370,7 +370,7 @@ pub async fn list(
 
 /// `DELETE /project/{uuid}`: with its children, components and findings.
 pub async fn delete_project(state: &Core, who: &Principal, uuid: &str) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let id = visible(
@@ -438,7 +438,7 @@ pub async fn create_component(
     project: &str,
     mut f: Component,
 ) -> Result<Component> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     write(state, move |tx| {
         let p = visible(
@@ -467,7 +467,7 @@ pub async fn create_component(
 
 /// `POST /component`: updates the component named by `f.uuid`.
 pub async fn update_component(state: &Core, who: &Principal, f: Component) -> Result<Component> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         let (cur, project) = visible(
@@ -495,7 +495,7 @@ pub async fn update_component(state: &Core, who: &Principal, f: Component) -> Re
 
 /// `GET /component/{uuid}`.
 pub async fn component(state: &Core, who: &Principal, uuid: &str) -> Result<Component> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -515,7 +515,7 @@ pub async fn component(state: &Core, who: &Principal, uuid: &str) -> Result<Comp
 
 /// `DELETE /component/{uuid}`.
 pub async fn delete_component(state: &Core, who: &Principal, uuid: &str) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let (comp, project) = visible(
@@ -540,7 +540,7 @@ pub async fn components(
     offset: i64,
     limit: Option<i64>,
 ) -> Result<(Vec<Component>, i64)> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     state
         .db

@@ -53,7 +53,7 @@ pub async fn patch_project(
     uuid: &str,
     patch: ProjectPatch,
 ) -> Result<Option<Project>> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let cur = visible(
@@ -136,7 +136,7 @@ pub async fn patch_project(
 /// `PUT /project/clone`: copies the project, done by the time the token is answered (the
 /// token then reports "not processing"). Returns the clone.
 pub async fn clone_project(state: &Core, who: &Principal, req: CloneRequest) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         let source = visible(
@@ -192,7 +192,7 @@ pub async fn clone_project(state: &Core, who: &Principal, req: CloneRequest) -> 
 
 /// `GET /project/latest/{name}`: the version flagged latest; 404, or 403 under the ACL.
 pub async fn latest(state: &Core, who: &Principal, name: &str) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, name) = (who.clone(), name.to_string());
     state
         .db
@@ -219,7 +219,7 @@ pub async fn parent_for_children(
     who: &Principal,
     uuid: &str,
 ) -> Result<crate::ids::ProjectId> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -350,7 +350,7 @@ pub async fn reseal_legacy_properties(state: &Core) -> Result<usize> {
 
 /// `GET /project/{uuid}/property`.
 pub async fn properties(state: &Core, who: &Principal, uuid: &str) -> Result<Vec<ProjectProperty>> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -368,7 +368,7 @@ pub async fn create_property(
     uuid: &str,
     mut p: ProjectProperty,
 ) -> Result<ProjectProperty> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     // On creation there is no earlier value a placeholder could stand for: it is sealed as sent.
     p.value = stored_value(state.dtrack.secret_key(), &p.kind, p.value.as_deref(), "")?.flatten();
@@ -400,7 +400,7 @@ pub async fn update_property(
     p: ProjectProperty,
     placeholder: &'static str,
 ) -> Result<ProjectProperty> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     let key = state.dtrack.secret_key().to_vec();
     write(state, move |tx| {
@@ -428,7 +428,7 @@ pub async fn delete_property(
     group: &str,
     name: &str,
 ) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid, group, name) = (
         who.clone(),
         uuid.to_string(),

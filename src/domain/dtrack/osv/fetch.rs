@@ -1,7 +1,7 @@
 //! Fetching OSV's exports on a schedule: for each configured ecosystem, `GET
-//! <[deptrack.osv] base_url>/<ecosystem>/all.zip` (HTTP/1.1 over TCP, TLS with the Web PKI roots for
+//! <[dtrack.osv] base_url>/<ecosystem>/all.zip` (HTTP/1.1 over TCP, TLS with the Web PKI roots for
 //! `https://`), streamed to a temporary file in the data directory within
-//! [`MAX_DOWNLOAD_BYTES`], then imported as `deptrack import-osv` would. Once an ecosystem has
+//! [`MAX_DOWNLOAD_BYTES`], then imported as `dtrack import-osv` would. Once an ecosystem has
 //! been imported whole, later runs read its `modified_id.csv` and fetch only the records
 //! changed since (`<ID>.json`), falling back to the whole export when the list is missing.
 //!
@@ -234,7 +234,7 @@ async fn changed_ids(state: &Core, csv: &Path) -> Option<Vec<String>> {
     let mut entries = Vec::new();
     for l in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let (time, id) = l.split_once(',')?;
-        let at = super::record::parse_time(time)?;
+        let at = crate::time::parse_rfc3339_millis(time)?;
         if !safe_id(id.trim()) {
             return None;
         }
@@ -246,7 +246,7 @@ async fn changed_ids(state: &Core, csv: &Path) -> Option<Vec<String>> {
             let mut out = Vec::new();
             for (at, id) in entries {
                 let stored = crate::db::dtrack_osv::record(c, &id)?
-                    .and_then(|(_, m)| super::record::parse_time(&m));
+                    .and_then(|(_, m)| crate::time::parse_rfc3339_millis(&m));
                 if stored.is_some_and(|s| s >= at) {
                     break;
                 }
@@ -332,10 +332,10 @@ async fn sync_into(
         .map_err(|e| e.to_string())
 }
 
-/// The scheduled fetcher: every `[deptrack.osv] interval`, each configured ecosystem in turn, until
+/// The scheduled fetcher: every `[dtrack.osv] interval`, each configured ecosystem in turn, until
 /// `stop` resolves. Does nothing without a base URL and ecosystems.
 pub async fn worker(state: Arc<Core>, mut stop: tokio::sync::watch::Receiver<bool>) {
-    let cfg = &state.config.deptrack;
+    let cfg = &state.config.dtrack;
     let base = cfg.osv_base_url.trim_end_matches('/').to_string();
     let ecos = ecosystems(&cfg.osv_ecosystems);
     if base.is_empty() || ecos.is_empty() {

@@ -161,7 +161,7 @@ pub fn recheck_packages(c: &Connection, packages: &HashSet<(String, String)>) ->
 /// `POST /finding/project/{uuid}/analyze`: queues a re-analysis of the project; the token is
 /// followed with `GET /event/token/{token}`.
 pub async fn request_analysis(state: &Core, who: &Principal, project: &str) -> Result<String> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     let token = uuid::Uuid::new_v4().to_string();
     let tok = token.clone();
@@ -208,7 +208,7 @@ pub async fn is_pending(state: &Core, token: &str) -> Result<bool> {
 
 /// Every match the analyzer could not decide (a version that does not parse under the
 /// ecosystem's comparator, or a package URL without a version): reported by
-/// `outpost deptrack unknown-matches`, never shown as clean.
+/// `outpost dtrack unknown-matches`, never shown as clean.
 pub async fn unknown_matches(state: &Core) -> Result<Vec<db::UnknownMatch>> {
     state.db.read(db::unknown_matches).await
 }
