@@ -1,7 +1,13 @@
--- Outpost database schema: the whole current schema, applied to a new database.
--- `PRAGMA user_version` at the end is the schema version; src/db/migrate.rs upgrades older
--- databases step by step to it and refuses newer ones.
--- Times are UNIX seconds (UTC) unless a column name says otherwise.
+-- Outpost database schema: the whole current schema. A new database is created from this file
+-- alone and stamped with the `PRAGMA user_version` at its end (the schema version). An older
+-- database is upgraded one version at a time by the steps in src/db/upgrades/ (see
+-- src/db/upgrade.rs); a newer one is refused. A schema change edits this file and adds a step,
+-- and tests/api/schema_upgrades.rs checks that both give the same schema.
+-- Times are UNIX seconds (UTC) unless a column name says otherwise (`_ms`: milliseconds).
+
+-- ================================================================================================
+-- Installation
+-- ================================================================================================
 
 -- Installation-wide facts (e.g. when the realm was created).
 CREATE TABLE meta (
@@ -9,10 +15,21 @@ CREATE TABLE meta (
     value TEXT NOT NULL
 ) WITHOUT ROWID;
 
+-- Organization settings an administrator changed from their default (see
+-- src/domain/realm_settings.rs); the value is stored as text and read back with the setting's type.
+CREATE TABLE realm_settings (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- ================================================================================================
+-- Users: accounts, their settings, profiles, records, sessions and invitations
+-- ================================================================================================
+
 -- Chat users, humans and bots. `email` is the real (delivery) address; the API email shown to
--- others is derived from `email_address_visibility`. System bots (`is_system_bot`, seeded by
--- src/db/system_bots.sql) stand for Zulip's cross-realm bots: they send notices, are never
--- realm members and never log in.
+-- others is derived from `email_address_visibility`. System bots (`is_system_bot`, seeded
+-- below) stand for Zulip's cross-realm bots: they send notices, are never realm members and
+-- never log in.
 CREATE TABLE users (
     id                       INTEGER PRIMARY KEY,
     email                    TEXT NOT NULL,
@@ -35,6 +52,14 @@ CREATE TABLE users (
     is_system_bot            INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX users_email ON users (email COLLATE NOCASE);
+-- HTTP Basic credentials name a user by API key: without this, each request scanned `users`.
+CREATE INDEX users_api_key ON users (api_key);
+
+-- The system bots. Their API keys are random and never shown; they cannot log in.
+INSERT INTO users (email, full_name, role, is_bot, bot_type, api_key, date_joined, is_system_bot)
+VALUES
+    ('notification-bot@zulip.com', 'Notification Bot', 400, 1, 1, lower(hex(randomblob(32))), unixepoch(), 1),
+    ('welcome-bot@zulip.com', 'Welcome Bot', 400, 1, 1, lower(hex(randomblob(32))), unixepoch(), 1);
 
 -- A user's status (text and emoji); absent row = no status.
 CREATE TABLE user_status (
@@ -45,24 +70,6 @@ CREATE TABLE user_status (
     reaction_type TEXT NOT NULL DEFAULT '',
     updated_at    INTEGER NOT NULL
 );
-
--- Folders administrators sort channels into (`channels.folder_id`).
-CREATE TABLE channel_folders (
-    id                   INTEGER PRIMARY KEY,
-    name                 TEXT NOT NULL,
-    description          TEXT NOT NULL,
-    rendered_description TEXT NOT NULL,
-    creator_id           INTEGER REFERENCES users (id),
-    date_created         INTEGER NOT NULL,
-    is_archived          INTEGER NOT NULL DEFAULT 0
-);
-
--- Organization settings an administrator changed from their default (see
--- src/domain/realm_settings.rs); the value is stored as text and read back with the setting's type.
-CREATE TABLE realm_settings (
-    name  TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-) WITHOUT ROWID;
 
 -- Personal settings a user changed from their default (see src/domain/settings.rs); the
 -- value is stored as text and read back with the setting's type.
@@ -95,8 +102,169 @@ CREATE TABLE custom_profile_values (
     PRIMARY KEY (user_id, field_id)
 ) WITHOUT ROWID;
 
+-- Records a user keeps on the server for their clients (muted users, drafts, saved snippets,
+-- push devices), each belonging to one user (`user_id`).
+
+-- Users a user muted, with when (`date_muted`).
+CREATE TABLE muted_users (
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    muted_user_id INTEGER NOT NULL REFERENCES users (id),
+    date_muted    INTEGER NOT NULL,
+    PRIMARY KEY (user_id, muted_user_id)
+) WITHOUT ROWID;
+CREATE INDEX muted_users_by_muted ON muted_users (muted_user_id, user_id);
+
+-- Message drafts: `kind` is '' (unaddressed), 'stream' or 'private'; `recipients` the ids of
+-- the draft's `to`, comma-separated (a channel id, or user ids); `last_edit` UNIX seconds.
+CREATE TABLE drafts (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users (id),
+    kind       TEXT NOT NULL,
+    recipients TEXT NOT NULL,
+    topic      TEXT NOT NULL,
+    content    TEXT NOT NULL,
+    last_edit  INTEGER NOT NULL
+);
+CREATE INDEX drafts_by_user ON drafts (user_id, last_edit);
+
+-- Saved snippets: reusable message texts.
+CREATE TABLE saved_snippets (
+    id           INTEGER PRIMARY KEY,
+    user_id      INTEGER NOT NULL REFERENCES users (id),
+    title        TEXT NOT NULL,
+    content      TEXT NOT NULL,
+    date_created INTEGER NOT NULL
+);
+CREATE INDEX saved_snippets_by_user ON saved_snippets (user_id, id);
+
+-- Legacy push tokens (`POST /users/me/apns_device_token`, `/users/me/android_gcm_reg_id`):
+-- `kind` 'apns' or 'fcm'; `ios_app_id` for APNs only.
+CREATE TABLE push_tokens (
+    user_id      INTEGER NOT NULL REFERENCES users (id),
+    kind         TEXT NOT NULL,
+    token        TEXT NOT NULL,
+    ios_app_id   TEXT,
+    date_created INTEGER NOT NULL,
+    PRIMARY KEY (user_id, kind, token)
+) WITHOUT ROWID;
+
+-- End-to-end encrypted push registrations (`POST /mobile_push/register`), one per account the
+-- client numbered (`push_account_id`); the registration itself is opaque ciphertext.
+CREATE TABLE push_registrations (
+    user_id                     INTEGER NOT NULL REFERENCES users (id),
+    push_account_id             INTEGER NOT NULL,
+    token_kind                  TEXT NOT NULL,
+    push_public_key             TEXT NOT NULL,
+    bouncer_public_key          TEXT NOT NULL,
+    encrypted_push_registration TEXT NOT NULL,
+    date_created                INTEGER NOT NULL,
+    PRIMARY KEY (user_id, push_account_id)
+) WITHOUT ROWID;
+
+-- Web sessions of the browser client.
+-- `token_hash` is the SHA-256 (hex) of the cookie's random value; the value itself is never
+-- stored. `csrf_token` is what non-GET `/json` requests must echo in `X-CSRFToken`. Times are
+-- seconds since the epoch; a session is valid while `expires_at` is in the future.
+CREATE TABLE web_sessions (
+    id           INTEGER PRIMARY KEY,
+    token_hash   TEXT NOT NULL UNIQUE,
+    user_id      INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    csrf_token   TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    last_used_at INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL
+);
+CREATE INDEX web_sessions_user ON web_sessions (user_id);
+CREATE INDEX web_sessions_expiry ON web_sessions (expires_at);
+
+-- Invitations: email invitations and reusable invitation links.
+-- `link_key` is the secret in the signup link (`/join/<key>/`). `status`: 0 open, 1 used (an
+-- email invitation someone signed up with), 2 revoked. `expires` NULL: never expires.
+-- `channel_ids` and `group_ids` are comma-separated ids (channels and groups the new user joins).
+CREATE TABLE invitations (
+    id               INTEGER PRIMARY KEY,
+    multiuse         INTEGER NOT NULL,
+    email            TEXT,
+    link_key         TEXT NOT NULL UNIQUE,
+    referrer_id      INTEGER NOT NULL REFERENCES users (id),
+    invited_as       INTEGER NOT NULL,
+    created          INTEGER NOT NULL,
+    expires          INTEGER,
+    notify_referrer  INTEGER NOT NULL,
+    include_defaults INTEGER NOT NULL,
+    welcome_text     TEXT,
+    channel_ids      TEXT NOT NULL,
+    group_ids        TEXT NOT NULL,
+    status           INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX invitations_email ON invitations (email COLLATE NOCASE);
+CREATE INDEX invitations_created ON invitations (created);
+
+-- ================================================================================================
+-- Bots: storage, services, outgoing-webhook deliveries, default channels
+-- ================================================================================================
+
+-- The key-value pairs a bot keeps on the server (`/bot_storage`); keys and values are strings,
+-- their summed length in characters is bounded per bot.
+CREATE TABLE bot_storage (
+    bot_id INTEGER NOT NULL REFERENCES users (id),
+    key    TEXT NOT NULL,
+    value  TEXT NOT NULL,
+    PRIMARY KEY (bot_id, key)
+) WITHOUT ROWID;
+
+-- What an outgoing-webhook bot (type 3) posts to and how, and which embedded bot (type 4) an
+-- embedded bot is, with its configuration. One row per bot of those types.
+CREATE TABLE bot_services (
+    bot_id       INTEGER PRIMARY KEY REFERENCES users (id),
+    -- Outgoing webhooks: the URL posted to, 1 (Zulip format) or 2 (Slack format), the token
+    -- the receiver checks. Embedded bots: '' and their interface (1).
+    base_url     TEXT NOT NULL,
+    interface    INTEGER NOT NULL,
+    token        TEXT NOT NULL,
+    -- The service's name: the embedded bot's name, or the outgoing webhook's short name.
+    service_name TEXT NOT NULL,
+    -- Embedded bots' configuration: a JSON object of strings ('{}' when none).
+    config_data  TEXT NOT NULL
+);
+
+-- Outgoing-webhook deliveries: one row per (message, bot) that a message triggered, written in
+-- the transaction that stores the message; deleted in the transaction that posts the bot's
+-- answer (or its failure notice).
+CREATE TABLE outgoing_webhook_jobs (
+    id         INTEGER PRIMARY KEY,
+    bot_id     INTEGER NOT NULL REFERENCES users (id),
+    -- A deleted message needs no delivery.
+    message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    -- 'mention' or 'direct_message'.
+    trigger    TEXT NOT NULL,
+    -- Failed attempts so far.
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    -- UNIX milliseconds of the next attempt.
+    due_at     INTEGER NOT NULL,
+    -- 1 while this process is delivering it; cleared at start-up (nothing is in flight then).
+    claimed    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX outgoing_webhook_jobs_due ON outgoing_webhook_jobs (claimed, due_at);
+CREATE INDEX outgoing_webhook_jobs_message ON outgoing_webhook_jobs (message_id);
+
+-- Bots' default channels (upstream's `default_sending_stream`, `default_events_register_stream`,
+-- `default_all_public_streams`). One row per bot that has any; none means none.
+CREATE TABLE bot_defaults (
+    bot_id              INTEGER PRIMARY KEY REFERENCES users (id),
+    sending_channel_id  INTEGER REFERENCES channels (id),
+    events_channel_id   INTEGER REFERENCES channels (id),
+    all_public_channels INTEGER NOT NULL DEFAULT 0
+);
+
+-- ================================================================================================
+-- User groups
+-- ================================================================================================
+
 -- User groups. System groups (role-based, `is_system_group`) are seeded below with fixed ids;
--- their membership is derived from user roles, never stored.
+-- their membership is derived from user roles, never stored. The `can_*_group` columns are the
+-- group's own permissions, as group-setting values (stored like the channels' below); system
+-- groups keep `role:nobody` (1).
 CREATE TABLE user_groups (
     id              INTEGER PRIMARY KEY,
     name            TEXT NOT NULL,
@@ -105,8 +273,6 @@ CREATE TABLE user_groups (
     deactivated     INTEGER NOT NULL DEFAULT 0,
     creator_id      INTEGER REFERENCES users (id),
     date_created    INTEGER,
-    -- The group's own permissions, as group-setting values (stored like the channels' below);
-    -- system groups keep `role:nobody` (1).
     can_add_members_group    TEXT NOT NULL DEFAULT '1',
     can_join_group           TEXT NOT NULL DEFAULT '1',
     can_leave_group          TEXT NOT NULL DEFAULT '1',
@@ -155,6 +321,21 @@ CREATE TRIGGER user_group_subgroups_ins AFTER INSERT ON user_group_subgroups
     BEGIN UPDATE user_groups_generation SET token = random(); END;
 CREATE TRIGGER user_group_subgroups_del AFTER DELETE ON user_group_subgroups
     BEGIN UPDATE user_groups_generation SET token = random(); END;
+
+-- ================================================================================================
+-- Channels
+-- ================================================================================================
+
+-- Folders administrators sort channels into (`channels.folder_id`).
+CREATE TABLE channel_folders (
+    id                   INTEGER PRIMARY KEY,
+    name                 TEXT NOT NULL,
+    description          TEXT NOT NULL,
+    rendered_description TEXT NOT NULL,
+    creator_id           INTEGER REFERENCES users (id),
+    date_created         INTEGER NOT NULL,
+    is_archived          INTEGER NOT NULL DEFAULT 0
+);
 
 -- Channels (Zulip's streams). Group settings hold a group-setting value as JSON text: a group
 -- id, or {"direct_members": [...], "direct_subgroups": [...]}.
@@ -216,6 +397,20 @@ CREATE TABLE subscription_periods (
     last_message_id  INTEGER,
     PRIMARY KEY (user_id, channel_id, first_message_id)
 ) WITHOUT ROWID;
+
+-- Per-user topic visibility policies (0 inherit, 1 muted, 2 unmuted, 3 followed).
+CREATE TABLE user_topics (
+    user_id           INTEGER NOT NULL REFERENCES users (id),
+    channel_id        INTEGER NOT NULL REFERENCES channels (id),
+    topic             TEXT NOT NULL COLLATE NOCASE,
+    visibility_policy INTEGER NOT NULL,
+    last_updated      INTEGER NOT NULL,
+    PRIMARY KEY (user_id, channel_id, topic)
+) WITHOUT ROWID;
+
+-- ================================================================================================
+-- Messages
+-- ================================================================================================
 
 -- Direct-message conversations: one row per distinct set of participants (sorted user ids).
 CREATE TABLE dm_conversations (
@@ -307,16 +502,6 @@ CREATE TABLE message_edits (
 );
 CREATE INDEX message_edits_message ON message_edits (message_id, id);
 
--- Per-user topic visibility policies (0 inherit, 1 muted, 2 unmuted, 3 followed).
-CREATE TABLE user_topics (
-    user_id           INTEGER NOT NULL REFERENCES users (id),
-    channel_id        INTEGER NOT NULL REFERENCES channels (id),
-    topic             TEXT NOT NULL COLLATE NOCASE,
-    visibility_policy INTEGER NOT NULL,
-    last_updated      INTEGER NOT NULL,
-    PRIMARY KEY (user_id, channel_id, topic)
-) WITHOUT ROWID;
-
 -- Words that highlight a message for a user.
 CREATE TABLE alert_words (
     user_id INTEGER NOT NULL REFERENCES users (id),
@@ -335,9 +520,411 @@ CREATE TABLE submessages (
 );
 CREATE INDEX submessages_message ON submessages (message_id, id);
 
--- The Dependency-Track tables live in src/db/dtrack.sql, the invitations in
--- src/db/invites.sql and the records a user keeps (muted users, drafts, saved snippets, push
--- devices) in src/db/user_records.sql, the OSV data in src/db/osv.sql, the web client's sessions in
--- src/db/web_sessions.sql, applied right after this file.
+-- Scheduled messages and reminders: one row per item the scheduler will deliver.
+-- `kind`: 0 a scheduled message (sent as `sender_id`), 1 a reminder (Notification Bot sends
+-- `content` to `sender_id`; `target_message_id` is the message it links). `channel_id` set: a
+-- channel message to `topic`; otherwise `recipients` holds the comma-separated user ids of a
+-- direct message. `state`: 0 pending, 1 delivered (`message_id` is the sent message), 2 failed.
+-- `read_by_sender` NULL: decided from `client` at delivery, as for sending.
+CREATE TABLE scheduled_messages (
+    id                INTEGER PRIMARY KEY,
+    kind              INTEGER NOT NULL,
+    sender_id         INTEGER NOT NULL REFERENCES users (id),
+    channel_id        INTEGER REFERENCES channels (id),
+    topic             TEXT NOT NULL,
+    recipients        TEXT NOT NULL,
+    content           TEXT NOT NULL,
+    rendered_content  TEXT NOT NULL,
+    deliver_at        INTEGER NOT NULL,
+    read_by_sender    INTEGER,
+    client            TEXT NOT NULL,
+    target_message_id INTEGER,
+    state             INTEGER NOT NULL DEFAULT 0,
+    message_id        INTEGER,
+    created           INTEGER NOT NULL
+);
+CREATE INDEX scheduled_messages_due ON scheduled_messages (state, deliver_at);
+CREATE INDEX scheduled_messages_sender ON scheduled_messages (sender_id, kind, state);
+
+-- ================================================================================================
+-- Uploads and custom emoji
+-- ================================================================================================
+
+-- Uploaded files (`POST /user_uploads`) and the messages that link them. The file itself lives
+-- under the data directory at `uploads/<storage_key>`; the record is written only after the
+-- file is complete on disk.
+-- `path_id` is the part of the URL after `/user_uploads/` (realm id, two characters, a random
+-- part, the sanitized file name); `storage_key` names the file under `uploads/` (only
+-- characters we generated). `claimed` becomes 1 once a message links the file: a claimed file
+-- goes when its last linking message is deleted; a file no message links goes after the
+-- configured weeks.
+CREATE TABLE attachments (
+    id           INTEGER PRIMARY KEY,
+    owner_id     INTEGER NOT NULL REFERENCES users (id),
+    path_id      TEXT NOT NULL UNIQUE,
+    storage_key  TEXT NOT NULL UNIQUE,
+    name         TEXT NOT NULL,
+    size         INTEGER NOT NULL,
+    content_type TEXT NOT NULL,
+    is_image     INTEGER NOT NULL,
+    create_time  INTEGER NOT NULL,
+    claimed      INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX attachments_by_owner ON attachments (owner_id, id);
+
+-- Which messages link which attachment.
+CREATE TABLE attachment_messages (
+    attachment_id INTEGER NOT NULL REFERENCES attachments (id) ON DELETE CASCADE,
+    message_id    INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    PRIMARY KEY (attachment_id, message_id)
+) WITHOUT ROWID;
+CREATE INDEX attachment_messages_by_message ON attachment_messages (message_id, attachment_id);
+
+-- The organization's custom emoji. A deactivated emoji stays (old messages and reactions
+-- still show it) and frees its name for a new one. `file_name` (and for an animation
+-- `still_name`) name the stored pictures under `<data_dir>/emoji/` (only characters the server
+-- generated).
+CREATE TABLE realm_emoji (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    author_id   INTEGER REFERENCES users (id),
+    file_name   TEXT NOT NULL UNIQUE,
+    still_name  TEXT UNIQUE,
+    deactivated INTEGER NOT NULL DEFAULT 0,
+    create_time INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX realm_emoji_active_name ON realm_emoji (name) WHERE deactivated = 0;
+
+-- What an uploaded image is, read from its headers when it was uploaded: shown size and
+-- whether it is animated, or `usable = 0` for an image that cannot be decoded within the
+-- limits (no preview, no thumbnails). Uploads from before this table have no row.
+CREATE TABLE image_attachments (
+    attachment_id INTEGER PRIMARY KEY REFERENCES attachments (id) ON DELETE CASCADE,
+    usable        INTEGER NOT NULL,
+    width         INTEGER NOT NULL,
+    height        INTEGER NOT NULL,
+    animated      INTEGER NOT NULL,
+    content_type  TEXT NOT NULL
+);
+
+-- ================================================================================================
+-- Dependency-Track (times are epoch milliseconds, `_ms`, as upstream's JSON)
+-- ================================================================================================
+
+-- Teams hold permissions and API keys.
+CREATE TABLE dt_teams (
+    id   INTEGER PRIMARY KEY,
+    uuid TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL
+);
+CREATE TABLE dt_team_permissions (
+    team_id    INTEGER NOT NULL REFERENCES dt_teams (id) ON DELETE CASCADE,
+    permission TEXT NOT NULL,
+    PRIMARY KEY (team_id, permission)
+) WITHOUT ROWID;
+
+-- Managed (local) users; `password_hash` is an argon2 PHC string.
+CREATE TABLE dt_users (
+    id                    INTEGER PRIMARY KEY,
+    username              TEXT NOT NULL UNIQUE,
+    password_hash         TEXT NOT NULL,
+    fullname              TEXT,
+    email                 TEXT,
+    force_password_change INTEGER NOT NULL DEFAULT 0,
+    non_expiry_password   INTEGER NOT NULL DEFAULT 0,
+    suspended             INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE dt_user_permissions (
+    user_id    INTEGER NOT NULL REFERENCES dt_users (id) ON DELETE CASCADE,
+    permission TEXT NOT NULL,
+    PRIMARY KEY (user_id, permission)
+) WITHOUT ROWID;
+CREATE TABLE dt_user_teams (
+    user_id INTEGER NOT NULL REFERENCES dt_users (id) ON DELETE CASCADE,
+    team_id INTEGER NOT NULL REFERENCES dt_teams (id) ON DELETE CASCADE,
+    PRIMARY KEY (user_id, team_id)
+) WITHOUT ROWID;
+
+-- API keys: only the public id and the lower-case hex SHA3-256 of the secret are stored.
+CREATE TABLE dt_api_keys (
+    id           INTEGER PRIMARY KEY,
+    team_id      INTEGER NOT NULL REFERENCES dt_teams (id) ON DELETE CASCADE,
+    public_id    TEXT NOT NULL UNIQUE,
+    secret_hash  TEXT NOT NULL,
+    legacy       INTEGER NOT NULL DEFAULT 0,
+    comment      TEXT,
+    created_ms   INTEGER NOT NULL,
+    last_used_ms INTEGER
+);
+CREATE INDEX dt_api_keys_team ON dt_api_keys (team_id);
+
+-- Projects. `authors`, `manufacturer`, `supplier` and `external_references` are DT 4.13's
+-- descriptive fields (JSON text as the storage layer writes it); `collection_tag` is the tag of
+-- AGGREGATE_DIRECT_CHILDREN_WITH_TAG projects.
+CREATE TABLE dt_projects (
+    id               INTEGER PRIMARY KEY,
+    uuid             TEXT NOT NULL UNIQUE,
+    name             TEXT NOT NULL,
+    version          TEXT,
+    grp              TEXT,
+    description      TEXT,
+    publisher        TEXT,
+    classifier       TEXT,
+    cpe              TEXT,
+    purl             TEXT,
+    swid_tag_id      TEXT,
+    active           INTEGER NOT NULL DEFAULT 1,
+    is_latest        INTEGER NOT NULL DEFAULT 0,
+    collection_logic TEXT NOT NULL DEFAULT 'NONE',
+    parent_id        INTEGER REFERENCES dt_projects (id) ON DELETE CASCADE,
+    last_bom_import_ms     INTEGER,
+    last_bom_import_format TEXT,
+    authors             TEXT,
+    manufacturer        TEXT,
+    supplier            TEXT,
+    external_references TEXT,
+    collection_tag      TEXT
+);
+CREATE INDEX dt_projects_name ON dt_projects (name, version);
+CREATE INDEX dt_projects_parent ON dt_projects (parent_id);
+-- Project properties: one value per (project, group, name); ENCRYPTEDSTRING values are sealed
+-- with the installation's key before they are written.
+CREATE TABLE dt_project_properties (
+    id             INTEGER PRIMARY KEY,
+    project_id     INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    group_name     TEXT NOT NULL,
+    property_name  TEXT NOT NULL,
+    property_value TEXT,
+    property_type  TEXT NOT NULL,
+    description    TEXT,
+    UNIQUE (project_id, group_name, property_name)
+);
+
+CREATE TABLE dt_project_tags (
+    project_id INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    name       TEXT NOT NULL,
+    PRIMARY KEY (project_id, name)
+) WITHOUT ROWID;
+-- Portfolio access control: which teams may see a project.
+CREATE TABLE dt_project_access_teams (
+    project_id INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    team_id    INTEGER NOT NULL REFERENCES dt_teams (id) ON DELETE CASCADE,
+    PRIMARY KEY (project_id, team_id)
+) WITHOUT ROWID;
+CREATE INDEX dt_project_access_teams_team ON dt_project_access_teams (team_id);
+
+CREATE TABLE dt_components (
+    id          INTEGER PRIMARY KEY,
+    uuid        TEXT NOT NULL UNIQUE,
+    project_id  INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    name        TEXT NOT NULL,
+    version     TEXT,
+    grp         TEXT,
+    purl        TEXT,
+    cpe         TEXT,
+    swid_tag_id TEXT,
+    classifier  TEXT,
+    description TEXT,
+    license     TEXT,
+    md5         TEXT,
+    sha1        TEXT,
+    sha256      TEXT,
+    sha512      TEXT,
+    is_internal INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX dt_components_project ON dt_components (project_id);
+
+-- Vulnerabilities and the components they affect. From OSV records: `cvss_v3_score`,
+-- `updated_ms` (last modification), `refs` (upstream's references, a Markdown list) and `cwes`
+-- (CWE numbers, comma-separated). A finding's `analyzer` is NONE (attributed by hand) or
+-- INTERNAL_ANALYZER (OSV data).
+CREATE TABLE dt_vulnerabilities (
+    id             INTEGER PRIMARY KEY,
+    uuid           TEXT NOT NULL UNIQUE,
+    vuln_id        TEXT NOT NULL,
+    source         TEXT NOT NULL,
+    severity       TEXT,
+    title          TEXT,
+    description    TEXT,
+    recommendation TEXT,
+    cvss_v3_vector TEXT,
+    created_ms     INTEGER,
+    published_ms   INTEGER,
+    cvss_v3_score  REAL,
+    updated_ms     INTEGER,
+    refs           TEXT,
+    cwes           TEXT,
+    UNIQUE (source, vuln_id)
+);
+CREATE INDEX dt_vulnerabilities_vuln_id ON dt_vulnerabilities (vuln_id);
+CREATE TABLE dt_component_vulnerabilities (
+    component_id     INTEGER NOT NULL REFERENCES dt_components (id) ON DELETE CASCADE,
+    vulnerability_id INTEGER NOT NULL REFERENCES dt_vulnerabilities (id) ON DELETE CASCADE,
+    attributed_on_ms INTEGER NOT NULL,
+    analyzer         TEXT NOT NULL DEFAULT 'NONE',
+    PRIMARY KEY (component_id, vulnerability_id)
+) WITHOUT ROWID;
+CREATE INDEX dt_component_vulnerabilities_vuln ON dt_component_vulnerabilities (vulnerability_id);
+
+-- Analysis decisions, one per (component, vulnerability), and their audit trail.
+CREATE TABLE dt_analyses (
+    id               INTEGER PRIMARY KEY,
+    project_id       INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    component_id     INTEGER NOT NULL REFERENCES dt_components (id) ON DELETE CASCADE,
+    vulnerability_id INTEGER NOT NULL REFERENCES dt_vulnerabilities (id) ON DELETE CASCADE,
+    state            TEXT NOT NULL,
+    justification    TEXT,
+    response         TEXT,
+    details          TEXT,
+    suppressed       INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (component_id, vulnerability_id)
+);
+CREATE TABLE dt_analysis_comments (
+    id           INTEGER PRIMARY KEY,
+    analysis_id  INTEGER NOT NULL REFERENCES dt_analyses (id) ON DELETE CASCADE,
+    timestamp_ms INTEGER NOT NULL,
+    comment      TEXT NOT NULL,
+    commenter    TEXT
+);
+CREATE INDEX dt_analysis_comments_analysis ON dt_analysis_comments (analysis_id);
+
+-- Metrics snapshots of projects; the badge reads the latest.
+CREATE TABLE dt_project_metrics (
+    id                     INTEGER PRIMARY KEY,
+    project_id             INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    first_occurrence_ms    INTEGER NOT NULL,
+    last_occurrence_ms     INTEGER NOT NULL,
+    components             INTEGER NOT NULL,
+    vulnerable_components  INTEGER NOT NULL,
+    vulnerabilities        INTEGER NOT NULL,
+    critical               INTEGER NOT NULL,
+    high                   INTEGER NOT NULL,
+    medium                 INTEGER NOT NULL,
+    low                    INTEGER NOT NULL,
+    unassigned             INTEGER NOT NULL,
+    suppressed             INTEGER NOT NULL,
+    findings_total         INTEGER NOT NULL,
+    findings_audited       INTEGER NOT NULL,
+    policy_violations_fail INTEGER NOT NULL,
+    policy_violations_warn INTEGER NOT NULL,
+    policy_violations_info INTEGER NOT NULL
+);
+CREATE INDEX dt_project_metrics_project ON dt_project_metrics (project_id, last_occurrence_ms);
+
+-- Policies (global: they apply to every project), their conditions, the violations they
+-- produce, and analysis decisions on violations with their audit trail.
+CREATE TABLE dt_policies (
+    id                          INTEGER PRIMARY KEY,
+    uuid                        TEXT NOT NULL UNIQUE,
+    name                        TEXT NOT NULL UNIQUE,
+    operator                    TEXT NOT NULL,
+    violation_state             TEXT NOT NULL,
+    include_children            INTEGER NOT NULL DEFAULT 0,
+    only_latest_project_version INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE dt_policy_conditions (
+    id        INTEGER PRIMARY KEY,
+    uuid      TEXT NOT NULL UNIQUE,
+    policy_id INTEGER NOT NULL REFERENCES dt_policies (id) ON DELETE CASCADE,
+    subject   TEXT NOT NULL,
+    operator  TEXT NOT NULL,
+    value     TEXT NOT NULL
+);
+CREATE INDEX dt_policy_conditions_policy ON dt_policy_conditions (policy_id);
+CREATE TABLE dt_policy_violations (
+    id           INTEGER PRIMARY KEY,
+    uuid         TEXT NOT NULL UNIQUE,
+    type         TEXT NOT NULL,
+    project_id   INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    component_id INTEGER NOT NULL REFERENCES dt_components (id) ON DELETE CASCADE,
+    condition_id INTEGER NOT NULL REFERENCES dt_policy_conditions (id) ON DELETE CASCADE,
+    timestamp_ms INTEGER NOT NULL,
+    UNIQUE (component_id, condition_id)
+);
+CREATE INDEX dt_policy_violations_project ON dt_policy_violations (project_id);
+CREATE INDEX dt_policy_violations_condition ON dt_policy_violations (condition_id);
+CREATE TABLE dt_violation_analyses (
+    id           INTEGER PRIMARY KEY,
+    violation_id INTEGER NOT NULL UNIQUE REFERENCES dt_policy_violations (id) ON DELETE CASCADE,
+    state        TEXT NOT NULL,
+    suppressed   INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE dt_violation_analysis_comments (
+    id           INTEGER PRIMARY KEY,
+    analysis_id  INTEGER NOT NULL REFERENCES dt_violation_analyses (id) ON DELETE CASCADE,
+    timestamp_ms INTEGER NOT NULL,
+    comment      TEXT NOT NULL,
+    commenter    TEXT
+);
+CREATE INDEX dt_violation_analysis_comments_analysis ON dt_violation_analysis_comments (analysis_id);
+
+-- Accepted BOM uploads. A row is written before the token is returned, so an upload survives a
+-- restart; the background worker processes pending rows oldest first and then drops the
+-- document (`content` NULL) but keeps the token's state.
+CREATE TABLE dt_bom_uploads (
+    token        TEXT PRIMARY KEY,
+    project_id   INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    content      BLOB,
+    received_ms  INTEGER NOT NULL,
+    processed_ms INTEGER,
+    error        TEXT
+) WITHOUT ROWID;
+CREATE INDEX dt_bom_uploads_pending ON dt_bom_uploads (received_ms) WHERE processed_ms IS NULL;
+
+-- OSV vulnerability data and the internal analyzer's state: a vulnerability's other names.
+CREATE TABLE dt_vulnerability_aliases (
+    vulnerability_id INTEGER NOT NULL REFERENCES dt_vulnerabilities (id) ON DELETE CASCADE,
+    alias            TEXT NOT NULL,
+    PRIMARY KEY (vulnerability_id, alias)
+) WITHOUT ROWID;
+
+-- One row per imported OSV record: its `modified` stamp and whether it was withdrawn.
+CREATE TABLE dt_osv_records (
+    vulnerability_id INTEGER PRIMARY KEY REFERENCES dt_vulnerabilities (id) ON DELETE CASCADE,
+    osv_id           TEXT NOT NULL UNIQUE,
+    modified         TEXT NOT NULL,
+    withdrawn        INTEGER NOT NULL DEFAULT 0
+);
+
+-- The packages a record affects: purl type, normalized package key, and the ranges and
+-- versions (JSON) the matcher evaluates.
+CREATE TABLE dt_osv_affected (
+    id               INTEGER PRIMARY KEY,
+    vulnerability_id INTEGER NOT NULL REFERENCES dt_vulnerabilities (id) ON DELETE CASCADE,
+    ecosystem        TEXT NOT NULL,
+    package          TEXT NOT NULL,
+    spec             TEXT NOT NULL
+);
+CREATE INDEX dt_osv_affected_package ON dt_osv_affected (ecosystem, package);
+CREATE INDEX dt_osv_affected_vuln ON dt_osv_affected (vulnerability_id);
+
+-- The package each component is matched as (from its purl), so new data re-checks only the
+-- components of the packages it names.
+CREATE TABLE dt_component_packages (
+    component_id INTEGER PRIMARY KEY REFERENCES dt_components (id) ON DELETE CASCADE,
+    ecosystem    TEXT NOT NULL,
+    package      TEXT NOT NULL
+);
+CREATE INDEX dt_component_packages_package ON dt_component_packages (ecosystem, package);
+
+-- Matches the analyzer could not decide because a version did not parse: reported, never
+-- silently treated as not affected.
+CREATE TABLE dt_unknown_matches (
+    component_id     INTEGER NOT NULL REFERENCES dt_components (id) ON DELETE CASCADE,
+    vulnerability_id INTEGER NOT NULL REFERENCES dt_vulnerabilities (id) ON DELETE CASCADE,
+    reason           TEXT NOT NULL,
+    PRIMARY KEY (component_id, vulnerability_id)
+) WITHOUT ROWID;
+CREATE INDEX dt_unknown_matches_vuln ON dt_unknown_matches (vulnerability_id);
+
+-- `POST /finding/project/{uuid}/analyze` requests, followed by `GET /event/token/{token}`.
+CREATE TABLE dt_analysis_requests (
+    token        TEXT PRIMARY KEY,
+    project_id   INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    received_ms  INTEGER NOT NULL,
+    processed_ms INTEGER
+) WITHOUT ROWID;
+CREATE INDEX dt_analysis_requests_pending ON dt_analysis_requests (received_ms)
+    WHERE processed_ms IS NULL;
 
 PRAGMA user_version = 20;

@@ -39,7 +39,7 @@ const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(300);
 /// What one listener's ACME task works with.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// The listener's name (`chat`, `deptrack`), also its directory under `acme/`.
+    /// The listener's name (`chat`, `dtrack`), also its directory under `acme/`.
     pub listener: &'static str,
     pub domains: Vec<String>,
     pub contact: String,
@@ -72,6 +72,30 @@ impl Settings {
     fn account_path(&self) -> PathBuf {
         self.dir.join("account.json")
     }
+}
+
+/// Before the Dependency-Track listener was called `dtrack` its ACME state lived in
+/// `<data_dir>/acme/deptrack/`. At start, before any ACME task reads its directory, that
+/// directory is renamed to `acme/dtrack/` (one `rename`, atomic); when both exist, `dtrack` is
+/// used and the old one left alone, which is logged.
+pub fn adopt_old_dir(data_dir: &Path) -> Result<(), String> {
+    let root = data_dir.join("acme");
+    let (old, new) = (root.join("deptrack"), root.join("dtrack"));
+    if std::fs::symlink_metadata(&old).is_err() {
+        return Ok(());
+    }
+    if std::fs::symlink_metadata(&new).is_ok() {
+        tracing::warn!(
+            old = %old.display(),
+            used = %new.display(),
+            "both the old and the new ACME directory of the dtrack listener exist; the new one is used"
+        );
+        return Ok(());
+    }
+    std::fs::rename(&old, &new)
+        .map_err(|e| format!("cannot rename {} to {}: {e}", old.display(), new.display()))?;
+    tracing::info!(from = %old.display(), to = %new.display(), "ACME directory renamed");
+    Ok(())
 }
 
 /// What the renewal task needs to know of a certificate.
@@ -396,6 +420,32 @@ mod tests {
             not_after: now + DAY * days_left as u32,
             names: names.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn the_old_acme_directory_is_renamed_unless_the_new_one_exists() {
+        let data = tempfile::tempdir().unwrap();
+        let acme = data.path().join("acme");
+        // Nothing there: nothing to do.
+        adopt_old_dir(data.path()).unwrap();
+        assert!(!acme.exists());
+        std::fs::create_dir_all(acme.join("deptrack")).unwrap();
+        std::fs::write(acme.join("deptrack/cert.pem"), "old").unwrap();
+        adopt_old_dir(data.path()).unwrap();
+        assert!(!acme.join("deptrack").exists());
+        assert_eq!(
+            std::fs::read_to_string(acme.join("dtrack/cert.pem")).unwrap(),
+            "old"
+        );
+        // Both: the new one is kept as it is and the old one left alone.
+        std::fs::create_dir_all(acme.join("deptrack")).unwrap();
+        std::fs::write(acme.join("deptrack/cert.pem"), "older").unwrap();
+        adopt_old_dir(data.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(acme.join("dtrack/cert.pem")).unwrap(),
+            "old"
+        );
+        assert!(acme.join("deptrack/cert.pem").exists());
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! The running server: shared state, startup and shutdown.
+//! The running server: its state, startup and shutdown.
 //!
 //! [`AppState`] is built once per server and passed explicitly (`Arc<AppState>`) to every
-//! handler; there are no globals, so a test process can run many servers side by side.
-//! [`start`] opens the database, binds the listeners and spawns the serving tasks; the
-//! shutdown signal is an argument, so `main` passes SIGINT/SIGTERM and tests pass a channel.
+//! handler; it holds the domain handle ([`Core`], reached through `Deref`) and what only the
+//! APIs and listeners use. There are no globals, so a test process can run many servers side
+//! by side. [`start`] opens the state, binds the listeners, starts the background tasks (all
+//! listed in `tasks::spawn`) and serves; the shutdown signal is an argument, so `main` passes
+//! SIGINT/SIGTERM and tests pass a channel. The command line opens a [`Core`] alone.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -13,52 +15,29 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use crate::config::{Config, TlsFiles};
-use crate::db::Db;
-use crate::domain::credentials::{LoginLimiter, UserCache};
-use crate::domain::max_received::{GenerationCache, MaxReceivedCache};
+use crate::domain::Core;
 use crate::error::{Error, Result};
-use crate::events::EventHub;
 use crate::events::queues::Queues;
 use crate::http::tls::ServerTls;
 
-/// Everything a request handler may need.
+mod tasks;
+
+/// Everything a request handler may need: the domain handle, [`Core`] (reached through
+/// `Deref`, so `state.db` and `domain::x(&state, ..)` work on an `AppState`), and what only the
+/// APIs, their listeners and the background tasks use. One state serves both APIs and the
+/// `/metrics` listener.
 pub struct AppState {
-    pub config: Config,
-    pub db: Db,
-    /// Authenticated users by email, refreshed when users change.
-    pub users: Arc<UserCache>,
-    pub hub: Arc<EventHub>,
-    /// Each user's newest received message id, refreshed when messages change.
-    pub max_received: Arc<MaxReceivedCache>,
-    /// Each user's custom profile values, refreshed when users or profile fields change.
-    pub profile_data: Arc<GenerationCache<Arc<Vec<crate::model::ProfileValue>>>>,
-    /// Failed password logins per username.
-    pub logins: LoginLimiter,
+    pub core: Arc<Core>,
     /// Client event queues (`POST /register`, `GET /events`).
     pub queues: Arc<Queues>,
     /// Who reported presence, and when (kept in memory).
     pub presence: crate::domain::presence::PresenceTable,
     /// Becomes true when the server starts shutting down (long-polls answer at once).
     pub stopping: tokio::sync::watch::Sender<bool>,
-    /// Dependency-Track signing key, system UUID and caches.
-    pub dtrack: crate::domain::dtrack::state::DtState,
     /// Request rate limits per user, principal and address (`[limits]`).
     pub rates: crate::http::rate_limit::Rates,
     /// `GET /users/me` answers, serialized once per state of the caller's record.
     pub own_user_bodies: crate::zulip::users::OwnUserBodies,
-    /// Outgoing mail (`[email]`).
-    pub mailer: crate::mail::Mailer,
-    /// The per-process secret of signup forms' tokens.
-    pub signup_forms: crate::domain::invites::FormKey,
-    /// Wakes the scheduler task when a scheduled message or reminder is stored or edited.
-    pub scheduler_wake: tokio::sync::Notify,
-    /// The per-process secret of temporary upload URLs.
-    pub upload_urls: crate::domain::uploads::UrlKey,
-    /// Wakes the outgoing-webhook worker when a committed message queued deliveries.
-    pub webhook_wake: Arc<tokio::sync::Notify>,
-    /// One image (a thumbnail or a custom emoji) is decoded at a time, so decoding stays within
-    /// one decoder's memory limit however many are asked for at once.
-    pub thumbnailer: tokio::sync::Semaphore,
     /// The hub sequence number of the newest event the delivery task has handled.
     pub delivered: tokio::sync::watch::Sender<u64>,
     /// When this process opened the state (seconds since the epoch): register's
@@ -74,50 +53,19 @@ pub struct AppState {
     pub web_assets: &'static crate::web::assets::Assets,
 }
 
+impl std::ops::Deref for AppState {
+    type Target = Core;
+
+    fn deref(&self) -> &Core {
+        &self.core
+    }
+}
+
 impl AppState {
-    /// Opens the data directory and database; starts no listener.
+    /// Opens the data directory and database ([`Core::open`]); starts no listener.
     pub fn open(config: Config) -> Result<AppState> {
-        crate::private_files::private_dir(&config.data_dir).map_err(|e| {
-            Error::internal(format!(
-                "cannot create data directory {}: {e}",
-                config.data_dir.display()
-            ))
-        })?;
-        let users = Arc::new(UserCache::default());
-        let hub = Arc::new(EventHub::default());
-        let max_received = Arc::new(MaxReceivedCache::default());
-        let profile_data = Arc::new(GenerationCache::default());
-        let webhook_wake = Arc::new(tokio::sync::Notify::new());
-        let on_commit = {
-            let webhook_wake = Arc::clone(&webhook_wake);
-            let users = Arc::clone(&users);
-            let hub = Arc::clone(&hub);
-            let max_received = Arc::clone(&max_received);
-            let profile_data = Arc::clone(&profile_data);
-            Box::new(move |events: Vec<crate::events::Event>| {
-                if events.iter().any(|e| e.touches_users()) {
-                    users.invalidate();
-                    profile_data.invalidate();
-                }
-                if events
-                    .iter()
-                    .any(|e| matches!(e, crate::events::Event::ProfileFieldsChanged))
-                {
-                    profile_data.invalidate();
-                }
-                if events.iter().any(|e| e.touches_messages()) {
-                    max_received.invalidate();
-                }
-                if events
-                    .iter()
-                    .any(|e| matches!(e, crate::events::Event::OutgoingWebhooksQueued))
-                {
-                    webhook_wake.notify_one();
-                }
-                hub.publish(events);
-            })
-        };
-        let db = Db::open(&database_path(&config), &config.database, on_commit)?;
+        let core = Arc::new(Core::open(config)?);
+        let config = &core.config;
         let queues = Arc::new(
             Queues::new(config.events.max_queue_events, config.events.queue_timeout)
                 .with_user_limits(
@@ -125,22 +73,15 @@ impl AppState {
                     config.limits.max_parked_polls_per_user,
                 ),
         );
-        let dtrack = crate::domain::dtrack::state::DtState::open(&config.data_dir)?;
         let rates = crate::http::rate_limit::Rates::new(&config.limits);
         Ok(AppState {
             own_user_bodies: Default::default(),
-            mailer: crate::mail::Mailer::new(&config.email),
-            signup_forms: crate::domain::invites::FormKey::random(),
-            scheduler_wake: tokio::sync::Notify::new(),
-            upload_urls: crate::domain::uploads::UrlKey::random(),
-            webhook_wake,
-            thumbnailer: tokio::sync::Semaphore::new(1),
             delivered: tokio::sync::watch::channel(0).0,
             started_at: crate::time::now_secs(),
             connections: Arc::default(),
             chat_requests: crate::metrics::RequestMetrics::new("chat", crate::zulip::ROUTE_NAMES),
             dtrack_requests: crate::metrics::RequestMetrics::new(
-                "deptrack",
+                "dtrack",
                 crate::dtrack::ROUTE_NAMES,
             ),
             web_assets: crate::web::assets::Assets::load(),
@@ -148,21 +89,9 @@ impl AppState {
             queues,
             presence: crate::domain::presence::PresenceTable::default(),
             stopping: tokio::sync::watch::channel(false).0,
-            dtrack,
-            config,
-            db,
-            users,
-            hub,
-            max_received,
-            profile_data,
-            logins: LoginLimiter::default(),
+            core,
         })
     }
-}
-
-/// Where the SQLite file lives inside the data directory.
-pub fn database_path(config: &Config) -> std::path::PathBuf {
-    config.data_dir.join("outpost.sqlite3")
 }
 
 /// A started server.
@@ -171,13 +100,13 @@ pub struct Server {
     /// The address the chat API actually listens on (useful with port 0).
     pub chat_addr: SocketAddr,
     /// The address of the Dependency-Track API, when enabled.
-    pub deptrack_addr: Option<SocketAddr>,
+    pub dtrack_addr: Option<SocketAddr>,
     /// The address of `/metrics` and `/health`, when enabled.
     pub metrics_addr: Option<SocketAddr>,
     /// The TLS of the listeners served over HTTPS (reloaded by [`Server::reload_tls`]).
     pub tls: TlsListeners,
     task: JoinHandle<()>,
-    deptrack_task: Option<JoinHandle<()>>,
+    dtrack_task: Option<JoinHandle<()>>,
     metrics_task: Option<JoinHandle<()>>,
     /// Background tasks that write and must finish their pass before the queues are saved.
     writers: Vec<JoinHandle<()>>,
@@ -192,7 +121,7 @@ const STOP_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1
 #[derive(Clone, Default)]
 pub struct TlsListeners {
     pub chat: Option<Arc<ServerTls>>,
-    pub deptrack: Option<Arc<ServerTls>>,
+    pub dtrack: Option<Arc<ServerTls>>,
 }
 
 impl TlsListeners {
@@ -200,7 +129,7 @@ impl TlsListeners {
     /// fails to load is logged and the one in use kept; the result is the first such failure.
     pub fn reload(&self) -> std::result::Result<(), String> {
         let mut outcome = Ok(());
-        for tls in [&self.chat, &self.deptrack].into_iter().flatten() {
+        for tls in [&self.chat, &self.dtrack].into_iter().flatten() {
             if let Err(e) = tls.reload() {
                 outcome = outcome.and(Err(e));
             }
@@ -209,7 +138,7 @@ impl TlsListeners {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.chat.is_none() && self.deptrack.is_none()
+        self.chat.is_none() && self.dtrack.is_none()
     }
 }
 
@@ -219,7 +148,7 @@ impl Server {
     /// then saves the event queues for the next start (`events::snapshot`).
     pub async fn wait(self) {
         let _ = self.task.await;
-        if let Some(t) = self.deptrack_task {
+        if let Some(t) = self.dtrack_task {
             let _ = t.await;
         }
         if let Some(t) = self.metrics_task {
@@ -315,19 +244,20 @@ pub async fn start(
     // Held until the server has stopped: no second server, and no restore, meanwhile.
     let lock = crate::data_lock::DataLock::try_acquire(&config.data_dir)
         .map_err(|e| Error::bad_request(e.to_string()))?;
+    crate::acme::adopt_old_dir(&config.data_dir).map_err(Error::internal)?;
     let tls = TlsListeners {
         chat: server_tls("chat", config.chat.tls(), &config.chat.acme)?,
-        deptrack: match config.deptrack.enabled {
-            true => server_tls("deptrack", config.deptrack.tls(), &config.deptrack.acme)?,
+        dtrack: match config.dtrack.enabled {
+            true => server_tls("dtrack", config.dtrack.tls(), &config.dtrack.acme)?,
             false => None,
         },
     };
     let state = Arc::new(AppState::open(config)?);
     let (listener, chat_addr) = bind(listen).await?;
-    let dt_listener = if state.config.deptrack.enabled {
+    let dt_listener = if state.config.dtrack.enabled {
         crate::domain::dtrack::identity::bootstrap(&state).await?;
         crate::domain::dtrack::projects::reseal_legacy_properties(&state).await?;
-        Some(bind(state.config.deptrack.listen).await?)
+        Some(bind(state.config.dtrack.listen).await?)
     } else {
         None
     };
@@ -358,33 +288,8 @@ pub async fn start(
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|v| *v).await;
     };
-    // Background work: event delivery into client queues and the idle-queue sweep.
-    let pipeline = state.hub.attach_pipeline();
-    tokio::spawn(crate::zulip::delivery::run(Arc::clone(&state), pipeline));
-    tokio::spawn(sweep_queues(Arc::clone(&state)));
-    tokio::spawn(heartbeats(Arc::clone(&state)));
-    // Certificates over ACME: one renewal task per listener that has `[<listener>.acme]`.
-    let acme_listeners = [
-        ("chat", &tls.chat, &state.config.chat.acme),
-        ("deptrack", &tls.deptrack, &state.config.deptrack.acme),
-    ];
-    for (name, listener_tls, acme) in acme_listeners {
-        if let (Some(listener_tls), true) = (listener_tls, acme.enabled()) {
-            let settings = crate::acme::Settings::new(name, acme, &state.config.data_dir);
-            let stored = crate::acme::install_stored(&settings, listener_tls);
-            tokio::spawn(crate::acme::run(
-                settings,
-                Arc::clone(listener_tls),
-                stored,
-                stop_rx.clone(),
-            ));
-        }
-    }
-    let writers = vec![
-        tokio::spawn(scheduler(Arc::clone(&state))),
-        tokio::spawn(sweep_uploads(Arc::clone(&state))),
-        tokio::spawn(crate::zulip::outgoing_webhooks::run(Arc::clone(&state))),
-    ];
+    // Every background task, before any listener serves (delivery must be attached first).
+    let writers = tasks::spawn(&state, &tls);
     let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
     let task = tokio::spawn(serve_listener(
         listener,
@@ -407,26 +312,14 @@ pub async fn start(
         }
         None => None,
     };
-    let (deptrack_addr, deptrack_task) = match dt_listener {
+    let (dtrack_addr, dtrack_task) = match dt_listener {
         Some((listener, addr)) => {
-            tokio::spawn(crate::domain::dtrack::bom::worker(
-                Arc::clone(&state),
-                stop_rx.clone(),
-            ));
-            tokio::spawn(crate::domain::dtrack::identity::key_usage_worker(
-                Arc::clone(&state),
-                stop_rx.clone(),
-            ));
-            tokio::spawn(crate::domain::dtrack::osv::fetch::worker(
-                Arc::clone(&state),
-                stop_rx.clone(),
-            ));
             let api = Arc::new(crate::dtrack::DtrackApi::new(Arc::clone(&state)));
             let t = tokio::spawn(serve_listener(
                 listener,
                 api,
                 limits,
-                tls.deptrack.clone(),
+                tls.dtrack.clone(),
                 stopped(stop_rx),
             ));
             (Some(addr), Some(t))
@@ -436,11 +329,11 @@ pub async fn start(
     Ok(Server {
         state,
         chat_addr,
-        deptrack_addr,
+        dtrack_addr,
         metrics_addr,
         tls,
         task,
-        deptrack_task,
+        dtrack_task,
         metrics_task,
         writers,
         _lock: lock,
@@ -531,120 +424,5 @@ fn serve_limits(
         active,
         uploads: Arc::new(tokio::sync::Semaphore::new(l.max_concurrent_uploads)),
         trusted_proxies: Arc::from(l.trusted_proxies.clone()),
-    }
-}
-
-/// Answers parked long-polls whose heartbeat time has come, until the server stops. The pass
-/// runs every quarter of the heartbeat interval (but at least once a second and at most every
-/// 10 ms), so a heartbeat comes at most that much late, without a timer per parked poll.
-async fn heartbeats(state: Arc<AppState>) {
-    let mut stopping = state.stopping.subscribe();
-    let period = (state.config.events.heartbeat / 4).clamp(
-        std::time::Duration::from_millis(10),
-        std::time::Duration::from_secs(1),
-    );
-    let mut tick = tokio::time::interval(period);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            _ = tick.tick() => {
-                state.queues.heartbeats(std::time::Instant::now());
-            }
-            _ = stopping.wait_for(|s| *s) => return,
-        }
-    }
-}
-
-/// How often unneeded uploads are looked for.
-const UPLOAD_SWEEP_PERIOD: std::time::Duration = std::time::Duration::from_secs(3600);
-
-/// Removes uploads nobody needs any more (`domain::uploads::sweep`), emoji pictures without
-/// a record (`domain::realm_emoji::sweep`) and expired web sessions (`domain::sessions::sweep`)
-/// every hour until the server stops; this task reads the clock and passes it on.
-async fn sweep_uploads(state: Arc<AppState>) {
-    let mut stopping = state.stopping.subscribe();
-    let mut tick = tokio::time::interval(UPLOAD_SWEEP_PERIOD);
-    loop {
-        tokio::select! {
-            _ = tick.tick() => {}
-            _ = stopping.wait_for(|s| *s) => return,
-        }
-        match crate::domain::uploads::sweep(&state, crate::time::now_secs()).await {
-            Ok(s) if s.records + s.stray_files > 0 => {
-                tracing::info!(records = s.records, files = s.stray_files, "swept uploads");
-            }
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e.msg, "upload sweep failed"),
-        }
-        match crate::domain::realm_emoji::sweep(&state, crate::time::now_secs()).await {
-            Ok(n) if n > 0 => tracing::info!(files = n, "swept emoji pictures"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e.msg, "emoji picture sweep failed"),
-        }
-        match crate::domain::sessions::sweep(&state, crate::time::now_secs()).await {
-            Ok(n) if n > 0 => tracing::info!(sessions = n, "swept expired web sessions"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e.msg, "web session sweep failed"),
-        }
-    }
-}
-
-/// Sweeps idle event queues and prunes idle rate-limit buckets every `gc_interval` until the
-/// server stops; this task reads the clock and passes it to both.
-async fn sweep_queues(state: Arc<AppState>) {
-    let mut stopping = state.stopping.subscribe();
-    let mut tick = tokio::time::interval(state.config.events.gc_interval);
-    tick.tick().await;
-    loop {
-        tokio::select! {
-            _ = tick.tick() => {
-                let now = std::time::Instant::now();
-                let n = state.queues.sweep(now);
-                if n > 0 {
-                    tracing::debug!(collected = n, "swept idle event queues");
-                }
-                state.rates.prune(now);
-            }
-            _ = stopping.wait_for(|s| *s) => return,
-        }
-    }
-}
-
-/// Delivers scheduled messages and reminders: a pass at start (overdue items go out at once),
-/// then a sleep until the next item's time or until a new item is stored
-/// (`AppState::scheduler_wake`), until the server stops. This task reads the clock and passes
-/// it to `domain::scheduled::deliver_due`.
-async fn scheduler(state: Arc<AppState>) {
-    let mut stopping = state.stopping.subscribe();
-    loop {
-        let now = crate::time::now_secs();
-        let next = match crate::domain::scheduled::deliver_due(&state, now).await {
-            Ok((sent, next)) => {
-                if sent > 0 {
-                    tracing::debug!(sent, "delivered scheduled messages");
-                }
-                next
-            }
-            Err(e) => {
-                tracing::warn!(error = %e.msg, "scheduled delivery pass failed; retrying");
-                Some(now + 5)
-            }
-        };
-        // Wake just after the next item's second starts; with nothing pending, wait for a new
-        // item (checking again daily).
-        let wait = match next {
-            Some(at) => {
-                let due = std::time::UNIX_EPOCH + std::time::Duration::from_secs(at.max(0) as u64);
-                due.duration_since(std::time::SystemTime::now())
-                    .unwrap_or_default()
-                    + std::time::Duration::from_millis(2)
-            }
-            None => std::time::Duration::from_secs(86_400),
-        };
-        tokio::select! {
-            _ = tokio::time::sleep(wait) => {}
-            _ = state.scheduler_wake.notified() => {}
-            _ = stopping.wait_for(|s| *s) => return,
-        }
     }
 }

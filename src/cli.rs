@@ -1,9 +1,11 @@
 //! The `outpost` command line: `serve`, `check-config`, `create-user`,
-//! `deptrack create-team`, `deptrack import-osv`, `deptrack unknown-matches`, `backup`,
+//! `dtrack create-team`, `dtrack import-osv`, `dtrack unknown-matches`, `backup`,
 //! `restore`.
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
-//! defaults), does its one job and returns an exit code. Errors are printed once, here.
+//! defaults), does its one job and returns an exit code. Errors are printed once, here. The commands
+//! that touch the data open a `domain::Core` alone (database, config, caches): no listener,
+//! event queue, background task or browser file.
 
 use std::io::{BufRead as _, Write as _};
 use std::path::PathBuf;
@@ -11,8 +13,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::app::{self, AppState};
+use crate::app;
 use crate::config::{self, Config, LogFormat};
+use crate::domain::Core;
 use crate::domain::users::{self, NewUser};
 use crate::error::Error;
 use crate::model::Role;
@@ -66,9 +69,11 @@ enum Command {
         json: bool,
     },
     /// Dependency-Track API administration.
-    Deptrack {
+    // `deptrack`: the old name, kept as a hidden alias for existing scripts.
+    #[command(alias = "deptrack")]
+    Dtrack {
         #[command(subcommand)]
-        command: DeptrackCommand,
+        command: DtrackCommand,
     },
     /// Write a consistent copy of the database to a new file while the server runs, and the
     /// uploaded files its records name to the directory FILE.uploads next to it.
@@ -90,7 +95,7 @@ enum Command {
 }
 
 #[derive(Subcommand, Debug)]
-enum DeptrackCommand {
+enum DtrackCommand {
     /// Create a Dependency-Track team with permissions (and an API key) and print its UUID.
     CreateTeam {
         #[arg(long)]
@@ -162,10 +167,16 @@ fn run(command: Command) -> Result<(), String> {
         Command::Serve { config } => {
             let cfg = load(config.as_ref())?;
             init_logging(&cfg);
+            for w in &cfg.warnings {
+                tracing::warn!("{w}");
+            }
             runtime()?.block_on(serve(cfg))
         }
         Command::CheckConfig { config } => {
             let cfg = load(config.as_ref())?;
+            for w in &cfg.warnings {
+                eprintln!("warning: {w}");
+            }
             print!("{}", cfg.to_redacted_toml());
             Ok(())
         }
@@ -205,10 +216,10 @@ fn run(command: Command) -> Result<(), String> {
                 can_change_user_emails,
             };
             let (id, key) = runtime()?.block_on(async {
-                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
                 match bot_owner {
-                    Some(owner) => users::create_bot(&state, new, owner).await,
-                    None => users::create(&state, new).await,
+                    Some(owner) => users::create_bot(&core, new, owner).await,
+                    None => users::create(&core, new).await,
                 }
                 .map_err(|e| describe(&e))
             })?;
@@ -224,9 +235,9 @@ fn run(command: Command) -> Result<(), String> {
             };
             written.map_err(|e| format!("cannot write the result: {e}"))
         }
-        Command::Deptrack {
+        Command::Dtrack {
             command:
-                DeptrackCommand::CreateTeam {
+                DtrackCommand::CreateTeam {
                     config,
                     name,
                     permissions,
@@ -249,8 +260,8 @@ fn run(command: Command) -> Result<(), String> {
                 return Err("the team name must have 1 to 255 printable characters".into());
             }
             let team = runtime()?.block_on(async {
-                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
-                identity::create_team(&state, &name, perms, api_key)
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                identity::create_team(&core, &name, perms, api_key)
                     .await
                     .map_err(|e| describe(&e))
             })?;
@@ -271,14 +282,14 @@ fn run(command: Command) -> Result<(), String> {
             written.map_err(|e| format!("cannot write the result: {e}"))
         }
         Command::Restore { config, from } => restore(config.as_ref(), &from),
-        Command::Deptrack {
-            command: DeptrackCommand::ImportOsv { config, from, json },
+        Command::Dtrack {
+            command: DtrackCommand::ImportOsv { config, from, json },
         } => {
             let cfg = load(config.as_ref())?;
             init_logging(&cfg);
             let report = runtime()?.block_on(async {
-                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
-                crate::domain::dtrack::osv::import::import_path(&state, &from)
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                crate::domain::dtrack::osv::import::import_path(&core, &from)
                     .await
                     .map_err(|e| describe(&e))
             })?;
@@ -325,13 +336,13 @@ fn run(command: Command) -> Result<(), String> {
             };
             written.map_err(|e| format!("cannot write the result: {e}"))
         }
-        Command::Deptrack {
-            command: DeptrackCommand::UnknownMatches { config },
+        Command::Dtrack {
+            command: DtrackCommand::UnknownMatches { config },
         } => {
             let cfg = load(config.as_ref())?;
             let rows = runtime()?.block_on(async {
-                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
-                crate::domain::dtrack::osv::matching::unknown_matches(&state)
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                crate::domain::dtrack::osv::matching::unknown_matches(&core)
                     .await
                     .map_err(|e| describe(&e))
             })?;
@@ -351,7 +362,7 @@ fn run(command: Command) -> Result<(), String> {
         }
         Command::Backup { config, to } => {
             let cfg = load(config.as_ref())?;
-            let path = app::database_path(&cfg);
+            let path = crate::domain::core::database_path(&cfg);
             if !path.exists() {
                 return Err(format!("no database at {}", path.display()));
             }
@@ -367,9 +378,8 @@ fn run(command: Command) -> Result<(), String> {
                 }
             }
             runtime()?.block_on(async {
-                let state = AppState::open(cfg).map_err(|e| describe(&e))?;
-                state
-                    .db
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                core.db
                     .backup_to(to.clone())
                     .await
                     .map_err(|e| describe(&e))
@@ -392,7 +402,7 @@ fn run(command: Command) -> Result<(), String> {
 
 fn restore(config: Option<&PathBuf>, from: &std::path::Path) -> Result<(), String> {
     let cfg = load(config)?;
-    let db_path = app::database_path(&cfg);
+    let db_path = crate::domain::core::database_path(&cfg);
     let done = crate::restore::restore(&cfg.data_dir, &db_path, from).map_err(|e| describe(&e))?;
     println!(
         "restored {} into {} (schema version {}; the next start upgrades it if older)",
@@ -445,7 +455,7 @@ async fn serve(cfg: Config) -> Result<(), String> {
         .map_err(|e| describe(&e))?;
     tracing::info!(
         chat = %server.chat_addr,
-        deptrack = ?server.deptrack_addr,
+        dtrack = ?server.dtrack_addr,
         metrics = ?server.metrics_addr,
         data = %data_dir.display(),
         "outpost is listening"

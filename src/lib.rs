@@ -5,8 +5,8 @@
 //!
 //! A request arrives on a listener ([`http::server`]), which gives it a request id and a
 //! tracing span and asks that listener's API to admit it from the head alone: the chat API
-//! ([`zulip`]) resolves the path in its one route table and authenticates the caller, which
-//! also sets the request's body limit. Only then does the listener read the body (within that
+//! ([`zulip`]) resolves the path in its one route table and authenticates the caller as the
+//! endpoint's row says, which also sets the request's body limit. Only then does the listener read the body (within that
 //! limit and the body timeout) and hand the request back to the API, which parses parameters
 //! and calls a domain function ([`domain`]). Domain functions read through
 //! the read pool and write through the single writer thread ([`db`]); each write commits in a
@@ -30,34 +30,50 @@
 //! that is invalidated by every Dependency-Track write), and handlers call the rules in
 //! [`domain::dtrack`]. Accepted BOM uploads are stored first and imported by a background
 //! worker started with the listener. Vulnerability data comes from OSV exports imported by
-//! `outpost deptrack import-osv`; the internal analyzer (`domain::dtrack::osv`) matches
+//! `outpost dtrack import-osv`; the internal analyzer (`domain::dtrack::osv`) matches
 //! components against it in the same transaction as every change that could alter a match.
 //!
 //! # Code map
 //!
 //! - [`acme`]: certificates over ACME for a listener with `[<listener>.acme]` (through
-//!   `instant-acme`): the account and certificate files under `<data_dir>/acme/<listener>/`,
+//!   `instant-acme`): the account and certificate files under `<data_dir>/acme/<listener>/`
+//!   (`acme/deptrack/` of older installs renamed to `acme/dtrack/` at start),
 //!   the renewal decision (`decide`: order when missing, not for every name, or under 30 days
 //!   left), the order with the TLS-ALPN-01 challenge answered by the listener's `http::tls`,
 //!   and the renewal task started in [`app`] that retries with back-off and stops with the
 //!   shutdown signal.
-//! - [`app`]: `AppState` (config, database, caches, event hub) and server startup/shutdown.
+//! - [`app`]: the server: `AppState` (the domain's `Core` behind an `Arc`, reached through
+//!   `Deref`, plus what only the APIs and listeners use: event queues, presence, rate limits,
+//!   request metrics, the browser files, rendered `/users/me` answers), startup and shutdown,
+//!   and `app::tasks`, the one list of background tasks (`tasks::spawn`) with the timer tasks.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
-//!   `deptrack create-team`, `backup`, `restore`); [`restore`] does the file work of
+//!   `dtrack create-team`, `backup`, `restore`); [`restore`] does the file work of
 //!   `outpost restore` (checks in `db::migrate::verify_restorable`), and [`data_lock`] is the
 //!   data directory's lock a running server holds.
-//! - [`config`]: TOML → validated `Config`; every problem reported at once. Each key is one row
-//!   of the catalogue in `config::keys`, which drives defaults, parsing, the unknown-key check,
-//!   the redacted dump and `config.example.toml`.
+//! - [`config`]: the typed `Config` and its defaults (`config/mod.rs`); `config::load` turns
+//!   TOML into a validated `Config` with every problem reported at once (walking the document
+//!   key by key in `config::walker`), reading the old `[deptrack]` as `[dtrack]` with a
+//!   warning; `config::listeners` checks the listeners' TLS and ACME settings;
+//!   `config::render` prints the redacted dump and `config.example.toml`. Each key is one row
+//!   of the catalogue in `config::keys`, which drives all of these.
 //! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool, and the
 //!   one document thread that parses uploaded BOMs and VEX) and all
 //!   SQL, one submodule per area (a message's surroundings one idea each: `messages`,
 //!   `conversations`, `message_flags`, `reactions`, `message_edits`, `topics`, and the narrow
-//!   and access SQL in `message_narrows`). **Invariant:** no other module opens a connection or
+//!   and access SQL in `message_narrows`). The schema is `schema.sql` (repository root, compiled
+//!   in): a new database is created from it alone. `db::upgrade` holds the upgrade steps, one
+//!   file per version in `src/db/upgrades/`; `db::migrate` opens a file and creates or upgrades
+//!   it. DDL lives only in those files. **Invariant:** no other module opens a connection or
 //!   writes SQL, and `db` never sees HTTP types, builds no JSON, nor imports `domain`: it reads
 //!   and writes `model` records.
 //! - [`domain`]: the rules (permissions, invariants) shared by every entry point. **Invariant:**
-//!   no HTTP, no wire JSON, no SQL text, no `zulip` import. [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
+//!   no HTTP, no wire JSON, no SQL text, no import of `zulip`, `dtrack`, `web`, `http` or
+//!   `app`. Domain functions take `&Core` ([`domain::core`]: config, database, the user,
+//!   newest-message and profile caches, login limiter, Dependency-Track state, mailer, form and
+//!   URL keys, image permit, scheduler and webhook wakes, event hub), which the server and the
+//!   command line each open; `domain::core::OnCommit` is the commit hook, which says which
+//!   event invalidates which cache before the events reach the hub.
+//!   [`domain::dtrack`] holds Dependency-Track's: identity (bootstrap,
 //!   logins, JWTs, `odt_` keys), portfolio and ACL, the further project rules (`projects`:
 //!   PATCH, clones, latest/children listings, properties, with `sealed` for ENCRYPTEDSTRING
 //!   values), findings and analyses with their audit trail, policies and their evaluation,
@@ -104,22 +120,26 @@
 //!   deleted at start). **Invariant:** no database, no wire format.
 //! - [`http`]: listener loop (admission before the body, timeouts, connection cap, panic
 //!   containment, the client's address behind `[limits] trusted_proxies`, per-route request
-//!   counts for `metrics`), the open-files limit, HTTP types, path decoding and method/`Allow`
-//!   resolution for route tables (`http::route`), a `multipart/form-data` reader shared by
+//!   counts for `metrics`), the open-files limit, HTTP types, path decoding, the generic
+//!   `routes!` macro both APIs declare their tables with (one row per endpoint: method, path
+//!   with typed captures, policy, handler; it generates the endpoint enum, metrics names and
+//!   index, matcher with method/`Allow` resolution, sample paths and dispatch: `http::route`), a `multipart/form-data` reader shared by
 //!   both APIs, and a small outgoing HTTP(S) client (`http::client`: hyper + rustls, bounded
 //!   time and answer size, non-public destinations refused unless allowed), and HTTPS for a
 //!   listener (`http::tls`: PEM certificate and key files served with rustls/ring, ALPN
 //!   `http/1.1`, swapped on reload, which `cli` wires to SIGHUP, or pairs installed by `acme`
 //!   with its TLS-ALPN-01 challenge certificates answered on ALPN `acme-tls/1`; the handshake
 //!   is bounded by the header timeout in `http::server`); knows no API semantics.
-//! - [`zulip`]: the chat API: route table (under `/api/v1` with Basic auth and `/json` with a
-//!   web session; the web client's routes too), Basic auth (and incoming webhooks' `api_key`),
-//!   parameter rules, envelope, handlers
+//! - [`zulip`]: the chat API: route table (`zulip::routes`, under `/api/v1` with Basic auth and
+//!   `/json` with a web session), the pages and files outside the API (`zulip::pages`: the web
+//!   client's, uploads, emoji pictures, the signup page; answered before parameters are
+//!   parsed), admission by each row's policy (`zulip::admission`), Basic auth (and incoming
+//!   webhooks' `api_key`), parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
 //!   `presence`, `realm`, `server`, `invites`, `records`, `bot_storage`, `uploads`, `emoji`), the
 //!   incoming webhooks (`webhooks`: `/external/{integration}` with its `api_key` checked at
 //!   admission, and one pure formatting module per integration, `slack_incoming` and `json`), the
-//!   invitation signup page (`signup`, HTML on `/join/`), the initial state of `POST /register` (`register_state`: a table of
+//!   initial state of `POST /register` (`register_state`: a table of
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), the outgoing-webhook worker (`outgoing_webhooks`: claims due
 //!   deliveries, posts upstream's payload, reads the answer), and `wire`, the only place that
@@ -129,11 +149,13 @@
 //!   `/static/<build>/` (immutable, gzip precomputed at start, the modules also joined into
 //!   one script by `web::bundle`), the server-rendered pages of `web::pages` (the shell at
 //!   `/` with the client's register answer in it, `/login`, `/devlogin`, `/logout`, and the frame and
-//!   security headers every HTML answer shares, the signup page's too), and `web::sessions`,
+//!   security headers every HTML answer shares), `web::signup` (the invitation signup page on
+//!   `/join/`), and `web::sessions`,
 //!   the session cookie and CSRF checks through which `/json/` uses `zulip`'s route table.
 //!   The session rules (hashed tokens, expiry, at most one last-use write a minute, ending a
 //!   user's sessions) are [`domain::sessions`]; their SQL is `db::web_sessions`.
-//! - [`dtrack`]: the Dependency-Track API under `/api`: route table with permissions,
+//! - [`dtrack`]: the Dependency-Track API under `/api`: route table (`dtrack::routes`, with
+//!   each endpoint's permission, media types and upload flag),
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
 //!   that knows its JSON shapes, and with `wire::cyclonedx` the CycloneDX JSON and XML it
@@ -152,8 +174,50 @@
 //!   Pygments' classes) and `highlight` (syntect within limits) beside it.
 //! - [`mail`]: outgoing mail (invitations) over SMTP, sent from blocking tasks after the
 //!   commit; without `[email] host` the link goes to the log.
-//! - [`password`], [`emoji`], [`time`]: small pure helpers; [`private_files`]: owner-only
+//! - [`time`]: the clock and every date format printed or read (on the `time` crate); no
+//!   other module computes calendar dates.
+//! - [`password`], [`emoji`]: small pure helpers; [`private_files`]: owner-only
 //!   creation of the data directory, database and backup files.
+//!
+//! # Layers
+//!
+//! Each area names only the areas after it; `tests/api/layering.rs` reads every `use` and
+//! `crate::` path and holds the same table (`layering_graph::LAYERS`), which this list quotes.
+//! The executables (`main.rs`, `bin/`) may name anything.
+//!
+//! - `ids`: nothing
+//! - `error`: nothing
+//! - `time`: nothing
+//! - `emoji`: nothing
+//! - `password`: nothing
+//! - `private_files`: nothing
+//! - `data_lock`: `private_files`
+//! - `model`: `ids`
+//! - `metrics`: `app`, `db`, `http`
+//! - `http`: `config`, `metrics`, `time`
+//! - `config`: `http`, `model`
+//! - `mail`: `config`
+//! - `markdown`: `emoji`, `time`
+//! - `events`: `ids`, `model`, `private_files`
+//! - `db`: `config`, `error`, `events`, `ids`, `metrics`, `model`, `private_files`, `time`
+//! - `domain`: `config`, `db`, `emoji`, `error`, `events`, `ids`, `mail`, `markdown`, `model`,
+//!   `password`, `private_files`, `time`
+//! - `restore`: `data_lock`, `db`, `domain`, `error`, `events`, `private_files`
+//! - `acme`: `config`, `http`, `private_files`
+//! - `zulip`: `app`, `db`, `domain`, `emoji`, `error`, `events`, `http`, `ids`, `markdown`,
+//!   `metrics`, `model`, `password`, `time`, `web`
+//! - `dtrack`: `app`, `db`, `domain`, `error`, `http`, `ids`, `metrics`, `model`, `time`
+//! - `web`: `app`, `domain`, `error`, `http`, `model`, `password`, `time`, `zulip`
+//! - `app`: `acme`, `config`, `data_lock`, `domain`, `dtrack`, `error`, `events`, `http`, `metrics`,
+//!   `private_files`, `time`, `web`, `zulip`
+//! - `cli`: `app`, `config`, `domain`, `error`, `http`, `model`, `restore`
+//!
+//! Edges that still close a cycle are listed in the test with their reason (the chat and
+//! Dependency-Track handlers and the pages still reach `app` for `AppState`; the chat route
+//! table names `web`; listener settings name `http`; `metrics` serves its own listener with `db`
+//! and `http`). Inside `domain`, the edges between its modules that close a cycle are listed
+//! there too (`domain::core`, the handle every rule takes, stands above them). Both lists may
+//! only shrink.
 //!
 //! # Cross-cutting
 //!
@@ -161,8 +225,10 @@
 //!   in `zulip::envelope::error_response` and the Dependency-Track API in `dtrack::respond`,
 //!   each exhaustively, and each logs internal errors once there.
 //! - **Threads**: tokio workers never run SQLite or argon2; those run on `db`'s dedicated threads.
-//! - **State**: no globals; everything hangs off an `Arc<AppState>` passed explicitly, so tests run
-//!   many servers in one process.
+//! - **State**: no globals. Domain code reads a `&Core` (`domain::core`), handlers and
+//!   background tasks an `Arc<AppState>` that holds an `Arc<Core>` and derefs to it; both are
+//!   passed explicitly, so tests run many servers in one process. The command line opens a
+//!   `Core` alone.
 //! - **Secrets**: API keys, JWTs and password hashes are never logged (`model::Secret` redacts
 //!   `Debug`; Dependency-Track keys are kept only as public id plus SHA3-256 of the secret).
 

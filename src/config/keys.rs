@@ -339,48 +339,48 @@ pub(super) const KEYS: &[Key] = &[
         "Days a web client login (session cookie) lasts without being used; using it extends it.",
     ),
     key(
-        "deptrack",
+        "dtrack",
         "enabled",
-        boolean!(deptrack.enabled, false),
+        boolean!(dtrack.enabled, false),
         "Serve the Dependency-Track-compatible API (on its own listener) as well.",
     ),
     key(
-        "deptrack",
+        "dtrack",
         "listen",
-        addr!(deptrack.listen, "127.0.0.1:8081"),
+        addr!(dtrack.listen, "127.0.0.1:8081"),
         "Address and port the Dependency-Track API listens on (paths under /api).",
     ),
     key(
-        "deptrack",
+        "dtrack",
         "tls_cert",
-        path!(deptrack.tls_cert, "deptrack.tls_cert must be one line"),
+        path!(dtrack.tls_cert, "dtrack.tls_cert must be one line"),
         "Serve this listener over HTTPS: a PEM file with its certificate chain (leaf first);\n\
          empty: plain HTTP. Given together with tls_key; both are read again on SIGHUP.",
     ),
     key(
-        "deptrack",
+        "dtrack",
         "tls_key",
-        path!(deptrack.tls_key, "deptrack.tls_key must be one line"),
+        path!(dtrack.tls_key, "dtrack.tls_key must be one line"),
         "The PEM file with the private key of tls_cert (PKCS#8, PKCS#1 or SEC1).",
     ),
-    acme_key!(domains, "deptrack.acme", deptrack),
-    acme_key!(contact, "deptrack.acme", deptrack),
-    acme_key!(directory, "deptrack.acme", deptrack),
-    acme_key!(ca_root, "deptrack.acme", deptrack),
+    acme_key!(domains, "dtrack.acme", dtrack),
+    acme_key!(contact, "dtrack.acme", dtrack),
+    acme_key!(directory, "dtrack.acme", dtrack),
+    acme_key!(ca_root, "dtrack.acme", dtrack),
     key(
-        "deptrack",
+        "dtrack",
         "acl_enabled",
-        boolean!(deptrack.acl_enabled, false),
+        boolean!(dtrack.acl_enabled, false),
         "Portfolio access control: API keys and users see only projects mapped to their teams.",
     ),
     key(
-        "deptrack",
+        "dtrack",
         "badges_unauthenticated",
-        boolean!(deptrack.badges_unauthenticated, false),
+        boolean!(dtrack.badges_unauthenticated, false),
         "Serve the SVG badges to anyone, without credentials.",
     ),
     key(
-        "deptrack.osv",
+        "dtrack.osv",
         "base_url",
         Kind::Str {
             default: "",
@@ -389,15 +389,15 @@ pub(super) const KEYS: &[Key] = &[
                     || ((v.starts_with("http://") || v.starts_with("https://"))
                         && !v.chars().any(|c| c.is_whitespace() || c.is_control()))
             },
-            problem: "deptrack.osv.base_url must be empty or an http:// or https:// URL",
-            get: |c| c.deptrack.osv_base_url.clone(),
-            set: |c, v| c.deptrack.osv_base_url = v.trim_end_matches('/').to_string(),
+            problem: "dtrack.osv.base_url must be empty or an http:// or https:// URL",
+            get: |c| c.dtrack.osv_base_url.clone(),
+            set: |c, v| c.dtrack.osv_base_url = v.trim_end_matches('/').to_string(),
         },
         "Fetch OSV's exports (<base>/<ecosystem>/all.zip) from this URL (OSV's public bucket or a\n\
-         mirror of it) on a schedule; empty: data comes only from `outpost deptrack import-osv`.",
+         mirror of it) on a schedule; empty: data comes only from `outpost dtrack import-osv`.",
     ),
     key(
-        "deptrack.osv",
+        "dtrack.osv",
         "ecosystems",
         Kind::Str {
             default: "",
@@ -411,16 +411,16 @@ pub(super) const KEYS: &[Key] = &[
                                 .all(|b| b.is_ascii_alphanumeric() || b"._:-".contains(&b))
                     })
             },
-            problem: "deptrack.osv.ecosystems must be a comma-separated list of OSV ecosystem names",
-            get: |c| c.deptrack.osv_ecosystems.clone(),
-            set: |c, v| c.deptrack.osv_ecosystems = v,
+            problem: "dtrack.osv.ecosystems must be a comma-separated list of OSV ecosystem names",
+            get: |c| c.dtrack.osv_ecosystems.clone(),
+            set: |c, v| c.dtrack.osv_ecosystems = v,
         },
         "The ecosystems fetched from base_url, comma-separated as OSV names them (npm,PyPI).",
     ),
     key(
-        "deptrack.osv",
+        "dtrack.osv",
         "interval",
-        secs!(deptrack.osv_interval, 86_400, 60, 30 * 86_400),
+        secs!(dtrack.osv_interval, 86_400, 60, 30 * 86_400),
         "Seconds between two fetches of the OSV exports (upstream mirrors daily).",
     ),
     key(

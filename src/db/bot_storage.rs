@@ -1,4 +1,4 @@
-//! SQL for the bots' key-value storage (`bot_storage.sql`). Every query is scoped to one bot.
+//! SQL for the bots' key-value storage (in `schema.sql`). Every query is scoped to one bot.
 //! Sizes are in characters (SQLite's `length` of text), as the limit is. Knows no rules and no
 //! JSON.
 

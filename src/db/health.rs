@@ -21,11 +21,11 @@ pub struct Backlog {
 }
 
 /// Counts the waiting background work (both through partial or leading indexes).
-pub fn backlog(c: &Connection, deptrack: bool) -> Result<Backlog> {
+pub fn backlog(c: &Connection, dtrack: bool) -> Result<Backlog> {
     let scheduled = c
         .prepare_cached("SELECT count(*) FROM scheduled_messages WHERE state = 0")?
         .query_row([], |r| r.get(0))?;
-    let bom_uploads = if deptrack {
+    let bom_uploads = if dtrack {
         Some(
             c.prepare_cached("SELECT count(*) FROM dt_bom_uploads WHERE processed_ms IS NULL")?
                 .query_row([], |r| r.get(0))?,

@@ -1,4 +1,4 @@
-//! SQL for invitations (the `invitations` table of `invites.sql`): creating them, finding them
+//! SQL for invitations (the `invitations` table): creating them, finding them
 //! by id or link key, listing the open ones, and marking them used or revoked.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};

@@ -1,102 +1,27 @@
 //! Opening a database file: pragmas, schema creation and upgrades.
 //!
-//! `schema.sql` (embedded at build time) is the whole current schema and is applied to an empty
-//! database. An existing database is upgraded one version at a time by `upgrade_from` inside
-//! one transaction, so a failed upgrade leaves the file as it was. A database whose
-//! `user_version` is newer than this binary is refused, never touched.
+//! `schema.sql` (embedded at build time) is the whole current schema: an empty database is
+//! created from it alone, and it stamps the database with [`SCHEMA_VERSION`]. An existing
+//! database is upgraded one version at a time by the steps of `db::upgrade`, all inside one
+//! transaction, so a failed upgrade leaves the file as it was. A database whose `user_version`
+//! is newer than this binary is refused, never touched.
 //!
-//! Must not contain queries of the application; those live in the sibling modules.
+//! Must not contain DDL (that lives in `schema.sql` and `src/db/upgrades/`) nor queries of the
+//! application (those live in the sibling modules).
 
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::config::Synchronous;
+use crate::db::upgrade::upgrade_from;
 use crate::error::{Error, Result};
 
-/// The schema this binary writes and understands.
+/// The whole current schema, which a new database is created from.
 pub const SCHEMA_SQL: &str = include_str!("../../schema.sql");
 
-/// The Dependency-Track tables: applied after [`SCHEMA_SQL`] to a new database, and by the
-/// upgrade from version 1 (the one place their DDL lives).
-pub const DTRACK_SQL: &str = include_str!("dtrack.sql");
-
-/// The system bots' rows: applied after [`SCHEMA_SQL`] to a new database, and by the upgrade
-/// from version 4 (which added them).
-pub const SYSTEM_BOTS_SQL: &str = include_str!("system_bots.sql");
-
-/// The invitation table: applied after [`SCHEMA_SQL`] to a new database, and by the upgrade
-/// from version 7 (which added it as version 8).
-pub const INVITES_SQL: &str = include_str!("invites.sql");
-
-/// The per-user records (muted users, drafts, saved snippets, push devices): applied after
-/// [`SCHEMA_SQL`] to a new database, and by the upgrade from version 8 (which added them).
-pub const USER_RECORDS_SQL: &str = include_str!("user_records.sql");
-
-/// The bots' key-value storage: applied after [`SCHEMA_SQL`] to a new database, and by the
-/// upgrade from version 9 (which added it as version 10).
-pub const BOT_STORAGE_SQL: &str = include_str!("bot_storage.sql");
-
-/// The scheduled messages and reminders: applied after [`SCHEMA_SQL`] to a new database, and
-/// by the upgrade from version 10 (which added them as version 11).
-pub const SCHEDULED_SQL: &str = include_str!("scheduled.sql");
-
-/// Uploaded files and the messages linking them: applied after [`SCHEMA_SQL`] to a new
-/// database, and by the upgrade from version 11 (which added them as version 12).
-pub const UPLOADS_SQL: &str = include_str!("uploads.sql");
-
-/// The bots' services (outgoing webhooks, embedded bots): applied after [`SCHEMA_SQL`] to a new
-/// database, and by the upgrade from version 12 (which added them as version 13).
-pub const BOT_SERVICES_SQL: &str = include_str!("bot_services.sql");
-
-/// The outgoing-webhook delivery jobs: applied after [`SCHEMA_SQL`] to a new database, and by
-/// the upgrade from version 13 (which added them as version 14).
-pub const OUTGOING_WEBHOOKS_SQL: &str = include_str!("outgoing_webhooks.sql");
-
-/// The bots' default channels: applied after [`SCHEMA_SQL`] to a new database, and by the
-/// upgrade from version 14 (which added them as version 15).
-pub const BOT_DEFAULTS_SQL: &str = include_str!("bot_defaults.sql");
-
-/// Custom emoji and what uploaded images are: applied after [`SCHEMA_SQL`] to a new database,
-/// and by the upgrade from version 15 (which added them as version 16).
-pub const REALM_EMOJI_SQL: &str = include_str!("realm_emoji.sql");
-
-/// The Dependency-Track project details (4.13 fields, collection tag) and project properties:
-/// applied after [`SCHEMA_SQL`] to a new database, and by the upgrade from version 16 (which
-/// added them as version 17).
-pub const DTRACK_PROJECTS_SQL: &str = include_str!("dtrack_projects.sql");
-
-/// OSV vulnerability data and the internal analyzer's state: applied after [`SCHEMA_SQL`] to a
-/// new database, and by the upgrade from version 17 (which added them as version 18).
-pub const OSV_SQL: &str = include_str!("osv.sql");
-
-/// The index on `users.api_key` that HTTP Basic authentication looks users up by: applied after
-/// [`SCHEMA_SQL`] to a new database, and by the upgrade from version 18 (which added it as 19).
-pub const AUTH_INDEXES_SQL: &str = include_str!("auth_indexes.sql");
-/// The browser client's sessions: applied after [`SCHEMA_SQL`] to a new database, and by the
-/// upgrade from version 19 (which added them as version 20).
-pub const WEB_SESSIONS_SQL: &str = include_str!("web_sessions.sql");
-
-/// The files of tables added after [`SCHEMA_SQL`], each with the schema version that added it:
-/// applied in this order after [`SCHEMA_SQL`] to a new database, and each one by the upgrade
-/// into its version, so each file is the one place its DDL lives.
-pub const ADDED_FILES: &[(i64, &str)] = &[
-    (8, INVITES_SQL),
-    (9, USER_RECORDS_SQL),
-    (10, BOT_STORAGE_SQL),
-    (11, SCHEDULED_SQL),
-    (12, UPLOADS_SQL),
-    (13, BOT_SERVICES_SQL),
-    (14, OUTGOING_WEBHOOKS_SQL),
-    (15, BOT_DEFAULTS_SQL),
-    (16, REALM_EMOJI_SQL),
-    (17, DTRACK_PROJECTS_SQL),
-    (18, OSV_SQL),
-    (19, AUTH_INDEXES_SQL),
-    (20, WEB_SESSIONS_SQL),
-];
-
-/// `PRAGMA user_version` of [`SCHEMA_SQL`] plus the files applied after it.
+/// The schema version this binary writes and understands: the `PRAGMA user_version` that
+/// [`SCHEMA_SQL`] sets, and the version the last step of `db::upgrade::STEPS` makes.
 pub const SCHEMA_VERSION: i64 = 20;
 
 /// Sets the per-connection pragmas every connection needs.
@@ -222,11 +147,6 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
             ));
         }
         tx.execute_batch(SCHEMA_SQL)?;
-        tx.execute_batch(DTRACK_SQL)?;
-        tx.execute_batch(SYSTEM_BOTS_SQL)?;
-        for (_, sql) in ADDED_FILES {
-            tx.execute_batch(sql)?;
-        }
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('created_at', ?1)",
             [crate::time::now_secs().to_string()],
@@ -239,94 +159,6 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
     }
     tx.commit()?;
     Ok(())
-}
-
-/// Upgrades a database from schema version `from` to `from + 1`. Each future schema change adds
-/// an arm here and the same change to `schema.sql`.
-fn upgrade_from(tx: &rusqlite::Transaction<'_>, from: i64) -> Result<()> {
-    match from {
-        1 => Ok(tx.execute_batch(DTRACK_SQL)?),
-        2 => Ok(tx.execute_batch(
-            "CREATE TABLE user_settings (
-                 user_id INTEGER NOT NULL REFERENCES users (id),
-                 name    TEXT NOT NULL,
-                 value   TEXT NOT NULL,
-                 PRIMARY KEY (user_id, name)
-             ) WITHOUT ROWID;",
-        )?),
-        3 => Ok(tx.execute_batch(
-            "CREATE TABLE submessages (
-                 id         INTEGER PRIMARY KEY,
-                 message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
-                 sender_id  INTEGER NOT NULL REFERENCES users (id),
-                 msg_type   TEXT NOT NULL,
-                 content    TEXT NOT NULL
-             );
-             CREATE INDEX submessages_message ON submessages (message_id, id);",
-        )?),
-        4 => {
-            tx.execute_batch(
-                "ALTER TABLE users ADD COLUMN is_system_bot INTEGER NOT NULL DEFAULT 0;
-                 CREATE TABLE realm_settings (
-                     name  TEXT PRIMARY KEY,
-                     value TEXT NOT NULL
-                 ) WITHOUT ROWID;",
-            )?;
-            Ok(tx.execute_batch(SYSTEM_BOTS_SQL)?)
-        }
-        5 => Ok(tx.execute_batch(
-            "CREATE TABLE channel_folders (
-                 id                   INTEGER PRIMARY KEY,
-                 name                 TEXT NOT NULL,
-                 description          TEXT NOT NULL,
-                 rendered_description TEXT NOT NULL,
-                 creator_id           INTEGER REFERENCES users (id),
-                 date_created         INTEGER NOT NULL,
-                 is_archived          INTEGER NOT NULL DEFAULT 0
-             );",
-        )?),
-        6 => Ok(tx.execute_batch(
-            "ALTER TABLE user_groups ADD COLUMN can_add_members_group TEXT NOT NULL DEFAULT '1';
-             ALTER TABLE user_groups ADD COLUMN can_join_group TEXT NOT NULL DEFAULT '1';
-             ALTER TABLE user_groups ADD COLUMN can_leave_group TEXT NOT NULL DEFAULT '1';
-             ALTER TABLE user_groups ADD COLUMN can_manage_group TEXT NOT NULL DEFAULT '1';
-             ALTER TABLE user_groups ADD COLUMN can_mention_group TEXT NOT NULL DEFAULT '1';
-             ALTER TABLE user_groups ADD COLUMN can_remove_members_group TEXT NOT NULL DEFAULT '1';
-             CREATE INDEX user_group_members_user ON user_group_members (user_id);
-             CREATE TABLE user_groups_generation (token INTEGER NOT NULL);
-             INSERT INTO user_groups_generation (token) VALUES (0);
-             CREATE TRIGGER user_groups_ins AFTER INSERT ON user_groups
-                 BEGIN UPDATE user_groups_generation SET token = random(); END;
-             CREATE TRIGGER user_groups_upd AFTER UPDATE ON user_groups
-                 BEGIN UPDATE user_groups_generation SET token = random(); END;
-             CREATE TRIGGER user_group_members_ins AFTER INSERT ON user_group_members
-                 BEGIN UPDATE user_groups_generation SET token = random(); END;
-             CREATE TRIGGER user_group_members_del AFTER DELETE ON user_group_members
-                 BEGIN UPDATE user_groups_generation SET token = random(); END;
-             CREATE TRIGGER user_group_subgroups_ins AFTER INSERT ON user_group_subgroups
-                 BEGIN UPDATE user_groups_generation SET token = random(); END;
-             CREATE TRIGGER user_group_subgroups_del AFTER DELETE ON user_group_subgroups
-                 BEGIN UPDATE user_groups_generation SET token = random(); END;",
-        )?),
-        // Version 7 once meant the invitations (merged as 7 in 53b77e2, renumbered to 8 by the
-        // next merge, which gave 7 to the user-group changes): such a database has the
-        // invitations and lacks the group changes, so its step to 8 is the groups' step.
-        7 if has_table(tx, "invitations")? => upgrade_from(tx, 6),
-        _ => match ADDED_FILES.iter().find(|(v, _)| *v == from + 1) {
-            Some((_, sql)) => Ok(tx.execute_batch(sql)?),
-            None => Err(Error::internal(format!(
-                "no upgrade is known from schema version {from}"
-            ))),
-        },
-    }
-}
-
-fn has_table(tx: &rusqlite::Transaction<'_>, name: &str) -> Result<bool> {
-    Ok(tx.query_row(
-        "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = ?1",
-        [name],
-        |r| r.get(0),
-    )?)
 }
 
 #[cfg(test)]
@@ -348,140 +180,6 @@ mod tests {
         drop(conn);
         // Opening again is a no-op.
         open_writer(&dir.path().join("db.sqlite"), Synchronous::Normal).unwrap();
-    }
-
-    #[test]
-    fn version_1_database_gains_the_dtrack_settings_and_submessage_tables() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db.sqlite");
-        {
-            let c = Connection::open(&path).unwrap();
-            // Version 1 had neither the dtrack tables nor `user_settings` nor `submessages`.
-            let start = SCHEMA_SQL.find("CREATE TABLE user_settings").unwrap();
-            let end = start + SCHEMA_SQL[start..].find("WITHOUT ROWID;").unwrap() + 14;
-            let v1 = format!("{}{}", &SCHEMA_SQL[..start], &SCHEMA_SQL[end..]);
-            let start = v1.find("CREATE TABLE submessages").unwrap();
-            let end = v1.find("-- The Dependency-Track tables").unwrap();
-            let v1 = format!("{}{}", &v1[..start], &v1[end..]).replace(
-                &format!("PRAGMA user_version = {SCHEMA_VERSION};"),
-                "PRAGMA user_version = 1;",
-            );
-            // Nor the system bots' column and the realm settings.
-            let v1 = v1.replace(
-                ",\n    is_system_bot            INTEGER NOT NULL DEFAULT 0\n",
-                "\n",
-            );
-            // Nor the groups' own permission columns and the membership index (version 7).
-            let start = v1
-                .find("    date_created    INTEGER,\n    -- The group's own")
-                .unwrap();
-            let end = start + v1[start..].find("\n);").unwrap();
-            let v1 = format!("{}    date_created    INTEGER{}", &v1[..start], &v1[end..]).replace(
-                "CREATE INDEX user_group_members_user ON user_group_members (user_id);",
-                "",
-            );
-            let start = v1.find("-- A token that changes").unwrap();
-            let end = v1.find("-- Channels (Zulip's streams)").unwrap();
-            let v1 = format!("{}{}", &v1[..start], &v1[end..]);
-            let start = v1.find("CREATE TABLE channel_folders").unwrap();
-            let end = start + v1[start..].find(");").unwrap() + 2;
-            let v1 = format!("{}{}", &v1[..start], &v1[end..]);
-            let start = v1.find("CREATE TABLE realm_settings").unwrap();
-            let end = start + v1[start..].find("WITHOUT ROWID;").unwrap() + 14;
-            let v1 = format!("{}{}", &v1[..start], &v1[end..]);
-            assert!(!v1.contains("is_system_bot            INTEGER"));
-            assert!(!v1.contains("CREATE TABLE realm_settings"));
-            c.execute_batch(&v1).unwrap();
-        }
-        let conn = open_writer(&path, Synchronous::Normal).unwrap();
-        let v: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(v, SCHEMA_VERSION);
-        let n: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name LIKE 'dt_%'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(n, 28);
-        let settings: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE name = 'user_settings'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(settings, 1);
-        let submessages: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE name IN ('submessages', 'submessages_message')",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(submessages, 2);
-        let bots: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM users WHERE is_system_bot AND is_bot",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(bots, 2);
-    }
-
-    /// The tables and indexes a file creates, by name.
-    fn objects_of(sql: &str) -> Vec<&str> {
-        ["CREATE TABLE ", "CREATE INDEX ", "CREATE UNIQUE INDEX "]
-            .iter()
-            .flat_map(|create| sql.split(create).skip(1))
-            .map(|rest| rest.split([' ', '(', '\n']).next().unwrap())
-            .collect()
-    }
-
-    #[test]
-    fn each_added_file_is_the_upgrade_into_its_version() {
-        assert_eq!(ADDED_FILES.last().map(|(v, _)| *v), Some(SCHEMA_VERSION));
-        for (i, (version, sql)) in ADDED_FILES.iter().enumerate() {
-            let dir = tempfile::tempdir().unwrap();
-            let path = dir.path().join("db.sqlite");
-            {
-                let c = Connection::open(&path).unwrap();
-                let before = SCHEMA_SQL.replace(
-                    &format!("PRAGMA user_version = {SCHEMA_VERSION};"),
-                    &format!("PRAGMA user_version = {};", version - 1),
-                );
-                c.execute_batch(&before).unwrap();
-                c.execute_batch(DTRACK_SQL).unwrap();
-                c.execute_batch(SYSTEM_BOTS_SQL).unwrap();
-                for (_, earlier) in &ADDED_FILES[..i] {
-                    c.execute_batch(earlier).unwrap();
-                }
-            }
-            let conn = open_writer(&path, Synchronous::Normal).unwrap();
-            let objects = objects_of(sql);
-            assert!(
-                !objects.is_empty(),
-                "version {version} adds no table or index"
-            );
-            for table in objects {
-                let n: i64 = conn
-                    .query_row(
-                        "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'index') \
-                         AND name = ?1",
-                        [table],
-                        |r| r.get(0),
-                    )
-                    .unwrap();
-                assert_eq!(n, 1, "the upgrade into {version} made no {table}");
-            }
-            let v: i64 = conn
-                .query_row("PRAGMA user_version", [], |r| r.get(0))
-                .unwrap();
-            assert_eq!(v, SCHEMA_VERSION);
-        }
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub mod settings;
 pub mod submessages;
 pub mod topics;
 pub mod unreads;
+pub mod upgrade;
 pub mod uploads;
 pub mod user_records;
 pub mod users;

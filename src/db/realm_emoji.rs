@@ -1,4 +1,4 @@
-//! SQL for custom emoji (`realm_emoji.sql`). Knows no rules and no JSON; the pictures
+//! SQL for custom emoji (in `schema.sql`). Knows no rules and no JSON; the pictures
 //! themselves are `domain::realm_emoji`'s.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};

@@ -1,5 +1,4 @@
-//! SQL for scheduled messages and reminders (the `scheduled_messages` table of
-//! `scheduled.sql`): storing, listing an owner's open items, finding due ones, marking them
+//! SQL for scheduled messages and reminders (the `scheduled_messages` table): storing, listing an owner's open items, finding due ones, marking them
 //! delivered or failed.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};

@@ -1,4 +1,4 @@
-//! SQL for uploaded files (`uploads.sql`): the attachment records and which messages link
+//! SQL for uploaded files (in `schema.sql`): the attachment records and which messages link
 //! them. Knows no rules and no JSON; the files themselves are `domain::uploads`'.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};

@@ -1,4 +1,4 @@
-//! SQL for the records a user keeps on the server (`user_records.sql`): muted users, drafts,
+//! SQL for the records a user keeps on the server (in `schema.sql`): muted users, drafts,
 //! saved snippets, legacy push tokens and encrypted push registrations. Every query is scoped
 //! to the owning user, so a foreign id reads as absent. Knows no rules and no JSON.
 

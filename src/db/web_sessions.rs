@@ -1,4 +1,4 @@
-//! SQL for the browser client's sessions (the `web_sessions` table of `web_sessions.sql`):
+//! SQL for the browser client's sessions (the `web_sessions` table):
 //! creating one, finding one by its token's hash, touching, ending one or all of a user's, and
 //! sweeping expired ones. Knows no cookies and no expiry rules.
 

@@ -4,8 +4,8 @@
 //! `[limits] max_bot_storage_chars` (upstream's `USER_STATE_SIZE_LIMIT`). Upstream's messages.
 //! No events (upstream sends none). No SQL, no wire shapes.
 
-use crate::app::AppState;
 use crate::db::bot_storage as db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::model::User;
 
@@ -29,7 +29,7 @@ pub fn check_caller(user: &User) -> Result<()> {
 /// `GET /bot_storage`: the entries with the given keys, or all of them when `keys` is absent
 /// or empty. Any key the bot does not have fails the whole request.
 pub async fn get(
-    state: &AppState,
+    state: &Core,
     user: &User,
     keys: Option<Vec<String>>,
 ) -> Result<Vec<(String, String)>> {
@@ -52,7 +52,7 @@ pub async fn get(
 
 /// `PUT /bot_storage`: sets the entries (replacing values of existing keys), all or none. The
 /// storage after the change must stay within the limit, else nothing changes.
-pub async fn put(state: &AppState, user: &User, entries: Vec<(String, String)>) -> Result<()> {
+pub async fn put(state: &Core, user: &User, entries: Vec<(String, String)>) -> Result<()> {
     must_be_bot(user)?;
     let me = user.id;
     let limit = state.config.limits.max_bot_storage_chars as i64;
@@ -83,7 +83,7 @@ pub async fn put(state: &AppState, user: &User, entries: Vec<(String, String)>) 
 /// `DELETE /bot_storage`: removes the entries with the given keys, or all of them when `keys`
 /// is absent or empty. Any key the bot does not have (or a key named twice) fails the whole
 /// request and removes nothing.
-pub async fn remove(state: &AppState, user: &User, keys: Option<Vec<String>>) -> Result<()> {
+pub async fn remove(state: &Core, user: &User, keys: Option<Vec<String>>) -> Result<()> {
     must_be_bot(user)?;
     let me = user.id;
     state

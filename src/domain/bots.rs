@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::app::AppState;
 use crate::db::{bots as bots_db, users as users_db};
+use crate::domain::core::Core;
 use crate::domain::realm_settings;
 use crate::domain::users::{self, NewUser};
 use crate::error::{Error, Result};
@@ -148,7 +148,7 @@ pub fn check_human(caller: &User) -> Result<()> {
 }
 
 /// `caller`'s active bots with their default channels, oldest first (`GET /bots`).
-pub async fn owned(state: &AppState, caller: &User) -> Result<Vec<(User, BotDefaults)>> {
+pub async fn owned(state: &Core, caller: &User) -> Result<Vec<(User, BotDefaults)>> {
     check_caller(caller)?;
     let id = caller.id;
     state
@@ -228,7 +228,7 @@ fn apply_defaults(
 /// embedded bots; returns the bot and its API key. Checks run in upstream's order, and a
 /// refused request changes nothing.
 pub async fn create(
-    state: &AppState,
+    state: &Core,
     caller: &User,
     new: NewBot,
 ) -> Result<(User, String, BotDefaults)> {
@@ -383,7 +383,7 @@ fn access_bot(c: &rusqlite::Connection, caller: &User, id: UserId) -> Result<Use
 
 /// Deactivates a bot (`DELETE /bots/{id}`) on its owner's or an administrator's request (never
 /// a bot's), with any bots it owns (see `users::deactivate_in`).
-pub async fn deactivate(state: &AppState, caller: &User, id: UserId) -> Result<()> {
+pub async fn deactivate(state: &Core, caller: &User, id: UserId) -> Result<()> {
     check_human(caller)?;
     let caller = caller.clone();
     state
@@ -397,7 +397,7 @@ pub async fn deactivate(state: &AppState, caller: &User, id: UserId) -> Result<(
 
 /// Gives a bot a new API key (`POST /bots/{id}/api_key/regenerate`) on its owner's or an
 /// administrator's request (never a bot's); returns it.
-pub async fn regenerate_api_key(state: &AppState, caller: &User, id: UserId) -> Result<String> {
+pub async fn regenerate_api_key(state: &Core, caller: &User, id: UserId) -> Result<String> {
     check_human(caller)?;
     let caller = caller.clone();
     let key = password::new_api_key();
@@ -426,12 +426,7 @@ pub struct UpdatedBot {
 
 /// Changes a bot (`PATCH /bots/{id}`) on its owner's or an administrator's request: all the
 /// changes in one commit, or none. Checks and events as upstream's `patch_bot_backend`.
-pub async fn update(
-    state: &AppState,
-    caller: &User,
-    id: UserId,
-    up: BotUpdate,
-) -> Result<UpdatedBot> {
+pub async fn update(state: &Core, caller: &User, id: UserId, up: BotUpdate) -> Result<UpdatedBot> {
     check_caller(caller)?;
     let full_name = up
         .full_name
@@ -555,7 +550,7 @@ pub async fn update(
 /// `user`'s default channels when it is a bot users made (none otherwise): register uses them
 /// when a bot's client names no narrow or `all_public_streams`, a send when it names no
 /// channel.
-pub async fn defaults_of(state: &AppState, user: &User) -> Result<BotDefaults> {
+pub async fn defaults_of(state: &Core, user: &User) -> Result<BotDefaults> {
     if !user.is_bot || user.is_system_bot {
         return Ok(BotDefaults::default());
     }
@@ -565,7 +560,7 @@ pub async fn defaults_of(state: &AppState, user: &User) -> Result<BotDefaults> {
 
 /// The channel a bot's message without a channel goes to (upstream's
 /// `default_sending_stream`), if it has one.
-pub async fn default_sending_channel(state: &AppState, user: &User) -> Result<Option<ChannelId>> {
+pub async fn default_sending_channel(state: &Core, user: &User) -> Result<Option<ChannelId>> {
     if !user.is_bot || user.is_system_bot {
         return Ok(None);
     }

@@ -3,8 +3,8 @@
 
 use rusqlite::Connection;
 
-use crate::app::AppState;
 use crate::db::channel_folders as db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::{Event, FolderChange};
 use crate::ids::ChannelFolderId;
@@ -72,7 +72,7 @@ pub fn usable(c: &Connection, id: i64) -> Result<ChannelFolderId> {
 
 /// `POST /channel_folders/create`.
 pub async fn create(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     name: String,
     description: String,
@@ -106,7 +106,7 @@ pub async fn create(
 }
 
 /// `GET /channel_folders`: by id, archived ones when asked.
-pub async fn list(state: &AppState, include_archived: bool) -> Result<Vec<ChannelFolder>> {
+pub async fn list(state: &Core, include_archived: bool) -> Result<Vec<ChannelFolder>> {
     state.db.read(move |c| db::all(c, include_archived)).await
 }
 
@@ -121,7 +121,7 @@ pub struct FolderUpdate {
 /// `PATCH /channel_folders/{id}`: every change is checked before any is made; unchanged
 /// values are no change.
 pub async fn update(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     id: ChannelFolderId,
     up: FolderUpdate,

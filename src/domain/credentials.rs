@@ -5,7 +5,7 @@
 //! database read, and remembers keys that have no user for a short while, so that an unknown
 //! email is answered as fast as a known one. Callers file an entry only under the key the
 //! database was asked for. Entries are stamped with a generation number; every committed
-//! change to users bumps the generation (see `AppState::open`), which makes all older entries
+//! change to users bumps the generation (see `domain::core::OnCommit`), which makes all older entries
 //! misses. A miss reads the database, so users created by another process
 //! (`outpost create-user`) are seen at once. The limiter counts failures per login key too.
 //! Must not touch the database itself.

@@ -16,9 +16,9 @@ use rusqlite::Connection;
 use serde_json::Value;
 use sha2::Sha256;
 
-use crate::app::AppState;
 use crate::db::{WriteTx, channels as channels_db, groups, invites as db, users as users_db};
 use crate::domain::channels::{access, may_add_others, subscribe_new_user};
+use crate::domain::core::Core;
 use crate::domain::users::{self, NewUser};
 use crate::domain::{notices, realm_settings, user_groups};
 use crate::error::{Error, Result};
@@ -78,7 +78,7 @@ fn new_key() -> String {
 }
 
 /// The signup link of an invitation.
-pub fn link_url(state: &AppState, key: &str) -> String {
+pub fn link_url(state: &Core, key: &str) -> String {
     format!("{}/join/{key}/", state.config.chat.external_url)
 }
 
@@ -270,7 +270,7 @@ fn invitation_failed(
     )
 }
 
-fn invitation_mail(state: &AppState, referrer: &User, email: &str, key: &str) -> Mail {
+fn invitation_mail(state: &Core, referrer: &User, email: &str, key: &str) -> Mail {
     let link = link_url(state, key);
     let realm = &state.config.chat.realm_name;
     Mail {
@@ -290,7 +290,7 @@ fn invitation_mail(state: &AppState, referrer: &User, email: &str, key: &str) ->
 /// addresses already have accounts (then `INVITATION_FAILED` lists those). Returns after the
 /// commit; the mail goes out in the background.
 pub async fn invite(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     emails_raw: &str,
     opts: InviteOptions,
@@ -415,7 +415,7 @@ pub async fn invite(
 }
 
 /// `POST /invites/multiuse`: a reusable link; returns its URL.
-pub async fn create_link(state: &AppState, actor: &User, opts: InviteOptions) -> Result<String> {
+pub async fn create_link(state: &Core, actor: &User, opts: InviteOptions) -> Result<String> {
     let actor = actor.clone();
     let default_minutes = state.config.chat.invitation_link_validity_minutes;
     let now = crate::time::now_secs();
@@ -462,7 +462,7 @@ pub async fn create_link(state: &AppState, actor: &User, opts: InviteOptions) ->
 
 /// `GET /invites`: the open, unexpired invitations `actor` may manage (administrators: all;
 /// others: their own), oldest first.
-pub async fn list(state: &AppState, actor: &User) -> Result<Vec<Invitation>> {
+pub async fn list(state: &Core, actor: &User) -> Result<Vec<Invitation>> {
     member_or_admin(actor)?;
     let only = (!actor.role.is_admin()).then_some(actor.id);
     let now = crate::time::now_secs();
@@ -489,7 +489,7 @@ fn manageable(c: &Connection, actor: &User, id: i64, multiuse: bool) -> Result<I
 }
 
 /// `DELETE /invites/{id}` and `DELETE /invites/multiuse/{id}`.
-pub async fn revoke(state: &AppState, actor: &User, id: i64, multiuse: bool) -> Result<()> {
+pub async fn revoke(state: &Core, actor: &User, id: i64, multiuse: bool) -> Result<()> {
     let actor = actor.clone();
     state
         .db
@@ -505,7 +505,7 @@ pub async fn revoke(state: &AppState, actor: &User, id: i64, multiuse: bool) -> 
 }
 
 /// `POST /invites/{id}/resend`: mails the same link again.
-pub async fn resend(state: &AppState, actor: &User, id: i64) -> Result<()> {
+pub async fn resend(state: &Core, actor: &User, id: i64) -> Result<()> {
     let actor = actor.clone();
     let now = crate::time::now_secs();
     let (inv, referrer) = state
@@ -552,7 +552,7 @@ pub fn check_link(c: &Connection, key: &str, now: i64) -> Result<Result<Invitati
 }
 
 /// `GET /join/<key>/`: the invitation, for the signup form.
-pub async fn open_link(state: &AppState, key: &str) -> Result<Result<Invitation, LinkProblem>> {
+pub async fn open_link(state: &Core, key: &str) -> Result<Result<Invitation, LinkProblem>> {
     let key = key.to_string();
     let now = crate::time::now_secs();
     state.db.read(move |c| check_link(c, &key, now)).await
@@ -632,7 +632,7 @@ pub enum SignupRefusal {
 /// tells the inviter when asked, and marks an email invitation used. Returns the new user's
 /// id and address (what they log in with).
 pub async fn join(
-    state: &AppState,
+    state: &Core,
     form: Signup,
 ) -> Result<std::result::Result<(UserId, String), SignupRefusal>> {
     let now = crate::time::now_secs();

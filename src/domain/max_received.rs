@@ -2,7 +2,7 @@
 //! (`max_message_id`) and their custom profile values (`profile_data`).
 //!
 //! Entries are stamped with a generation that every committed change of the underlying data
-//! bumps (see `AppState::open`: message changes for the first, user and profile-field changes
+//! bumps (see `domain::core::OnCommit`: message changes for the first, user and profile-field changes
 //! for the second), so a value is reused only while nothing it depends on changed.
 
 use std::collections::HashMap;

@@ -1,11 +1,12 @@
-//! Domain rules, shared by every entry point (HTTP handlers, the command line, later the
-//! scheduler and bots). Functions take `&AppState`, the acting user and typed input; they never
-//! see HTTP requests or produce wire JSON.
+//! Domain rules, shared by every entry point (HTTP handlers, the command line, the scheduler
+//! and bots). Functions take `&Core` (the domain handle, [`Core`]), the acting user and typed
+//! input; they never see HTTP requests or produce wire JSON.
 
 pub mod bot_storage;
 pub mod bots;
 pub mod channel_folders;
 pub mod channels;
+pub mod core;
 pub mod credentials;
 pub mod dtrack;
 pub mod email_keys;
@@ -29,3 +30,5 @@ pub mod uploads;
 pub mod user_groups;
 pub mod user_status;
 pub mod users;
+
+pub use self::core::Core;

@@ -10,13 +10,13 @@
 
 use std::time::Duration;
 
-use crate::app::AppState;
 use crate::db::outgoing_webhooks::{self as jobs_db, Job};
 use crate::db::{
     WriteTx, bots as bots_db, channels as channels_db, conversations as conversations_db,
     message_flags as flags_db, users as users_db,
 };
 use crate::domain::bots::{INTERFACE_SLACK, OUTGOING_WEBHOOK_BOT};
+use crate::domain::core::Core;
 use crate::domain::messages::fetch::{self, Bundle};
 use crate::domain::messages::send::{Notice, NoticeDestination, post_service_reply};
 use crate::error::{Error, Result};
@@ -127,18 +127,18 @@ pub enum Outcome {
 }
 
 /// At start-up: nothing is in flight, so deliveries a stop cut short are due again.
-pub async fn release_claims(state: &AppState) -> Result<()> {
+pub async fn release_claims(state: &Core) -> Result<()> {
     state.db.write(|tx| jobs_db::release_all(tx)).await
 }
 
 /// When the next delivery is due (UNIX milliseconds), if any is queued and unclaimed.
-pub async fn next_due(state: &AppState) -> Result<Option<i64>> {
+pub async fn next_due(state: &Core) -> Result<Option<i64>> {
     state.db.read(jobs_db::next_due).await
 }
 
 /// Claims up to `limit` due deliveries, within each owner's share of the slots
 /// ([`MAX_CONCURRENT_PER_OWNER`]), and reads what their requests need.
-pub async fn claim(state: &AppState, limit: usize) -> Result<Vec<Delivery>> {
+pub async fn claim(state: &Core, limit: usize) -> Result<Vec<Delivery>> {
     if limit == 0 {
         return Ok(Vec::new());
     }
@@ -182,7 +182,7 @@ pub async fn claim(state: &AppState, limit: usize) -> Result<Vec<Delivery>> {
 }
 
 /// Acts on a delivery's outcome in one commit (see the module comment).
-pub async fn finish(state: &AppState, d: Delivery, outcome: Outcome) -> Result<()> {
+pub async fn finish(state: &Core, d: Delivery, outcome: Outcome) -> Result<()> {
     let outcome = match outcome {
         Outcome::Retry { reason } if d.job.attempts + 1 < MAX_ATTEMPTS => {
             let due = crate::time::now_millis() + backoff(d.job.attempts).as_millis() as i64;

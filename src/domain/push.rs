@@ -7,8 +7,8 @@
 use base64::Engine;
 use rusqlite::Connection;
 
-use crate::app::AppState;
 use crate::db::user_records as db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::ids::UserId;
 use crate::model::User;
@@ -81,7 +81,7 @@ fn too_many(max: usize) -> Error {
 /// `POST /users/me/apns_device_token` (with `appid`) and `POST /users/me/android_gcm_reg_id`:
 /// adds the token, or updates its app id when the user has it already.
 pub async fn add_token(
-    state: &AppState,
+    state: &Core,
     user: &User,
     kind: TokenKind,
     token: String,
@@ -112,12 +112,7 @@ pub async fn add_token(
 }
 
 /// `DELETE` on the same paths.
-pub async fn remove_token(
-    state: &AppState,
-    user: &User,
-    kind: TokenKind,
-    token: String,
-) -> Result<()> {
+pub async fn remove_token(state: &Core, user: &User, kind: TokenKind, token: String) -> Result<()> {
     humans_only(user)?;
     check_token(kind, &token)?;
     let me = user.id;
@@ -157,7 +152,7 @@ fn check_text(name: &str, value: &str, base64: bool) -> Result<()> {
 /// `POST /mobile_push/register`: checks every field, then answers `PUSH_SERVICE_NOT_CONFIGURED`
 /// unless `[push] enabled`; otherwise stores the registration (replacing the one of the same
 /// `push_account_id`).
-pub async fn register(state: &AppState, user: &User, input: RegistrationInput) -> Result<()> {
+pub async fn register(state: &Core, user: &User, input: RegistrationInput) -> Result<()> {
     humans_only(user)?;
     let token_kind = match input.token_kind.as_str() {
         "apns" => TokenKind::Apns,
@@ -208,7 +203,7 @@ pub async fn register(state: &AppState, user: &User, input: RegistrationInput) -
 
 /// The user's push devices (tokens, registrations), for administration and tests.
 pub async fn devices_of(
-    state: &AppState,
+    state: &Core,
     user: UserId,
 ) -> Result<(Vec<PushToken>, Vec<PushRegistration>)> {
     state

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-use crate::app::AppState;
 use crate::db::realm_emoji as db;
+use crate::domain::core::Core;
 use crate::domain::uploads::REALM_ID;
 use crate::error::{Error, Result};
 use crate::events::Event;
@@ -71,7 +71,7 @@ pub fn check_name(name: &str) -> Result<()> {
 }
 
 /// `GET /realm/emoji`: every emoji, deactivated ones too.
-pub async fn list(state: &AppState) -> Result<Vec<RealmEmoji>> {
+pub async fn list(state: &Core) -> Result<Vec<RealmEmoji>> {
     state.db.read(db::all).await
 }
 
@@ -97,7 +97,7 @@ fn check_may_add(c: &Connection, caller: &User, name: &str) -> Result<()> {
     Ok(())
 }
 
-async fn remove_pictures(state: &AppState, names: Vec<String>) {
+async fn remove_pictures(state: &Core, names: Vec<String>) {
     let dir = emoji_dir(&state.config.data_dir).join("images");
     let _ = tokio::task::spawn_blocking(move || {
         for n in names {
@@ -109,7 +109,7 @@ async fn remove_pictures(state: &AppState, names: Vec<String>) {
 
 /// `POST /realm/emoji/{name}`: adds an emoji from the one uploaded image. Every refusal
 /// changes nothing.
-pub async fn add(state: &AppState, caller: &User, raw_name: &str, files: Files) -> Result<()> {
+pub async fn add(state: &Core, caller: &User, raw_name: &str, files: Files) -> Result<()> {
     let name = raw_name.trim().replace(' ', "_");
     check_name(&name)?;
     if caller.role == Role::Guest {
@@ -207,7 +207,7 @@ pub async fn add(state: &AppState, caller: &User, raw_name: &str, files: Files) 
 
 /// `DELETE /realm/emoji/{name}`: deactivates the active emoji called `name`, for its author
 /// or an administrator.
-pub async fn deactivate(state: &AppState, caller: &User, name: String) -> Result<()> {
+pub async fn deactivate(state: &Core, caller: &User, name: String) -> Result<()> {
     let caller = caller.clone();
     state
         .db
@@ -232,7 +232,7 @@ pub async fn deactivate(state: &AppState, caller: &User, name: String) -> Result
 /// The stored picture `/user_avatars/<realm>/emoji/images/[still/]<file>` names, with its
 /// content type; "File not found." for anything else. Pictures of deactivated emoji are
 /// still served: old messages show them.
-pub async fn find_picture(state: &AppState, segs: Vec<String>) -> Result<(PathBuf, &'static str)> {
+pub async fn find_picture(state: &Core, segs: Vec<String>) -> Result<(PathBuf, &'static str)> {
     let not_found = || Error::not_found("File not found.");
     let realm = REALM_ID.to_string();
     let file = match segs
@@ -315,7 +315,7 @@ const STRAY_GRACE_SECS: u64 = 3600;
 /// Removes, at `now` (UNIX seconds), pictures no record names that are older than an hour
 /// (left by a crash between storing a picture and its record) and leftover temporary files;
 /// returns how many.
-pub async fn sweep(state: &AppState, now: i64) -> Result<usize> {
+pub async fn sweep(state: &Core, now: i64) -> Result<usize> {
     let dir = emoji_dir(&state.config.data_dir);
     let old = move |p: &Path| {
         std::fs::metadata(p)

@@ -9,8 +9,8 @@
 use rusqlite::Connection;
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::db::{channels as channels_db, groups, realm_settings as db, users as users_db};
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::{ChannelId, GroupId, UserId};
@@ -526,7 +526,7 @@ pub struct Change {
 /// Applies an administrator's changes, all or nothing, and returns those that changed a value
 /// (each announced as its own event). Unchanged values are neither written nor announced.
 pub async fn update(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     changes: Vec<Change>,
 ) -> Result<Vec<(&'static str, RealmValue)>> {

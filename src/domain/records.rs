@@ -6,9 +6,9 @@
 
 use rusqlite::Connection;
 
-use crate::app::AppState;
 use crate::db::user_records as db;
 use crate::db::users as users_db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::{DraftChange, Event, SnippetChange};
 use crate::ids::{ChannelId, UserId};
@@ -26,7 +26,7 @@ const READ_PER_WRITE: usize = 500;
 /// `POST /users/me/muted_users/{id}`: mutes a human user (active or not), then marks what they
 /// sent the muter read, in bounded writes (each with its `update_message_flags` event). New
 /// messages from them arrive read from the mute's commit on (see `send`).
-pub async fn mute(state: &AppState, user: &User, target: i64) -> Result<()> {
+pub async fn mute(state: &Core, user: &User, target: i64) -> Result<()> {
     if target == user.id.0 {
         return Err(Error::bad_request("Cannot mute self"));
     }
@@ -82,7 +82,7 @@ pub async fn mute(state: &AppState, user: &User, target: i64) -> Result<()> {
 }
 
 /// `DELETE /users/me/muted_users/{id}`.
-pub async fn unmute(state: &AppState, user: &User, target: i64) -> Result<()> {
+pub async fn unmute(state: &Core, user: &User, target: i64) -> Result<()> {
     let me = user.id;
     let target = UserId(target);
     state
@@ -133,7 +133,7 @@ fn draft_not_found() -> Error {
 }
 
 /// Drafts are kept only for users who synchronize them.
-async fn check_sync(state: &AppState, user: &User) -> Result<()> {
+async fn check_sync(state: &Core, user: &User) -> Result<()> {
     if !super::settings::flag(state, user.id, "enable_drafts_synchronization").await? {
         return Err(Error::bad_request(
             "User has disabled synchronizing drafts.",
@@ -223,7 +223,7 @@ fn validated(
 }
 
 /// `GET /drafts`: every draft of the user, most recently edited first.
-pub async fn list_drafts(state: &AppState, user: &User) -> Result<Vec<Draft>> {
+pub async fn list_drafts(state: &Core, user: &User) -> Result<Vec<Draft>> {
     check_sync(state, user).await?;
     let (id, max) = (user.id, state.config.limits.max_drafts_per_user);
     state.db.read(move |c| db::drafts_of(c, id, max)).await
@@ -235,11 +235,7 @@ pub fn drafts_for_register(c: &Connection, user: UserId) -> Result<Vec<Draft>> {
 }
 
 /// `POST /drafts`: all or none; returns the new ids in the order given.
-pub async fn create_drafts(
-    state: &AppState,
-    user: &User,
-    inputs: Vec<DraftInput>,
-) -> Result<Vec<i64>> {
+pub async fn create_drafts(state: &Core, user: &User, inputs: Vec<DraftInput>) -> Result<Vec<i64>> {
     check_sync(state, user).await?;
     let max = state.config.limits.max_drafts_per_user;
     if inputs.len() > max {
@@ -276,7 +272,7 @@ fn too_many_drafts(max: usize) -> Error {
 }
 
 /// `PATCH /drafts/{id}`: replaces the draft.
-pub async fn edit_draft(state: &AppState, user: &User, id: i64, input: DraftInput) -> Result<()> {
+pub async fn edit_draft(state: &Core, user: &User, id: i64, input: DraftInput) -> Result<()> {
     check_sync(state, user).await?;
     let user = user.clone();
     let host = state.config.realm_host().to_string();
@@ -297,7 +293,7 @@ pub async fn edit_draft(state: &AppState, user: &User, id: i64, input: DraftInpu
 }
 
 /// `DELETE /drafts/{id}`.
-pub async fn delete_draft(state: &AppState, user: &User, id: i64) -> Result<()> {
+pub async fn delete_draft(state: &Core, user: &User, id: i64) -> Result<()> {
     check_sync(state, user).await?;
     let me = user.id;
     state
@@ -367,14 +363,14 @@ pub fn snippets_of(c: &Connection, user: UserId) -> Result<Vec<SavedSnippet>> {
     db::snippets_of(c, user)
 }
 
-pub async fn list_snippets(state: &AppState, user: &User) -> Result<Vec<SavedSnippet>> {
+pub async fn list_snippets(state: &Core, user: &User) -> Result<Vec<SavedSnippet>> {
     let me = user.id;
     state.db.read(move |c| db::snippets_of(c, me)).await
 }
 
 /// `POST /saved_snippets`: returns the new id.
 pub async fn create_snippet(
-    state: &AppState,
+    state: &Core,
     user: &User,
     title: String,
     content: String,
@@ -410,7 +406,7 @@ pub async fn create_snippet(
 
 /// `PATCH /saved_snippets/{id}`: changes the title and/or the content.
 pub async fn edit_snippet(
-    state: &AppState,
+    state: &Core,
     user: &User,
     id: i64,
     title: Option<String>,
@@ -442,7 +438,7 @@ pub async fn edit_snippet(
 }
 
 /// `DELETE /saved_snippets/{id}`.
-pub async fn delete_snippet(state: &AppState, user: &User, id: i64) -> Result<()> {
+pub async fn delete_snippet(state: &Core, user: &User, id: i64) -> Result<()> {
     let me = user.id;
     state
         .db

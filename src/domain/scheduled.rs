@@ -5,19 +5,19 @@
 //! through `send::send_in` when its time comes; a reminder's text is composed when it is
 //! created and Notification Bot sends it to its owner. [`deliver_due`] takes `now` as a
 //! parameter; the one timer task that reads the clock lives in `app` and is woken through
-//! `AppState::scheduler_wake` when an item is stored. Each delivery sends the message and marks
+//! `Core::scheduler_wake` when an item is stored. Each delivery sends the message and marks
 //! the item delivered in one write transaction, so a crash never loses or repeats one; an item
 //! that cannot be sent (channel archived, owner deactivated, no longer allowed) is marked
 //! failed and stays listed with `failed: true`.
 
 use rusqlite::Connection;
 
-use crate::app::AppState;
 use crate::db::{
     WriteTx, channels as channels_db, conversations as conversations_db, scheduled as db,
     users as users_db,
 };
 use crate::domain::channels::UserRefArg;
+use crate::domain::core::Core;
 use crate::domain::messages::send::{
     self, MAX_MESSAGE_LENGTH, NewMessage, Notice, NoticeDestination, Recipient,
 };
@@ -133,13 +133,13 @@ fn check_into(
     Ok(())
 }
 
-fn wake(state: &AppState) {
+fn wake(state: &Core) {
     state.scheduler_wake.notify_one();
 }
 
 /// Schedules a message; returns its id.
 pub async fn create(
-    state: &AppState,
+    state: &Core,
     owner: &User,
     new: NewScheduled,
     now: i64,
@@ -197,14 +197,14 @@ pub async fn create(
 }
 
 /// The caller's undelivered items of one kind (pending or failed), by delivery time.
-pub async fn list(state: &AppState, owner: &User, kind: ScheduledKind) -> Result<Vec<Scheduled>> {
+pub async fn list(state: &Core, owner: &User, kind: ScheduledKind) -> Result<Vec<Scheduled>> {
     let id = owner.id;
     state.db.read(move |c| db::open_for(c, id, kind)).await
 }
 
 /// Edits a scheduled message that is pending or failed; a failed one needs a new time.
 pub async fn edit(
-    state: &AppState,
+    state: &Core,
     owner: &User,
     id: ScheduledId,
     edit: ScheduledEdit,
@@ -254,7 +254,7 @@ pub async fn edit(
 
 /// Deletes one of the caller's undelivered scheduled messages or reminders.
 pub async fn delete(
-    state: &AppState,
+    state: &Core,
     owner: &User,
     kind: ScheduledKind,
     id: ScheduledId,
@@ -284,7 +284,7 @@ pub async fn delete(
 /// Creates a reminder of message `message_id` for the caller at `deliver_at`, with an
 /// optional note; returns its id.
 pub async fn create_reminder(
-    state: &AppState,
+    state: &Core,
     owner: &User,
     message_id: i64,
     deliver_at: i64,
@@ -528,7 +528,7 @@ fn mark_failed(tx: &mut WriteTx<'_>, id: ScheduledId) -> Result<()> {
 /// Delivers every pending item due at `now` (UNIX seconds) or earlier, oldest first; an item
 /// that cannot be sent is marked failed. Returns how many were sent and the delivery time of
 /// the next pending item.
-pub async fn deliver_due(state: &AppState, now: i64) -> Result<(usize, Option<i64>)> {
+pub async fn deliver_due(state: &Core, now: i64) -> Result<(usize, Option<i64>)> {
     let realm_url = state.config.chat.external_url.clone();
     let host = state.config.realm_host().to_string();
     let mut sent = 0;

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use rand::RngExt as _;
 use sha2::{Digest as _, Sha256};
 
-use crate::app::AppState;
 use crate::db::web_sessions as db;
+use crate::domain::core::Core;
 use crate::error::Result;
 use crate::ids::UserId;
 use crate::model::User;
@@ -65,13 +65,13 @@ fn well_formed(token: &str) -> bool {
             .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-fn lifetime_secs(state: &AppState) -> i64 {
+fn lifetime_secs(state: &Core) -> i64 {
     state.config.chat.session_days * 24 * 60 * 60
 }
 
 /// Starts a session for `user` (who has just proved who they are), with a new CSRF token or,
 /// when a session is renewed, the one its page already holds.
-pub async fn create(state: &AppState, user: UserId, csrf: Option<String>) -> Result<NewSession> {
+pub async fn create(state: &Core, user: UserId, csrf: Option<String>) -> Result<NewSession> {
     let token = random_token();
     let csrf_token = csrf.unwrap_or_else(random_token);
     let hash = token_hash(&token);
@@ -95,7 +95,7 @@ pub async fn create(state: &AppState, user: UserId, csrf: Option<String>) -> Res
 /// The active, human user of a session token at `now`, if the session exists and has not
 /// expired. Records the use (and extends the expiry) when the last record is older than
 /// [`TOUCH_INTERVAL_SECS`].
-pub async fn authenticate(state: &AppState, token: &str, now: i64) -> Result<Option<SessionUser>> {
+pub async fn authenticate(state: &Core, token: &str, now: i64) -> Result<Option<SessionUser>> {
     if !well_formed(token) {
         return Ok(None);
     }
@@ -134,7 +134,7 @@ pub async fn authenticate(state: &AppState, token: &str, now: i64) -> Result<Opt
 }
 
 /// Ends the session of a token (logout); an unknown token is no error.
-pub async fn end(state: &AppState, token: &str) -> Result<()> {
+pub async fn end(state: &Core, token: &str) -> Result<()> {
     if !well_formed(token) {
         return Ok(());
     }
@@ -151,12 +151,12 @@ pub fn end_all_for(c: &rusqlite::Connection, user: UserId) -> Result<()> {
 }
 
 /// Removes the sessions expired at `now`; returns how many.
-pub async fn sweep(state: &AppState, now: i64) -> Result<usize> {
+pub async fn sweep(state: &Core, now: i64) -> Result<usize> {
     state.db.write(move |tx| db::delete_expired(tx, now)).await
 }
 
 /// How many sessions `user` has (for tests and the command line).
-pub async fn count_for(state: &AppState, user: UserId) -> Result<i64> {
+pub async fn count_for(state: &Core, user: UserId) -> Result<i64> {
     state.db.read(move |c| db::count_for_user(c, user)).await
 }
 

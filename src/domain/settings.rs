@@ -6,9 +6,9 @@
 //! Owns the meaning of the `user_settings` table; SQL lives in `db::settings`. Must not know
 //! HTTP or wire JSON: values are [`SettingValue`]s and changes leave as events.
 
-use crate::app::AppState;
 use crate::db::settings as settings_db;
 use crate::db::users as users_db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::{Event, PersonChange};
 use crate::model::User;
@@ -291,7 +291,7 @@ pub fn defaults() -> Vec<(&'static str, SettingValue)> {
 
 /// One boolean setting kept in the `user_settings` table (for rules such as typing
 /// notifications).
-pub async fn flag(state: &AppState, user: crate::ids::UserId, name: &'static str) -> Result<bool> {
+pub async fn flag(state: &Core, user: crate::ids::UserId, name: &'static str) -> Result<bool> {
     let spec = CATALOGUE
         .iter()
         .find(|s| s.name == name)
@@ -317,7 +317,7 @@ pub struct SettingsUpdate {
 
 /// Applies a user's changes to their own account, all or nothing. Only values that differ
 /// from the current ones are written and announced.
-pub async fn update(state: &AppState, user: &User, up: SettingsUpdate) -> Result<()> {
+pub async fn update(state: &Core, user: &User, up: SettingsUpdate) -> Result<()> {
     if up.email.is_some() {
         // A change of address needs a confirmation mail, which Outpost does not send;
         // administrators change addresses with `PATCH /users/{id}`.
@@ -391,12 +391,7 @@ pub async fn update(state: &AppState, user: &User, up: SettingsUpdate) -> Result
 }
 
 /// Checks the old password and hashes the new one.
-async fn change_password(
-    state: &AppState,
-    user: &User,
-    old: String,
-    new: String,
-) -> Result<String> {
+async fn change_password(state: &Core, user: &User, old: String, new: String) -> Result<String> {
     // Guessing the old password here is guessing a login password: the same failure limit.
     let limiter_key = email_keys::login_key(&user.email);
     check_login_limit(state, &limiter_key)?;

@@ -18,9 +18,9 @@ use rand::RngExt as _;
 use rusqlite::Connection;
 use sha2::Sha256;
 
-use crate::app::AppState;
 use crate::db::WriteTx;
 use crate::db::uploads as db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::{AttachmentChange, Event};
 use crate::ids::{MessageId, UserId};
@@ -209,7 +209,7 @@ pub fn file_path(data_dir: &Path, a: &Attachment) -> PathBuf {
     uploads_dir(data_dir).join(&a.storage_key)
 }
 
-async fn remove_files(state: &AppState, keys: Vec<String>) {
+async fn remove_files(state: &Core, keys: Vec<String>) {
     if keys.is_empty() {
         return;
     }
@@ -237,7 +237,7 @@ pub struct Uploaded {
 /// Stores one uploaded file for `owner`; refuses it when it is larger than the configured
 /// limit or would exceed the organization's quota.
 pub async fn upload(
-    state: &AppState,
+    state: &Core,
     owner: &User,
     raw_name: &str,
     data: bytes::Bytes,
@@ -370,7 +370,7 @@ pub struct Download {
 
 /// The upload at `path_id` (the decoded URL path after `/user_uploads/`) if `viewer` may
 /// download it; "File not found." otherwise, whether it is missing or not theirs to see.
-pub async fn find_for(state: &AppState, viewer: &User, path_id: String) -> Result<Download> {
+pub async fn find_for(state: &Core, viewer: &User, path_id: String) -> Result<Download> {
     let viewer = viewer.clone();
     let a = state
         .db
@@ -390,7 +390,7 @@ pub async fn find_for(state: &AppState, viewer: &User, path_id: String) -> Resul
 /// make and images that cannot be decoded). Made on first request, one at a time, and stored
 /// atomically beside the uploads; later requests read the stored file.
 pub async fn thumbnail_for(
-    state: &AppState,
+    state: &Core,
     viewer: &User,
     path_id: String,
     format: &str,
@@ -484,7 +484,7 @@ impl std::fmt::Debug for UrlKey {
 /// A URL (path) that serves the upload at `path_id` without credentials until `now` plus
 /// [`TEMPORARY_URL_SECS`], for a `viewer` who may download it.
 pub async fn temporary_url(
-    state: &AppState,
+    state: &Core,
     viewer: &User,
     path_id: String,
     now: i64,
@@ -509,7 +509,7 @@ fn canonical_number(s: &str) -> Option<i64> {
 
 /// The upload a temporary URL's token (`<id>-<expires>-<mac>`, each exactly as
 /// [`temporary_url`] writes it) names, if the token is genuine and unexpired at `now`.
-pub async fn find_temporary(state: &AppState, token: &str, now: i64) -> Result<Download> {
+pub async fn find_temporary(state: &Core, token: &str, now: i64) -> Result<Download> {
     let mut it = token.splitn(3, '-');
     let (Some(id), Some(expires), Some(mac)) = (it.next(), it.next(), it.next()) else {
         return Err(file_not_found());
@@ -538,7 +538,7 @@ pub async fn find_temporary(state: &AppState, token: &str, now: i64) -> Result<D
 
 /// `GET /attachments`: the caller's uploads with the messages linking them, and the bytes
 /// they take.
-pub async fn list(state: &AppState, owner: &User) -> Result<(Vec<AttachmentView>, i64)> {
+pub async fn list(state: &Core, owner: &User) -> Result<(Vec<AttachmentView>, i64)> {
     let me = owner.id;
     state
         .db
@@ -558,7 +558,7 @@ pub async fn list(state: &AppState, owner: &User) -> Result<(Vec<AttachmentView>
 
 /// `DELETE /attachments/{id}`: removes one of the caller's uploads ("Invalid attachment" for
 /// any other id) and its file.
-pub async fn delete(state: &AppState, owner: &User, id: i64) -> Result<()> {
+pub async fn delete(state: &Core, owner: &User, id: i64) -> Result<()> {
     let me = owner.id;
     let key = state
         .db
@@ -678,7 +678,7 @@ pub fn drop_orphans(tx: &mut WriteTx<'_>) -> Result<Vec<String>> {
 }
 
 /// Removes the files of records deleted by [`drop_orphans`] (after their commit).
-pub async fn remove_stored(state: &AppState, keys: Vec<String>) {
+pub async fn remove_stored(state: &Core, keys: Vec<String>) {
     remove_files(state, keys).await;
 }
 
@@ -696,7 +696,7 @@ pub struct Swept {
 /// the configured weeks (never linked, or only by messages since edited; deleting the last
 /// linking message removes an upload at once, see [`drop_orphans`]), and files without a record
 /// older than an hour.
-pub async fn sweep(state: &AppState, now: i64) -> Result<Swept> {
+pub async fn sweep(state: &Core, now: i64) -> Result<Swept> {
     let weeks = state.config.limits.unlinked_upload_weeks as i64;
     let cutoff = now - weeks * 7 * 24 * 3600;
     let keys = state

@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
-use crate::app::AppState;
 use crate::db::{channels as channels_db, groups as db, users as users_db};
+use crate::domain::core::Core;
 use crate::domain::{notices, realm_settings};
 use crate::error::{Error, Result};
 use crate::events::{Event, GroupChange};
@@ -348,7 +348,7 @@ pub fn may_add_members(c: &Connection, actor: &User, group: &UserGroup) -> Resul
 
 /// `GET /user_groups`: every group, deactivated ones when asked.
 pub async fn list(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     include_deactivated: bool,
 ) -> Result<Vec<GroupListing>> {
@@ -361,7 +361,7 @@ pub async fn list(
 
 /// `GET /user_groups/{id}/members`: the active members, direct ones only when asked.
 pub async fn members(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     id: GroupId,
     direct_only: bool,
@@ -381,7 +381,7 @@ pub async fn members(
 
 /// `GET /user_groups/{id}/members/{user_id}`.
 pub async fn is_member(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     id: GroupId,
     user: UserId,
@@ -407,7 +407,7 @@ pub async fn is_member(
 
 /// `GET /user_groups/{id}/subgroups`: direct subgroups only when asked.
 pub async fn subgroups(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     id: GroupId,
     direct_only: bool,
@@ -444,7 +444,7 @@ pub struct NewGroup {
 }
 
 /// `POST /user_groups/create`.
-pub async fn create(state: &AppState, actor: &User, new: NewGroup) -> Result<GroupId> {
+pub async fn create(state: &Core, actor: &User, new: NewGroup) -> Result<GroupId> {
     check_caller(actor)?;
     check_name(&new.name)?;
     check_description(
@@ -535,7 +535,7 @@ pub struct GroupUpdate {
 
 /// `PATCH /user_groups/{id}`: every change is checked before any is made; unchanged values are
 /// no change.
-pub async fn update(state: &AppState, actor: &User, id: GroupId, up: GroupUpdate) -> Result<()> {
+pub async fn update(state: &Core, actor: &User, id: GroupId, up: GroupUpdate) -> Result<()> {
     check_caller(actor)?;
     if up.name.is_none() && up.description.is_none() && up.settings.is_empty() {
         return Err(Error::bad_request("No new data supplied"));
@@ -614,7 +614,7 @@ pub struct MemberChange {
 /// added under `can_add_members_group` and removed by managers. Deactivated groups' members may
 /// change too. Notification Bot tells those added or removed by someone else.
 pub async fn update_members(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     id: GroupId,
     change: MemberChange,
@@ -800,7 +800,7 @@ fn change_subgroups(
 
 /// `POST /user_groups/{id}/subgroups`: added under `can_add_members_group`, removed by managers.
 pub async fn update_subgroups(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     id: GroupId,
     add: Vec<GroupId>,
@@ -901,7 +901,7 @@ fn objections(c: &Connection, group: GroupId) -> Result<Vec<Objection>> {
 }
 
 /// `POST /user_groups/{id}/deactivate`: refused while a setting names the group.
-pub async fn deactivate(state: &AppState, actor: &User, id: GroupId) -> Result<()> {
+pub async fn deactivate(state: &Core, actor: &User, id: GroupId) -> Result<()> {
     check_caller(actor)?;
     let actor = actor.clone();
     state

@@ -1,8 +1,8 @@
 //! User statuses: reading one and the caller's changes (`POST /users/me/status`), with the
 //! emoji rules a status shares with reactions. No HTTP or wire JSON here.
 
-use crate::app::AppState;
 use crate::db::users as users_db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::UserId;
@@ -10,7 +10,7 @@ use crate::model::{User, UserStatus};
 
 pub const MAX_STATUS_TEXT_LENGTH: usize = 60;
 
-pub async fn status(state: &AppState, id: UserId) -> Result<Option<(User, UserStatus)>> {
+pub async fn status(state: &Core, id: UserId) -> Result<Option<(User, UserStatus)>> {
     state
         .db
         .read(move |c| {
@@ -33,7 +33,7 @@ pub struct StatusUpdate {
 }
 
 /// Updates the caller's status (`POST /users/me/status`).
-pub async fn update(state: &AppState, user: &User, up: StatusUpdate) -> Result<()> {
+pub async fn update(state: &Core, user: &User, up: StatusUpdate) -> Result<()> {
     if user.is_bot {
         return Err(Error::bad_request(
             "This endpoint does not accept bot requests.",

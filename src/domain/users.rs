@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::db::{WriteTx, profile_fields as fields_db, users as users_db};
+use crate::domain::core::Core;
 use crate::domain::credentials::Cached;
 use crate::domain::email_keys;
 use crate::error::{Error, ErrorKind, LoginFailure, Result};
@@ -179,7 +179,7 @@ impl Prepared {
 }
 
 /// Checks a new user's name, email and password and hashes the password (on the CPU threads).
-pub async fn prepare(state: &AppState, new: NewUser) -> Result<Prepared> {
+pub async fn prepare(state: &Core, new: NewUser) -> Result<Prepared> {
     let email = new.email.trim().to_string();
     let full_name =
         check_full_name(&new.full_name).map_err(|_| Error::bad_request("Bad name or username"))?;
@@ -250,7 +250,7 @@ pub fn insert_prepared(
 }
 
 /// Creates a user; returns its id and API key.
-pub async fn create(state: &AppState, new: NewUser) -> Result<(UserId, String)> {
+pub async fn create(state: &Core, new: NewUser) -> Result<(UserId, String)> {
     let prepared = prepare(state, new).await?;
     let api_key = prepared.api_key.clone();
     let visibility = state.config.chat.email_address_visibility;
@@ -269,7 +269,7 @@ pub const GENERIC_BOT: i64 = 1;
 /// line's `create-user --bot-owner`); returns its id and API key. Bots get no signup
 /// announcement and no Welcome Bot message, as upstream.
 pub async fn create_bot(
-    state: &AppState,
+    state: &Core,
     new: NewUser,
     owner_email: String,
 ) -> Result<(UserId, String)> {
@@ -342,7 +342,7 @@ pub fn check_password_strength(pw: &str) -> Result<()> {
 /// The cache entry, hit or miss, is under [`email_keys::login_key`], and the database is asked
 /// for that same key, so whatever is cached is what the lookup found for that key and nothing
 /// else (a miss for `\u{212A}im@x` is never filed under `kim@x`).
-pub async fn by_login_email(state: &AppState, email: &str) -> Result<Option<Arc<User>>> {
+pub async fn by_login_email(state: &Core, email: &str) -> Result<Option<Arc<User>>> {
     let key = email_keys::login_key(email);
     match state.users.get(&key) {
         Some(Cached::User(u)) => return Ok(Some(u)),
@@ -361,7 +361,7 @@ pub async fn by_login_email(state: &AppState, email: &str) -> Result<Option<Arc<
 }
 
 /// The user whose API key this is (incoming webhooks name their caller by key alone).
-pub async fn by_api_key(state: &AppState, key: &str) -> Result<Option<Arc<User>>> {
+pub async fn by_api_key(state: &Core, key: &str) -> Result<Option<Arc<User>>> {
     let key = key.to_string();
     Ok(state
         .db
@@ -372,7 +372,7 @@ pub async fn by_api_key(state: &AppState, key: &str) -> Result<Option<Arc<User>>
 
 /// Refuses (429) a password check for `key` (an [`email_keys::login_key`]) once it has used
 /// up its failures: logins and `PATCH /settings`' `old_password` share the limit.
-pub fn check_login_limit(state: &AppState, key: &str) -> Result<()> {
+pub fn check_login_limit(state: &Core, key: &str) -> Result<()> {
     match state.logins.blocked_for(key) {
         Some(wait) => Err(Error::new(
             ErrorKind::RateLimited { retry_after: wait },
@@ -383,11 +383,7 @@ pub fn check_login_limit(state: &AppState, key: &str) -> Result<()> {
 }
 
 /// Password login (`POST /fetch_api_key`): the user and their API key.
-pub async fn login_with_password(
-    state: &AppState,
-    username: &str,
-    pw: String,
-) -> Result<Arc<User>> {
+pub async fn login_with_password(state: &Core, username: &str, pw: String) -> Result<Arc<User>> {
     let limiter_key = email_keys::login_key(username);
     check_login_limit(state, &limiter_key)?;
     let bad = || {
@@ -424,7 +420,7 @@ pub async fn login_with_password(
 }
 
 /// Development login: the user with this email, no password.
-pub async fn login_for_development(state: &AppState, email: &str) -> Result<Arc<User>> {
+pub async fn login_for_development(state: &Core, email: &str) -> Result<Arc<User>> {
     let user = by_login_email(state, email.trim()).await?.ok_or_else(|| {
         Error::new(
             ErrorKind::LoginFailed(LoginFailure::BadCredentials),
@@ -441,7 +437,7 @@ pub async fn login_for_development(state: &AppState, email: &str) -> Result<Arc<
 }
 
 /// Replaces the caller's API key; returns the new one.
-pub async fn regenerate_api_key(state: &AppState, user: UserId) -> Result<String> {
+pub async fn regenerate_api_key(state: &Core, user: UserId) -> Result<String> {
     let key = password::new_api_key();
     let stored = key.clone();
     state
@@ -460,12 +456,12 @@ pub async fn regenerate_api_key(state: &AppState, user: UserId) -> Result<String
     Ok(key)
 }
 
-pub async fn get(state: &AppState, id: UserId) -> Result<Option<User>> {
+pub async fn get(state: &Core, id: UserId) -> Result<Option<User>> {
     state.db.read(move |c| users_db::get(c, id)).await
 }
 
 /// Every user with the profile values of each (values are empty unless asked for).
-pub async fn list(state: &AppState, with_profiles: bool) -> Result<(Vec<User>, Vec<ProfileValue>)> {
+pub async fn list(state: &Core, with_profiles: bool) -> Result<(Vec<User>, Vec<ProfileValue>)> {
     state
         .db
         .read(move |c| {
@@ -480,7 +476,7 @@ pub async fn list(state: &AppState, with_profiles: bool) -> Result<(Vec<User>, V
         .await
 }
 
-pub async fn profile_values(state: &AppState, id: UserId) -> Result<Vec<ProfileValue>> {
+pub async fn profile_values(state: &Core, id: UserId) -> Result<Vec<ProfileValue>> {
     state.db.read(move |c| fields_db::values(c, Some(id))).await
 }
 
@@ -541,7 +537,7 @@ pub fn change_role_in(
 }
 
 /// Applies an administrator's changes to another user, all or nothing.
-pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpdate) -> Result<()> {
+pub async fn update(state: &Core, actor: &User, target: UserId, up: UserUpdate) -> Result<()> {
     if !actor.role.is_admin() {
         return Err(Error::not_admin());
     }
@@ -599,11 +595,7 @@ pub async fn update(state: &AppState, actor: &User, target: UserId, up: UserUpda
 
 /// A user's own profile field values (`PATCH` and `DELETE /users/me/profile_data`), all or
 /// nothing: fields an administrator made not editable by users need an administrator.
-pub async fn update_own_profile(
-    state: &AppState,
-    me: &User,
-    edits: Vec<ProfileEdit>,
-) -> Result<()> {
+pub async fn update_own_profile(state: &Core, me: &User, edits: Vec<ProfileEdit>) -> Result<()> {
     if me.is_bot {
         return Err(Error::bad_request(
             "This endpoint does not accept bot requests.",
@@ -684,7 +676,7 @@ fn apply_profile_edits(
 }
 
 /// Deactivates a user (not a bot), with the bots they own, on an administrator's request.
-pub async fn deactivate(state: &AppState, actor: &User, target: UserId) -> Result<()> {
+pub async fn deactivate(state: &Core, actor: &User, target: UserId) -> Result<()> {
     if !actor.role.is_admin() {
         return Err(Error::not_admin());
     }
@@ -764,7 +756,7 @@ fn deactivate_one(tx: &mut WriteTx<'_>, user: &User) -> Result<()> {
 
 /// Reactivates a deactivated user or bot on an administrator's request; a user's bots stay
 /// as they are.
-pub async fn reactivate(state: &AppState, actor: &User, target: UserId) -> Result<()> {
+pub async fn reactivate(state: &Core, actor: &User, target: UserId) -> Result<()> {
     if !actor.role.is_admin() {
         return Err(Error::not_admin());
     }

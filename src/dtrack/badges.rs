@@ -22,7 +22,7 @@ use super::respond::{Out, json};
 use super::{svg, wire};
 
 async fn badge(state: &AppState, req: &Request, target: BadgeTarget) -> Out {
-    let cfg = &state.config.deptrack;
+    let cfg = &state.config.dtrack;
     let who = if cfg.badges_unauthenticated {
         None
     } else {

@@ -57,7 +57,7 @@ fn document(bytes: Vec<u8>, media: &'static str, download: Option<String>) -> Re
 
 fn stamp() -> (String, String) {
     let now = crate::time::now_millis() / 1000;
-    let ts = crate::time::iso_seconds(now).replace("+00:00", "Z");
+    let ts = crate::time::rfc3339_utc(now);
     (uuid::Uuid::new_v4().to_string(), ts)
 }
 

@@ -344,7 +344,7 @@ pub async fn get_projects(state: &AppState, who: &Principal, q: &Query) -> Out {
     let page = q.page();
     let query = ProjectQuery {
         team: None,
-        visible_to: domain::visibility(state.config.deptrack.acl_enabled, who),
+        visible_to: domain::visibility(state.config.dtrack.acl_enabled, who),
         search: if name.is_none() {
             q.search().map(str::to_string)
         } else {

@@ -163,7 +163,7 @@ async fn listing(
     let page = q.page();
     let mut query = ProjectQuery {
         team: None,
-        visible_to: portfolio_domain::visibility(state.config.deptrack.acl_enabled, who),
+        visible_to: portfolio_domain::visibility(state.config.dtrack.acl_enabled, who),
         name: None,
         search: None,
         not_assigned_to: None,

@@ -147,7 +147,7 @@ impl ResolvesServerCert for Current {
 
 /// One listener's TLS: its files (none for ACME), the pair in use and the acceptor built on it.
 pub struct ServerTls {
-    /// The listener's name in log lines (`chat`, `deptrack`).
+    /// The listener's name in log lines (`chat`, `dtrack`).
     name: &'static str,
     files: Option<(PathBuf, PathBuf)>,
     current: Arc<Current>,
@@ -196,7 +196,7 @@ impl ServerTls {
         &self.acceptor
     }
 
-    /// The listener's name (`chat`, `deptrack`).
+    /// The listener's name (`chat`, `dtrack`).
     pub fn name(&self) -> &'static str {
         self.name
     }

@@ -99,10 +99,10 @@ pub async fn render(state: &AppState) -> String {
         pending.saturating_sub(delivered),
     );
     state.db.writer_metrics().render(&mut out);
-    let deptrack = state.config.deptrack.enabled;
+    let dtrack = state.config.dtrack.enabled;
     match state
         .db
-        .read(move |c| crate::db::health::backlog(c, deptrack))
+        .read(move |c| crate::db::health::backlog(c, dtrack))
         .await
     {
         Ok(b) => {

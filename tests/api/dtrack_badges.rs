@@ -66,7 +66,7 @@ async fn badge_moves_from_no_metrics_to_no_violations() {
 
 #[tokio::test]
 async fn badge_auth_and_lookup_errors() {
-    let dt = Dt::start_with(|c| c.deptrack.acl_enabled = true).await;
+    let dt = Dt::start_with(|c| c.dtrack.acl_enabled = true).await;
     let admin = dt.key("Admins", &all()).await;
     let badges = dt.key("Badge Readers", &[P::ViewBadges]).await;
     let other = dt.key("Other", &[P::ViewPortfolio]).await;
@@ -116,7 +116,7 @@ async fn badge_auth_and_lookup_errors() {
 
 #[tokio::test]
 async fn unauthenticated_badges_ignore_credentials() {
-    let dt = Dt::start_with(|c| c.deptrack.badges_unauthenticated = true).await;
+    let dt = Dt::start_with(|c| c.dtrack.badges_unauthenticated = true).await;
     let admin = dt.key("Admins", &all()).await;
     dt.project(&admin, json!({"name": "open", "version": "2"}))
         .await;

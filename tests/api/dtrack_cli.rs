@@ -1,4 +1,4 @@
-//! `outpost deptrack create-team`: a team with permissions and a key, usable at once.
+//! `outpost dtrack create-team`: a team with permissions and a key, usable at once.
 
 use std::process::Command;
 
@@ -23,7 +23,7 @@ async fn create_team_prints_a_working_key() {
     )
     .unwrap();
     let bad = Command::new(BIN)
-        .args(["deptrack", "create-team", "--config"])
+        .args(["dtrack", "create-team", "--config"])
         .arg(&cfg)
         .args([
             "--name",
@@ -38,7 +38,7 @@ async fn create_team_prints_a_working_key() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown permission \"NOPE\""));
     let out = Command::new(BIN)
-        .args(["deptrack", "create-team", "--config"])
+        .args(["dtrack", "create-team", "--config"])
         .arg(&cfg)
         .args([
             "--name",
@@ -118,7 +118,7 @@ fn import_osv_reports_what_it_stored_and_refused() {
     let records = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/osv");
     let run = |from: &std::path::Path| {
         Command::new(BIN)
-            .args(["deptrack", "import-osv", "--json", "--config"])
+            .args(["dtrack", "import-osv", "--json", "--config"])
             .arg(&cfg)
             .arg("--from")
             .arg(from)
@@ -147,7 +147,7 @@ fn import_osv_reports_what_it_stored_and_refused() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("does not exist"));
     let out = Command::new(BIN)
-        .args(["deptrack", "unknown-matches", "--config"])
+        .args(["dtrack", "unknown-matches", "--config"])
         .arg(&cfg)
         .output()
         .unwrap();

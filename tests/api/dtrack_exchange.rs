@@ -481,7 +481,7 @@ async fn xml_vex_documents_are_applied_too() {
 
 #[tokio::test]
 async fn exports_and_vex_uploads_respect_the_portfolio_acl() {
-    let dt = Dt::start_with(|c| c.deptrack.acl_enabled = true).await;
+    let dt = Dt::start_with(|c| c.dtrack.acl_enabled = true).await;
     let admin = dt.key("Admins", &all()).await;
     let other = dt
         .key(

@@ -604,9 +604,9 @@ async fn exports_are_fetched_on_a_schedule_from_the_configured_url() {
         .insert("/PyPI/all.zip".into(), (true, zipped("PyPI")));
     let addr = export_server(files).await;
     let dt = Dt::start_with(|c| {
-        c.deptrack.osv_base_url = format!("http://{addr}");
+        c.dtrack.osv_base_url = format!("http://{addr}");
         // Maven is not served (404): logged, and the others go on.
-        c.deptrack.osv_ecosystems = "npm,Maven,PyPI".into();
+        c.dtrack.osv_ecosystems = "npm,Maven,PyPI".into();
     })
     .await;
     let k = dt.key("Admins", &all()).await;

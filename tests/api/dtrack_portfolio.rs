@@ -125,7 +125,7 @@ async fn projects_update_delete_and_validation() {
 
 #[tokio::test]
 async fn acl_filters_projects_for_keys_without_access_management() {
-    let dt = Dt::start_with(|c| c.deptrack.acl_enabled = true).await;
+    let dt = Dt::start_with(|c| c.dtrack.acl_enabled = true).await;
     let admin = dt.key("Admins", &all()).await;
     let dev = dt
         .key("Devs", &[P::ViewPortfolio, P::PortfolioManagement])

@@ -246,7 +246,7 @@ async fn patch_changes_only_what_is_sent() {
 
 #[tokio::test]
 async fn patch_under_the_acl_is_forbidden_for_unmapped_teams() {
-    let dt = Dt::start_with(|c| c.deptrack.acl_enabled = true).await;
+    let dt = Dt::start_with(|c| c.dtrack.acl_enabled = true).await;
     let admin = dt.key("Admins", &all()).await;
     let other = dt
         .key("Others", &[P::PortfolioManagement, P::ViewPortfolio])

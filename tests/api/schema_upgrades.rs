@@ -2,13 +2,16 @@
 //! a new database got from the Outpost of that version (see its `generate.py`). Opening such a
 //! file with today's code must give exactly the schema a new database gets today (tables,
 //! columns with their types, defaults and keys, indexes, triggers), keep every row, and pass
-//! SQLite's integrity and foreign-key checks.
+//! SQLite's integrity and foreign-key checks. The text of the schema (`sqlite_schema`) is
+//! compared too, for these files and for databases of every version rebuilt from version 1 by
+//! the upgrade steps (`outpost::db::upgrade::STEPS`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use outpost::config::Synchronous;
 use outpost::db::migrate::{SCHEMA_VERSION, open_writer};
+use outpost::db::upgrade::STEPS;
 use rusqlite::Connection;
 
 fn fixtures() -> Vec<(i64, PathBuf)> {
@@ -208,4 +211,175 @@ fn every_earlier_schema_version_upgrades_to_todays_schema_keeping_its_rows() {
             );
         }
     }
+}
+
+/// One `sqlite_schema` row: type, name, table, normalised SQL (none for automatic indexes).
+type SchemaRow = (String, String, String, Option<String>);
+
+/// `sql` with its whitespace normalised: runs of whitespace become one space, and none is kept
+/// next to `(`, `)` or `,` (`ALTER TABLE ADD COLUMN` splices `, <column>` in right before the
+/// closing parenthesis, after whatever whitespace was there). A `--` comment counts as
+/// whitespace, as SQLite's tokenizer has it: a table keeps the comments of the statement that
+/// created it, and a column added later comes without one. Quoted text is kept as it is.
+fn normalise(sql: &str) -> String {
+    let mut out = String::new();
+    let mut space = false;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '-' && chars.peek() == Some(&'-') {
+            for c in chars.by_ref() {
+                if c == '\n' {
+                    break;
+                }
+            }
+            space = true;
+            continue;
+        }
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        let tight = matches!(c, '(' | ')' | ',') || out.ends_with(['(', ',']);
+        if space && !tight && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+        if c == '\'' || c == '"' {
+            for q in chars.by_ref() {
+                out.push(q);
+                if q == c {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn schema_text(c: &Connection) -> Vec<SchemaRow> {
+    let mut rows: Vec<SchemaRow> = c
+        .prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema")
+        .unwrap()
+        .query_map([], |r| {
+            let sql: Option<String> = r.get(3)?;
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                sql.as_deref().map(normalise),
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// Every row the two schemas do not share, labelled with the side that has it.
+fn text_differences(new: &[SchemaRow], other: &[SchemaRow]) -> Vec<String> {
+    let only = |a: &[SchemaRow], b: &[SchemaRow], side: &str| -> Vec<String> {
+        a.iter()
+            .filter(|row| !b.contains(row))
+            .map(|(kind, name, _, sql)| format!("only in the {side}: {kind} {name}: {sql:?}"))
+            .collect()
+    };
+    let mut out = only(new, other, "new database");
+    out.extend(only(other, new, "upgraded database"));
+    out
+}
+
+/// A database of `version` rebuilt from what the first release created and the upgrade steps
+/// `steps` up to that version.
+fn rebuilt(path: &Path, version: i64, steps: &[(i64, &str)]) {
+    let (first, v1) = &fixtures()[0];
+    assert_eq!(*first, 1, "the oldest fixture is version 1");
+    let c = Connection::open(path).unwrap();
+    c.execute_batch(&std::fs::read_to_string(v1).unwrap())
+        .unwrap();
+    for (to, sql) in steps.iter().filter(|(to, _)| *to <= version) {
+        c.execute_batch(sql)
+            .unwrap_or_else(|e| panic!("the step into {to}: {e}"));
+    }
+    c.execute_batch(&format!("PRAGMA user_version = {version};"))
+        .unwrap();
+}
+
+fn new_schema_text(dir: &Path) -> Vec<SchemaRow> {
+    schema_text(&open_writer(&dir.join("new.sqlite3"), Synchronous::Normal).unwrap())
+}
+
+#[test]
+fn new_and_upgraded_databases_have_the_same_schema_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = new_schema_text(dir.path());
+    assert!(
+        new.len() > 100,
+        "schema.sql made only {} objects",
+        new.len()
+    );
+
+    let mut problems = Vec::new();
+    for version in 1..=SCHEMA_VERSION {
+        let path = dir.path().join(format!("rebuilt{version}.sqlite3"));
+        rebuilt(&path, version, STEPS);
+        let upgraded = schema_text(&open_writer(&path, Synchronous::Normal).unwrap());
+        for d in text_differences(&new, &upgraded) {
+            problems.push(format!("from version {version} (rebuilt): {d}"));
+        }
+    }
+    for (version, file) in fixtures() {
+        let path = dir.path().join(format!("fixture{version}.sqlite3"));
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(&std::fs::read_to_string(&file).unwrap())
+            .unwrap();
+        let upgraded = schema_text(&open_writer(&path, Synchronous::Normal).unwrap());
+        for d in text_differences(&new, &upgraded) {
+            problems.push(format!("from {}: {d}", file.display()));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_column_missing_from_an_upgrade_step_is_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = new_schema_text(dir.path());
+    let dropped = "ALTER TABLE dt_projects ADD COLUMN supplier TEXT;\n";
+    let steps: Vec<(i64, String)> = STEPS
+        .iter()
+        .map(|(to, sql)| (*to, sql.replace(dropped, "")))
+        .collect();
+    assert_ne!(
+        steps.iter().map(|(_, s)| s.len()).sum::<usize>(),
+        STEPS.iter().map(|(_, s)| s.len()).sum::<usize>(),
+        "no step adds dt_projects.supplier any more; pick another column"
+    );
+    let steps: Vec<(i64, &str)> = steps.iter().map(|(to, s)| (*to, s.as_str())).collect();
+    let path = dir.path().join("broken.sqlite3");
+    rebuilt(&path, SCHEMA_VERSION, &steps);
+    let upgraded = schema_text(&open_writer(&path, Synchronous::Normal).unwrap());
+    let differences = text_differences(&new, &upgraded);
+    assert_eq!(differences.len(), 2, "{differences:#?}");
+    assert!(
+        differences.iter().all(|d| d.contains("table dt_projects")),
+        "{differences:#?}"
+    );
+    assert!(differences[0].contains("supplier"), "{differences:#?}");
+    assert!(!differences[1].contains("supplier"), "{differences:#?}");
+}
+
+#[test]
+fn normalising_touches_only_whitespace_and_comments() {
+    assert_eq!(
+        normalise("CREATE TABLE t (\n    a  INTEGER, -- note\n    b TEXT DEFAULT '  x--y '\n, c)"),
+        "CREATE TABLE t(a INTEGER,b TEXT DEFAULT '  x--y ',c)"
+    );
+    assert_ne!(
+        normalise("CREATE TABLE t (a, b)"),
+        normalise("CREATE TABLE t (b, a)")
+    );
+    assert_ne!(normalise("a TEXT"), normalise("a  INTEGER"));
 }

@@ -77,7 +77,7 @@ async fn quadratic_xml_boms_and_vex_are_refused_and_change_nothing() {
 
 #[tokio::test]
 async fn a_vex_for_a_hidden_project_is_refused_before_its_document_is_read() {
-    let dt = Dt::start_with(|c| c.deptrack.acl_enabled = true).await;
+    let dt = Dt::start_with(|c| c.dtrack.acl_enabled = true).await;
     let admin = dt.key("Admins", &all()).await;
     let team = dt
         .key(

@@ -142,7 +142,7 @@ fn analysis_url(project: Option<&str>, component: &str, vuln: &str) -> String {
 
 #[tokio::test]
 async fn analyses_respect_the_project_acl() {
-    let dt = Dt::start_with(|c| c.deptrack.acl_enabled = true).await;
+    let dt = Dt::start_with(|c| c.dtrack.acl_enabled = true).await;
     let admin = dt.key("Admins", &all()).await;
     let team = dt
         .key(

@@ -1,4 +1,4 @@
-//! HTTPS listeners (`[chat]`/`[deptrack]` `tls_cert` and `tls_key`): real API calls over TLS
+//! HTTPS listeners (`[chat]`/`[dtrack]` `tls_cert` and `tls_key`): real API calls over TLS
 //! with a certificate made at test time, plain HTTP refused on a TLS port, the handshake's
 //! time bound and the connection cap, reloading the files (what SIGHUP does), and bad files
 //! rejected when the config is read.
@@ -135,8 +135,8 @@ async fn start_tls(dir: &Path, adjust: impl FnOnce(&mut outpost::config::Config)
     let dt = Dt::start_with(|c| {
         c.chat.tls_cert = cert.clone();
         c.chat.tls_key = key.clone();
-        c.deptrack.tls_cert = cert;
-        c.deptrack.tls_key = key;
+        c.dtrack.tls_cert = cert;
+        c.dtrack.tls_key = key;
         adjust(c);
     })
     .await;
@@ -316,7 +316,7 @@ fn bad_tls_files_are_reported_with_the_other_config_problems() {
     assert_eq!(cfg.chat.external_url, "https://127.0.0.1:9991");
 
     let err = outpost::config::parse(&format!(
-        "[chat]\ntls_cert = {}\nrealm_name = \"\"\n[deptrack]\ntls_cert = {}\ntls_key = {}\n",
+        "[chat]\ntls_cert = {}\nrealm_name = \"\"\n[dtrack]\ntls_cert = {}\ntls_key = {}\n",
         q(&good.cert),
         q(&good.cert),
         q(&other.key),
@@ -330,7 +330,7 @@ fn bad_tls_files_are_reported_with_the_other_config_problems() {
         "{problems}"
     );
     assert!(
-        problems.contains("deptrack.tls_cert/tls_key") && problems.contains("does not fit"),
+        problems.contains("dtrack.tls_cert/tls_key") && problems.contains("does not fit"),
         "{problems}"
     );
 

@@ -53,7 +53,7 @@ cat > "$work/outpost.toml" <<TOML
 data_dir = "$work/data"
 [chat]
 listen = "127.0.0.1:$port"
-[deptrack]
+[dtrack]
 enabled = true
 listen = "127.0.0.1:$dt_port"
 [database]

@@ -94,7 +94,7 @@ class Harness:
             f.write(
                 f'data_dir = "{self.data}"\n'
                 f'[chat]\nlisten = "127.0.0.1:{self.chat_port}"\n'
-                f'[deptrack]\nenabled = true\nlisten = "127.0.0.1:{self.dt_port}"\n'
+                f'[dtrack]\nenabled = true\nlisten = "127.0.0.1:{self.dt_port}"\n'
                 f'[database]\nsynchronous = "{args.sync}"\n'
                 "[limits]\nuser_requests_per_minute = 0\nip_requests_per_minute = 0\n"
                 '[log]\nlevel = "error"\n'
@@ -308,7 +308,7 @@ def verify(h, s, acked, failures):
 def setup(h):
     owner = h.cli("create-user", "--email", "crash@example.com", "--full-name", "Crash",
                   "--role", "owner", "--json")
-    team = h.cli("deptrack", "create-team", "--name", "Crash", "--api-key", "--json",
+    team = h.cli("dtrack", "create-team", "--name", "Crash", "--api-key", "--json",
                  *sum((["--permission", p] for p in (
                      "BOM_UPLOAD", "PROJECT_CREATION_UPLOAD", "VIEW_PORTFOLIO",
                      "PORTFOLIO_MANAGEMENT", "VIEW_VULNERABILITY", "VULNERABILITY_ANALYSIS",

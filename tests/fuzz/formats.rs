@@ -270,7 +270,7 @@ const CONFIG_KEYS: &[&str] = &[
 const CONFIG_TABLES: &[&str] = &[
     "",
     "[chat]",
-    "[deptrack]",
+    "[dtrack]",
     "[metrics]",
     "[database]",
     "[limits]",

@@ -66,7 +66,7 @@ cat > "$cfg" <<TOML
 data_dir = "$work/data"
 [chat]
 listen = "127.0.0.1:$chat_port"
-[deptrack]
+[dtrack]
 enabled = true
 listen = "127.0.0.1:$dt_port"
 [metrics]
@@ -89,7 +89,7 @@ for i in $(seq 0 $((nusers - 1))); do
     --full-name "Soak User $i" --json |
     jq -r '"chat \(.user_id) \(.email) \(.api_key)"' >> "$creds"
 done
-dt_key=$("$outpost" deptrack create-team --config "$cfg" --name Soak --api-key --json \
+dt_key=$("$outpost" dtrack create-team --config "$cfg" --name Soak --api-key --json \
   --permission BOM_UPLOAD --permission PROJECT_CREATION_UPLOAD \
   --permission VIEW_PORTFOLIO --permission VIEW_BADGES | jq -r .api_key)
 

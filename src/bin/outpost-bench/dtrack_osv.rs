@@ -2,7 +2,7 @@
 //! memory is its own):
 //! - `dt-osv-import`: writes a synthetic npm-like OSV export (`--osv-records` records, a few KB
 //!   each, with aliases, several SEMVER ranges, `introduced`/`fixed`/`last_affected` events
-//!   and version lists) to a temporary zip, imports it with `outpost deptrack import-osv`
+//!   and version lists) to a temporary zip, imports it with `outpost dtrack import-osv`
 //!   (wall time and that process's peak resident memory), starts `outpost serve`, uploads a
 //!   `--components`-component CycloneDX BOM through `PUT /api/v1/bom`, polls its token until
 //!   processed and reports the processing time, the findings and the server's peak memory;
@@ -318,7 +318,7 @@ async fn setup(records: usize, components: usize) -> Setup {
     std::fs::write(
         &cfg,
         format!(
-            "data_dir = {:?}\n[chat]\nlisten = \"127.0.0.1:{}\"\n[deptrack]\nenabled = true\nlisten = \"127.0.0.1:{port}\"\n[limits]\nuser_requests_per_minute = 0\nip_requests_per_minute = 0\n[log]\nlevel = \"warn\"\n",
+            "data_dir = {:?}\n[chat]\nlisten = \"127.0.0.1:{}\"\n[dtrack]\nenabled = true\nlisten = \"127.0.0.1:{port}\"\n[limits]\nuser_requests_per_minute = 0\nip_requests_per_minute = 0\n[log]\nlevel = \"warn\"\n",
             dir.join("data").display().to_string(),
             free_port()
         ),
@@ -326,7 +326,7 @@ async fn setup(records: usize, components: usize) -> Setup {
     .unwrap_or_else(|e| fail(&format!("config: {e}")));
     let team = Command::new(&bin)
         .args([
-            "deptrack",
+            "dtrack",
             "create-team",
             "--name",
             "Bench",
@@ -365,7 +365,7 @@ async fn setup(records: usize, components: usize) -> Setup {
     // The import, as its own process.
     let started = Instant::now();
     let mut import = Command::new(&bin)
-        .args(["deptrack", "import-osv", "--json", "--config"])
+        .args(["dtrack", "import-osv", "--json", "--config"])
         .arg(&cfg)
         .arg("--from")
         .arg(&zip)

@@ -25,7 +25,7 @@
 //!   of a project and `GET /api/v1/analysis`, both with an `X-Api-Key` of a team holding every
 //!   permission (one project, component, vulnerability and analysis are created first);
 //! - `dt-osv-import`, `dt-findings`: a synthetic npm OSV export (`--osv-records` records)
-//!   imported by `outpost deptrack import-osv` and a `--components`-component BOM uploaded to an
+//!   imported by `outpost dtrack import-osv` and a `--components`-component BOM uploaded to an
 //!   `outpost serve` child process; the import's time and peak memory, the BOM's processing time
 //!   and findings, and for `dt-findings` load on `GET /api/v1/finding/project/{uuid}` (see
 //!   `dtrack_osv.rs`);
@@ -397,14 +397,14 @@ fn main() {
             cfg.limits.ip_requests_per_minute = 0;
             let dtrack = args.scenario.starts_with("dt-");
             if dtrack {
-                cfg.deptrack.enabled = true;
-                cfg.deptrack.listen = "127.0.0.1:0".parse().expect("address");
+                cfg.dtrack.enabled = true;
+                cfg.dtrack.listen = "127.0.0.1:0".parse().expect("address");
             }
             if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
                 cfg.chat.tls_cert = cert.clone();
                 cfg.chat.tls_key = key.clone();
-                cfg.deptrack.tls_cert = cert.clone();
-                cfg.deptrack.tls_key = key.clone();
+                cfg.dtrack.tls_cert = cert.clone();
+                cfg.dtrack.tls_key = key.clone();
             }
             server_rt.block_on(async {
                 let server: Server = outpost::app::start(cfg, async {
@@ -440,7 +440,7 @@ fn main() {
                 }
                 let specs = prepare(&args, &state).await;
                 let addr = if dtrack {
-                    server.deptrack_addr.expect("deptrack listener")
+                    server.dtrack_addr.expect("dtrack listener")
                 } else {
                     server.chat_addr
                 };

@@ -1,8 +1,8 @@
 //! Creating channels: who may create public and private ones, and the insert with its
 //! creation notice and event. Subscribing the initial members is `subscriptions`'.
 
-use crate::app::AppState;
 use crate::db::{WriteTx, channels as db, users as users_db};
+use crate::domain::core::Core;
 use crate::domain::notices;
 use crate::error::{Error, ErrorKind, Result};
 use crate::events::Event;
@@ -114,7 +114,7 @@ pub(super) fn insert_channel(
 
 /// `POST /channels/create`: a new channel with these subscribers; returns its id.
 pub async fn create(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     raw_name: &str,
     subscribers: Vec<i64>,

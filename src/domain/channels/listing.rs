@@ -1,8 +1,8 @@
 //! Reading channels: the caller's subscriptions, `GET /streams` and one channel, ids by name,
 //! and members, each with the caller's subscription and activity figures. Changes nothing.
 
-use crate::app::AppState;
 use crate::db::channels as db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::ids::{ChannelId, UserId};
 use crate::model::{Role, Subscription, User};
@@ -39,7 +39,7 @@ fn listed(
 
 /// The caller's active subscriptions (archived channels left out).
 pub async fn my_subscriptions(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     with_subscribers: bool,
 ) -> Result<Vec<Listed>> {
@@ -74,7 +74,7 @@ pub struct ListFilter {
 }
 
 /// `GET /streams`.
-pub async fn list(state: &AppState, actor: &User, f: ListFilter) -> Result<Vec<Listed>> {
+pub async fn list(state: &Core, actor: &User, f: ListFilter) -> Result<Vec<Listed>> {
     if f.include_all && !actor.role.is_admin() {
         return Err(Error::bad_request("User not authorized for this query"));
     }
@@ -102,7 +102,7 @@ pub async fn list(state: &AppState, actor: &User, f: ListFilter) -> Result<Vec<L
 }
 
 /// `GET /streams/{id}`.
-pub async fn get(state: &AppState, actor: &User, id: ChannelId) -> Result<Listed> {
+pub async fn get(state: &Core, actor: &User, id: ChannelId) -> Result<Listed> {
     let actor = actor.clone();
     state
         .db
@@ -114,7 +114,7 @@ pub async fn get(state: &AppState, actor: &User, id: ChannelId) -> Result<Listed
 }
 
 /// `GET /get_stream_id`.
-pub async fn id_by_name(state: &AppState, actor: &User, name: String) -> Result<ChannelId> {
+pub async fn id_by_name(state: &Core, actor: &User, name: String) -> Result<ChannelId> {
     let actor = actor.clone();
     state
         .db
@@ -131,7 +131,7 @@ pub async fn id_by_name(state: &AppState, actor: &User, name: String) -> Result<
 }
 
 /// `GET /streams/{id}/members`.
-pub async fn members(state: &AppState, actor: &User, id: ChannelId) -> Result<Vec<UserId>> {
+pub async fn members(state: &Core, actor: &User, id: ChannelId) -> Result<Vec<UserId>> {
     let actor = actor.clone();
     state
         .db

@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::db::{WriteTx, channels as db, users as users_db};
+use crate::domain::core::Core;
 use crate::domain::notices;
 use crate::error::{Error, Result};
 use crate::events::Event;
@@ -79,7 +79,7 @@ fn push_name(list: &mut Vec<(UserId, Vec<String>)>, user: UserId, name: &str) {
 /// `POST /users/me/subscriptions`: subscribes the caller or `principals` to channels,
 /// creating the missing ones with `opts`.
 pub async fn subscribe(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     requests: Vec<SubscriptionRequest>,
     principals: Option<Vec<UserRefArg>>,
@@ -258,7 +258,7 @@ fn resolve_principals(
 
 /// `DELETE /users/me/subscriptions`: returns (removed, not_removed) channel names.
 pub async fn unsubscribe(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     names: Vec<String>,
     principals: Option<Vec<UserRefArg>>,
@@ -334,7 +334,7 @@ pub struct PropertyChange {
 
 /// Applies personal subscription settings, all or nothing.
 pub async fn set_properties(
-    state: &AppState,
+    state: &Core,
     actor: &User,
     changes: Vec<PropertyChange>,
 ) -> Result<()> {

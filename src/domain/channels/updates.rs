@@ -1,9 +1,9 @@
 //! Changing a channel: `PATCH /streams/{id}` (all changes together or none, each named by a
 //! [`ChannelProperty`] in its event) and archiving.
 
-use crate::app::AppState;
 use crate::db::channels as db;
 use crate::db::topics as topics_db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::ChannelId;
@@ -36,12 +36,7 @@ pub struct ChannelUpdate {
 }
 
 /// `PATCH /streams/{id}`: all changes apply together or not at all.
-pub async fn update(
-    state: &AppState,
-    actor: &User,
-    id: ChannelId,
-    up: ChannelUpdate,
-) -> Result<()> {
+pub async fn update(state: &Core, actor: &User, id: ChannelId, up: ChannelUpdate) -> Result<()> {
     let new_name = up.new_name.as_deref().map(check_name).transpose()?;
     let description = up
         .description
@@ -163,7 +158,7 @@ pub async fn update(
 }
 
 /// `DELETE /streams/{id}`: archives the channel.
-pub async fn archive(state: &AppState, actor: &User, id: ChannelId) -> Result<()> {
+pub async fn archive(state: &Core, actor: &User, id: ChannelId) -> Result<()> {
     let actor = actor.clone();
     state
         .db

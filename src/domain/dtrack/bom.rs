@@ -12,9 +12,9 @@ use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt as _;
 
-use crate::app::AppState;
 use crate::db::dtrack_bom as db;
 use crate::db::dtrack_portfolio as pdb;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::ids::ProjectId;
 
@@ -56,13 +56,13 @@ impl From<Error> for Refusal {
 /// The caller's access to the target is checked before the document is parsed, so a refused
 /// caller costs no parsing; parsing runs on the document thread (`Db::documents`).
 pub async fn accept(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     target: Target,
     tags: Vec<String>,
     content: Vec<u8>,
 ) -> Result<String, Refusal> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let may_create = who.permissions.contains(Permission::PortfolioManagement)
         || who.permissions.contains(Permission::ProjectCreationUpload);
     let who = who.clone();
@@ -196,7 +196,7 @@ const INVALID_MARK: &str = "bom-document-refused";
 
 /// `GET /event/token/{uuid}`: whether the upload (or queued project analysis) is still being
 /// processed.
-pub async fn is_processing(state: &AppState, token: &str) -> Result<bool> {
+pub async fn is_processing(state: &Core, token: &str) -> Result<bool> {
     let t = token.to_string();
     if state.db.read(move |c| db::is_pending(c, &t)).await? {
         return Ok(true);
@@ -240,7 +240,7 @@ fn import(tx: &rusqlite::Connection, project: ProjectId, bom: &cyclonedx::Bom) -
 
 /// Parses and imports one stored upload, recording a refused document as the upload's error.
 async fn import_upload(
-    state: &AppState,
+    state: &Core,
     token: String,
     project: ProjectId,
     content: Vec<u8>,
@@ -265,7 +265,7 @@ async fn import_upload(
 /// Processes the oldest pending upload; false when there was none. Whatever happens to the
 /// import (an error, or a panic in parsing or writing), the upload is marked processed with
 /// its failure, logged once, so one bad upload never blocks the queue or stops the worker.
-pub async fn process_next(state: &AppState) -> Result<bool> {
+pub async fn process_next(state: &Core) -> Result<bool> {
     let Some((token, project, content)) = state.db.read(db::next_pending).await? else {
         return Ok(false);
     };
@@ -293,7 +293,7 @@ pub async fn process_next(state: &AppState) -> Result<bool> {
 
 /// The background worker: imports pending uploads, then runs queued project analyses, until
 /// `stop` resolves.
-pub async fn worker(state: std::sync::Arc<AppState>, mut stop: tokio::sync::watch::Receiver<bool>) {
+pub async fn worker(state: std::sync::Arc<Core>, mut stop: tokio::sync::watch::Receiver<bool>) {
     loop {
         if *stop.borrow() {
             return;

@@ -7,10 +7,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::app::AppState;
 use crate::db::dtrack_findings as fdb;
 use crate::db::dtrack_portfolio as db;
 use crate::db::dtrack_projects as more;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::ids::ComponentId;
 use crate::model::dtrack::{Analysis, Component, Principal, Project, Vulnerability};
@@ -45,12 +45,12 @@ pub struct Export {
 /// The contents of `GET /bom/cyclonedx/project/{uuid}` and `GET /vex/cyclonedx/project/{uuid}`:
 /// 404 `The project could not be found.`, 403 under the ACL.
 pub async fn export(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     uuid: &str,
     with_findings: bool,
 ) -> Result<Export> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -110,12 +110,12 @@ pub const VEX_COMMENTER: &str = "CycloneDX VEX";
 /// skipped, as upstream skips them. The caller's access to the project is checked before the
 /// document is parsed (on the document thread, `Db::documents`), and again in the write.
 pub async fn import_vex(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     target: VexTarget,
     bytes: Vec<u8>,
 ) -> std::result::Result<(), Refusal> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     let target = Arc::new(target);
     {

@@ -3,9 +3,9 @@
 //!
 //! Error texts are upstream's. Must not touch HTTP types or SQL.
 
-use crate::app::AppState;
 use crate::db::dtrack_findings as db;
 use crate::db::dtrack_portfolio as pdb;
+use crate::domain::core::Core;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::ProjectId;
 
@@ -19,7 +19,7 @@ use crate::model::dtrack::{Analysis, Finding, Principal, Project, Vulnerability}
 pub const VULN_NOT_FOUND: &str = "The vulnerability could not be found.";
 
 /// `PUT /vulnerability`: an internal vulnerability.
-pub async fn create_vulnerability(state: &AppState, mut v: Vulnerability) -> Result<Vulnerability> {
+pub async fn create_vulnerability(state: &Core, mut v: Vulnerability) -> Result<Vulnerability> {
     write(state, move |tx| {
         v.source = "INTERNAL".into();
         if db::vulnerability_exists(tx, &v.source, &v.vuln_id)? {
@@ -37,7 +37,7 @@ pub async fn create_vulnerability(state: &AppState, mut v: Vulnerability) -> Res
     .await
 }
 
-pub async fn vulnerability(state: &AppState, uuid: &str) -> Result<Vulnerability> {
+pub async fn vulnerability(state: &Core, uuid: &str) -> Result<Vulnerability> {
     let uuid = uuid.to_string();
     state
         .db
@@ -48,13 +48,13 @@ pub async fn vulnerability(state: &AppState, uuid: &str) -> Result<Vulnerability
 
 /// `POST|DELETE /vulnerability/{uuid}/component/{uuid}`: (un)attributes a vulnerability.
 pub async fn set_assignment(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     vuln: &str,
     component: &str,
     assigned: bool,
 ) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, vuln, component) = (who.clone(), vuln.to_string(), component.to_string());
     write(state, move |tx| {
         let v = db::vulnerability_by_uuid(tx, &vuln)?
@@ -84,13 +84,13 @@ pub async fn set_assignment(
 /// `GET /finding/project/{uuid}`: with suppressed ones when asked, optionally only of one
 /// vulnerability source.
 pub async fn findings(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     project: &str,
     suppressed: bool,
     source: Option<String>,
 ) -> Result<Vec<Finding>> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     state
         .db
@@ -111,11 +111,11 @@ pub async fn findings(
 /// `GET /finding`: the portfolio's findings the caller may see (the ACL's team filter), a
 /// page of them and the total.
 pub async fn portfolio_findings(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     mut filter: db::FindingFilter,
 ) -> Result<(Vec<Finding>, i64)> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     filter.project = None;
     filter.teams = super::portfolio::visibility(acl, who)
         .map(|teams| teams.into_iter().map(|t| t.0).collect());
@@ -124,7 +124,7 @@ pub async fn portfolio_findings(
 
 /// `GET /vulnerability`: a page of vulnerabilities matching the search text, and the total.
 pub async fn vulnerabilities(
-    state: &AppState,
+    state: &Core,
     search: Option<String>,
     offset: i64,
     limit: Option<i64>,
@@ -136,11 +136,7 @@ pub async fn vulnerabilities(
 }
 
 /// `GET /vulnerability/source/{source}/vuln/{vuln}`.
-pub async fn vulnerability_by_key(
-    state: &AppState,
-    source: &str,
-    vuln: &str,
-) -> Result<Vulnerability> {
+pub async fn vulnerability_by_key(state: &Core, source: &str, vuln: &str) -> Result<Vulnerability> {
     let (source, vuln) = (source.to_string(), vuln.to_string());
     state
         .db
@@ -152,13 +148,13 @@ pub async fn vulnerability_by_key(
 /// `GET /vulnerability/source/{source}/vuln/{vuln}/projects`: the projects (visible to the
 /// caller, active ones only when asked) with a component the vulnerability is attributed to.
 pub async fn vulnerability_projects(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     source: &str,
     vuln: &str,
     exclude_inactive: bool,
 ) -> Result<Vec<Project>> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, source, vuln) = (who.clone(), source.to_string(), vuln.to_string());
     state
         .db
@@ -205,13 +201,13 @@ fn analysed_component(
 
 /// `GET /analysis`: existence and access checks (see `analysed_component`), then the analysis.
 pub async fn analysis(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     project: Option<&str>,
     component: &str,
     vuln: &str,
 ) -> Result<Analysis> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project, component, vuln) = (
         who.clone(),
         project.map(str::to_string),
@@ -279,12 +275,12 @@ pub fn audit_comments(old: &Analysis, new: &AnalysisChange) -> Vec<String> {
 
 /// `PUT /analysis`: creates or updates the analysis and appends the audit trail.
 pub async fn update_analysis(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     change: AnalysisChange,
 ) -> Result<Analysis> {
     let commenter = who.commenter();
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         let (comp, project) =

@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use crate::app::AppState;
 use crate::db::dtrack_identity as db;
+use crate::domain::core::Core;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::TeamId;
 
@@ -45,7 +45,7 @@ fn default_teams() -> Vec<(&'static str, PermSet)> {
 /// Creates upstream's personas when there are no users or no teams (user `admin`/`admin` with a
 /// forced password change, the four default teams, no API keys) and the system UUID on first
 /// start; loads the system UUID. Idempotent.
-pub async fn bootstrap(state: &AppState) -> Result<()> {
+pub async fn bootstrap(state: &Core) -> Result<()> {
     let needed = state
         .db
         .read(|c| Ok(db::count_users(c)? == 0 || db::count_teams(c)? == 0))
@@ -95,7 +95,7 @@ pub async fn bootstrap(state: &AppState) -> Result<()> {
 }
 
 /// The hash an unknown username is checked against (computed once per process).
-async fn dummy_hash(state: &AppState) -> Result<String> {
+async fn dummy_hash(state: &Core) -> Result<String> {
     if let Some(h) = state.dtrack.dummy_hash.get() {
         return Ok(h.clone());
     }
@@ -120,7 +120,7 @@ fn login_error(cause: &'static str) -> Error {
 /// username with too many recent wrong passwords is refused (429) before any check, even with
 /// the right password, as the chat login does.
 async fn check_password(
-    state: &AppState,
+    state: &Core,
     username: &str,
     password: &str,
     allow_forced: bool,
@@ -161,7 +161,7 @@ async fn check_password(
 
 /// `POST /user/login`: a JWT for valid credentials, bound to the current password (see
 /// [`jwt::password_stamp`]) so that a password change revokes it.
-pub async fn login(state: &AppState, username: &str, password: &str) -> Result<String> {
+pub async fn login(state: &Core, username: &str, password: &str) -> Result<String> {
     let user = check_password(state, username, password, false).await?;
     let id = user.id;
     let perms = state.db.read(move |c| db::user_permissions(c, id)).await?;
@@ -178,7 +178,7 @@ pub async fn login(state: &AppState, username: &str, password: &str) -> Result<S
 
 /// `POST /user/forceChangePassword`: sets a new password after checking the old one.
 pub async fn change_password(
-    state: &AppState,
+    state: &Core,
     username: &str,
     password: &str,
     new_password: &str,
@@ -213,7 +213,7 @@ fn unauthorized() -> Error {
 
 /// Authenticates an API key. Verified keys are cached per generation, so the hot path costs a
 /// map lookup, not a hash.
-pub async fn authenticate_key(state: &AppState, key: &str) -> Result<Arc<Principal>> {
+pub async fn authenticate_key(state: &Core, key: &str) -> Result<Arc<Principal>> {
     let dt = &state.dtrack;
     let read_at = dt.generation();
     if let Some(p) = dt.keys.get(key, read_at) {
@@ -224,7 +224,7 @@ pub async fn authenticate_key(state: &AppState, key: &str) -> Result<Arc<Princip
 
 /// Notes that an API key was used now; [`flush_key_usage`] records it as `lastUsed`. Upstream
 /// tracks keys on requests that pass its authentication filter (not on badges).
-pub fn note_key_use(state: &AppState, who: &Principal) {
+pub fn note_key_use(state: &Core, who: &Principal) {
     if let PrincipalKind::ApiKey { id } = who.kind
         && let Ok(mut m) = state.dtrack.key_usage.lock()
     {
@@ -233,7 +233,7 @@ pub fn note_key_use(state: &AppState, who: &Principal) {
 }
 
 /// Writes the noted key uses (upstream flushes every 30 seconds).
-pub async fn flush_key_usage(state: &AppState) -> Result<()> {
+pub async fn flush_key_usage(state: &Core) -> Result<()> {
     let used: Vec<(i64, i64)> = match state.dtrack.key_usage.lock() {
         Ok(mut m) => m.drain().collect(),
         Err(_) => return Ok(()),
@@ -254,7 +254,7 @@ pub async fn flush_key_usage(state: &AppState) -> Result<()> {
 }
 
 /// Flushes key uses every 30 seconds until `stop`, and once more then.
-pub async fn key_usage_worker(state: Arc<AppState>, mut stop: tokio::sync::watch::Receiver<bool>) {
+pub async fn key_usage_worker(state: Arc<Core>, mut stop: tokio::sync::watch::Receiver<bool>) {
     loop {
         let stopping = tokio::select! {
             _ = tokio::time::sleep(std::time::Duration::from_secs(30)) => false,
@@ -269,7 +269,7 @@ pub async fn key_usage_worker(state: Arc<AppState>, mut stop: tokio::sync::watch
     }
 }
 
-async fn verify_key(state: &AppState, key: &str, read_at: u64) -> Result<Arc<Principal>> {
+async fn verify_key(state: &Core, key: &str, read_at: u64) -> Result<Arc<Principal>> {
     let dt = &state.dtrack;
     let Some(decoded) = keys::decode(key) else {
         return Err(unauthorized());
@@ -305,7 +305,7 @@ async fn verify_key(state: &AppState, key: &str, read_at: u64) -> Result<Arc<Pri
 /// Authenticates a bearer token; the user must still exist, not be suspended, and have the
 /// password the token was issued under (any password change revokes earlier tokens).
 /// Permissions come from the database, not the token.
-pub async fn authenticate_jwt(state: &AppState, token: &str) -> Result<Arc<Principal>> {
+pub async fn authenticate_jwt(state: &Core, token: &str) -> Result<Arc<Principal>> {
     let key = state.dtrack.secret_key();
     let claims = jwt::verify(key, token, crate::time::now_secs()).ok_or_else(unauthorized)?;
     let stamp = claims.pwd.clone().ok_or_else(unauthorized)?;
@@ -336,12 +336,12 @@ pub async fn authenticate_jwt(state: &AppState, token: &str) -> Result<Arc<Princ
     Ok(Arc::new(principal))
 }
 
-pub async fn teams(state: &AppState) -> Result<Vec<Team>> {
+pub async fn teams(state: &Core) -> Result<Vec<Team>> {
     state.db.read(db::teams).await
 }
 
 /// A team by uuid; 404 `The team could not be found.`
-pub async fn team(state: &AppState, uuid: &str) -> Result<Team> {
+pub async fn team(state: &Core, uuid: &str) -> Result<Team> {
     let uuid = uuid.to_string();
     state
         .db
@@ -355,7 +355,7 @@ pub async fn team(state: &AppState, uuid: &str) -> Result<Team> {
 
 /// Creates a team with permissions and, if asked, one API key (returned with its full key).
 pub async fn create_team(
-    state: &AppState,
+    state: &Core,
     name: &str,
     permissions: PermSet,
     with_key: bool,
@@ -399,7 +399,7 @@ fn insert_key(tx: &rusqlite::Connection, team: TeamId) -> Result<ApiKey> {
     })
 }
 
-pub async fn rename_team(state: &AppState, uuid: &str, name: &str) -> Result<Team> {
+pub async fn rename_team(state: &Core, uuid: &str, name: &str) -> Result<Team> {
     let (uuid, name) = (uuid.to_string(), name.to_string());
     write(state, move |tx| {
         let id = db::team_id_by_uuid(tx, &uuid)?.ok_or_else(|| Error::not_found(TEAM_NOT_FOUND))?;
@@ -410,7 +410,7 @@ pub async fn rename_team(state: &AppState, uuid: &str, name: &str) -> Result<Tea
 }
 
 /// Deletes a team with its keys and mappings.
-pub async fn delete_team(state: &AppState, uuid: &str) -> Result<()> {
+pub async fn delete_team(state: &Core, uuid: &str) -> Result<()> {
     let uuid = uuid.to_string();
     write(state, move |tx| {
         let id = db::team_id_by_uuid(tx, &uuid)?.ok_or_else(|| Error::not_found(TEAM_NOT_FOUND))?;
@@ -420,7 +420,7 @@ pub async fn delete_team(state: &AppState, uuid: &str) -> Result<()> {
 }
 
 /// `PUT /team/{uuid}/key`: a new key for the team, returned once in full.
-pub async fn create_key(state: &AppState, team_uuid: &str) -> Result<ApiKey> {
+pub async fn create_key(state: &Core, team_uuid: &str) -> Result<ApiKey> {
     let uuid = team_uuid.to_string();
     write(state, move |tx| {
         let id = db::team_id_by_uuid(tx, &uuid)?.ok_or_else(|| Error::not_found(TEAM_NOT_FOUND))?;
@@ -430,7 +430,7 @@ pub async fn create_key(state: &AppState, team_uuid: &str) -> Result<ApiKey> {
 }
 
 /// `DELETE /team/key/{publicIdOrKey}`: by public id, or by a full key.
-pub async fn delete_key(state: &AppState, public_id_or_key: &str) -> Result<()> {
+pub async fn delete_key(state: &Core, public_id_or_key: &str) -> Result<()> {
     let given = public_id_or_key.to_string();
     write(state, move |tx| {
         if db::delete_api_key(tx, &given)? {
@@ -448,7 +448,7 @@ pub async fn delete_key(state: &AppState, public_id_or_key: &str) -> Result<()> 
 
 /// Grants (or revokes) a permission to a team; `NotModified` if nothing changes.
 pub async fn set_team_permission(
-    state: &AppState,
+    state: &Core,
     permission: &str,
     team_uuid: &str,
     grant: bool,
@@ -472,7 +472,7 @@ pub async fn set_team_permission(
 }
 
 /// The team of an API-key principal (`GET /team/self`).
-pub async fn own_team(state: &AppState, who: &Principal) -> Result<Team> {
+pub async fn own_team(state: &Core, who: &Principal) -> Result<Team> {
     if !matches!(who.kind, PrincipalKind::ApiKey { .. }) {
         return Err(Error::bad_request("Invalid API key supplied."));
     }

@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use crate::app::AppState;
 use crate::db::dtrack_findings as db;
 use crate::db::dtrack_portfolio as pdb;
 use crate::db::dtrack_projects as more;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::ids::{ProjectId, TeamId};
 
@@ -133,8 +133,8 @@ pub fn record(c: &rusqlite::Connection, project: ProjectId) -> Result<()> {
 }
 
 /// `GET /metrics/project/{uuid}/refresh`: records a new snapshot.
-pub async fn refresh(state: &AppState, who: &Principal, uuid: &str) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn refresh(state: &Core, who: &Principal, uuid: &str) -> Result<()> {
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let id = visible_project(tx, acl, &who, &uuid)?;
@@ -144,12 +144,8 @@ pub async fn refresh(state: &AppState, who: &Principal, uuid: &str) -> Result<()
 }
 
 /// `GET /metrics/project/{uuid}/current`: the latest snapshot, if any.
-pub async fn current(
-    state: &AppState,
-    who: &Principal,
-    uuid: &str,
-) -> Result<Option<ProjectMetrics>> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn current(state: &Core, who: &Principal, uuid: &str) -> Result<Option<ProjectMetrics>> {
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -167,7 +163,7 @@ pub enum BadgeTarget {
 }
 
 /// The badge facts of a project (cached until the next write); 404 if there is no project.
-pub async fn badge_facts(state: &AppState, target: BadgeTarget) -> Result<Arc<BadgeFacts>> {
+pub async fn badge_facts(state: &Core, target: BadgeTarget) -> Result<Arc<BadgeFacts>> {
     let key = match &target {
         BadgeTarget::Uuid(u) => u.clone(),
         BadgeTarget::NameVersion(n, v) => format!("{n}\0{v}"),

@@ -9,9 +9,9 @@ use std::collections::HashSet;
 
 use rusqlite::Connection;
 
-use crate::app::AppState;
 use crate::db::dtrack_policies as db;
 use crate::db::dtrack_portfolio as pdb;
+use crate::domain::core::Core;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::ProjectId;
 
@@ -69,11 +69,11 @@ fn evaluate_all(c: &Connection) -> Result<()> {
     Ok(())
 }
 
-pub async fn policies(state: &AppState) -> Result<Vec<Policy>> {
+pub async fn policies(state: &Core) -> Result<Vec<Policy>> {
     state.db.read(db::policies).await
 }
 
-pub async fn policy(state: &AppState, uuid: &str) -> Result<Policy> {
+pub async fn policy(state: &Core, uuid: &str) -> Result<Policy> {
     let uuid = uuid.to_string();
     state
         .db
@@ -99,7 +99,7 @@ fn conflict() -> Error {
     )
 }
 
-pub async fn create_policy(state: &AppState, f: PolicyFields) -> Result<Policy> {
+pub async fn create_policy(state: &Core, f: PolicyFields) -> Result<Policy> {
     write(state, move |tx| {
         if db::policy_name_taken(tx, &f.name, -1)? {
             return Err(conflict());
@@ -120,7 +120,7 @@ pub async fn create_policy(state: &AppState, f: PolicyFields) -> Result<Policy> 
     .await
 }
 
-pub async fn update_policy(state: &AppState, uuid: &str, f: PolicyFields) -> Result<Policy> {
+pub async fn update_policy(state: &Core, uuid: &str, f: PolicyFields) -> Result<Policy> {
     let uuid = uuid.to_string();
     write(state, move |tx| {
         let mut p =
@@ -140,7 +140,7 @@ pub async fn update_policy(state: &AppState, uuid: &str, f: PolicyFields) -> Res
     .await
 }
 
-pub async fn delete_policy(state: &AppState, uuid: &str) -> Result<()> {
+pub async fn delete_policy(state: &Core, uuid: &str) -> Result<()> {
     let uuid = uuid.to_string();
     write(state, move |tx| {
         let p = db::policy_by_uuid(tx, &uuid)?
@@ -153,7 +153,7 @@ pub async fn delete_policy(state: &AppState, uuid: &str) -> Result<()> {
 
 /// `PUT /policy/{uuid}/condition`: adds a condition and re-evaluates the portfolio.
 pub async fn add_condition(
-    state: &AppState,
+    state: &Core,
     policy: &str,
     subject: &str,
     operator: &str,
@@ -181,7 +181,7 @@ pub async fn add_condition(
 
 /// `POST /policy/condition`: changes a condition.
 pub async fn update_condition(
-    state: &AppState,
+    state: &Core,
     uuid: &str,
     subject: &str,
     operator: &str,
@@ -206,7 +206,7 @@ pub async fn update_condition(
     .await
 }
 
-pub async fn delete_condition(state: &AppState, uuid: &str) -> Result<()> {
+pub async fn delete_condition(state: &Core, uuid: &str) -> Result<()> {
     let uuid = uuid.to_string();
     write(state, move |tx| {
         let cond = db::condition_by_uuid(tx, &uuid)?
@@ -219,14 +219,14 @@ pub async fn delete_condition(state: &AppState, uuid: &str) -> Result<()> {
 
 /// `GET /violation/project/{uuid}`.
 pub async fn violations(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     project: &str,
     suppressed: bool,
     offset: i64,
     limit: Option<i64>,
 ) -> Result<(Vec<PolicyViolation>, i64)> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     state
         .db
@@ -241,7 +241,7 @@ pub async fn violations(
 /// comments (`OLD → NEW`, `Suppressed`/`Unsuppressed`, then the comment). Users comment under
 /// their username; API keys comment anonymously, as upstream.
 pub async fn analyze_violation(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     component: &str,
     violation: &str,

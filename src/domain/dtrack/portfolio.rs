@@ -3,10 +3,10 @@
 //!
 //! Error texts are upstream's. Must not touch HTTP types or SQL.
 
-use crate::app::AppState;
 use crate::db::dtrack_identity as idb;
 use crate::db::dtrack_portfolio as db;
 use crate::db::dtrack_portfolio::ProjectQuery;
+use crate::domain::core::Core;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{ProjectId, TeamId};
 
@@ -110,12 +110,8 @@ fn conflict(msg: &'static str) -> Error {
 }
 
 /// `PUT /project`: creates a project; under the ACL an API key's team gets mapped to it.
-pub async fn create_project(
-    state: &AppState,
-    who: &Principal,
-    f: ProjectFields,
-) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn create_project(state: &Core, who: &Principal, f: ProjectFields) -> Result<Project> {
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         if db::project_id_by_name(tx, &f.name, f.version.as_deref())?.is_some() {
@@ -176,12 +172,12 @@ pub async fn create_project(
 
 /// `POST /project`: updates the project named by `uuid`.
 pub async fn update_project(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     uuid: &str,
     f: ProjectFields,
 ) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let cur = visible(
@@ -292,8 +288,8 @@ pub fn apply_update(
 }
 
 /// `GET /project/{uuid}`: with children; ACL-checked.
-pub async fn project(state: &AppState, who: &Principal, uuid: &str) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn project(state: &Core, who: &Principal, uuid: &str) -> Result<Project> {
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -315,12 +311,12 @@ pub async fn project(state: &AppState, who: &Principal, uuid: &str) -> Result<Pr
 
 /// `GET /project/lookup`: by exact name and version; ACL-checked; no children.
 pub async fn lookup(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     name: &str,
     version: Option<&str>,
 ) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, name, version) = (who.clone(), name.to_string(), version.map(str::to_string));
     state
         .db
@@ -351,7 +347,7 @@ fn attach_metrics_and_versions(c: &rusqlite::Connection, p: &mut Project) -> Res
 /// A project listing; root listings carry children as upstream's `ALL` fetch group does, and
 /// `with_metrics` adds each project's latest metrics.
 pub async fn list(
-    state: &AppState,
+    state: &Core,
     q: ProjectQuery,
     with_metrics: bool,
 ) -> Result<(Vec<Project>, i64)> {
@@ -373,8 +369,8 @@ pub async fn list(
 }
 
 /// `DELETE /project/{uuid}`: with its children, components and findings.
-pub async fn delete_project(state: &AppState, who: &Principal, uuid: &str) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn delete_project(state: &Core, who: &Principal, uuid: &str) -> Result<()> {
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let id = visible(
@@ -391,7 +387,7 @@ pub async fn delete_project(state: &AppState, who: &Principal, uuid: &str) -> Re
 }
 
 /// `PUT /acl/mapping`.
-pub async fn add_mapping(state: &AppState, team: &str, project: &str) -> Result<()> {
+pub async fn add_mapping(state: &Core, team: &str, project: &str) -> Result<()> {
     let (team, project) = (team.to_string(), project.to_string());
     write(state, move |tx| {
         let t = idb::team_id_by_uuid(tx, &team)?;
@@ -410,7 +406,7 @@ pub async fn add_mapping(state: &AppState, team: &str, project: &str) -> Result<
 }
 
 /// `DELETE /acl/mapping/team/{t}/project/{p}`: idempotent.
-pub async fn remove_mapping(state: &AppState, team: &str, project: &str) -> Result<()> {
+pub async fn remove_mapping(state: &Core, team: &str, project: &str) -> Result<()> {
     let (team, project) = (team.to_string(), project.to_string());
     write(state, move |tx| {
         let t = idb::team_id_by_uuid(tx, &team)?;
@@ -426,7 +422,7 @@ pub async fn remove_mapping(state: &AppState, team: &str, project: &str) -> Resu
 }
 
 /// The team id of a team uuid for listings; 404 with the ACL listing's text.
-pub async fn team_for_listing(state: &AppState, uuid: &str) -> Result<TeamId> {
+pub async fn team_for_listing(state: &Core, uuid: &str) -> Result<TeamId> {
     let uuid = uuid.to_string();
     state
         .db
@@ -437,12 +433,12 @@ pub async fn team_for_listing(state: &AppState, uuid: &str) -> Result<TeamId> {
 
 /// `PUT /component/project/{uuid}`.
 pub async fn create_component(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     project: &str,
     mut f: Component,
 ) -> Result<Component> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     write(state, move |tx| {
         let p = visible(
@@ -470,12 +466,8 @@ pub async fn create_component(
 }
 
 /// `POST /component`: updates the component named by `f.uuid`.
-pub async fn update_component(
-    state: &AppState,
-    who: &Principal,
-    f: Component,
-) -> Result<Component> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn update_component(state: &Core, who: &Principal, f: Component) -> Result<Component> {
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         let (cur, project) = visible(
@@ -502,8 +494,8 @@ pub async fn update_component(
 }
 
 /// `GET /component/{uuid}`.
-pub async fn component(state: &AppState, who: &Principal, uuid: &str) -> Result<Component> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn component(state: &Core, who: &Principal, uuid: &str) -> Result<Component> {
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -522,8 +514,8 @@ pub async fn component(state: &AppState, who: &Principal, uuid: &str) -> Result<
 }
 
 /// `DELETE /component/{uuid}`.
-pub async fn delete_component(state: &AppState, who: &Principal, uuid: &str) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn delete_component(state: &Core, who: &Principal, uuid: &str) -> Result<()> {
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let (comp, project) = visible(
@@ -542,13 +534,13 @@ pub async fn delete_component(state: &AppState, who: &Principal, uuid: &str) -> 
 
 /// `GET /component/project/{uuid}`: a page of components and the total.
 pub async fn components(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     project: &str,
     offset: i64,
     limit: Option<i64>,
 ) -> Result<(Vec<Component>, i64)> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     state
         .db

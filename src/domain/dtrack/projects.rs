@@ -4,10 +4,10 @@
 //!
 //! Error texts are upstream's. Must not touch HTTP types or SQL.
 
-use crate::app::AppState;
 use crate::db::dtrack_clone as clone;
 use crate::db::dtrack_portfolio as db;
 use crate::db::dtrack_projects as more;
+use crate::domain::core::Core;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::dtrack::{
     CloneRequest, Principal, PrincipalKind, Project, ProjectFields, ProjectPatch, ProjectProperty,
@@ -48,12 +48,12 @@ fn fields_of(p: &Project) -> ProjectFields {
 /// `PATCH /project/{uuid}`: changes only what was sent. `None` when nothing changed
 /// (upstream answers 304).
 pub async fn patch_project(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     uuid: &str,
     patch: ProjectPatch,
 ) -> Result<Option<Project>> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     write(state, move |tx| {
         let cur = visible(
@@ -135,12 +135,8 @@ pub async fn patch_project(
 
 /// `PUT /project/clone`: copies the project, done by the time the token is answered (the
 /// token then reports "not processing"). Returns the clone.
-pub async fn clone_project(
-    state: &AppState,
-    who: &Principal,
-    req: CloneRequest,
-) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn clone_project(state: &Core, who: &Principal, req: CloneRequest) -> Result<Project> {
+    let acl = state.config.dtrack.acl_enabled;
     let who = who.clone();
     write(state, move |tx| {
         let source = visible(
@@ -195,8 +191,8 @@ pub async fn clone_project(
 }
 
 /// `GET /project/latest/{name}`: the version flagged latest; 404, or 403 under the ACL.
-pub async fn latest(state: &AppState, who: &Principal, name: &str) -> Result<Project> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn latest(state: &Core, who: &Principal, name: &str) -> Result<Project> {
+    let acl = state.config.dtrack.acl_enabled;
     let (who, name) = (who.clone(), name.to_string());
     state
         .db
@@ -219,11 +215,11 @@ pub async fn latest(state: &AppState, who: &Principal, name: &str) -> Result<Pro
 
 /// The project a children listing is for: 404 with the UUID text, 403 under the ACL.
 pub async fn parent_for_children(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     uuid: &str,
 ) -> Result<crate::ids::ProjectId> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -319,7 +315,7 @@ fn stored_value(
 /// Rewrites property values sealed in the old `sealed:v1:` form in the current one, in one
 /// write, at start. A value that does not open under this installation's key is left as it
 /// is (and logged once by count); returns how many were rewritten.
-pub async fn reseal_legacy_properties(state: &AppState) -> Result<usize> {
+pub async fn reseal_legacy_properties(state: &Core) -> Result<usize> {
     let key = state.dtrack.secret_key().to_vec();
     let (done, unreadable) = write(state, move |tx| {
         let (mut done, mut unreadable) = (0, 0);
@@ -353,12 +349,8 @@ pub async fn reseal_legacy_properties(state: &AppState) -> Result<usize> {
 }
 
 /// `GET /project/{uuid}/property`.
-pub async fn properties(
-    state: &AppState,
-    who: &Principal,
-    uuid: &str,
-) -> Result<Vec<ProjectProperty>> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn properties(state: &Core, who: &Principal, uuid: &str) -> Result<Vec<ProjectProperty>> {
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     state
         .db
@@ -371,12 +363,12 @@ pub async fn properties(
 
 /// `PUT /project/{uuid}/property`: 409 when the group and name exist.
 pub async fn create_property(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     uuid: &str,
     mut p: ProjectProperty,
 ) -> Result<ProjectProperty> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     // On creation there is no earlier value a placeholder could stand for: it is sealed as sent.
     p.value = stored_value(state.dtrack.secret_key(), &p.kind, p.value.as_deref(), "")?.flatten();
@@ -402,13 +394,13 @@ pub async fn create_property(
 /// `POST /project/{uuid}/property`: sets the value of an existing property (its type is the
 /// stored one); 304 when an ENCRYPTEDSTRING's placeholder is sent back.
 pub async fn update_property(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     uuid: &str,
     p: ProjectProperty,
     placeholder: &'static str,
 ) -> Result<ProjectProperty> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid) = (who.clone(), uuid.to_string());
     let key = state.dtrack.secret_key().to_vec();
     write(state, move |tx| {
@@ -430,13 +422,13 @@ pub async fn update_property(
 
 /// `DELETE /project/{uuid}/property`.
 pub async fn delete_property(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     uuid: &str,
     group: &str,
     name: &str,
 ) -> Result<()> {
-    let acl = state.config.deptrack.acl_enabled;
+    let acl = state.config.dtrack.acl_enabled;
     let (who, uuid, group, name) = (
         who.clone(),
         uuid.to_string(),

@@ -12,8 +12,8 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use rand::RngExt as _;
 
-use crate::app::AppState;
 use crate::db::WriteTx;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 
 /// Entries kept per cache before it is emptied (bounds memory under key-guessing traffic).
@@ -119,7 +119,7 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Runs a Dependency-Track write and invalidates every cache once it has committed.
-pub async fn write<T, F>(state: &AppState, f: F) -> Result<T>
+pub async fn write<T, F>(state: &Core, f: F) -> Result<T>
 where
     T: Send + 'static,
     F: FnOnce(&mut WriteTx<'_>) -> Result<T> + Send + 'static,

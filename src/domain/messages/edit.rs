@@ -8,11 +8,11 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::app::AppState;
 use crate::db::{channels as channels_db, messages as db};
 use crate::db::{
     conversations as conversations_db, message_edits as edits_db, topics as topics_db,
 };
+use crate::domain::core::Core;
 use crate::domain::{notices, realm_settings};
 use crate::error::{Error, Result};
 use crate::events::{ContentEdit, Event, MessageMove};
@@ -90,7 +90,7 @@ struct MoveFacts {
 }
 
 /// `PATCH /messages/{id}`.
-pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest) -> Result<()> {
+pub async fn edit(state: &Core, user: &User, id: MessageId, req: EditRequest) -> Result<()> {
     if req.content.is_none() && req.topic.is_none() && req.channel_id.is_none() {
         return Err(Error::bad_request("Nothing to change"));
     }
@@ -380,7 +380,7 @@ pub async fn edit(state: &AppState, user: &User, id: MessageId, req: EditRequest
 }
 
 /// `DELETE /messages/{id}`.
-pub async fn delete(state: &AppState, user: &User, id: MessageId) -> Result<()> {
+pub async fn delete(state: &Core, user: &User, id: MessageId) -> Result<()> {
     let user = user.clone();
     let removed = state
         .db
@@ -431,7 +431,7 @@ pub async fn delete(state: &AppState, user: &User, id: MessageId) -> Result<()> 
 /// `POST /streams/{id}/delete_topic`: deletes the topic's messages newest first, in batches,
 /// until done (true) or out of time (false; the client repeats the request).
 pub async fn delete_topic(
-    state: &AppState,
+    state: &Core,
     user: &User,
     channel: ChannelId,
     topic: String,
@@ -491,7 +491,7 @@ pub struct HistoryEntry {
 }
 
 /// `GET /messages/{id}/history`: every state of the message, oldest first.
-pub async fn history(state: &AppState, user: &User, id: MessageId) -> Result<Vec<HistoryEntry>> {
+pub async fn history(state: &Core, user: &User, id: MessageId) -> Result<Vec<HistoryEntry>> {
     let user = user.clone();
     state
         .db

@@ -6,13 +6,13 @@ use std::collections::HashMap;
 
 use rusqlite::Connection;
 
-use crate::app::AppState;
 use crate::db::message_narrows::{self as narrows_db, Side, ViewedRow};
 use crate::db::{channels as channels_db, users as users_db};
 use crate::db::{
     conversations as conversations_db, message_edits as edits_db, reactions as reactions_db,
     topics as topics_db,
 };
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::ids::{ChannelId, ConversationId, MessageId, UserId};
 use crate::model::{Message, MessageEdit, Reaction, Submessage, User, flags as bits, wildcard};
@@ -206,7 +206,7 @@ fn bundle(
 }
 
 /// `GET /messages` with an anchor and range.
-pub async fn fetch(state: &AppState, viewer: &User, range: Range, narrow: Narrow) -> Result<Page> {
+pub async fn fetch(state: &Core, viewer: &User, range: Range, narrow: Narrow) -> Result<Page> {
     if range.num_before < 0 || range.num_after < 0 {
         return Err(Error::bad_request(
             "num_before and num_after must not be negative",
@@ -288,12 +288,7 @@ fn fetch_sync(
 }
 
 /// `GET /messages` with `message_ids`: those the viewer may read, in id order.
-pub async fn fetch_ids(
-    state: &AppState,
-    viewer: &User,
-    ids: Vec<i64>,
-    narrow: Narrow,
-) -> Result<Page> {
+pub async fn fetch_ids(state: &Core, viewer: &User, ids: Vec<i64>, narrow: Narrow) -> Result<Page> {
     let viewer = viewer.clone();
     let host = state.config.realm_host().to_string();
     state
@@ -321,7 +316,7 @@ pub fn one_unchecked(c: &rusqlite::Connection, viewer: &User, id: MessageId) -> 
     bundle(c, viewer, rows, &[])
 }
 
-pub async fn fetch_one(state: &AppState, viewer: &User, id: MessageId) -> Result<Bundle> {
+pub async fn fetch_one(state: &Core, viewer: &User, id: MessageId) -> Result<Bundle> {
     let viewer = viewer.clone();
     state
         .db

@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::app::AppState;
 use crate::db::{message_flags as flags_db, topics as topics_db};
 use crate::db::{message_narrows as narrows_db, messages as db};
+use crate::domain::core::Core;
 use crate::error::{Error, ErrorKind, Result};
 use crate::events::Event;
 use crate::ids::{ChannelId, MessageId};
@@ -94,7 +94,7 @@ pub fn distinct_ids(ids: &[i64], max: usize) -> Result<Vec<i64>> {
 /// nothing, then the changes are written in bounded batches, each its own short write, so one
 /// request never holds the writer for long.
 pub async fn update(
-    state: &AppState,
+    state: &Core,
     user: &User,
     ids: &[i64],
     op: &str,
@@ -200,7 +200,7 @@ pub struct NarrowFlagsOutcome {
 /// client continues from `first_processed_id`/`last_processed_id` until `found_oldest` or
 /// `found_newest`); only messages whose flag differs are written, in bounded batches.
 pub async fn update_in_narrow(
-    state: &AppState,
+    state: &Core,
     user: &User,
     mut range: super::fetch::Range,
     narrow: narrow::Narrow,
@@ -247,7 +247,7 @@ pub async fn update_in_narrow(
 }
 
 /// `POST /mark_all_as_read`: returns whether everything was marked within the time budget.
-pub async fn mark_all(state: &AppState, user: &User) -> Result<bool> {
+pub async fn mark_all(state: &Core, user: &User) -> Result<bool> {
     let started = Instant::now();
     let uid = user.id;
     let scopes: Vec<i64> = state
@@ -291,7 +291,7 @@ pub async fn mark_all(state: &AppState, user: &User) -> Result<bool> {
 }
 
 /// `POST /mark_stream_as_read`.
-pub async fn mark_channel(state: &AppState, user: &User, channel: ChannelId) -> Result<()> {
+pub async fn mark_channel(state: &Core, user: &User, channel: ChannelId) -> Result<()> {
     let user = user.clone();
     state
         .db
@@ -315,7 +315,7 @@ pub async fn mark_channel(state: &AppState, user: &User, channel: ChannelId) -> 
 
 /// `POST /mark_topic_as_read`.
 pub async fn mark_topic(
-    state: &AppState,
+    state: &Core,
     user: &User,
     channel: ChannelId,
     topic: String,

@@ -8,7 +8,7 @@
 //! channel the owner may know of then is kept and compared with the message's channel name, so a
 //! queue can wait for a channel created (or joined) later. Must not build SQL.
 
-use crate::app::AppState;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::model::{Message, Narrow, NarrowTerm, Operand, RESOLVED_TOPIC_PREFIX, User};
 
@@ -97,7 +97,7 @@ fn term_matches(t: &NarrowTerm, m: &Message, channel_name: Option<&str>, flags: 
 /// the user they name (by id or by an email `viewer` may use), topics are normalized as stored.
 /// A channel or sender that names nothing stays as given: a channel name then matches by name,
 /// anything else matches no message.
-pub async fn for_queue(state: &AppState, viewer: &User, narrow: Narrow) -> Result<Narrow> {
+pub async fn for_queue(state: &Core, viewer: &User, narrow: Narrow) -> Result<Narrow> {
     if narrow.is_empty() {
         return Ok(narrow);
     }

@@ -1,7 +1,7 @@
 //! Emoji reactions on messages.
 
-use crate::app::AppState;
 use crate::db::reactions as reactions_db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::MessageId;
@@ -64,7 +64,7 @@ fn check_new_reaction(c: &rusqlite::Connection, name: &str, code: &str, rtype: &
 /// reaction with a code someone already reacted with is a vote and keeps that reaction's name;
 /// otherwise the name and code must agree in Zulip's emoji table.
 pub async fn add(
-    state: &AppState,
+    state: &Core,
     user: &User,
     id: MessageId,
     name: String,
@@ -120,7 +120,7 @@ pub async fn add(
 
 /// `DELETE /messages/{id}/reactions`.
 pub async fn remove(
-    state: &AppState,
+    state: &Core,
     user: &User,
     id: MessageId,
     name: Option<String>,

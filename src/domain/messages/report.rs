@@ -1,7 +1,7 @@
 //! Reporting a message to the organization's moderators (`POST /messages/{id}/report`): the
 //! report types, the checks, and the report Notification Bot posts (`notices`).
 
-use crate::app::AppState;
+use crate::domain::core::Core;
 use crate::domain::{notices, realm_settings};
 use crate::error::{Error, Result};
 use crate::ids::MessageId;
@@ -61,7 +61,7 @@ impl ReportType {
 
 /// `user` reports message `id`; the report goes to the moderation requests channel.
 pub async fn report(
-    state: &AppState,
+    state: &Core,
     user: &User,
     id: MessageId,
     kind: ReportType,

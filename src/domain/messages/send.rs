@@ -8,12 +8,12 @@
 use rusqlite::Connection;
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::db::{WriteTx, channels as channels_db, messages as db, users as users_db};
 use crate::db::{
     conversations as conversations_db, message_flags as flags_db, topics as topics_db,
 };
 use crate::domain::channels::{self, UserRefArg};
+use crate::domain::core::Core;
 use crate::domain::emails;
 use crate::error::{Error, Result};
 use crate::events::Event;
@@ -430,7 +430,7 @@ fn compose(c: &Connection, sender: &User, m: Composed, realm_url: &str) -> Resul
 }
 
 /// Sends a message.
-pub async fn send(state: &AppState, sender: &User, new: NewMessage) -> Result<Sent> {
+pub async fn send(state: &Core, sender: &User, new: NewMessage) -> Result<Sent> {
     let content = normalize_content(&new.content)?;
     let reader = sender.clone();
     let realm_url = state.config.chat.external_url.clone();

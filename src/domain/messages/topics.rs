@@ -1,7 +1,7 @@
 //! Topics: listing a channel's topics and per-user topic visibility (mute, follow).
 
-use crate::app::AppState;
 use crate::db::{channels as channels_db, topics as db};
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::ChannelId;
@@ -12,7 +12,7 @@ use super::send::MAX_TOPIC_LENGTH;
 
 /// `GET /users/me/{stream_id}/topics`: (name, newest message id), newest first, names as in
 /// the newest message of each case-insensitive group, counting only readable messages.
-pub async fn list(state: &AppState, user: &User, channel: ChannelId) -> Result<Vec<(String, i64)>> {
+pub async fn list(state: &Core, user: &User, channel: ChannelId) -> Result<Vec<(String, i64)>> {
     let user = user.clone();
     state
         .db
@@ -33,7 +33,7 @@ pub enum ChannelRef {
 /// Sets a user's visibility policy (0 inherit, 1 muted, 2 unmuted, 3 followed) for a topic,
 /// which need not have messages.
 pub async fn set_policy(
-    state: &AppState,
+    state: &Core,
     user: &User,
     channel: ChannelRef,
     topic: String,

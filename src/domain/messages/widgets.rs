@@ -6,8 +6,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::app::AppState;
 use crate::db::submessages as db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::MessageId;
@@ -153,7 +153,7 @@ fn check_data(widget: &str, data: &Value, is_author: bool) -> Result<()> {
 
 /// `POST /submessage`: attaches `content` (JSON text) to a message the caller can read.
 pub async fn add(
-    state: &AppState,
+    state: &Core,
     user: &User,
     message: MessageId,
     msg_type: String,

@@ -9,8 +9,8 @@ pub mod values;
 
 use serde_json::{Map, Value};
 
-use crate::app::AppState;
 use crate::db::profile_fields as db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::ids::ProfileFieldId;
@@ -57,12 +57,12 @@ pub struct NewField {
     pub editable_by_user: bool,
 }
 
-pub async fn list(state: &AppState) -> Result<Vec<ProfileField>> {
+pub async fn list(state: &Core) -> Result<Vec<ProfileField>> {
     state.db.read(db::all).await
 }
 
 /// Creates a field on an administrator's request; returns its id.
-pub async fn create(state: &AppState, actor: &User, new: NewField) -> Result<ProfileFieldId> {
+pub async fn create(state: &Core, actor: &User, new: NewField) -> Result<ProfileFieldId> {
     if !actor.role.is_admin() {
         return Err(Error::not_admin());
     }

@@ -29,7 +29,7 @@ impl Dt {
 
     pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> Dt {
         let server = TestServer::start_with(|c| {
-            c.deptrack.enabled = true;
+            c.dtrack.enabled = true;
             adjust(c);
         })
         .await;

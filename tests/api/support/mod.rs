@@ -33,7 +33,7 @@ pub use org::{Org, narrow_reply, org, org_with};
 
 pub struct TestServer {
     pub addr: SocketAddr,
-    /// The Dependency-Track listener, when `[deptrack] enabled`.
+    /// The Dependency-Track listener, when `[dtrack] enabled`.
     pub dt_addr: Option<SocketAddr>,
     /// The `/metrics` and `/health` listener, when `[metrics] enabled`.
     pub metrics_addr: Option<SocketAddr>,
@@ -137,7 +137,7 @@ impl TestServer {
             ..Config::default()
         };
         cfg.chat.listen = "127.0.0.1:0".parse().unwrap();
-        cfg.deptrack.listen = "127.0.0.1:0".parse().unwrap();
+        cfg.dtrack.listen = "127.0.0.1:0".parse().unwrap();
         cfg.chat.external_url = "http://outpost.test".into();
         cfg.database.synchronous = outpost::config::Synchronous::Normal;
         // Tests send far more than a person would; the limits have their own tests.
@@ -156,7 +156,7 @@ impl TestServer {
         .expect("server starts");
         TestServer {
             addr: server.chat_addr,
-            dt_addr: server.deptrack_addr,
+            dt_addr: server.dtrack_addr,
             metrics_addr: server.metrics_addr,
             state: Arc::clone(&server.state),
             stop: Some(stop),

@@ -1,7 +1,7 @@
 //! Fetching OSV's exports on a schedule: for each configured ecosystem, `GET
-//! <[deptrack.osv] base_url>/<ecosystem>/all.zip` (HTTP/1.1 over TCP, TLS with the Web PKI roots for
+//! <[dtrack.osv] base_url>/<ecosystem>/all.zip` (HTTP/1.1 over TCP, TLS with the Web PKI roots for
 //! `https://`), streamed to a temporary file in the data directory within
-//! [`MAX_DOWNLOAD_BYTES`], then imported as `deptrack import-osv` would. Once an ecosystem has
+//! [`MAX_DOWNLOAD_BYTES`], then imported as `dtrack import-osv` would. Once an ecosystem has
 //! been imported whole, later runs read its `modified_id.csv` and fetch only the records
 //! changed since (`<ID>.json`), falling back to the whole export when the list is missing.
 //!
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::app::AppState;
+use crate::domain::core::Core;
 
 /// Largest export downloaded (npm's is the largest, well below this).
 pub const MAX_DOWNLOAD_BYTES: u64 = 2 * 1024 * 1024 * 1024;
@@ -229,12 +229,12 @@ fn safe_id(id: &str) -> bool {
 /// The ids of `modified_id.csv` (`<RFC 3339 time>,<id>`, newest first) that are newer than
 /// what is stored, up to the first one already current; `None` when the list is unusable or
 /// names more than [`MAX_INCREMENTAL`] changes.
-async fn changed_ids(state: &AppState, csv: &Path) -> Option<Vec<String>> {
+async fn changed_ids(state: &Core, csv: &Path) -> Option<Vec<String>> {
     let text = std::fs::read_to_string(csv).ok()?;
     let mut entries = Vec::new();
     for l in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let (time, id) = l.split_once(',')?;
-        let at = super::record::parse_time(time)?;
+        let at = crate::time::parse_rfc3339_millis(time)?;
         if !safe_id(id.trim()) {
             return None;
         }
@@ -246,7 +246,7 @@ async fn changed_ids(state: &AppState, csv: &Path) -> Option<Vec<String>> {
             let mut out = Vec::new();
             for (at, id) in entries {
                 let stored = crate::db::dtrack_osv::record(c, &id)?
-                    .and_then(|(_, m)| super::record::parse_time(&m));
+                    .and_then(|(_, m)| crate::time::parse_rfc3339_millis(&m));
                 if stored.is_some_and(|s| s >= at) {
                     break;
                 }
@@ -264,7 +264,7 @@ async fn changed_ids(state: &AppState, csv: &Path) -> Option<Vec<String>> {
 /// Fetches and imports one ecosystem: after a first whole export, only the records that
 /// `modified_id.csv` lists as changed (each `<ID>.json`); the whole `all.zip` again when the
 /// list is missing or long. Temporary files are removed after.
-pub async fn sync_ecosystem(state: &AppState, base: &str, eco: &str) -> Result<(), String> {
+pub async fn sync_ecosystem(state: &Core, base: &str, eco: &str) -> Result<(), String> {
     let dir = state.config.data_dir.join("osv");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let stem = eco.replace(':', "_");
@@ -287,7 +287,7 @@ async fn get(url: String, dest: PathBuf) -> Result<u64, String> {
 }
 
 async fn sync_into(
-    state: &AppState,
+    state: &Core,
     base: &str,
     eco: &str,
     work: &Path,
@@ -332,10 +332,10 @@ async fn sync_into(
         .map_err(|e| e.to_string())
 }
 
-/// The scheduled fetcher: every `[deptrack.osv] interval`, each configured ecosystem in turn, until
+/// The scheduled fetcher: every `[dtrack.osv] interval`, each configured ecosystem in turn, until
 /// `stop` resolves. Does nothing without a base URL and ecosystems.
-pub async fn worker(state: Arc<AppState>, mut stop: tokio::sync::watch::Receiver<bool>) {
-    let cfg = &state.config.deptrack;
+pub async fn worker(state: Arc<Core>, mut stop: tokio::sync::watch::Receiver<bool>) {
+    let cfg = &state.config.dtrack;
     let base = cfg.osv_base_url.trim_end_matches('/').to_string();
     let ecos = ecosystems(&cfg.osv_ecosystems);
     if base.is_empty() || ecos.is_empty() {

@@ -15,9 +15,9 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use super::record::{self, Advisory};
-use crate::app::AppState;
 use crate::db::dtrack_findings as fdb;
 use crate::db::dtrack_osv as db;
+use crate::domain::core::Core;
 use crate::error::{Error, Result};
 use crate::ids::VulnerabilityId;
 
@@ -274,7 +274,7 @@ fn store_batch(c: &rusqlite::Connection, batch: &[Advisory]) -> Result<Stored> {
 }
 
 /// Imports OSV data from a zip, a JSON record or a directory of them.
-pub async fn import_path(state: &AppState, path: &Path) -> Result<ImportReport> {
+pub async fn import_path(state: &Core, path: &Path) -> Result<ImportReport> {
     if !path.exists() {
         return Err(Error::bad_request(format!(
             "{} does not exist",

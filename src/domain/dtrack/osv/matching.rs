@@ -12,8 +12,8 @@ use rusqlite::Connection;
 
 use super::eval::{AffectedSpec, Verdict, evaluate};
 use super::purl;
-use crate::app::AppState;
 use crate::db::dtrack_osv as db;
+use crate::domain::core::Core;
 use crate::error::Result;
 use crate::ids::{ComponentId, ProjectId, VulnerabilityId};
 use crate::model::dtrack::Principal;
@@ -160,8 +160,8 @@ pub fn recheck_packages(c: &Connection, packages: &HashSet<(String, String)>) ->
 
 /// `POST /finding/project/{uuid}/analyze`: queues a re-analysis of the project; the token is
 /// followed with `GET /event/token/{token}`.
-pub async fn request_analysis(state: &AppState, who: &Principal, project: &str) -> Result<String> {
-    let acl = state.config.deptrack.acl_enabled;
+pub async fn request_analysis(state: &Core, who: &Principal, project: &str) -> Result<String> {
+    let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     let token = uuid::Uuid::new_v4().to_string();
     let tok = token.clone();
@@ -176,7 +176,7 @@ pub async fn request_analysis(state: &AppState, who: &Principal, project: &str) 
 
 /// Runs the oldest queued analysis; false when there was none. A failure is logged and the
 /// request is still marked processed, so it never blocks the queue.
-pub async fn process_next(state: &AppState) -> Result<bool> {
+pub async fn process_next(state: &Core) -> Result<bool> {
     let Some((token, project)) = state.db.read(db::next_analysis_request).await? else {
         return Ok(false);
     };
@@ -198,7 +198,7 @@ pub async fn process_next(state: &AppState) -> Result<bool> {
 }
 
 /// Whether an analysis token is still pending.
-pub async fn is_pending(state: &AppState, token: &str) -> Result<bool> {
+pub async fn is_pending(state: &Core, token: &str) -> Result<bool> {
     let token = token.to_string();
     state
         .db
@@ -208,7 +208,7 @@ pub async fn is_pending(state: &AppState, token: &str) -> Result<bool> {
 
 /// Every match the analyzer could not decide (a version that does not parse under the
 /// ecosystem's comparator, or a package URL without a version): reported by
-/// `outpost deptrack unknown-matches`, never shown as clean.
-pub async fn unknown_matches(state: &AppState) -> Result<Vec<db::UnknownMatch>> {
+/// `outpost dtrack unknown-matches`, never shown as clean.
+pub async fn unknown_matches(state: &Core) -> Result<Vec<db::UnknownMatch>> {
     state.db.read(db::unknown_matches).await
 }

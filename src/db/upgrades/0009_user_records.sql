@@ -1,5 +1,5 @@
--- Records a user keeps on the server for their clients: muted users, message drafts, saved
--- snippets and push-notification devices. All of them belong to one user (`user_id`).
+-- Upgrade 8 -> 9: records a user keeps on the server for their clients: muted users, message
+-- drafts, saved snippets and push-notification devices. All of them belong to one user (`user_id`).
 
 -- Users a user muted, with when (`date_muted`).
 CREATE TABLE muted_users (

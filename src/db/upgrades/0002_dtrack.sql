@@ -1,6 +1,5 @@
--- Dependency-Track tables (schema version 2). Applied after schema.sql to a new database and by
--- the upgrade from version 1, so this file is the one place their DDL lives. Times are epoch
--- milliseconds (`_ms`), as upstream's JSON.
+-- Upgrade 1 -> 2: Dependency-Track tables. Times are epoch milliseconds (`_ms`), as upstream's
+-- JSON.
 
 -- Teams hold permissions and API keys.
 CREATE TABLE dt_teams (

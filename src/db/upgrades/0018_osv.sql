@@ -1,5 +1,4 @@
--- OSV vulnerability data and the internal analyzer's state (schema version 18). Applied after
--- the earlier files to a new database and by the upgrade from version 17.
+-- Upgrade 17 -> 18: OSV vulnerability data and the internal analyzer's state.
 
 -- What OSV records add to a vulnerability: its CVSS v3 base score, last modification, upstream's
 -- references (Markdown list) and CWE numbers (comma-separated).

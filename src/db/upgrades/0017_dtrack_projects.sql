@@ -1,8 +1,7 @@
--- Dependency-Track project details (schema version 17): the descriptive fields DT 4.13 added
--- to projects (authors, manufacturer, supplier, external references: JSON text as the storage
--- layer writes it), the collection tag of AGGREGATE_DIRECT_CHILDREN_WITH_TAG projects, and
--- project properties. Applied after schema.sql to a new database and by the upgrade from
--- version 16, so this file is the one place their DDL lives.
+-- Upgrade 16 -> 17: Dependency-Track project details: the descriptive fields DT 4.13 added to
+-- projects (authors, manufacturer, supplier, external references: JSON text as the storage layer
+-- writes it), the collection tag of AGGREGATE_DIRECT_CHILDREN_WITH_TAG projects, and project
+-- properties.
 ALTER TABLE dt_projects ADD COLUMN authors TEXT;
 ALTER TABLE dt_projects ADD COLUMN manufacturer TEXT;
 ALTER TABLE dt_projects ADD COLUMN supplier TEXT;

@@ -1,4 +1,4 @@
--- Custom emoji and what uploaded images are (schema 16).
+-- Upgrade 15 -> 16: custom emoji and what uploaded images are.
 
 -- The organization's custom emoji. A deactivated emoji stays (old messages and reactions
 -- still show it) and frees its name for a new one. `file_name` (and for an animation

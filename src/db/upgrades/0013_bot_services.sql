@@ -1,8 +1,7 @@
--- Bot services (schema version 13): what an outgoing-webhook bot (type 3) posts to and how,
--- and which embedded bot (type 4) an embedded bot is, with its configuration. One row per bot
--- of those types; generic and incoming-webhook bots have none. Applied after schema.sql to a
--- new database and by the upgrade from version 12, so this file is the one place its DDL lives.
--- Nothing sends webhooks or runs embedded bots yet: the rows are kept for the code that will.
+-- Upgrade 12 -> 13: Bot services: what an outgoing-webhook bot (type 3) posts to and how, and which
+-- embedded bot (type 4) an embedded bot is, with its configuration. One row per bot of those types;
+-- generic and incoming-webhook bots have none. Nothing sends webhooks or runs embedded bots yet:
+-- the rows are kept for the code that will.
 CREATE TABLE bot_services (
     bot_id       INTEGER PRIMARY KEY REFERENCES users (id),
     -- Outgoing webhooks: the URL posted to, 1 (Zulip format) or 2 (Slack format), the token

@@ -1,6 +1,4 @@
--- Invitations (schema version 8): email invitations and reusable invitation links. Applied
--- after schema.sql to a new database and by the upgrade from version 7, so this file is the one
--- place their DDL lives.
+-- Upgrade 7 -> 8: invitations: email invitations and reusable invitation links.
 --
 -- `link_key` is the secret in the signup link (`/join/<key>/`). `status`: 0 open, 1 used (an
 -- email invitation someone signed up with), 2 revoked. `expires` NULL: never expires.

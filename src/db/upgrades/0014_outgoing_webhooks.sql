@@ -1,8 +1,7 @@
--- Outgoing-webhook deliveries (schema version 14): one row per (message, bot) that a message
--- triggered, written in the transaction that stores the message, so a delivery is never lost
--- and survives restarts. A row is deleted in the transaction that posts the bot's answer (or
--- its failure notice). Applied after schema.sql to a new database and by the upgrade from
--- version 13, so this file is the one place its DDL lives.
+-- Upgrade 13 -> 14: outgoing-webhook deliveries: one row per (message, bot) that a message
+-- triggered, written in the transaction that stores the message, so a delivery is never lost and
+-- survives restarts. A row is deleted in the transaction that posts the bot's answer (or its
+-- failure notice).
 CREATE TABLE outgoing_webhook_jobs (
     id         INTEGER PRIMARY KEY,
     bot_id     INTEGER NOT NULL REFERENCES users (id),

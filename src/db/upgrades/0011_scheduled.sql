@@ -1,6 +1,4 @@
--- Scheduled messages and reminders (schema version 11): one row per item the scheduler will
--- deliver. Applied after schema.sql to a new database and by the upgrade from version 10, so
--- this file is the one place their DDL lives.
+-- Upgrade 10 -> 11: scheduled messages and reminders: one row per item the scheduler will deliver.
 --
 -- `kind`: 0 a scheduled message (sent as `sender_id`), 1 a reminder (Notification Bot sends
 -- `content` to `sender_id`; `target_message_id` is the message it links). `channel_id` set: a

@@ -1,6 +1,6 @@
--- Uploaded files (`POST /user_uploads`) and the messages that link them. The file itself lives
--- under the data directory at `uploads/<storage_key>`; the record is written only after the
--- file is complete on disk.
+-- Upgrade 11 -> 12: uploaded files (`POST /user_uploads`) and the messages that link them. The file
+-- itself lives under the data directory at `uploads/<storage_key>`; the record is written only
+-- after the file is complete on disk.
 
 -- `path_id` is the part of the URL after `/user_uploads/` (realm id, two characters, a random
 -- part, the sanitized file name); `storage_key` names the file under `uploads/` (only

@@ -1,5 +1,4 @@
--- Web sessions of the browser client (schema version 20). Applied after schema.sql to a new
--- database and by the upgrade from version 19, so this file is the one place their DDL lives.
+-- Upgrade 19 -> 20: Web sessions of the browser client.
 --
 -- `token_hash` is the SHA-256 (hex) of the cookie's random value; the value itself is never
 -- stored. `csrf_token` is what non-GET `/json` requests must echo in `X-CSRFToken`. Times are

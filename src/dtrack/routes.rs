@@ -1,0 +1,302 @@
+//! THE Dependency-Track route table: one row per endpoint under `/api`, with its method, path,
+//! policy (who may call it, the media types upstream declares, whether it is an upload or
+//! counted against the rate limit) and handler call. `http::route::routes!` turns the rows
+//! into [`Endpoint`], the metrics names, the matcher, the sample paths and [`call`]. Must not
+//! hold handler logic: a row names one handler.
+
+use hyper::Method;
+
+use crate::app::AppState;
+use crate::error::Result;
+use crate::http::Request;
+use crate::http::route::{self, FromSegment, ListOptions, NoRoute, RouteTable};
+use crate::model::dtrack::Principal;
+use crate::model::dtrack::permissions::Permission;
+
+use super::params::Query;
+use super::respond::Out;
+use super::{acl, badges, bom, exchange, findings, identity, policies, portfolio, projects};
+
+/// Who may call an endpoint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Access {
+    /// No credentials needed.
+    Public,
+    /// Any authenticated principal.
+    Authenticated,
+    /// A principal holding this permission.
+    Needs(Permission),
+    /// Badge rules: credentials checked inside (query keys allowed, or none when configured).
+    Badge,
+}
+
+const JSON: &str = "application/json";
+const FORM: &str = "application/x-www-form-urlencoded";
+const MULTIPART: &str = "multipart/form-data";
+const TEXT: &str = "text/plain";
+const SVG: &str = "image/svg+xml";
+
+/// What admission and dispatch need to know about an endpoint, from its row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Policy {
+    pub access: Access,
+    /// The request media type upstream declares (`@Consumes`), if any.
+    pub consumes: Option<&'static str>,
+    /// The media type upstream declares (`@Produces`); plain-text errors are sent under it.
+    pub produces: &'static str,
+    /// A BOM or VEX upload: read within `max_upload_bytes`, counted against the upload slots.
+    pub upload: bool,
+    /// Counted against the rate limit (badges are not: README renderers fetch them through a
+    /// few shared proxies, and they are answered from a cache).
+    pub metered: bool,
+}
+
+impl Policy {
+    const fn of(access: Access) -> Policy {
+        Policy {
+            access,
+            consumes: None,
+            produces: JSON,
+            upload: false,
+            metered: !matches!(access, Access::Badge),
+        }
+    }
+
+    const fn consumes(self, media: &'static str) -> Policy {
+        Policy {
+            consumes: Some(media),
+            ..self
+        }
+    }
+
+    const fn produces(self, media: &'static str) -> Policy {
+        Policy {
+            produces: media,
+            ..self
+        }
+    }
+
+    const fn upload(self) -> Policy {
+        Policy {
+            upload: true,
+            ..self
+        }
+    }
+}
+
+const PUBLIC: Policy = Policy::of(Access::Public);
+const AUTHENTICATED: Policy = Policy::of(Access::Authenticated);
+const BADGE: Policy = Policy::of(Access::Badge).produces(SVG);
+
+const fn needs(p: Permission) -> Policy {
+    Policy::of(Access::Needs(p))
+}
+
+/// The literal `clone` where a project's UUID may stand: `/v1/project/clone` is both the
+/// clone endpoint and, for its other methods, the project named so (as upstream routes it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CloneWord;
+
+impl FromSegment for CloneWord {
+    fn from_segment(seg: &str) -> Option<CloneWord> {
+        (seg == "clone").then_some(CloneWord)
+    }
+}
+
+use Permission as P;
+
+route::routes! {
+    /// Every Dependency-Track endpoint, with its raw path parameters.
+    pub enum Endpoint;
+    policy: Policy;
+    dispatch:
+        /// Runs the endpoint's handler; `me` is the authenticated principal.
+        pub(super) async fn call<'a>(
+            state: &AppState,
+            me: &(dyn Fn() -> Result<&'a Principal> + Sync),
+            q: &Query,
+            body: &[u8],
+            req: &Request,
+        ) -> Out;
+
+    Version = GET ["version"], PUBLIC => super::version(state);
+    Login = POST ["v1", "user", "login"], PUBLIC.consumes(FORM).produces(TEXT) =>
+        identity::login(state, body).await;
+    ForceChangePassword = POST ["v1", "user", "forceChangePassword"], PUBLIC.consumes(FORM) =>
+        identity::force_change_password(state, body).await;
+    GetTeams = GET ["v1", "team"], needs(P::AccessManagement) => identity::get_teams(state).await;
+    CreateTeam = PUT ["v1", "team"], needs(P::AccessManagement).consumes(JSON) =>
+        identity::create_team(state, body).await;
+    UpdateTeam = POST ["v1", "team"], needs(P::AccessManagement).consumes(JSON) =>
+        identity::update_team(state, body).await;
+    DeleteTeam = DELETE ["v1", "team"], needs(P::AccessManagement).consumes(JSON) =>
+        identity::delete_team(state, body).await;
+    GetTeam(team: String) = GET ["v1", "team", team], needs(P::AccessManagement) =>
+        identity::get_team(state, &team).await;
+    TeamSelf = GET ["v1", "team", "self"], AUTHENTICATED => identity::team_self(state, me()?).await;
+    CreateKey(team: String) = PUT ["v1", "team", team, "key"], needs(P::AccessManagement) =>
+        identity::create_key(state, &team).await;
+    DeleteKey(key: String) = DELETE ["v1", "team", "key", key], needs(P::AccessManagement) =>
+        identity::delete_key(state, &key).await;
+    GetPermissions = GET ["v1", "permission"], needs(P::AccessManagement) =>
+        identity::get_permissions();
+    GrantTeamPermission(perm: String, team: String) = POST ["v1", "permission", perm, "team", team],
+        needs(P::AccessManagement) => identity::set_permission(state, &perm, &team, true).await;
+    RevokeTeamPermission(perm: String, team: String) =
+        DELETE ["v1", "permission", perm, "team", team], needs(P::AccessManagement) =>
+        identity::set_permission(state, &perm, &team, false).await;
+    GetProjects = GET ["v1", "project"], needs(P::ViewPortfolio) =>
+        portfolio::get_projects(state, me()?, q).await;
+    CreateProject = PUT ["v1", "project"], needs(P::PortfolioManagement).consumes(JSON) =>
+        portfolio::create_project(state, me()?, body).await;
+    UpdateProject = POST ["v1", "project"], needs(P::PortfolioManagement).consumes(JSON) =>
+        portfolio::update_project(state, me()?, body).await;
+    LookupProject = GET ["v1", "project", "lookup"], needs(P::ViewPortfolio) =>
+        portfolio::lookup_project(state, me()?, q).await;
+    GetProject(project: String) = GET ["v1", "project", project], needs(P::ViewPortfolio) =>
+        portfolio::get_project(state, me()?, &project).await;
+    DeleteProject(project: String) = DELETE ["v1", "project", project],
+        needs(P::PortfolioManagement) => portfolio::delete_project(state, me()?, &project).await;
+    PatchProject(project: String) = PATCH ["v1", "project", project],
+        needs(P::PortfolioManagement).consumes(JSON) =>
+        projects::patch_project(state, me()?, &project, body).await;
+    CloneProject(_clone: CloneWord) = PUT ["v1", "project", _clone],
+        needs(P::PortfolioManagement).consumes(JSON), sample = "v1/project/clone" =>
+        projects::clone_project(state, me()?, body).await;
+    ProjectChildren(project: String) = GET ["v1", "project", project, "children"],
+        needs(P::ViewPortfolio) => projects::children(state, me()?, &project, q).await;
+    ChildrenByClassifier(project: String, classifier: String) =
+        GET ["v1", "project", project, "children", "classifier", classifier],
+        needs(P::ViewPortfolio) =>
+        projects::children_by_classifier(state, me()?, &project, &classifier, q).await;
+    ChildrenByTag(project: String, tag: String) =
+        GET ["v1", "project", project, "children", "tag", tag], needs(P::ViewPortfolio) =>
+        projects::children_by_tag(state, me()?, &project, &tag, q).await;
+    LatestProject(name: String) = GET ["v1", "project", "latest", name], needs(P::ViewPortfolio) =>
+        projects::latest(state, me()?, &name).await;
+    ProjectsByTag(tag: String) = GET ["v1", "project", "tag", tag], needs(P::ViewPortfolio) =>
+        projects::by_tag(state, me()?, &tag, q).await;
+    ProjectsByClassifier(classifier: String) = GET ["v1", "project", "classifier", classifier],
+        needs(P::ViewPortfolio) => projects::by_classifier(state, me()?, &classifier, q).await;
+    GetProperties(project: String) = GET ["v1", "project", project, "property"],
+        needs(P::PortfolioManagement) => projects::get_properties(state, me()?, &project).await;
+    CreateProperty(project: String) = PUT ["v1", "project", project, "property"],
+        needs(P::PortfolioManagement).consumes(JSON) =>
+        projects::create_property(state, me()?, &project, body).await;
+    UpdateProperty(project: String) = POST ["v1", "project", project, "property"],
+        needs(P::PortfolioManagement).consumes(JSON) =>
+        projects::update_property(state, me()?, &project, body).await;
+    DeleteProperty(project: String) = DELETE ["v1", "project", project, "property"],
+        needs(P::PortfolioManagement).consumes(JSON) =>
+        projects::delete_property(state, me()?, &project, body).await;
+    GetComponents(project: String) = GET ["v1", "component", "project", project],
+        needs(P::ViewPortfolio) => portfolio::get_components(state, me()?, &project, q).await;
+    CreateComponent(project: String) = PUT ["v1", "component", "project", project],
+        needs(P::PortfolioManagement).consumes(JSON) =>
+        portfolio::create_component(state, me()?, &project, body).await;
+    UpdateComponent = POST ["v1", "component"], needs(P::PortfolioManagement).consumes(JSON) =>
+        portfolio::update_component(state, me()?, body).await;
+    GetComponent(component: String) = GET ["v1", "component", component],
+        needs(P::ViewPortfolio) => portfolio::get_component(state, me()?, &component).await;
+    DeleteComponent(component: String) = DELETE ["v1", "component", component],
+        needs(P::PortfolioManagement) => portfolio::delete_component(state, me()?, &component).await;
+    CreateVulnerability = PUT ["v1", "vulnerability"],
+        needs(P::VulnerabilityManagement).consumes(JSON) =>
+        findings::create_vulnerability(state, body).await;
+    GetVulnerability(vuln: String) = GET ["v1", "vulnerability", vuln],
+        needs(P::ViewVulnerability) => findings::get_vulnerability(state, &vuln).await;
+    AssignVulnerability(vuln: String, component: String) =
+        POST ["v1", "vulnerability", vuln, "component", component], needs(P::PortfolioManagement) =>
+        findings::set_assignment(state, me()?, &vuln, &component, true).await;
+    UnassignVulnerability(vuln: String, component: String) =
+        DELETE ["v1", "vulnerability", vuln, "component", component],
+        needs(P::PortfolioManagement) =>
+        findings::set_assignment(state, me()?, &vuln, &component, false).await;
+    GetFindings(project: String) = GET ["v1", "finding", "project", project],
+        needs(P::ViewVulnerability) => findings::get_findings(state, me()?, &project, q).await;
+    GetAllFindings = GET ["v1", "finding"], needs(P::ViewVulnerability) =>
+        findings::get_all_findings(state, me()?, q).await;
+    AnalyzeProject(project: String) = POST ["v1", "finding", "project", project, "analyze"],
+        needs(P::ViewVulnerability) => findings::analyze_project(state, me()?, &project).await;
+    GetVulnerabilities = GET ["v1", "vulnerability"], needs(P::ViewPortfolio) =>
+        findings::get_vulnerabilities(state, q).await;
+    GetVulnerabilityByKey(source: String, vuln: String) =
+        GET ["v1", "vulnerability", "source", source, "vuln", vuln], needs(P::ViewPortfolio) =>
+        findings::get_vulnerability_by_key(state, &source, &vuln).await;
+    GetVulnerabilityProjects(source: String, vuln: String) =
+        GET ["v1", "vulnerability", "source", source, "vuln", vuln, "projects"],
+        needs(P::ViewPortfolio) =>
+        findings::get_vulnerability_projects(state, me()?, &source, &vuln, q).await;
+    AddMapping = PUT ["v1", "acl", "mapping"], needs(P::AccessManagement).consumes(JSON) =>
+        acl::add_mapping(state, body).await;
+    DeleteMapping(team: String, project: String) =
+        DELETE ["v1", "acl", "mapping", "team", team, "project", project],
+        needs(P::AccessManagement) => acl::delete_mapping(state, &team, &project).await;
+    GetTeamProjects(team: String) = GET ["v1", "acl", "team", team], needs(P::AccessManagement) =>
+        acl::team_projects(state, &team, q).await;
+    GetAnalysis = GET ["v1", "analysis"], needs(P::ViewVulnerability) =>
+        findings::get_analysis(state, me()?, q).await;
+    UpdateAnalysis = PUT ["v1", "analysis"], needs(P::VulnerabilityAnalysis).consumes(JSON) =>
+        findings::update_analysis(state, me()?, body).await;
+    BadgeByUuid(project: String) = GET ["v1", "badge", "violations", "project", project], BADGE =>
+        badges::by_uuid(state, req, q, &project).await;
+    BadgeByName(name: String, version: String) =
+        GET ["v1", "badge", "violations", "project", name, version], BADGE =>
+        badges::by_name(state, req, q, &name, &version).await;
+    RefreshMetrics(project: String) = GET ["v1", "metrics", "project", project, "refresh"],
+        needs(P::PortfolioManagement) => badges::refresh_metrics(state, me()?, &project).await;
+    CurrentMetrics(project: String) = GET ["v1", "metrics", "project", project, "current"],
+        needs(P::ViewPortfolio) => badges::current_metrics(state, me()?, &project).await;
+    GetPolicies = GET ["v1", "policy"], needs(P::PolicyManagement) =>
+        policies::get_policies(state).await;
+    CreatePolicy = PUT ["v1", "policy"], needs(P::PolicyManagement).consumes(JSON) =>
+        policies::create_policy(state, body).await;
+    UpdatePolicy = POST ["v1", "policy"], needs(P::PolicyManagement).consumes(JSON) =>
+        policies::update_policy(state, body).await;
+    GetPolicy(policy: String) = GET ["v1", "policy", policy], needs(P::PolicyManagement) =>
+        policies::get_policy(state, &policy).await;
+    DeletePolicy(policy: String) = DELETE ["v1", "policy", policy], needs(P::PolicyManagement) =>
+        policies::delete_policy(state, &policy).await;
+    AddCondition(policy: String) = PUT ["v1", "policy", policy, "condition"],
+        needs(P::PolicyManagement).consumes(JSON) =>
+        policies::add_condition(state, &policy, body).await;
+    UpdateCondition = POST ["v1", "policy", "condition"],
+        needs(P::PolicyManagement).consumes(JSON) => policies::update_condition(state, body).await;
+    DeleteCondition(condition: String) = DELETE ["v1", "policy", "condition", condition],
+        needs(P::PolicyManagement) => policies::delete_condition(state, &condition).await;
+    ProjectViolations(project: String) = GET ["v1", "violation", "project", project],
+        needs(P::ViewPolicyViolation) =>
+        policies::project_violations(state, me()?, &project, q).await;
+    AnalyzeViolation = PUT ["v1", "violation", "analysis"],
+        needs(P::PolicyViolationAnalysis).consumes(JSON) =>
+        policies::analyze(state, me()?, body).await;
+    PutBom = PUT ["v1", "bom"], needs(P::BomUpload).consumes(JSON).upload() =>
+        bom::put_bom(state, me()?, body).await;
+    PostBom = POST ["v1", "bom"], needs(P::BomUpload).consumes(MULTIPART).upload() =>
+        bom::post_bom(state, me()?, req).await;
+    TokenStatus(token: String) = GET ["v1", "event", "token", token], AUTHENTICATED =>
+        bom::token_status(state, &token).await;
+    BomTokenStatus(token: String) = GET ["v1", "bom", "token", token], needs(P::BomUpload) =>
+        bom::token_status(state, &token).await;
+    ExportBom(project: String) = GET ["v1", "bom", "cyclonedx", "project", project],
+        needs(P::ViewPortfolio).produces(exchange::CDX_JSON) =>
+        exchange::export_bom(state, me()?, &project, q).await;
+    ExportVex(project: String) = GET ["v1", "vex", "cyclonedx", "project", project],
+        needs(P::VulnerabilityAnalysis).produces(exchange::CDX_JSON) =>
+        exchange::export_vex(state, me()?, &project, q).await;
+    PutVex = PUT ["v1", "vex"], needs(P::VulnerabilityAnalysis).consumes(JSON).upload() =>
+        exchange::put_vex(state, me()?, body).await;
+    PostVex = POST ["v1", "vex"], needs(P::VulnerabilityAnalysis).consumes(MULTIPART).upload() =>
+        exchange::post_vex(state, me()?, req).await;
+}
+
+/// (method, decoded segments after `/api/`) → endpoint.
+pub fn route(method: &Method, segs: &[String]) -> std::result::Result<Endpoint, NoRoute> {
+    route::resolve(method, segs, ListOptions::Yes)
+}
+
+/// One request per endpoint, as (method, path after `/api/`), with `{team}`, `{key}`,
+/// `{perm}`, `{project}`, `{component}`, `{vuln}`, `{source}`, `{policy}`, `{condition}`,
+/// `{token}`, `{name}`, `{version}`, `{tag}` and `{classifier}` marking path parameters: for
+/// tests that walk every route.
+pub const SAMPLE_ROUTES: &[(&str, &str)] = Endpoint::SAMPLES;
