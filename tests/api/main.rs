@@ -72,3 +72,4 @@ mod user_records;
 mod users;
 mod web_session;
 mod widgets;
+mod wire_shapes;
