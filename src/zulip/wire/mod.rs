@@ -11,6 +11,7 @@ pub mod emoji;
 pub mod events;
 mod groups;
 mod initial_state;
+mod message_events;
 mod messages;
 mod presence;
 mod realm_state;
