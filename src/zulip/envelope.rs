@@ -86,6 +86,26 @@ impl Default for Success {
     }
 }
 
+/// A success body with typed fields, serialized straight to bytes (no intermediate `Value`),
+/// for [`Success::prebuilt`].
+pub fn success_bytes<T: serde::Serialize>(fields: &T) -> bytes::Bytes {
+    #[derive(serde::Serialize)]
+    struct Body<'a, T> {
+        result: &'static str,
+        msg: &'static str,
+        #[serde(flatten)]
+        fields: &'a T,
+    }
+    let body = Body {
+        result: "success",
+        msg: "",
+        fields,
+    };
+    let mut bytes = serde_json::to_vec(&body).expect("JSON bodies serialize");
+    bytes.push(b'\n');
+    bytes::Bytes::from(bytes)
+}
+
 /// A JSON body as every chat response ends it (with a newline).
 fn body_bytes(body: &Value) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(body).expect("JSON values serialize");

@@ -126,7 +126,7 @@ pub async fn get_own_user(state: &AppState, caller: &User) -> Result<Success> {
         max_id,
         profile.as_deref().map(Vec::as_slice),
     );
-    let bytes = Success::new().fields(body).into_bytes();
+    let bytes = crate::zulip::envelope::success_bytes(&body);
     state
         .own_user_bodies
         .put(caller, max_id, profile, bytes.clone());

@@ -74,3 +74,4 @@ mod user_records;
 mod users;
 mod web_session;
 mod widgets;
+mod wire_shapes;

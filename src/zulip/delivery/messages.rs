@@ -226,7 +226,8 @@ pub(super) async fn deliver_message(
                 allow_empty_topic_name: q.options.empty_topic_name,
                 with_flags: false,
             };
-            Arc::from(wire::message(&v, &d.bundle.messages[0], &d.bundle, &opts).to_string())
+            let record = wire::message_record(&v, &d.bundle.messages[0], &d.bundle, &opts);
+            Arc::from(serde_json::to_string(&record).expect("messages serialize"))
         });
         (key, Arc::clone(text))
     };

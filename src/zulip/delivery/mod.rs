@@ -19,7 +19,7 @@ mod users;
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde::Serialize;
 use tokio::sync::mpsc;
 
 use crate::app::AppState;
@@ -51,9 +51,11 @@ pub fn restart_event(server_generation: i64) -> EventJson {
     ))
 }
 
-/// Serializes an event object without its closing brace (the queue appends the id).
-pub fn event_json(v: &Value) -> EventJson {
-    let s = v.to_string();
+/// Serializes an event object (a typed wire struct or, for dynamic shapes, a `Value`) without
+/// its closing brace (the queue appends the id).
+pub fn event_json<T: Serialize + ?Sized>(v: &T) -> EventJson {
+    let s = serde_json::to_string(v).expect("events serialize");
+    debug_assert!(s.ends_with('}'), "an event is a JSON object");
     Arc::from(&s[..s.len() - 1])
 }
 
@@ -79,7 +81,7 @@ fn push_to_users(
     seq: u64,
     users: Option<&[UserId]>,
     event_type: &str,
-    body: &Value,
+    body: &(impl Serialize + ?Sized),
 ) {
     let wanted = queues_wanting(state, seq, users, event_type);
     if wanted.is_empty() {

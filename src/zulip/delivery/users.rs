@@ -275,7 +275,7 @@ async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()>
         };
         let text = shapes
             .entry(v.sees_real_email(user))
-            .or_insert_with(|| event_json(&events::user_added(wire::user(&v, user, None))));
+            .or_insert_with(|| event_json(&events::user_added(wire::user_record(&v, user, None))));
         state.queues.push(&q, Arc::clone(text));
     }
     Ok(())

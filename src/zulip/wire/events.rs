@@ -1,189 +1,40 @@
 //! The chat API's event shapes (`GET /events`) for messages, people, settings, presence and
 //! typing. Delivery decides who gets an event; these functions only say how it looks.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::events::{ContentEdit, FolderChange, GroupChange, MessageMove};
-use crate::ids::{ChannelId, GroupId, MessageId, UserId};
+use crate::events::{FolderChange, GroupChange};
+use crate::ids::{ChannelId, GroupId, UserId};
 use crate::model::{
-    Channel, ChannelProperty, Message, RealmValue, Subscription, SubscriptionProperty, User,
-    UserGroup, UserStatus,
+    Channel, ChannelProperty, RealmValue, Subscription, SubscriptionProperty, User, UserGroup,
+    UserStatus,
 };
 
 use super::api_email;
+
+pub use super::message_events::*;
 
 fn ids<T: Copy>(list: &[T], id: impl Fn(T) -> i64) -> Vec<i64> {
     list.iter().map(|x| id(*x)).collect()
 }
 
-/// A widget's submessage.
-pub fn submessage(
-    message_id: MessageId,
-    submessage_id: i64,
-    sender_id: UserId,
-    msg_type: &str,
-    content: &str,
-) -> Value {
-    json!({
-        "type": "submessage",
-        "msg_type": msg_type,
-        "message_id": message_id.0,
-        "submessage_id": submessage_id,
-        "sender_id": sender_id.0,
-        "content": content,
-    })
-}
-
-/// A reaction added or removed by `user`.
-pub fn reaction(
-    add: bool,
-    user: &User,
-    host: &str,
-    message_id: MessageId,
-    emoji: [&str; 3],
-) -> Value {
-    let [emoji_name, emoji_code, reaction_type] = emoji;
-    json!({
-        "type": "reaction",
-        "op": if add { "add" } else { "remove" },
-        "user_id": user.id.0,
-        "user": {
-            "user_id": user.id.0,
-            "email": api_email(user, host),
-            "full_name": user.full_name,
-        },
-        "message_id": message_id.0,
-        "emoji_name": emoji_name,
-        "emoji_code": emoji_code,
-        "reaction_type": reaction_type,
-    })
-}
-
-/// Where a message is, for `message_details` of unread marks.
-pub enum MessagePlace {
-    Channel(ChannelId, String),
-    Direct(Vec<UserId>),
-}
-
-/// A user's flags changed; `details` (for removed read flags) say where the messages are.
-pub fn flags(
-    add: bool,
-    flag: &str,
-    message_ids: &[MessageId],
-    all: bool,
-    details: Option<&[(MessageId, MessagePlace)]>,
-) -> Value {
-    let op = if add { "add" } else { "remove" };
-    let mut body = json!({
-        "type": "update_message_flags",
-        "op": op,
-        "operation": op,
-        "flag": flag,
-        "messages": ids(message_ids, |m| m.0),
-        "all": all,
-    });
-    if let Some(details) = details {
-        let mut out = Map::new();
-        for (id, place) in details {
-            let d = match place {
-                MessagePlace::Channel(ch, topic) => {
-                    json!({"type": "stream", "stream_id": ch.0, "topic": topic})
-                }
-                MessagePlace::Direct(members) => {
-                    json!({"type": "private", "user_ids": ids(members, |u| u.0)})
-                }
-            };
-            out.insert(id.0.to_string(), d);
-        }
-        body["message_details"] = Value::Object(out);
-    }
-    body
-}
-
-/// One committed edit of `m` (as it is now): content, topic and channel changes.
-pub struct MessageEdited<'a> {
-    pub m: &'a Message,
-    pub message_ids: &'a [MessageId],
-    pub edited_by: UserId,
-    pub edited_at: i64,
-    pub content_edit: Option<&'a ContentEdit>,
-    pub moved: Option<&'a MessageMove>,
-    /// The channel the messages were in before the edit.
-    pub channel_name: Option<&'a str>,
-}
-
-/// `update_message`.
-pub fn update_message(e: &MessageEdited<'_>) -> Value {
-    let m = e.m;
-    let mut body = json!({
-        "type": "update_message",
-        "user_id": e.edited_by.0,
-        "edit_timestamp": e.edited_at,
-        "message_id": m.id.0,
-        "message_ids": ids(e.message_ids, |i| i.0),
-        "flags": [],
-        "rendering_only": false,
-    });
-    if let Some(ce) = e.content_edit {
-        body["orig_content"] = json!(ce.orig_content);
-        body["orig_rendered_content"] = json!(ce.orig_rendered_content);
-        body["content"] = json!(m.content);
-        body["rendered_content"] = json!(m.rendered_content);
-        body["is_me_message"] = json!(m.is_me_message);
-    }
-    // Every move names its origin and the editor's propagate_mode, also when only the channel
-    // changed; `subject` and `topic_links` only when the topic changed.
-    if let Some(mv) = e.moved {
-        body["propagate_mode"] = json!(mv.propagate.name());
-        body["orig_subject"] = json!(mv.orig_topic);
-        if let Some(topic) = &mv.new_topic {
-            body["subject"] = json!(topic);
-            body["topic_links"] = json!([]);
-        }
-        body["stream_id"] = json!(mv.orig_channel.0);
-        if let Some(target) = mv.new_channel {
-            body["new_stream_id"] = json!(target.0);
-        }
-    } else if let Some(ch) = m.channel_id {
-        body["stream_id"] = json!(ch.0);
-    }
-    if let Some(name) = e.channel_name {
-        body["stream_name"] = json!(name);
-    }
-    body
-}
-
-/// `delete_message` for clients that take a list (`bulk`) and, one per message, for those
-/// that do not; `channel` is the channel and topic of channel messages.
-pub fn delete_messages(
-    ids: &[MessageId],
-    channel: Option<(ChannelId, &str)>,
-) -> (Value, Vec<Value>) {
-    let place = |mut b: Value| {
-        match channel {
-            Some((ch, topic)) => {
-                b["message_type"] = json!("stream");
-                b["stream_id"] = json!(ch.0);
-                b["topic"] = json!(topic);
-            }
-            None => b["message_type"] = json!("private"),
-        }
-        b
-    };
-    let bulk = place(json!({
-        "type": "delete_message",
-        "message_ids": ids.iter().map(|i| i.0).collect::<Vec<_>>(),
-    }));
-    let singles = ids
-        .iter()
-        .map(|id| place(json!({"type": "delete_message", "message_id": id.0})))
-        .collect();
-    (bulk, singles)
+/// `realm_user` `add`.
+#[derive(Serialize)]
+pub struct UserAdded<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    op: &'static str,
+    person: super::UserRecord<'a>,
 }
 
 /// A new person, as `viewer` may see them.
-pub fn user_added(person: Map<String, Value>) -> Value {
-    json!({"type": "realm_user", "op": "add", "person": Value::Object(person)})
+pub fn user_added(person: super::UserRecord<'_>) -> UserAdded<'_> {
+    UserAdded {
+        kind: "realm_user",
+        op: "add",
+        person,
+    }
 }
 
 /// A change to a person's record (`person` holds `user_id` and the changed fields).
@@ -310,51 +161,103 @@ pub fn presence(
     active: bool,
     timestamp: i64,
     now_ms: i64,
-) -> Value {
+) -> PresenceEvent<'_> {
     let status = if active { "active" } else { "idle" };
-    let mut body = json!({
-        "type": "presence",
-        "user_id": user_id.0,
-        "server_timestamp": now_ms as f64 / 1000.0,
-        "presence": {"website": {"client": "website", "status": status, "timestamp": timestamp, "pushable": false}},
-    });
-    if let Some(email) = email {
-        body["email"] = json!(email);
+    PresenceEvent {
+        kind: "presence",
+        user_id: user_id.0,
+        server_timestamp: now_ms as f64 / 1000.0,
+        presence: WebPresence {
+            website: PresenceEntry {
+                client: "website",
+                status,
+                timestamp,
+                pushable: false,
+            },
+        },
+        email,
     }
-    body
+}
+
+/// `presence`.
+#[derive(Serialize)]
+pub struct PresenceEvent<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    user_id: i64,
+    server_timestamp: f64,
+    presence: WebPresence,
+    /// Absent for slim presence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    email: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct WebPresence {
+    website: PresenceEntry,
+}
+
+#[derive(Serialize)]
+struct PresenceEntry {
+    client: &'static str,
+    status: &'static str,
+    timestamp: i64,
+    pushable: bool,
 }
 
 /// Typing started or stopped: in a direct conversation (naming its `recipients`) or in a
 /// channel's topic.
-pub fn typing(
+pub fn typing<'a>(
     start: bool,
     sender: &User,
     host: &str,
     recipients: &[User],
-    channel: Option<(ChannelId, &str)>,
-) -> Value {
-    let op = if start { "start" } else { "stop" };
-    let sender_obj = json!({"user_id": sender.id.0, "email": api_email(sender, host)});
+    channel: Option<(ChannelId, &'a str)>,
+) -> TypingEvent<'a> {
+    let who = |u: &User| Typist {
+        user_id: u.id.0,
+        email: api_email(u, host),
+    };
+    let mut e = TypingEvent {
+        kind: "typing",
+        op: if start { "start" } else { "stop" },
+        message_type: "direct",
+        sender: who(sender),
+        recipients: None,
+        stream_id: None,
+        topic: None,
+    };
     match channel {
-        None => json!({
-            "type": "typing",
-            "op": op,
-            "message_type": "direct",
-            "sender": sender_obj,
-            "recipients": recipients
-                .iter()
-                .map(|u| json!({"user_id": u.id.0, "email": api_email(u, host)}))
-                .collect::<Vec<_>>(),
-        }),
-        Some((ch, topic)) => json!({
-            "type": "typing",
-            "op": op,
-            "message_type": "stream",
-            "sender": sender_obj,
-            "stream_id": ch.0,
-            "topic": topic,
-        }),
+        None => e.recipients = Some(recipients.iter().map(who).collect()),
+        Some((ch, topic)) => {
+            e.message_type = "stream";
+            e.stream_id = Some(ch.0);
+            e.topic = Some(topic);
+        }
     }
+    e
+}
+
+/// `typing`: `recipients` for direct messages, `stream_id` and `topic` for channels.
+#[derive(Serialize)]
+pub struct TypingEvent<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    op: &'static str,
+    message_type: &'static str,
+    sender: Typist,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recipients: Option<Vec<Typist>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    topic: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Typist {
+    user_id: i64,
+    email: String,
 }
 
 /// A new channel folder.
@@ -460,13 +363,23 @@ pub fn subscription_removed(ch: ChannelId, name: &str) -> Value {
 }
 
 /// The others' event: `user` joined or left the channel.
-pub fn subscription_peer(added: bool, ch: ChannelId, user: UserId) -> Value {
-    json!({
-        "type": "subscription",
-        "op": if added { "peer_add" } else { "peer_remove" },
-        "stream_ids": [ch.0],
-        "user_ids": [user.0],
-    })
+pub fn subscription_peer(added: bool, ch: ChannelId, user: UserId) -> SubscriptionPeer {
+    SubscriptionPeer {
+        kind: "subscription",
+        op: if added { "peer_add" } else { "peer_remove" },
+        stream_ids: [ch.0],
+        user_ids: [user.0],
+    }
+}
+
+/// `subscription` `peer_add` / `peer_remove`.
+#[derive(Serialize)]
+pub struct SubscriptionPeer {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    op: &'static str,
+    stream_ids: [i64; 1],
+    user_ids: [i64; 1],
 }
 
 /// An archived channel, for clients that know archived channels, and as a deletion for the

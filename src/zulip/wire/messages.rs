@@ -1,10 +1,11 @@
 //! JSON shapes of messages, as in message listings and events.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::domain::messages::fetch::{Bundle, Viewed};
 use crate::domain::messages::send::EMPTY_TOPIC_DISPLAY_NAME;
-use crate::ids::ConversationId;
+use crate::ids::{ConversationId, UserId};
 use crate::model::User;
 
 use super::{Viewer, api_email, user_avatar_url};
@@ -31,115 +32,209 @@ fn group_recipient(conversation: ConversationId) -> i64 {
     conversation.0 * 3 + 2
 }
 
-/// A message as `viewer` sees it.
+/// A message as `viewer` sees it (listings, single fetches, and the body of `message`
+/// events), serialized without an intermediate `Value`.
+#[derive(Serialize)]
+pub struct MessageRecord<'a> {
+    id: i64,
+    sender_id: i64,
+    sender_full_name: &'a str,
+    sender_email: String,
+    sender_realm_str: &'static str,
+    /// `null` when the client computes the sender's gravatar, or the sender is unknown.
+    avatar_url: Option<String>,
+    content: &'a str,
+    content_type: &'static str,
+    timestamp: i64,
+    client: &'a str,
+    is_me_message: bool,
+    topic_links: [i64; 0],
+    submessages: Vec<SubmessageRecord<'a>>,
+    reactions: Vec<ReactionRecord<'a>>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    display_recipient: Option<DisplayRecipient<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recipient_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subject: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_edit_timestamp: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_moved_timestamp: Option<i64>,
+    /// Only when the message was edited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edit_history: Option<Vec<EditRecord<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flags: Option<&'a [&'static str]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    match_content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    match_subject: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct SubmessageRecord<'a> {
+    id: i64,
+    message_id: i64,
+    sender_id: i64,
+    msg_type: &'a str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct ReactionRecord<'a> {
+    emoji_name: &'a str,
+    emoji_code: &'a str,
+    reaction_type: &'a str,
+    user_id: i64,
+}
+
+/// A channel message's channel name, or a direct message's members.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum DisplayRecipient<'a> {
+    Channel(&'a str),
+    Direct(Vec<RecipientRecord<'a>>),
+}
+
+#[derive(Serialize)]
+struct RecipientRecord<'a> {
+    id: i64,
+    email: String,
+    full_name: &'a str,
+    is_mirror_dummy: bool,
+}
+
+/// One entry of a message's `edit_history`, newest first.
+#[derive(Serialize)]
+struct EditRecord<'a> {
+    user_id: Option<i64>,
+    timestamp: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prev_content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prev_rendered_content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prev_stream: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prev_topic: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    topic: Option<&'a str>,
+}
+
+/// A message as `viewer` sees it, as a JSON value (for bodies that embed it).
 pub fn message(viewer: &Viewer<'_>, v: &Viewed, b: &Bundle, opts: &MessageOptions) -> Value {
+    serde_json::to_value(message_record(viewer, v, b, opts)).expect("messages serialize")
+}
+
+/// A message as `viewer` sees it.
+pub fn message_record<'a>(
+    viewer: &Viewer<'_>,
+    v: &'a Viewed,
+    b: &'a Bundle,
+    opts: &MessageOptions,
+) -> MessageRecord<'a> {
     let m = &v.message;
-    let mut out = Map::new();
-    out.insert("id".into(), json!(m.id.0));
-    out.insert("sender_id".into(), json!(m.sender_id.0));
     let sender: Option<&User> = b.users.get(&m.sender_id);
-    out.insert(
-        "sender_full_name".into(),
-        json!(sender.map(|u| u.full_name.as_str()).unwrap_or("")),
-    );
-    out.insert(
-        "sender_email".into(),
-        json!(
-            sender
-                .map(|u| api_email(u, viewer.host))
-                .unwrap_or_default()
-        ),
-    );
     // Upstream's system bots live in their own realm.
     let realm = if sender.is_some_and(|u| u.is_system_bot) {
         "zulipinternal"
     } else {
         ""
     };
-    out.insert("sender_realm_str".into(), json!(realm));
-    let avatar = match sender {
-        Some(u) if viewer.leaves_avatar_to_client(u) => Value::Null,
-        Some(u) => json!(user_avatar_url(u, viewer.host)),
-        None => Value::Null,
+    let avatar_url = match sender {
+        Some(u) if viewer.leaves_avatar_to_client(u) => None,
+        Some(u) => Some(user_avatar_url(u, viewer.host)),
+        None => None,
     };
-    out.insert("avatar_url".into(), avatar);
-    if opts.apply_markdown {
-        out.insert("content".into(), json!(m.rendered_content));
-        out.insert("content_type".into(), json!("text/html"));
+    let (content, content_type) = if opts.apply_markdown {
+        (m.rendered_content.as_str(), "text/html")
     } else {
-        out.insert("content".into(), json!(m.content));
-        out.insert("content_type".into(), json!("text/x-markdown"));
-    }
-    out.insert("timestamp".into(), json!(m.sent_at));
-    out.insert("client".into(), json!(m.client));
-    out.insert("is_me_message".into(), json!(m.is_me_message));
-    out.insert("topic_links".into(), json!([]));
-    out.insert(
-        "submessages".into(),
-        Value::Array(
-            v.submessages
-                .iter()
-                .map(|s| {
-                    json!({
-                        "id": s.id,
-                        "message_id": s.message_id.0,
-                        "sender_id": s.sender_id.0,
-                        "msg_type": s.msg_type,
-                        "content": s.content,
-                    })
-                })
-                .collect(),
-        ),
-    );
-    out.insert(
-        "reactions".into(),
-        Value::Array(
-            v.reactions
-                .iter()
-                .map(|r| {
-                    json!({
-                        "emoji_name": r.emoji_name,
-                        "emoji_code": r.emoji_code,
-                        "reaction_type": r.reaction_type,
-                        "user_id": r.user_id.0,
-                    })
-                })
-                .collect(),
-        ),
-    );
+        (m.content.as_str(), "text/x-markdown")
+    };
+    let mut out = MessageRecord {
+        id: m.id.0,
+        sender_id: m.sender_id.0,
+        sender_full_name: sender.map(|u| u.full_name.as_str()).unwrap_or(""),
+        sender_email: sender
+            .map(|u| api_email(u, viewer.host))
+            .unwrap_or_default(),
+        sender_realm_str: realm,
+        avatar_url,
+        content,
+        content_type,
+        timestamp: m.sent_at,
+        client: &m.client,
+        is_me_message: m.is_me_message,
+        topic_links: [],
+        submessages: v
+            .submessages
+            .iter()
+            .map(|s| SubmessageRecord {
+                id: s.id,
+                message_id: s.message_id.0,
+                sender_id: s.sender_id.0,
+                msg_type: &s.msg_type,
+                content: &s.content,
+            })
+            .collect(),
+        reactions: v
+            .reactions
+            .iter()
+            .map(|r| ReactionRecord {
+                emoji_name: &r.emoji_name,
+                emoji_code: &r.emoji_code,
+                reaction_type: &r.reaction_type,
+                user_id: r.user_id.0,
+            })
+            .collect(),
+        kind: None,
+        stream_id: None,
+        display_recipient: None,
+        recipient_id: None,
+        subject: None,
+        last_edit_timestamp: m.last_edit_at,
+        last_moved_timestamp: m.last_moved_at,
+        edit_history: None,
+        flags: opts.with_flags.then_some(&v.flags[..]),
+        match_content: v.match_content.as_deref(),
+        match_subject: v.match_subject.as_deref(),
+    };
     match (m.channel_id, m.conversation_id) {
         (Some(ch), _) => {
-            out.insert("type".into(), json!("stream"));
-            out.insert("stream_id".into(), json!(ch.0));
-            out.insert(
-                "display_recipient".into(),
-                json!(b.channel_names.get(&ch).cloned().unwrap_or_default()),
-            );
-            out.insert("recipient_id".into(), json!(channel_recipient(ch.0)));
-            let subject = if m.topic.is_empty() && !opts.allow_empty_topic_name {
+            out.kind = Some("stream");
+            out.stream_id = Some(ch.0);
+            out.display_recipient = Some(DisplayRecipient::Channel(
+                b.channel_names.get(&ch).map(String::as_str).unwrap_or(""),
+            ));
+            out.recipient_id = Some(channel_recipient(ch.0));
+            out.subject = Some(if m.topic.is_empty() && !opts.allow_empty_topic_name {
                 EMPTY_TOPIC_DISPLAY_NAME
             } else {
                 m.topic.as_str()
-            };
-            out.insert("subject".into(), json!(subject));
+            });
         }
         (None, Some(conv)) => {
-            out.insert("type".into(), json!("private"));
-            let members = b.conversations.get(&conv).cloned().unwrap_or_default();
-            let recipients: Vec<Value> = members
+            out.kind = Some("private");
+            let members: &[UserId] = b.conversations.get(&conv).map_or(&[], Vec::as_slice);
+            let recipients = members
                 .iter()
                 .filter_map(|id| b.users.get(id))
-                .map(|u| {
-                    json!({
-                        "id": u.id.0,
-                        "email": api_email(u, viewer.host),
-                        "full_name": u.full_name,
-                        "is_mirror_dummy": false,
-                    })
+                .map(|u| RecipientRecord {
+                    id: u.id.0,
+                    email: api_email(u, viewer.host),
+                    full_name: &u.full_name,
+                    is_mirror_dummy: false,
                 })
                 .collect();
-            out.insert("display_recipient".into(), Value::Array(recipients));
-            let recipient_id = if members.len() > 2 {
+            out.display_recipient = Some(DisplayRecipient::Direct(recipients));
+            out.recipient_id = Some(if members.len() > 2 {
                 group_recipient(conv)
             } else {
                 let other = members
@@ -148,60 +243,30 @@ pub fn message(viewer: &Viewer<'_>, v: &Viewed, b: &Bundle, opts: &MessageOption
                     .copied()
                     .unwrap_or(viewer.user.id);
                 personal_recipient(other.0)
-            };
-            out.insert("recipient_id".into(), json!(recipient_id));
-            out.insert("subject".into(), json!(""));
+            });
+            out.subject = Some("");
         }
         (None, None) => {}
     }
-    if let Some(t) = m.last_edit_at {
-        out.insert("last_edit_timestamp".into(), json!(t));
-    }
-    if let Some(t) = m.last_moved_at {
-        out.insert("last_moved_timestamp".into(), json!(t));
-    }
     if !v.edits.is_empty() {
-        let history: Vec<Value> = v
+        let history = v
             .edits
             .iter()
             .rev()
-            .map(|e| {
-                let mut h = Map::new();
-                h.insert("user_id".into(), json!(e.user_id.map(|u| u.0)));
-                h.insert("timestamp".into(), json!(e.edited_at));
-                if let Some(c) = &e.prev_content {
-                    h.insert("prev_content".into(), json!(c));
-                }
-                if let Some(c) = &e.prev_rendered_content {
-                    h.insert("prev_rendered_content".into(), json!(c));
-                }
-                if let Some(c) = e.prev_channel_id {
-                    h.insert("prev_stream".into(), json!(c.0));
-                }
-                if let Some(c) = e.channel_id {
-                    h.insert("stream".into(), json!(c.0));
-                }
-                if let Some(t) = &e.prev_topic {
-                    h.insert("prev_topic".into(), json!(t));
-                }
-                if let Some(t) = &e.topic {
-                    h.insert("topic".into(), json!(t));
-                }
-                Value::Object(h)
+            .map(|e| EditRecord {
+                user_id: e.user_id.map(|u| u.0),
+                timestamp: e.edited_at,
+                prev_content: e.prev_content.as_deref(),
+                prev_rendered_content: e.prev_rendered_content.as_deref(),
+                prev_stream: e.prev_channel_id.map(|c| c.0),
+                stream: e.channel_id.map(|c| c.0),
+                prev_topic: e.prev_topic.as_deref(),
+                topic: e.topic.as_deref(),
             })
             .collect();
-        out.insert("edit_history".into(), Value::Array(history));
+        out.edit_history = Some(history);
     }
-    if opts.with_flags {
-        out.insert("flags".into(), json!(v.flags));
-    }
-    if let Some(mc) = &v.match_content {
-        out.insert("match_content".into(), json!(mc));
-    }
-    if let Some(ms) = &v.match_subject {
-        out.insert("match_subject".into(), json!(ms));
-    }
-    Value::Object(out)
+    out
 }
 
 /// `message_history` entries, oldest first.

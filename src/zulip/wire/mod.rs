@@ -1,4 +1,5 @@
-//! The chat API's JSON shapes for users, statuses and profile fields.
+//! The chat API's JSON shapes for statuses, settings and profile fields, and who sees what
+//! (`Viewer`); one submodule per family of shapes (`users`: the user record).
 //!
 //! The only place that knows how domain records look on the wire. Visibility rules that change
 //! a record's shape per viewer (real email, gravatar URLs) are applied here, following
@@ -10,12 +11,14 @@ pub mod emoji;
 pub mod events;
 mod groups;
 mod initial_state;
+mod message_events;
 mod messages;
 mod presence;
 mod realm_state;
 mod records;
 pub mod scheduled;
 pub mod uploads;
+mod users;
 
 pub use bots::*;
 pub use channels::*;
@@ -25,12 +28,13 @@ pub use messages::*;
 pub use presence::*;
 pub use realm_state::*;
 pub use records::*;
+pub use users::*;
 
 use md5::{Digest, Md5};
 use serde_json::{Map, Value, json};
 
 use crate::domain::emails;
-use crate::model::{ProfileField, ProfileValue, Role, User, UserStatus};
+use crate::model::{ProfileField, User, UserStatus};
 
 /// Who is looking, and how they asked: decides emails and avatar URLs.
 pub struct Viewer<'a> {
@@ -70,90 +74,6 @@ fn gravatar_url(email: &str, version: i64) -> String {
 /// hidden real address never reaches a URL (an identicon stands in for the real picture).
 pub fn user_avatar_url(user: &User, host: &str) -> String {
     gravatar_url(&api_email(user, host), user.avatar_version)
-}
-
-fn avatar_url(viewer: &Viewer<'_>, user: &User) -> Value {
-    if viewer.leaves_avatar_to_client(user) {
-        Value::Null
-    } else {
-        Value::from(user_avatar_url(user, viewer.host))
-    }
-}
-
-/// A user record (`GET /users`, `GET /users/{id}`), with `profile_data` when `profile` is given.
-pub fn user(viewer: &Viewer<'_>, u: &User, profile: Option<&[ProfileValue]>) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("user_id".into(), json!(u.id.0));
-    m.insert("email".into(), json!(api_email(u, viewer.host)));
-    m.insert(
-        "delivery_email".into(),
-        if viewer.sees_real_email(u) {
-            json!(u.email)
-        } else {
-            Value::Null
-        },
-    );
-    m.insert("full_name".into(), json!(u.full_name));
-    m.insert(
-        "date_joined".into(),
-        json!(crate::time::iso_minutes(u.date_joined)),
-    );
-    m.insert("is_active".into(), json!(u.is_active));
-    m.insert("is_owner".into(), json!(u.role == Role::Owner));
-    m.insert("is_admin".into(), json!(u.role.is_admin()));
-    m.insert("is_guest".into(), json!(u.role == Role::Guest));
-    m.insert("is_bot".into(), json!(u.is_bot));
-    m.insert("role".into(), json!(u.role.code()));
-    m.insert("timezone".into(), json!(u.timezone));
-    m.insert("avatar_url".into(), avatar_url(viewer, u));
-    m.insert("avatar_version".into(), json!(u.avatar_version));
-    if u.is_bot {
-        m.insert("bot_type".into(), json!(u.bot_type));
-        m.insert("bot_owner_id".into(), json!(u.bot_owner_id.map(|id| id.0)));
-        if u.is_system_bot {
-            m.insert("is_system_bot".into(), json!(true));
-        }
-    } else if let Some(values) = profile {
-        m.insert(
-            "profile_data".into(),
-            Value::Object(profile_data(u, values)),
-        );
-    }
-    m
-}
-
-/// `{"<field id>": {"value": ..., "rendered_value"?: ...}}` for one user's values.
-fn profile_data(u: &User, values: &[ProfileValue]) -> Map<String, Value> {
-    let mut out = Map::new();
-    for v in values.iter().filter(|v| v.user_id == u.id) {
-        let mut entry = Map::new();
-        entry.insert("value".into(), json!(v.value));
-        if let Some(r) = &v.rendered_value {
-            entry.insert("rendered_value".into(), json!(r));
-        }
-        out.insert(v.field_id.0.to_string(), Value::Object(entry));
-    }
-    out
-}
-
-/// The requesting user's own record (`GET /users/me`): always the real email, full avatar URL,
-/// and (for people, not bots) `profile_data`, even when empty.
-pub fn own_user(
-    u: &User,
-    host: &str,
-    max_message_id: i64,
-    profile: Option<&[ProfileValue]>,
-) -> Map<String, Value> {
-    let viewer = Viewer {
-        user: u,
-        host,
-        client_gravatar: false,
-    };
-    let mut m = user(&viewer, u, profile);
-    m.remove("bot_type");
-    m.remove("bot_owner_id");
-    m.insert("max_message_id".into(), json!(max_message_id));
-    m
 }
 
 /// A personal setting's value as JSON.
