@@ -262,7 +262,8 @@ pub enum ParamForm {
     Bool,
     /// A JSON integer.
     Int,
-    /// A JSON integer or the string `"unlimited"` (see [`parse_time_limit`](super::parse_time_limit)).
+    /// A JSON integer or the string `"unlimited"` (see
+    /// [`parse_time_limit`](super::parse_time_limit)).
     TimeLimit,
     /// `{"new": <group-setting value>, "old": <group-setting value>}` (`old` optional).
     GroupChange,
