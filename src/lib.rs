@@ -85,13 +85,21 @@
 //!   system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
 //!   values) behind `PATCH /settings` and the `user_settings` register state;
-//!   [`domain::realm_settings`] the catalogue of organization settings behind `PATCH /realm`
-//!   and register's `realm_*` keys, read by the rules that depend on them.
+//!   [`domain::realm_settings`] holds the organization settings behind `PATCH /realm` and
+//!   register's `realm_*` keys: the catalogue of names, types and defaults (`catalogue`),
+//!   parsing and storing values (`values`), typed reads for the rules that depend on them
+//!   (`reads`) and the update rules (`update`).
 //!   [`domain::channels`] holds the channel rules (`access`, `values`, `creation`,
-//!   `subscriptions`, `listing`, `updates`); [`domain::user_groups`] the user groups and the one
-//!   answer to whether a user holds a group-setting value (`holds`, through nested subgroups,
-//!   cached per write generation); [`domain::users`] the user rules, with statuses in
-//!   [`domain::user_status`] and profile field values in `domain::profile_fields::values`;
+//!   `subscriptions`, `listing`, `updates`); [`domain::user_groups`] the user groups: the one
+//!   answer to whether a user holds a group-setting value (`permission`: `holds` through nested
+//!   subgroups, cached per write generation, and `holds_realm` for organization permissions),
+//!   the checks that refuse a request (`checks`), reads (`listing`), creating, changing and
+//!   deactivating groups (`management`), members and subgroups (`membership`) and the settings
+//!   that keep a group in use (`objections`). [`domain::users`] holds the user rules: what
+//!   names, addresses and passwords may be (`values`), look-alike addresses (`clashes`),
+//!   `creation`, `lookup`, `login`, `profile`, `roles` and `deactivation` with its bots
+//!   closure; statuses are in [`domain::user_status`] and profile field values in
+//!   `domain::profile_fields::values`;
 //!   [`domain::email_keys`] says how addresses compare (the login key, look-alikes).
 //!   [`domain::notices`] is what the system bots (Notification Bot, Welcome Bot) post when
 //!   channels, topics and users change. [`domain::invites`] holds invitations: who may invite

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use crate::db::{bots as bots_db, users as users_db};
 use crate::domain::core::Core;
-use crate::domain::realm_settings;
 use crate::domain::users::{self, NewUser};
+use crate::domain::{realm_settings, user_groups};
 use crate::error::{Error, Result};
 use crate::events::{Event, PersonChange};
 use crate::ids::{ChannelId, UserId};
@@ -116,11 +116,11 @@ pub fn check_payload_url(url: &str) -> Result<()> {
 /// policy): all with `can_create_bots_group`, incoming webhooks only with
 /// `can_create_write_only_bots_group`.
 fn check_may_create(c: &rusqlite::Connection, caller: &User, bot_type: i64) -> Result<()> {
-    if realm_settings::holds(c, caller, realm_settings::CAN_CREATE_BOTS)? {
+    if user_groups::holds_realm(c, caller, realm_settings::CAN_CREATE_BOTS)? {
         return Ok(());
     }
     if bot_type == INCOMING_WEBHOOK_BOT
-        && realm_settings::holds(c, caller, realm_settings::CAN_CREATE_WRITE_ONLY_BOTS)?
+        && user_groups::holds_realm(c, caller, realm_settings::CAN_CREATE_WRITE_ONLY_BOTS)?
     {
         return Ok(());
     }

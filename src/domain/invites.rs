@@ -143,7 +143,7 @@ fn check_options(
     (now, default_minutes): (i64, i64),
 ) -> Result<Checked> {
     member_or_admin(actor)?;
-    if !realm_settings::holds(c, actor, permission)? {
+    if !user_groups::holds_realm(c, actor, permission)? {
         return Err(Error::bad_request("Insufficient permission"));
     }
     let role = parse_role(opts.invite_as)?;
@@ -194,7 +194,7 @@ fn check_channels(c: &Connection, actor: &User, ids: &[i64]) -> Result<Vec<Chann
             out.push(a.channel.id);
         }
     }
-    let may_subscribe_others = realm_settings::holds(c, actor, "can_add_subscribers_group")?;
+    let may_subscribe_others = user_groups::holds_realm(c, actor, "can_add_subscribers_group")?;
     if refused || !out.is_empty() && !may_subscribe_others {
         return Err(Error::bad_request(
             "You do not have permission to subscribe other users to channels.",

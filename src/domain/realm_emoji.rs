@@ -84,7 +84,7 @@ fn exists_error() -> Error {
 
 /// Checks that do not depend on the file, in upstream's order.
 fn check_may_add(c: &Connection, caller: &User, name: &str) -> Result<()> {
-    if !crate::domain::realm_settings::holds(
+    if !crate::domain::user_groups::holds_realm(
         c,
         caller,
         crate::domain::realm_settings::CAN_ADD_CUSTOM_EMOJI,

@@ -157,16 +157,6 @@ pub const DOMAIN_CYCLE_EDGES: &[(&str, &str, &str)] = &[
         "users",
         "`PATCH /settings` renames and changes passwords by the user rules",
     ),
-    (
-        "realm_settings",
-        "messages",
-        "the edit-limit defaults are declared beside the edit rules",
-    ),
-    (
-        "realm_settings",
-        "user_groups",
-        "a group-valued setting is checked through `holds`",
-    ),
     ("user_groups", "notices", "group changes post notices"),
     ("channels", "notices", "channel changes post notices"),
     (

@@ -9,7 +9,7 @@ use crate::events::Event;
 use crate::ids::{ChannelId, UserId};
 use crate::model::{Channel, ChannelSetting, GroupSetting, Role, TopicsPolicy, User};
 
-use crate::domain::realm_settings;
+use crate::domain::{realm_settings, user_groups};
 
 use super::subscriptions::subscribe_one;
 use super::values::{check_description, check_name, validate_setting};
@@ -58,7 +58,7 @@ pub(super) fn check_create_permission(
     } else {
         realm_settings::CAN_CREATE_PUBLIC_CHANNEL
     };
-    if !realm_settings::holds(c, actor, setting)? {
+    if !user_groups::holds_realm(c, actor, setting)? {
         return Err(Error::bad_request("Insufficient permission"));
     }
     Ok(())

@@ -22,13 +22,10 @@ use crate::model::{Channel, ChannelSetting, Message, MessageEdit, Role, User};
 use super::lookup::DbLookup;
 use super::send::normalize_topic;
 
-/// Zulip's default window for editing one's own message content (the organization may change
-/// it, see `domain::realm_settings`; likewise the two move windows).
-pub const CONTENT_EDIT_LIMIT_SECS: i64 = 600;
-/// Zulip's default window in which members may move topics.
-pub const TOPIC_MOVE_LIMIT_SECS: i64 = 3 * 24 * 3600;
-/// Zulip's default window in which members may move messages between channels.
-pub const CHANNEL_MOVE_LIMIT_SECS: i64 = 7 * 24 * 3600;
+// The default edit and move windows are organization settings' defaults, declared there.
+pub use crate::domain::realm_settings::{
+    CHANNEL_MOVE_LIMIT_SECS, CONTENT_EDIT_LIMIT_SECS, TOPIC_MOVE_LIMIT_SECS,
+};
 pub use crate::model::RESOLVED_TOPIC_PREFIX;
 const DELETE_BATCH: usize = 100;
 

@@ -57,11 +57,20 @@ pub(super) fn realm_users(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()
     let member = me.role <= Role::Member;
     let can = CallerAbilities {
         create_public_channels: member
-            && realm_settings::holds(c, me, realm_settings::CAN_CREATE_PUBLIC_CHANNEL)?,
+            && crate::domain::user_groups::holds_realm(
+                c,
+                me,
+                realm_settings::CAN_CREATE_PUBLIC_CHANNEL,
+            )?,
         create_private_channels: member
-            && realm_settings::holds(c, me, realm_settings::CAN_CREATE_PRIVATE_CHANNEL)?,
+            && crate::domain::user_groups::holds_realm(
+                c,
+                me,
+                realm_settings::CAN_CREATE_PRIVATE_CHANNEL,
+            )?,
         subscribe_others: member,
-        invite_others: member && realm_settings::holds(c, me, realm_settings::CAN_INVITE_USERS)?,
+        invite_others: member
+            && crate::domain::user_groups::holds_realm(c, me, realm_settings::CAN_INVITE_USERS)?,
     };
     wire::caller_identity(&viewer, &can, m);
     Ok(())
