@@ -292,8 +292,6 @@ const LARGE_FILE_EXCEPTIONS: &[(&str, &str)] = &[
     ("domain/invites.rs", "split pending (issue 25)"),
     ("domain/messages/send.rs", "split pending (issue 25)"),
     ("domain/uploads.rs", "split pending (issue 25)"),
-    ("domain/user_groups.rs", "split pending (issue 25)"),
-    ("domain/users.rs", "split pending (issue 25)"),
 ];
 
 /// Whether the file at `rel` (under `src/`) is a module its parent declares only under

@@ -58,6 +58,7 @@ mod realm_settings;
 mod realtime;
 mod register_state;
 mod restart;
+mod route_docs;
 mod security_auth;
 mod security_bots;
 mod security_chat;
