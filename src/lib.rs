@@ -101,10 +101,13 @@
 //!   what an answer does (the bot's reply, upstream's failure notices, read for the bot).
 //!   [`domain::scheduled`] holds scheduled messages and reminders and their delivery pass
 //!   (`deliver_due(now)`, run by the scheduler task in [`app`]).
-//!   [`domain::uploads`] holds uploaded files: storing them atomically under the data
-//!   directory, who may download them, temporary URLs, the messages linking them, how messages
-//!   preview images, their thumbnails (made on first request), and the timer-driven sweep of
-//!   files nobody needs. [`domain::realm_emoji`] holds custom emoji (who may add and deactivate
+//!   [`domain::uploads`] holds uploaded files, one idea a file: `uploads::names` (stored
+//!   names, content types, URL encoding), `uploads::storage` (storing them atomically under the
+//!   data directory), `uploads::attachments` (uploading, listing and deleting one's own),
+//!   `uploads::access` (who may download them, temporary URLs and their key),
+//!   `uploads::previews` (how messages preview images, thumbnails made on first request),
+//!   `uploads::links` (the messages linking them) and `uploads::sweep` (the timer-driven sweep
+//!   of files nobody needs). [`domain::realm_emoji`] holds custom emoji (who may add and deactivate
 //!   them, name rules, their stored pictures, the checks reactions and statuses make);
 //!   [`domain::images`] is the bounded image decoding both share (headers, thumbnails, 64x64
 //!   emoji pictures).
