@@ -90,8 +90,11 @@
 //!   [`domain::user_status`] and profile field values in `domain::profile_fields::values`;
 //!   [`domain::email_keys`] says how addresses compare (the login key, look-alikes).
 //!   [`domain::notices`] is what the system bots (Notification Bot, Welcome Bot) post when
-//!   channels, topics and users change. [`domain::invites`] holds invitations: who may invite
-//!   whom, reusable links, and joining through the signup form (its token, the new account).
+//!   channels, topics and users change. [`domain::invites`] holds invitations, one idea a
+//!   file: `invites::rules` (who may invite whom, with what), `invites::email` (email
+//!   invitations and their mail), `invites::links` (signup links, reusable ones),
+//!   `invites::manage` (listing and revoking the invitation rows) and `invites::signup`
+//!   (joining through the signup form: its token, the new account).
 //!   [`domain::records`] holds what a user keeps on the server for their clients (muted
 //!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices.
 //!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`);
