@@ -20,26 +20,18 @@ use crate::events::Event;
 use crate::ids::{ChannelId, GroupId, MessageId, UserId};
 use crate::markdown::Rendered;
 use crate::model::{
-    Channel, ChannelSetting, Message, Role, TopicsPolicy, User, flags as bits, system_groups,
-    wildcard,
+    Channel, ChannelSetting, Message, Role, User, flags as bits, system_groups, wildcard,
 };
 
 use super::lookup::DbLookup;
+use super::topics::{auto_follow, check_topic_policy};
 
 pub const MAX_MESSAGE_LENGTH: usize = 10_000;
-pub const MAX_TOPIC_LENGTH: usize = 60;
 /// Channels or topics with more users than this need permission for wildcard mentions.
 pub const WILDCARD_MENTION_THRESHOLD: i64 = 15;
-/// What clients show for the empty topic (`realm_empty_topic_display_name`).
-pub const EMPTY_TOPIC_DISPLAY_NAME: &str = "general chat";
 
-/// Topic visibility policies.
-pub mod visibility {
-    pub const INHERIT: i64 = 0;
-    pub const MUTED: i64 = 1;
-    pub const UNMUTED: i64 = 2;
-    pub const FOLLOWED: i64 = 3;
-}
+// The topic rules live in `topics`; their old paths under `send` keep working.
+pub use super::topics::{EMPTY_TOPIC_DISPLAY_NAME, MAX_TOPIC_LENGTH, normalize_topic, visibility};
 
 /// Who a message goes to, as the request named it.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,40 +98,6 @@ pub fn normalize_content(raw: &str) -> Result<String> {
     let mut out: String = trimmed.chars().take(keep).collect();
     out.push_str(NOTE);
     Ok(out)
-}
-
-/// Normalizes a topic: trimmed, the display names of the empty topic read as empty, long
-/// topics cut with `...`.
-pub fn normalize_topic(raw: &str) -> Result<String> {
-    let t = raw.trim();
-    if let Some(pos) = t.chars().position(|c| c.is_control()) {
-        return Err(Error::bad_request(format!(
-            "Invalid character in topic, at position {}!",
-            pos + 1
-        )));
-    }
-    if t == "(no topic)" || t == EMPTY_TOPIC_DISPLAY_NAME {
-        return Ok(String::new());
-    }
-    if t.chars().count() > MAX_TOPIC_LENGTH {
-        let mut out: String = t.chars().take(MAX_TOPIC_LENGTH - 3).collect();
-        out.push_str("...");
-        return Ok(out);
-    }
-    Ok(t.to_string())
-}
-
-/// Applies a channel's topics policy (the realm allows the empty topic by default).
-fn check_topic_policy(ch: &Channel, topic: &str) -> Result<()> {
-    match ch.topics_policy {
-        TopicsPolicy::DisableEmptyTopic if topic.is_empty() => Err(Error::bad_request(
-            "Sending messages to the general chat is not allowed in this channel.",
-        )),
-        TopicsPolicy::EmptyTopicOnly if !topic.is_empty() => Err(Error::bad_request(
-            "Only the general chat topic is allowed in this channel.",
-        )),
-        _ => Ok(()),
-    }
 }
 
 fn stream_does_not_exist(r: &Recipient) -> Error {
@@ -629,31 +587,6 @@ fn post_internal(
     Ok(store(tx, prepared, None, notice.sender)?.id)
 }
 
-/// Zulip's defaults: a user follows the topics they start, and sending to a topic in a muted
-/// channel unmutes it. Returns the new policy if it changed.
-fn auto_follow(
-    tx: &Connection,
-    user: UserId,
-    ch: ChannelId,
-    topic: &str,
-    id: MessageId,
-) -> Result<Option<i64>> {
-    let current = crate::db::topics::visibility_policy(tx, user, ch, topic)?;
-    if current != visibility::INHERIT {
-        return Ok(None);
-    }
-    let first_in_topic = !crate::db::topics::has_message_before(tx, ch, topic, id)?;
-    let new = if first_in_topic {
-        visibility::FOLLOWED
-    } else if channels_db::subscription(tx, user, ch)?.is_some_and(|s| s.active && s.is_muted) {
-        visibility::UNMUTED
-    } else {
-        return Ok(None);
-    };
-    crate::db::topics::set_visibility_policy(tx, user, ch, topic, new, crate::time::now_secs())?;
-    Ok(Some(new))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -667,21 +600,6 @@ mod tests {
         let out = normalize_content(&long).unwrap();
         assert_eq!(out.chars().count(), MAX_MESSAGE_LENGTH);
         assert!(out.ends_with("\n[message truncated]"));
-    }
-
-    #[test]
-    fn topics_are_normalized() {
-        assert_eq!(normalize_topic("  lunch ").unwrap(), "lunch");
-        assert_eq!(normalize_topic("(no topic)").unwrap(), "");
-        assert_eq!(normalize_topic("general chat").unwrap(), "");
-        let long = "t".repeat(70);
-        let out = normalize_topic(&long).unwrap();
-        assert_eq!(out.chars().count(), MAX_TOPIC_LENGTH);
-        assert!(out.ends_with("..."));
-        assert_eq!(
-            normalize_topic("a\u{7}b").unwrap_err().msg,
-            "Invalid character in topic, at position 2!"
-        );
     }
 
     #[test]
