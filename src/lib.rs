@@ -114,6 +114,10 @@
 //!   them, name rules, their stored pictures, the checks reactions and statuses make);
 //!   [`domain::images`] is the bounded image decoding both share (headers, thumbnails, 64x64
 //!   emoji pictures).
+//!   [`domain::messages`] holds the message rules: `messages::send` the send path (content,
+//!   mentions, the commit), `messages::recipients` who a message goes to, and
+//!   `messages::topics` the topic rules (normalising a topic, a channel's topics policy, the
+//!   automatic follow) beside topic listing and visibility.
 //! - [`events`]: domain events, the hub they are published to after commit, the client
 //!   event queues (`events::queues`) and their snapshot across a graceful restart
 //!   (`events::snapshot`: written by `app::Server::wait` once delivery caught up, read back and

@@ -1,4 +1,5 @@
-//! Sending messages (`POST /messages`): recipients, topics, content, permissions, mentions.
+//! Sending messages (`POST /messages`): content, permissions, mentions, and the commit; who a
+//! message goes to is `recipients`, the topic rules are `topics`.
 //!
 //! The recipient is resolved, permissions checked and the content rendered on a reader thread;
 //! the writer then stores one message row plus the few per-user rows that differ from the
@@ -6,24 +7,21 @@
 //! of subscribers.
 
 use rusqlite::Connection;
-use serde_json::Value;
 
-use crate::db::{WriteTx, channels as channels_db, messages as db, users as users_db};
+use crate::db::{WriteTx, channels as channels_db, messages as db};
 use crate::db::{
     conversations as conversations_db, message_flags as flags_db, topics as topics_db,
 };
-use crate::domain::channels::{self, UserRefArg};
 use crate::domain::core::Core;
-use crate::domain::emails;
 use crate::error::{Error, Result};
 use crate::events::Event;
-use crate::ids::{ChannelId, GroupId, MessageId, UserId};
+use crate::ids::{GroupId, MessageId, UserId};
 use crate::markdown::Rendered;
-use crate::model::{
-    Channel, ChannelSetting, Message, Role, User, flags as bits, system_groups, wildcard,
-};
+use crate::model::{Channel, Message, User, flags as bits, system_groups, wildcard};
 
 use super::lookup::DbLookup;
+pub use super::recipients::Recipient;
+use super::recipients::{receives, resolve_channel, resolve_users};
 use super::topics::{auto_follow, check_topic_policy};
 
 pub const MAX_MESSAGE_LENGTH: usize = 10_000;
@@ -32,14 +30,6 @@ pub const WILDCARD_MENTION_THRESHOLD: i64 = 15;
 
 // The topic rules live in `topics`; their old paths under `send` keep working.
 pub use super::topics::{EMPTY_TOPIC_DISPLAY_NAME, MAX_TOPIC_LENGTH, normalize_topic, visibility};
-
-/// Who a message goes to, as the request named it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Recipient {
-    ChannelName(String),
-    ChannelId(i64),
-    Users(Vec<UserRefArg>),
-}
 
 /// A message to send.
 #[derive(Clone, Debug)]
@@ -100,22 +90,6 @@ pub fn normalize_content(raw: &str) -> Result<String> {
     Ok(out)
 }
 
-fn stream_does_not_exist(r: &Recipient) -> Error {
-    match r {
-        Recipient::ChannelId(id) => Error::coded(
-            "STREAM_DOES_NOT_EXIST",
-            format!("Channel with ID '{id}' does not exist"),
-            vec![("stream_id", Value::from(*id))],
-        ),
-        Recipient::ChannelName(name) => Error::coded(
-            "STREAM_DOES_NOT_EXIST",
-            format!("Channel '{name}' does not exist"),
-            vec![("stream", Value::from(name.as_str()))],
-        ),
-        Recipient::Users(_) => Error::bad_request("Invalid recipient"),
-    }
-}
-
 /// Everything decided before the write.
 struct Prepared {
     message: Message,
@@ -131,93 +105,12 @@ struct Prepared {
     mentioned: Vec<UserId>,
 }
 
-/// Resolves the channel a message goes to and checks the sender may post there.
-fn resolve_channel(c: &Connection, sender: &User, r: &Recipient) -> Result<Channel> {
-    let ch = match r {
-        Recipient::ChannelId(id) => channels_db::get(c, ChannelId(*id))?,
-        Recipient::ChannelName(name) => {
-            if name.trim().is_empty() {
-                return Err(Error::bad_request("Channel name can't be empty."));
-            }
-            channels_db::by_name(c, name.trim())?
-        }
-        Recipient::Users(_) => None,
-    };
-    let ch = ch.ok_or_else(|| stream_does_not_exist(r))?;
-    let a = channels::access(c, sender, ch)?;
-    if !a.metadata || (a.channel.invite_only && !a.subscribed) {
-        return Err(stream_does_not_exist(r));
-    }
-    if a.channel.is_archived || (sender.role == Role::Guest && !a.subscribed) {
-        return Err(Error::bad_request(format!(
-            "Not authorized to send to channel '{}'",
-            a.channel.name
-        )));
-    }
-    if !crate::domain::user_groups::holds(
-        c,
-        sender,
-        a.channel.setting(ChannelSetting::SendMessage),
-    )? {
-        return Err(Error::bad_request(
-            "You do not have permission to post in this channel.",
-        ));
-    }
-    Ok(a.channel)
-}
-
-/// Resolves direct-message recipients; returns all participants, sorted, sender included.
-/// Emails name users as `emails::resolve` allows the sender (`host` is the realm's).
-fn resolve_users(
-    c: &Connection,
-    sender: &User,
-    host: &str,
-    refs: &[UserRefArg],
-) -> Result<Vec<UserId>> {
-    if refs.is_empty() {
-        return Err(Error::bad_request("Message must have recipients"));
-    }
-    let mut ids = vec![sender.id];
-    for r in refs {
-        let user = match r {
-            UserRefArg::Id(id) => users_db::get_any(c, UserId(*id))?
-                .ok_or_else(|| Error::bad_request(format!("Invalid user ID {id}")))?,
-            UserRefArg::Email(e) => emails::resolve(c, sender, host, e)?
-                .ok_or_else(|| Error::bad_request(format!("Invalid email '{}'", e.trim())))?,
-        };
-        if !user.is_active {
-            return Err(Error::bad_request(format!(
-                "'{}' is no longer using Zulip.",
-                emails::api_email(&user, host)
-            )));
-        }
-        ids.push(user.id);
-    }
-    ids.sort_unstable();
-    ids.dedup();
-    Ok(ids)
-}
-
 fn may_mention_many(c: &Connection, sender: &User) -> Result<bool> {
     crate::domain::user_groups::holds(
         c,
         sender,
         &crate::model::GroupSetting::Group(system_groups::ADMINISTRATORS),
     )
-}
-
-/// Whether `user` receives a message with this destination.
-fn receives(
-    c: &Connection,
-    user: UserId,
-    ch: Option<ChannelId>,
-    dm: Option<&[UserId]>,
-) -> Result<bool> {
-    match (ch, dm) {
-        (Some(ch), _) => channels_db::is_subscribed(c, user, ch),
-        (None, Some(members)) => Ok(members.contains(&user)),
-        (None, None) => Ok(false),
-    }
 }
 
 fn prepare(
