@@ -7,8 +7,9 @@
 //!
 //! Invitation mail goes out after the commit through [`crate::mail`] (a blocking task; a
 //! failure is logged and the invitation stays). Every change emits
-//! [`Event::InvitesChanged`](crate::events::Event::InvitesChanged); joining goes through the user-creation rules of
-//! `domain::users` (events, signup notice, Welcome Bot). No HTTP, no wire JSON.
+//! [`Event::InvitesChanged`](crate::events::Event::InvitesChanged); joining goes through the
+//! user-creation rules of `domain::users` (events, signup notice, Welcome Bot). No HTTP, no
+//! wire JSON.
 //!
 //! One idea a file: `rules` (who may invite whom, and the options' checks), `email` (email
 //! invitations and their mail), `links` (signup links, reusable ones, whether one still works),

@@ -28,8 +28,8 @@ pub struct Swept {
 
 /// The periodic cleanup at `now` (UNIX seconds): uploads no message links that are older than
 /// the configured weeks (never linked, or only by messages since edited; deleting the last
-/// linking message removes an upload at once, see [`drop_orphans`](super::drop_orphans)), and files without a record
-/// older than an hour.
+/// linking message removes an upload at once, see [`drop_orphans`](super::drop_orphans)), and
+/// files without a record older than an hour.
 pub async fn sweep(state: &Core, now: i64) -> Result<Swept> {
     let weeks = state.config.limits.unlinked_upload_weeks as i64;
     let cutoff = now - weeks * 7 * 24 * 3600;
