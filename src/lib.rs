@@ -102,8 +102,11 @@
 //!   `domain::profile_fields::values`;
 //!   [`domain::email_keys`] says how addresses compare (the login key, look-alikes).
 //!   [`domain::notices`] is what the system bots (Notification Bot, Welcome Bot) post when
-//!   channels, topics and users change. [`domain::invites`] holds invitations: who may invite
-//!   whom, reusable links, and joining through the signup form (its token, the new account).
+//!   channels, topics and users change. [`domain::invites`] holds invitations, one idea a
+//!   file: `invites::rules` (who may invite whom, with what), `invites::email` (email
+//!   invitations and their mail), `invites::links` (signup links, reusable ones),
+//!   `invites::manage` (listing and revoking the invitation rows) and `invites::signup`
+//!   (joining through the signup form: its token, the new account).
 //!   [`domain::records`] holds what a user keeps on the server for their clients (muted
 //!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices.
 //!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`);
@@ -113,13 +116,20 @@
 //!   what an answer does (the bot's reply, upstream's failure notices, read for the bot).
 //!   [`domain::scheduled`] holds scheduled messages and reminders and their delivery pass
 //!   (`deliver_due(now)`, run by the scheduler task in [`app`]).
-//!   [`domain::uploads`] holds uploaded files: storing them atomically under the data
-//!   directory, who may download them, temporary URLs, the messages linking them, how messages
-//!   preview images, their thumbnails (made on first request), and the timer-driven sweep of
-//!   files nobody needs. [`domain::realm_emoji`] holds custom emoji (who may add and deactivate
+//!   [`domain::uploads`] holds uploaded files, one idea a file: `uploads::names` (stored
+//!   names, content types, URL encoding), `uploads::storage` (storing them atomically under the
+//!   data directory), `uploads::attachments` (uploading, listing and deleting one's own),
+//!   `uploads::access` (who may download them, temporary URLs and their key),
+//!   `uploads::previews` (how messages preview images, thumbnails made on first request),
+//!   `uploads::links` (the messages linking them) and `uploads::sweep` (the timer-driven sweep
+//!   of files nobody needs). [`domain::realm_emoji`] holds custom emoji (who may add and deactivate
 //!   them, name rules, their stored pictures, the checks reactions and statuses make);
 //!   [`domain::images`] is the bounded image decoding both share (headers, thumbnails, 64x64
 //!   emoji pictures).
+//!   [`domain::messages`] holds the message rules: `messages::send` the send path (content,
+//!   mentions, the commit), `messages::recipients` who a message goes to, and
+//!   `messages::topics` the topic rules (normalising a topic, a channel's topics policy, the
+//!   automatic follow) beside topic listing and visibility.
 //! - [`events`]: domain events, the hub they are published to after commit, the client
 //!   event queues (`events::queues`: the table in its `mod.rs`, one queue and its events in
 //!   `queue`, waiting polls and the heartbeat pass in `polls`, idle lifetimes in `sweep`, the

@@ -289,9 +289,6 @@ const LARGE_FILE_EXCEPTIONS: &[(&str, &str)] = &[
     ("bin/outpost-bench/main.rs", "split pending (issue 25)"),
     ("bin/outpost-bench/soak.rs", "split pending (issue 25)"),
     ("config/keys.rs", "split pending (issue 25)"),
-    ("domain/invites.rs", "split pending (issue 25)"),
-    ("domain/messages/send.rs", "split pending (issue 25)"),
-    ("domain/uploads.rs", "split pending (issue 25)"),
 ];
 
 /// Whether the file at `rel` (under `src/`) is a module its parent declares only under

@@ -10,6 +10,7 @@ pub mod narrow_events;
 pub mod preview;
 pub mod reactions;
 pub mod receipts;
+pub mod recipients;
 pub mod report;
 pub mod send;
 pub mod topics;

@@ -256,7 +256,7 @@ pub(super) fn topic_operand(v: &Operand) -> Result<String> {
     let topic = v
         .as_str()
         .ok_or_else(|| bad_narrow("invalid topic".into()))?;
-    Ok(super::send::normalize_topic(topic).unwrap_or_else(|_| topic.to_string()))
+    Ok(super::topics::normalize_topic(topic).unwrap_or_else(|_| topic.to_string()))
 }
 
 /// Operators that say where a message is; a `with` term replaces them.

@@ -1,4 +1,5 @@
-//! Sending messages (`POST /messages`): recipients, topics, content, permissions, mentions.
+//! Sending messages (`POST /messages`): content, permissions, mentions, and the commit; who a
+//! message goes to is `recipients`, the topic rules are `topics`.
 //!
 //! The recipient is resolved, permissions checked and the content rendered on a reader thread;
 //! the writer then stores one message row plus the few per-user rows that differ from the
@@ -6,48 +7,29 @@
 //! of subscribers.
 
 use rusqlite::Connection;
-use serde_json::Value;
 
-use crate::db::{WriteTx, channels as channels_db, messages as db, users as users_db};
+use crate::db::{WriteTx, channels as channels_db, messages as db};
 use crate::db::{
     conversations as conversations_db, message_flags as flags_db, topics as topics_db,
 };
-use crate::domain::channels::{self, UserRefArg};
 use crate::domain::core::Core;
-use crate::domain::emails;
 use crate::error::{Error, Result};
 use crate::events::Event;
-use crate::ids::{ChannelId, GroupId, MessageId, UserId};
+use crate::ids::{GroupId, MessageId, UserId};
 use crate::markdown::Rendered;
-use crate::model::{
-    Channel, ChannelSetting, Message, Role, TopicsPolicy, User, flags as bits, system_groups,
-    wildcard,
-};
+use crate::model::{Channel, Message, User, flags as bits, system_groups, wildcard};
 
 use super::lookup::DbLookup;
+pub use super::recipients::Recipient;
+use super::recipients::{receives, resolve_channel, resolve_users};
+use super::topics::{auto_follow, check_topic_policy};
 
 pub const MAX_MESSAGE_LENGTH: usize = 10_000;
-pub const MAX_TOPIC_LENGTH: usize = 60;
 /// Channels or topics with more users than this need permission for wildcard mentions.
 pub const WILDCARD_MENTION_THRESHOLD: i64 = 15;
-/// What clients show for the empty topic (`realm_empty_topic_display_name`).
-pub const EMPTY_TOPIC_DISPLAY_NAME: &str = "general chat";
 
-/// Topic visibility policies.
-pub mod visibility {
-    pub const INHERIT: i64 = 0;
-    pub const MUTED: i64 = 1;
-    pub const UNMUTED: i64 = 2;
-    pub const FOLLOWED: i64 = 3;
-}
-
-/// Who a message goes to, as the request named it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Recipient {
-    ChannelName(String),
-    ChannelId(i64),
-    Users(Vec<UserRefArg>),
-}
+// The topic rules live in `topics`; their old paths under `send` keep working.
+pub use super::topics::{EMPTY_TOPIC_DISPLAY_NAME, MAX_TOPIC_LENGTH, normalize_topic, visibility};
 
 /// A message to send.
 #[derive(Clone, Debug)]
@@ -108,56 +90,6 @@ pub fn normalize_content(raw: &str) -> Result<String> {
     Ok(out)
 }
 
-/// Normalizes a topic: trimmed, the display names of the empty topic read as empty, long
-/// topics cut with `...`.
-pub fn normalize_topic(raw: &str) -> Result<String> {
-    let t = raw.trim();
-    if let Some(pos) = t.chars().position(|c| c.is_control()) {
-        return Err(Error::bad_request(format!(
-            "Invalid character in topic, at position {}!",
-            pos + 1
-        )));
-    }
-    if t == "(no topic)" || t == EMPTY_TOPIC_DISPLAY_NAME {
-        return Ok(String::new());
-    }
-    if t.chars().count() > MAX_TOPIC_LENGTH {
-        let mut out: String = t.chars().take(MAX_TOPIC_LENGTH - 3).collect();
-        out.push_str("...");
-        return Ok(out);
-    }
-    Ok(t.to_string())
-}
-
-/// Applies a channel's topics policy (the realm allows the empty topic by default).
-fn check_topic_policy(ch: &Channel, topic: &str) -> Result<()> {
-    match ch.topics_policy {
-        TopicsPolicy::DisableEmptyTopic if topic.is_empty() => Err(Error::bad_request(
-            "Sending messages to the general chat is not allowed in this channel.",
-        )),
-        TopicsPolicy::EmptyTopicOnly if !topic.is_empty() => Err(Error::bad_request(
-            "Only the general chat topic is allowed in this channel.",
-        )),
-        _ => Ok(()),
-    }
-}
-
-fn stream_does_not_exist(r: &Recipient) -> Error {
-    match r {
-        Recipient::ChannelId(id) => Error::coded(
-            "STREAM_DOES_NOT_EXIST",
-            format!("Channel with ID '{id}' does not exist"),
-            vec![("stream_id", Value::from(*id))],
-        ),
-        Recipient::ChannelName(name) => Error::coded(
-            "STREAM_DOES_NOT_EXIST",
-            format!("Channel '{name}' does not exist"),
-            vec![("stream", Value::from(name.as_str()))],
-        ),
-        Recipient::Users(_) => Error::bad_request("Invalid recipient"),
-    }
-}
-
 /// Everything decided before the write.
 struct Prepared {
     message: Message,
@@ -173,93 +105,12 @@ struct Prepared {
     mentioned: Vec<UserId>,
 }
 
-/// Resolves the channel a message goes to and checks the sender may post there.
-fn resolve_channel(c: &Connection, sender: &User, r: &Recipient) -> Result<Channel> {
-    let ch = match r {
-        Recipient::ChannelId(id) => channels_db::get(c, ChannelId(*id))?,
-        Recipient::ChannelName(name) => {
-            if name.trim().is_empty() {
-                return Err(Error::bad_request("Channel name can't be empty."));
-            }
-            channels_db::by_name(c, name.trim())?
-        }
-        Recipient::Users(_) => None,
-    };
-    let ch = ch.ok_or_else(|| stream_does_not_exist(r))?;
-    let a = channels::access(c, sender, ch)?;
-    if !a.metadata || (a.channel.invite_only && !a.subscribed) {
-        return Err(stream_does_not_exist(r));
-    }
-    if a.channel.is_archived || (sender.role == Role::Guest && !a.subscribed) {
-        return Err(Error::bad_request(format!(
-            "Not authorized to send to channel '{}'",
-            a.channel.name
-        )));
-    }
-    if !crate::domain::user_groups::holds(
-        c,
-        sender,
-        a.channel.setting(ChannelSetting::SendMessage),
-    )? {
-        return Err(Error::bad_request(
-            "You do not have permission to post in this channel.",
-        ));
-    }
-    Ok(a.channel)
-}
-
-/// Resolves direct-message recipients; returns all participants, sorted, sender included.
-/// Emails name users as `emails::resolve` allows the sender (`host` is the realm's).
-fn resolve_users(
-    c: &Connection,
-    sender: &User,
-    host: &str,
-    refs: &[UserRefArg],
-) -> Result<Vec<UserId>> {
-    if refs.is_empty() {
-        return Err(Error::bad_request("Message must have recipients"));
-    }
-    let mut ids = vec![sender.id];
-    for r in refs {
-        let user = match r {
-            UserRefArg::Id(id) => users_db::get_any(c, UserId(*id))?
-                .ok_or_else(|| Error::bad_request(format!("Invalid user ID {id}")))?,
-            UserRefArg::Email(e) => emails::resolve(c, sender, host, e)?
-                .ok_or_else(|| Error::bad_request(format!("Invalid email '{}'", e.trim())))?,
-        };
-        if !user.is_active {
-            return Err(Error::bad_request(format!(
-                "'{}' is no longer using Zulip.",
-                emails::api_email(&user, host)
-            )));
-        }
-        ids.push(user.id);
-    }
-    ids.sort_unstable();
-    ids.dedup();
-    Ok(ids)
-}
-
 fn may_mention_many(c: &Connection, sender: &User) -> Result<bool> {
     crate::domain::user_groups::holds(
         c,
         sender,
         &crate::model::GroupSetting::Group(system_groups::ADMINISTRATORS),
     )
-}
-
-/// Whether `user` receives a message with this destination.
-fn receives(
-    c: &Connection,
-    user: UserId,
-    ch: Option<ChannelId>,
-    dm: Option<&[UserId]>,
-) -> Result<bool> {
-    match (ch, dm) {
-        (Some(ch), _) => channels_db::is_subscribed(c, user, ch),
-        (None, Some(members)) => Ok(members.contains(&user)),
-        (None, None) => Ok(false),
-    }
 }
 
 fn prepare(
@@ -629,31 +480,6 @@ fn post_internal(
     Ok(store(tx, prepared, None, notice.sender)?.id)
 }
 
-/// Zulip's defaults: a user follows the topics they start, and sending to a topic in a muted
-/// channel unmutes it. Returns the new policy if it changed.
-fn auto_follow(
-    tx: &Connection,
-    user: UserId,
-    ch: ChannelId,
-    topic: &str,
-    id: MessageId,
-) -> Result<Option<i64>> {
-    let current = crate::db::topics::visibility_policy(tx, user, ch, topic)?;
-    if current != visibility::INHERIT {
-        return Ok(None);
-    }
-    let first_in_topic = !crate::db::topics::has_message_before(tx, ch, topic, id)?;
-    let new = if first_in_topic {
-        visibility::FOLLOWED
-    } else if channels_db::subscription(tx, user, ch)?.is_some_and(|s| s.active && s.is_muted) {
-        visibility::UNMUTED
-    } else {
-        return Ok(None);
-    };
-    crate::db::topics::set_visibility_policy(tx, user, ch, topic, new, crate::time::now_secs())?;
-    Ok(Some(new))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -667,21 +493,6 @@ mod tests {
         let out = normalize_content(&long).unwrap();
         assert_eq!(out.chars().count(), MAX_MESSAGE_LENGTH);
         assert!(out.ends_with("\n[message truncated]"));
-    }
-
-    #[test]
-    fn topics_are_normalized() {
-        assert_eq!(normalize_topic("  lunch ").unwrap(), "lunch");
-        assert_eq!(normalize_topic("(no topic)").unwrap(), "");
-        assert_eq!(normalize_topic("general chat").unwrap(), "");
-        let long = "t".repeat(70);
-        let out = normalize_topic(&long).unwrap();
-        assert_eq!(out.chars().count(), MAX_TOPIC_LENGTH);
-        assert!(out.ends_with("..."));
-        assert_eq!(
-            normalize_topic("a\u{7}b").unwrap_err().msg,
-            "Invalid character in topic, at position 2!"
-        );
     }
 
     #[test]
