@@ -198,6 +198,31 @@
 //! - [`password`], [`emoji`]: small pure helpers; [`private_files`]: owner-only
 //!   creation of the data directory, database and backup files.
 //!
+//! Smaller modules, each described by its own `//!` header:
+//!
+//! - in `db`: `alert_words`, `bots`, `channel_folders`, `digest` (a content digest of the whole
+//!   database, for checks that a request changed nothing), `groups`, `message_mentions`,
+//!   `profile_fields`, `read_receipts`, `realm_emoji`, `realm_settings`, `scheduled`, `settings`,
+//!   `submessages`, `unreads`, `user_records`, and Dependency-Track's `dtrack_bom`,
+//!   `dtrack_clone`, `dtrack_findings`, `dtrack_identity`, `dtrack_osv`, `dtrack_policies`,
+//!   `dtrack_portfolio`, `dtrack_projects`;
+//! - in `domain`: `channel_folders`, `credentials` (the user cache and the login limiter),
+//!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
+//!   in `domain::messages`: `edit`, `fetch`, `flags`, `preview`, `receipts`, `report`,
+//!   `widgets`; in `domain::dtrack`: `bom`, `cyclonedx`, `cyclonedx_xml`, `findings`,
+//!   `identity`, `jwt`, `keys`, `policies`, `policy_eval`, `portfolio`, `state`, with
+//!   `osv::{record, purl, eval, matching, import, fetch}` and
+//!   `versions::{debian, maven, rubygems}`;
+//! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `policies`,
+//!   `portfolio`, and `wire::input`, `wire::policy`;
+//! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
+//!   `scheduled`, `webhooks::payload`, `delivery::{folders, groups, scheduled}` and
+//!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled}`;
+//! - in `http`: `limits` (the open-files limit), `multipart`, `rate_limit`;
+//! - in `markdown`: `html` (escaping), `links`, `lists`, `mentions`, `syntax` (the Markdown the
+//!   system bots write), `timestamp`;
+//! - in `model`: `channel_properties`, `groups`, `narrow`, `scheduled`, `dtrack::permissions`.
+//!
 //! # Layers
 //!
 //! Each area names only the areas after it; `tests/api/layering.rs` reads every `use` and

@@ -865,3 +865,59 @@ fn the_graph_reader_sees_what_it_looks_for() {
     let graph = area_graph();
     assert!(graph.contains_key(&("domain".to_string(), "db".to_string())));
 }
+
+#[test]
+fn every_module_is_named_in_the_code_map() {
+    let lib = fs::read_to_string(src_dir().join("lib.rs")).expect("lib.rs");
+    let doc: String = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // Backticked paths, with groups expanded: `osv::{record, purl}` names `osv::record` too.
+    let tokens: BTreeSet<String> = doc
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .flat_map(|t| {
+            let mut out: Vec<String> = expand_use(&t.replace('\n', " "))
+                .into_iter()
+                .map(|p| p.join("::"))
+                .collect();
+            out.push(t.to_string());
+            out
+        })
+        .collect();
+    let names = |path: &str| {
+        tokens
+            .iter()
+            .any(|t| t == path || t.starts_with(&format!("{path}::")))
+    };
+    let root = src_dir();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut missing = Vec::new();
+    for p in files {
+        let rel = p
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Some(module) = module_of(&rel) else {
+            continue;
+        };
+        // The crate root is the code map itself; test-only modules are named by their tests.
+        if module.is_empty() || module.iter().any(|m| m.starts_with("tests")) {
+            continue;
+        }
+        // Named by any tail of its path: `send`, `messages::send` or `domain::messages::send`.
+        if !(0..module.len()).any(|i| names(&module[i..].join("::"))) {
+            missing.push(module.join("::"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "modules the code map in src/lib.rs does not name (name each in backticks):\n{}",
+        missing.join("\n")
+    );
+}
