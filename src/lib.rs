@@ -55,7 +55,11 @@
 //!   key by key in `config::walker`), reading the old `[deptrack]` as `[dtrack]` with a
 //!   warning; `config::listeners` checks the listeners' TLS and ACME settings;
 //!   `config::render` prints the redacted dump and `config.example.toml`. Each key is one row
-//!   of the catalogue in `config::keys`, which drives all of these.
+//!   of the catalogue in `config::keys`, which drives all of these; the rows sit in one file
+//!   per table (`config::keys::storage`, `config::keys::chat`, `config::keys::dtrack`,
+//!   `config::keys::metrics`, `config::keys::limits`, `config::keys::events`,
+//!   `config::keys::email`, `config::keys::push`, `config::keys::bots`, `config::keys::log`),
+//!   assembled in catalogue order in `config/keys/mod.rs`.
 //! - [`db`]: the storage engine (writer thread with group commit, read pool, CPU pool, and the
 //!   one document thread that parses uploaded BOMs and VEX) and all
 //!   SQL, one submodule per area (a message's surroundings one idea each: `messages`,

@@ -18,7 +18,7 @@ mod walker;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use keys::KEYS;
+use keys::keys;
 use render::quote;
 
 pub use listeners::{LETS_ENCRYPT_DIRECTORY, MAX_ACME_DOMAINS, TlsFiles, acme_domain_ok};
@@ -370,7 +370,7 @@ impl Default for Config {
     /// The catalogue's defaults.
     fn default() -> Self {
         let mut cfg = Config::blank();
-        for k in KEYS {
+        for k in keys() {
             k.apply_default(&mut cfg);
         }
         derive(&mut cfg, false);

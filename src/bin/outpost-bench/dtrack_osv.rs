@@ -26,7 +26,8 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::{Method, Request};
 use serde_json::{Value, json};
 
-use super::{Spec, fail, realtime};
+use super::load::Spec;
+use super::{fail, realtime};
 
 /// One package in this many of the BOM's is vulnerable at its version.
 const VULNERABLE_EVERY: usize = 16;
@@ -513,7 +514,7 @@ pub fn run(args: &super::Args) {
     // The floor runs in its own runtime, sized like the server's default.
     let floor_rt;
     let addr = if args.floor {
-        let answer = client_rt.block_on(super::probe(s.addr, &spec));
+        let answer = client_rt.block_on(super::load::probe(s.addr, &spec));
         eprintln!("floor: answering every request with {} bytes", answer.len());
         floor_rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(args.server_threads)
@@ -524,14 +525,14 @@ pub fn run(args: &super::Args) {
     } else {
         s.addr
     };
-    let report = client_rt.block_on(super::run_load(
+    let report = client_rt.block_on(super::load::run_load(
         addr,
         vec![spec; args.connections],
         Duration::from_secs(args.seconds),
         args.rate,
         None,
     ));
-    super::print_report(args, &report);
+    super::load::print_report(args, &report);
     if !args.floor {
         println!(
             "server_peak_rss={:.1}MB",

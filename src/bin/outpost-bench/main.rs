@@ -37,7 +37,7 @@
 //! - `soak`: against a running server (`--addr`, `--dt-addr`, `--credentials`), a steady mix of
 //!   sends (`--rate` per second), `--pollers` long-polls woken and re-polled, presence, edits,
 //!   reactions, history reads, uploads and badge reads for `--seconds`, counted by kind; any
-//!   failure makes the exit status 1 (see `soak.rs`; `tests/soak/run.sh` runs it and judges the
+//!   failure makes the exit status 1 (see `soak/`; `tests/soak/run.sh` runs it and judges the
 //!   server's memory).
 //!
 //! With `--tls-cert FILE --tls-key FILE` the in-process server serves its listeners over HTTPS
@@ -57,30 +57,26 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine as _;
-use bytes::Bytes;
 use clap::Parser;
-use http_body_util::{BodyExt as _, Full};
-use hyper::{Method, Request};
-use hyper_util::rt::TokioIo;
-use tokio::net::TcpStream;
+use hyper::Method;
 
 mod dtrack_osv;
 mod floor;
+mod load;
 mod realtime;
+mod scenarios;
 mod soak;
 mod storage;
 mod tls;
 
-use outpost::app::{AppState, Server};
+use outpost::app::Server;
 use outpost::config::{Config, Synchronous};
-use outpost::domain::channels::{self, ChannelOptions};
-use outpost::domain::users::{self, NewUser};
-use outpost::ids::UserId;
-use outpost::model::{Message, Role};
+
+use load::{Spec, print_report, probe, run_load};
+use scenarios::prepare;
 
 #[derive(Parser, Debug)]
 #[command(name = "outpost-bench", about = "Load generator for Outpost")]
@@ -145,7 +141,7 @@ struct Args {
     /// `soak`: the Dependency-Track listener of the server at `--addr`.
     #[arg(long)]
     dt_addr: Option<SocketAddr>,
-    /// `soak`: the users and the Dependency-Track key to use (see `soak.rs`).
+    /// `soak`: the users and the Dependency-Track key to use (see `soak/`).
     #[arg(long)]
     credentials: Option<std::path::PathBuf>,
     /// `dt-osv-import`, `dt-findings`: records in the synthetic npm OSV export.
@@ -154,37 +150,6 @@ struct Args {
     /// `dt-osv-import`, `dt-findings`: components of the uploaded BOM.
     #[arg(long, default_value_t = 5_000)]
     components: usize,
-}
-
-/// What one connection sends, over and over (`{n}` in the body is replaced by a counter).
-#[derive(Clone)]
-struct Spec {
-    method: Method,
-    path: String,
-    body: Option<String>,
-    /// (header name, value) of the credential, if any.
-    credential: Option<(&'static str, String)>,
-}
-
-impl Spec {
-    /// The request, with `{n}` in the body replaced by `n`.
-    fn request(&self, n: &str) -> Request<Full<Bytes>> {
-        let mut req = Request::builder()
-            .method(self.method.clone())
-            .uri(self.path.as_str())
-            .header("host", "localhost");
-        if let Some((name, value)) = &self.credential {
-            req = req.header(*name, value.as_str());
-        }
-        let body = match &self.body {
-            Some(b) => {
-                req = req.header("content-type", "application/x-www-form-urlencoded");
-                Bytes::from(b.replace("{n}", n))
-            }
-            None => Bytes::new(),
-        };
-        req.body(Full::new(body)).expect("request")
-    }
 }
 
 fn basic(email: &str, key: &str) -> String {
@@ -197,103 +162,6 @@ fn basic(email: &str, key: &str) -> String {
 fn fail(msg: &str) -> ! {
     eprintln!("outpost-bench: {msg}");
     std::process::exit(2);
-}
-
-async fn make_user(state: &AppState, i: usize) -> (UserId, String, String) {
-    let email = format!("bench{i}@example.com");
-    let (id, key) = users::create(
-        state,
-        NewUser {
-            email: email.clone(),
-            full_name: format!("Bench User {i}"),
-            role: Role::Member,
-            password: None,
-            can_create_users: false,
-            can_change_user_emails: false,
-        },
-    )
-    .await
-    .unwrap_or_else(|e| fail(&format!("creating a user: {e}")));
-    (id, email, key)
-}
-
-/// Creates `n` users and a channel `bench` they are all subscribed to.
-async fn channel_with(state: &AppState, n: usize) -> Vec<(UserId, String, String)> {
-    let mut people = Vec::with_capacity(n);
-    for i in 0..n.max(1) {
-        people.push(make_user(state, i).await);
-    }
-    let creator = outpost::db::users::get as fn(&rusqlite::Connection, UserId) -> _;
-    let first = people[0].0;
-    let owner = state
-        .db
-        .read(move |c| creator(c, first))
-        .await
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| fail("bench user vanished"));
-    channels::create(
-        state,
-        &owner,
-        "bench",
-        people.iter().map(|p| p.0.0).collect(),
-        ChannelOptions::default(),
-    )
-    .await
-    .unwrap_or_else(|e| fail(&format!("creating the channel: {e}")));
-    people
-}
-
-/// Stores `n` messages in channel `bench` directly, in large transactions.
-async fn seed_history(state: &AppState, sender: UserId, n: usize) {
-    let channel = state
-        .db
-        .read(|c| outpost::db::channels::by_name(c, "bench"))
-        .await
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| fail("no bench channel"))
-        .id;
-    let started = Instant::now();
-    let mut done = 0;
-    while done < n {
-        let batch = (n - done).min(50_000);
-        let from = done;
-        state
-            .db
-            .write(move |tx| {
-                for i in from..from + batch {
-                    let text =
-                        format!("history message {i} about topic {} and more words", i % 100);
-                    outpost::db::messages::insert(
-                        tx,
-                        &Message {
-                            id: outpost::ids::MessageId(0),
-                            sender_id: sender,
-                            channel_id: Some(channel),
-                            conversation_id: None,
-                            topic: format!("topic {}", i % 100),
-                            rendered_content: format!("<p>{text}</p>"),
-                            content: text,
-                            client: "bench".into(),
-                            sent_at: outpost::time::now_secs(),
-                            is_me_message: false,
-                            wildcard: 0,
-                            last_edit_at: None,
-                            last_moved_at: None,
-                        },
-                    )?;
-                }
-                Ok(())
-            })
-            .await
-            .unwrap_or_else(|e| fail(&format!("seeding: {e}")));
-        done += batch;
-    }
-    eprintln!(
-        "seeded {n} messages in {:.1}s",
-        started.elapsed().as_secs_f64()
-    );
 }
 
 fn main() {
@@ -478,349 +346,4 @@ fn main() {
     let _ = stop_tx.send(());
     drop(server_rt);
     let _ = std::fs::remove_dir_all(&data);
-}
-
-/// Prints a request scenario's figures on one line.
-fn print_report(args: &Args, report: &Report) {
-    println!(
-        "scenario={} tls={} connections={} seconds={} requests={} errors={} req/s={:.0} p50={}us p90={}us p99={}us max={}us",
-        args.scenario,
-        args.tls_cert.is_some(),
-        args.connections,
-        args.seconds,
-        report.requests,
-        report.errors,
-        report.requests as f64 / args.seconds as f64,
-        report.percentile(0.50),
-        report.percentile(0.90),
-        report.percentile(0.99),
-        report.percentile(1.0),
-    );
-}
-
-async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
-    match args.scenario.as_str() {
-        "server-settings" => vec![
-            Spec {
-                method: Method::GET,
-                path: "/api/v1/server_settings".into(),
-                body: None,
-                credential: None,
-            };
-            args.connections
-        ],
-        "users-me" => {
-            let (_, email, key) = make_user(state, 0).await;
-            vec![
-                Spec {
-                    method: Method::GET,
-                    path: "/api/v1/users/me".into(),
-                    body: None,
-                    credential: Some(("authorization", basic(&email, &key))),
-                };
-                args.connections
-            ]
-        }
-        "send" => {
-            let people = channel_with(state, args.subscribers.max(args.connections)).await;
-            (0..args.connections)
-                .map(|i| {
-                    let (_, email, key) = &people[i % people.len()];
-                    Spec {
-                        method: Method::POST,
-                        path: "/api/v1/messages".into(),
-                        body: Some(format!(
-                            "type=stream&to=bench&topic=load+{i}&content=benchmark+message+{{n}}"
-                        )),
-                        credential: Some(("authorization", basic(email, key))),
-                    }
-                })
-                .collect()
-        }
-        "presence" => {
-            let (_, email, key) = make_user(state, 0).await;
-            vec![
-                Spec {
-                    method: Method::POST,
-                    path: "/api/v1/users/me/presence".into(),
-                    body: Some("status=active".into()),
-                    credential: Some(("authorization", basic(&email, &key))),
-                };
-                args.connections
-            ]
-        }
-        "history" => {
-            let people = channel_with(state, 2).await;
-            seed_history(state, people[0].0, args.messages).await;
-            let (_, email, key) = &people[1];
-            let narrow = "%5B%5B%22channel%22%2C%22bench%22%5D%5D";
-            vec![
-                Spec {
-                    method: Method::GET,
-                    path: format!(
-                        "/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow={narrow}"
-                    ),
-                    body: None,
-                    credential: Some(("authorization", basic(email, key))),
-                };
-                args.connections
-            ]
-        }
-        "dt-badge" | "dt-analysis" => dtrack_specs(args, state).await,
-        other => fail(&format!(
-            "unknown scenario {other:?}; use server-settings, users-me, send, history, presence, parked, delivery, dt-badge, dt-analysis, dt-osv-import or dt-findings"
-        )),
-    }
-}
-
-struct Report {
-    requests: u64,
-    errors: u64,
-    /// Sorted latencies in microseconds.
-    latencies: Vec<u32>,
-}
-
-impl Report {
-    fn percentile(&self, q: f64) -> u32 {
-        if self.latencies.is_empty() {
-            return 0;
-        }
-        let i = ((self.latencies.len() - 1) as f64 * q).round() as usize;
-        self.latencies[i]
-    }
-}
-
-/// Sends one request as `spec` describes and returns the answer's body.
-async fn probe(addr: SocketAddr, spec: &Spec) -> Bytes {
-    let stream = TcpStream::connect(addr)
-        .await
-        .unwrap_or_else(|e| fail(&format!("probe: {e}")));
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(TokioIo::new(stream))
-            .await
-            .unwrap_or_else(|e| fail(&format!("probe: {e}")));
-    tokio::spawn(conn);
-    let res = sender
-        .send_request(spec.request("probe"))
-        .await
-        .unwrap_or_else(|e| fail(&format!("probe: {e}")));
-    if !res.status().is_success() {
-        fail(&format!("probe answered {}", res.status()));
-    }
-    res.into_body()
-        .collect()
-        .await
-        .map(|b| b.to_bytes())
-        .unwrap_or_else(|e| fail(&format!("probe: {e}")))
-}
-
-async fn run_load(
-    addr: SocketAddr,
-    specs: Vec<Spec>,
-    measure: Duration,
-    rate: Option<f64>,
-    tls: Option<tokio_rustls::TlsConnector>,
-) -> Report {
-    let warmup_end = Instant::now() + Duration::from_secs(1);
-    let end = warmup_end + measure;
-    let counter = Arc::new(AtomicU64::new(0));
-    // With a target rate, each connection sends on its own fixed schedule.
-    let interval = rate.map(|r| Duration::from_secs_f64(specs.len() as f64 / r));
-    let mut tasks = Vec::with_capacity(specs.len());
-    for spec in specs {
-        let counter = Arc::clone(&counter);
-        tasks.push(tokio::spawn(connection_loop(
-            addr,
-            spec,
-            counter,
-            warmup_end,
-            end,
-            interval,
-            tls.clone(),
-        )));
-    }
-    let mut report = Report {
-        requests: 0,
-        errors: 0,
-        latencies: Vec::new(),
-    };
-    for t in tasks {
-        let (lat, errors) = t.await.unwrap_or_default();
-        report.requests += lat.len() as u64;
-        report.errors += errors;
-        report.latencies.extend(lat);
-    }
-    report.latencies.sort_unstable();
-    report
-}
-
-async fn connection_loop(
-    addr: SocketAddr,
-    spec: Spec,
-    counter: Arc<AtomicU64>,
-    warmup_end: Instant,
-    end: Instant,
-    interval: Option<Duration>,
-    tls: Option<tokio_rustls::TlsConnector>,
-) -> (Vec<u32>, u64) {
-    let mut latencies = Vec::new();
-    let mut errors = 0u64;
-    let mut next_send = Instant::now();
-    'reconnect: while Instant::now() < end {
-        let Ok(stream) = TcpStream::connect(addr).await else {
-            errors += 1;
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
-        let Some(mut sender) = http1_over(stream, tls.as_ref()).await else {
-            errors += 1;
-            continue;
-        };
-        while Instant::now() < end {
-            let n = counter.fetch_add(1, Ordering::Relaxed);
-            let req = spec.request(&n.to_string());
-            if let Some(every) = interval {
-                // Timer wake-ups are coarse (about a millisecond), so latency is taken from the
-                // moment the request actually leaves; falling behind the schedule shows up as a
-                // lower achieved rate.
-                tokio::time::sleep_until(next_send.into()).await;
-                next_send += every;
-            }
-            let started = Instant::now();
-            let ok = match sender.send_request(req).await {
-                Ok(res) => {
-                    let ok = res.status().is_success();
-                    ok && res.into_body().collect().await.is_ok()
-                }
-                Err(_) => false,
-            };
-            let elapsed = started.elapsed();
-            if started >= warmup_end {
-                if ok {
-                    latencies.push(elapsed.as_micros().min(u32::MAX as u128) as u32);
-                } else {
-                    errors += 1;
-                }
-            }
-            if !ok {
-                continue 'reconnect;
-            }
-        }
-    }
-    (latencies, errors)
-}
-
-/// An HTTP/1.1 connection over `stream`, with TLS first when `tls` is given; its driver is
-/// spawned.
-async fn http1_over(
-    stream: TcpStream,
-    tls: Option<&tokio_rustls::TlsConnector>,
-) -> Option<hyper::client::conn::http1::SendRequest<Full<Bytes>>> {
-    match tls {
-        None => {
-            let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-                .await
-                .ok()?;
-            tokio::spawn(conn);
-            Some(sender)
-        }
-        Some(tls) => {
-            let name = tokio_rustls::rustls::pki_types::ServerName::try_from("localhost")
-                .expect("a valid name");
-            let stream = tls.connect(name, stream).await.ok()?;
-            let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-                .await
-                .ok()?;
-            tokio::spawn(conn);
-            Some(sender)
-        }
-    }
-}
-
-/// Dependency-Track data for `dt-badge` and `dt-analysis`: one project with a vulnerable
-/// component and an analysis, refreshed metrics, and a key of an all-permission team.
-async fn dtrack_specs(args: &Args, state: &AppState) -> Vec<Spec> {
-    use outpost::domain::dtrack::{findings, identity, metrics, permissions::PermSet, portfolio};
-    use outpost::model::dtrack::{Component, ProjectFields, Vulnerability};
-    let team = identity::create_team(state, "Bench", PermSet::all(), true)
-        .await
-        .unwrap_or_else(|e| fail(&format!("team: {e}")));
-    let key = team.api_keys[0]
-        .key
-        .clone()
-        .unwrap_or_else(|| fail("no key"));
-    let who = identity::authenticate_key(state, &key)
-        .await
-        .unwrap_or_else(|e| fail(&format!("key: {e}")));
-    let project = portfolio::create_project(
-        state,
-        &who,
-        ProjectFields {
-            name: "bench".into(),
-            version: Some("1.0".into()),
-            active: true,
-            ..ProjectFields::default()
-        },
-    )
-    .await
-    .unwrap_or_else(|e| fail(&format!("project: {e}")));
-    let component = portfolio::create_component(
-        state,
-        &who,
-        &project.uuid,
-        Component {
-            name: "lib".into(),
-            ..Component::default()
-        },
-    )
-    .await
-    .unwrap_or_else(|e| fail(&format!("component: {e}")));
-    let vuln = findings::create_vulnerability(
-        state,
-        Vulnerability {
-            vuln_id: "INT-BENCH-1".into(),
-            severity: Some("HIGH".into()),
-            ..Vulnerability::default()
-        },
-    )
-    .await
-    .unwrap_or_else(|e| fail(&format!("vulnerability: {e}")));
-    findings::set_assignment(state, &who, &vuln.uuid, &component.uuid, true)
-        .await
-        .unwrap_or_else(|e| fail(&format!("assignment: {e}")));
-    findings::update_analysis(
-        state,
-        &who,
-        findings::AnalysisChange {
-            project: Some(project.uuid.clone()),
-            component: component.uuid.clone(),
-            vulnerability: vuln.uuid.clone(),
-            state: Some("NOT_AFFECTED".into()),
-            comment: Some("benchmark".into()),
-            ..findings::AnalysisChange::default()
-        },
-    )
-    .await
-    .unwrap_or_else(|e| fail(&format!("analysis: {e}")));
-    metrics::refresh(state, &who, &project.uuid)
-        .await
-        .unwrap_or_else(|e| fail(&format!("metrics: {e}")));
-    let path = if args.scenario == "dt-badge" {
-        format!("/api/v1/badge/violations/project/{}", project.uuid)
-    } else {
-        format!(
-            "/api/v1/analysis?project={}&component={}&vulnerability={}",
-            project.uuid, component.uuid, vuln.uuid
-        )
-    };
-    vec![
-        Spec {
-            method: Method::GET,
-            path,
-            body: None,
-            credential: Some(("x-api-key", key)),
-        };
-        args.connections
-    ]
 }

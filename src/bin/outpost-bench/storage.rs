@@ -35,7 +35,7 @@ pub async fn run(
     flag_rows: usize,
     seconds: u64,
 ) {
-    let people = super::channel_with(&state, subscribers.max(connections)).await;
+    let people = super::scenarios::channel_with(&state, subscribers.max(connections)).await;
     let rows: Arc<Vec<UserId>> = Arc::new(people.iter().take(flag_rows).map(|p| p.0).collect());
     let channel = state
         .db
@@ -137,7 +137,7 @@ pub async fn run_batched(
     batch: usize,
     seconds: u64,
 ) {
-    let people = super::channel_with(&state, subscribers.max(batch)).await;
+    let people = super::scenarios::channel_with(&state, subscribers.max(batch)).await;
     let rows: Arc<Vec<UserId>> = Arc::new(people.iter().take(flag_rows).map(|p| p.0).collect());
     let channel = state
         .db
