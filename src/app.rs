@@ -35,7 +35,7 @@ pub struct AppState {
     /// Becomes true when the server starts shutting down (long-polls answer at once).
     pub stopping: tokio::sync::watch::Sender<bool>,
     /// Request rate limits per user, principal and address (`[limits]`).
-    pub rates: crate::http::rate_limit::Rates,
+    pub rates: Arc<crate::http::rate_limit::Rates>,
     /// `GET /users/me` answers, serialized once per state of the caller's record.
     pub own_user_bodies: crate::zulip::users::OwnUserBodies,
     /// The hub sequence number of the newest event the delivery task has handled.
@@ -48,7 +48,7 @@ pub struct AppState {
     /// Requests of the chat listener per route (`/metrics`).
     pub chat_requests: crate::metrics::RequestMetrics,
     /// Requests of the Dependency-Track listener per route (`/metrics`).
-    pub dtrack_requests: crate::metrics::RequestMetrics,
+    pub dtrack_requests: Arc<crate::metrics::RequestMetrics>,
     /// The browser client's files, hashed and compressed once (`web::assets`).
     pub web_assets: &'static crate::web::assets::Assets,
 }
@@ -73,17 +73,17 @@ impl AppState {
                     config.limits.max_parked_polls_per_user,
                 ),
         );
-        let rates = crate::http::rate_limit::Rates::new(&config.limits);
+        let rates = Arc::new(crate::http::rate_limit::Rates::new(&config.limits));
         Ok(AppState {
             own_user_bodies: Default::default(),
             delivered: tokio::sync::watch::channel(0).0,
             started_at: crate::time::now_secs(),
             connections: Arc::default(),
             chat_requests: crate::metrics::RequestMetrics::new("chat", crate::zulip::ROUTE_NAMES),
-            dtrack_requests: crate::metrics::RequestMetrics::new(
+            dtrack_requests: Arc::new(crate::metrics::RequestMetrics::new(
                 "dtrack",
                 crate::dtrack::ROUTE_NAMES,
-            ),
+            )),
             web_assets: crate::web::assets::Assets::load(),
             rates,
             queues,
@@ -314,7 +314,11 @@ pub async fn start(
     };
     let (dtrack_addr, dtrack_task) = match dt_listener {
         Some((listener, addr)) => {
-            let api = Arc::new(crate::dtrack::DtrackApi::new(Arc::clone(&state)));
+            let api = Arc::new(crate::dtrack::DtrackApi::new(crate::dtrack::DtrackState {
+                core: Arc::clone(&state.core),
+                rates: Arc::clone(&state.rates),
+                requests: Arc::clone(&state.dtrack_requests),
+            }));
             let t = tokio::spawn(serve_listener(
                 listener,
                 api,

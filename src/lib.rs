@@ -225,7 +225,7 @@
 //! - `acme`: `config`, `http`, `private_files`
 //! - `zulip`: `app`, `db`, `domain`, `emoji`, `error`, `events`, `http`, `ids`, `markdown`,
 //!   `metrics`, `model`, `password`, `time`, `web`
-//! - `dtrack`: `app`, `db`, `domain`, `error`, `http`, `ids`, `metrics`, `model`, `time`
+//! - `dtrack`: `db`, `domain`, `error`, `http`, `ids`, `metrics`, `model`, `time`
 //! - `web`: `app`, `domain`, `error`, `http`, `model`, `password`, `time`, `zulip`
 //! - `app`: `acme`, `config`, `data_lock`, `domain`, `dtrack`, `error`, `events`, `http`, `metrics`,
 //!   `private_files`, `time`, `web`, `zulip`
