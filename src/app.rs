@@ -46,7 +46,7 @@ pub struct AppState {
     /// Open connections of all listeners (capped by `[limits] max_connections`).
     pub connections: Arc<std::sync::atomic::AtomicUsize>,
     /// Requests of the chat listener per route (`/metrics`).
-    pub chat_requests: crate::metrics::RequestMetrics,
+    pub chat_requests: Arc<crate::metrics::RequestMetrics>,
     /// Requests of the Dependency-Track listener per route (`/metrics`).
     pub dtrack_requests: Arc<crate::metrics::RequestMetrics>,
     /// The browser client's files, hashed and compressed once (`web::assets`).
@@ -79,7 +79,10 @@ impl AppState {
             delivered: tokio::sync::watch::channel(0).0,
             started_at: crate::time::now_secs(),
             connections: Arc::default(),
-            chat_requests: crate::metrics::RequestMetrics::new("chat", crate::zulip::ROUTE_NAMES),
+            chat_requests: Arc::new(crate::metrics::RequestMetrics::new(
+                "chat",
+                crate::zulip::ROUTE_NAMES,
+            )),
             dtrack_requests: Arc::new(crate::metrics::RequestMetrics::new(
                 "dtrack",
                 crate::dtrack::ROUTE_NAMES,
@@ -300,9 +303,22 @@ pub async fn start(
     ));
     let metrics_task = match metrics_listener {
         Some((listener, _)) => {
-            let api = Arc::new(crate::metrics::endpoint::MetricsApi::new(Arc::clone(
-                &state,
-            )));
+            let api = Arc::new(crate::metrics::endpoint::MetricsApi::new(
+                crate::metrics::endpoint::MetricsState {
+                    db: Arc::clone(&state.core) as _,
+                    hub: Arc::clone(&state.hub),
+                    queues: Arc::clone(&state.queues),
+                    dtrack_enabled: state.config.dtrack.enabled,
+                    stopping: state.stopping.subscribe(),
+                    delivered: state.delivered.subscribe(),
+                    connections: Arc::clone(&state.connections),
+                    started_at: state.started_at,
+                    requests: vec![
+                        Arc::clone(&state.chat_requests),
+                        Arc::clone(&state.dtrack_requests),
+                    ],
+                },
+            ));
             Some(tokio::spawn(crate::http::server::serve(
                 listener,
                 api,

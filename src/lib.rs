@@ -212,7 +212,7 @@
 //! - `private_files`: nothing
 //! - `data_lock`: `private_files`
 //! - `model`: `ids`
-//! - `metrics`: `app`, `db`, `http`
+//! - `metrics`: `db`, `events`, `http`
 //! - `http`: `config`, `metrics`, `time`
 //! - `config`: `http`, `model`
 //! - `mail`: `config`
