@@ -75,8 +75,8 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "zulip",
         &[
-            "app", "db", "domain", "emoji", "error", "events", "http", "ids", "markdown",
-            "metrics", "model", "password", "time", "web",
+            "db", "domain", "emoji", "error", "events", "http", "ids", "markdown", "metrics",
+            "model", "password", "time", "web",
         ],
     ),
     (
@@ -88,7 +88,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "web",
         &[
-            "app", "domain", "error", "http", "model", "password", "time", "zulip",
+            "domain", "error", "http", "model", "password", "time", "zulip",
         ],
     ),
     (
@@ -120,8 +120,6 @@ pub const LAYERS: &[(&str, &[&str])] = &[
 /// Edges of the table that close a cycle today, each with why it is tolerated for now. The
 /// acyclicity check ignores exactly these; the list may only shrink.
 pub const CYCLE_EDGES: &[(&str, &str, &str)] = &[
-    ("zulip", "app", "chat handlers take `&AppState`"),
-    ("web", "app", "pages and sessions take `&AppState`"),
     (
         "zulip",
         "web",

@@ -75,12 +75,13 @@ mod soak;
 mod storage;
 mod tls;
 
-use outpost::app::{AppState, Server};
+use outpost::app::Server;
 use outpost::config::{Config, Synchronous};
 use outpost::domain::channels::{self, ChannelOptions};
 use outpost::domain::users::{self, NewUser};
 use outpost::ids::UserId;
 use outpost::model::{Message, Role};
+use outpost::zulip::ChatState;
 
 #[derive(Parser, Debug)]
 #[command(name = "outpost-bench", about = "Load generator for Outpost")]
@@ -199,7 +200,7 @@ fn fail(msg: &str) -> ! {
     std::process::exit(2);
 }
 
-async fn make_user(state: &AppState, i: usize) -> (UserId, String, String) {
+async fn make_user(state: &ChatState, i: usize) -> (UserId, String, String) {
     let email = format!("bench{i}@example.com");
     let (id, key) = users::create(
         state,
@@ -218,7 +219,7 @@ async fn make_user(state: &AppState, i: usize) -> (UserId, String, String) {
 }
 
 /// Creates `n` users and a channel `bench` they are all subscribed to.
-async fn channel_with(state: &AppState, n: usize) -> Vec<(UserId, String, String)> {
+async fn channel_with(state: &ChatState, n: usize) -> Vec<(UserId, String, String)> {
     let mut people = Vec::with_capacity(n);
     for i in 0..n.max(1) {
         people.push(make_user(state, i).await);
@@ -245,7 +246,7 @@ async fn channel_with(state: &AppState, n: usize) -> Vec<(UserId, String, String
 }
 
 /// Stores `n` messages in channel `bench` directly, in large transactions.
-async fn seed_history(state: &AppState, sender: UserId, n: usize) {
+async fn seed_history(state: &ChatState, sender: UserId, n: usize) {
     let channel = state
         .db
         .read(|c| outpost::db::channels::by_name(c, "bench"))
@@ -498,7 +499,7 @@ fn print_report(args: &Args, report: &Report) {
     );
 }
 
-async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
+async fn prepare(args: &Args, state: &ChatState) -> Vec<Spec> {
     match args.scenario.as_str() {
         "server-settings" => vec![
             Spec {
@@ -740,7 +741,7 @@ async fn http1_over(
 
 /// Dependency-Track data for `dt-badge` and `dt-analysis`: one project with a vulnerable
 /// component and an analysis, refreshed metrics, and a key of an all-permission team.
-async fn dtrack_specs(args: &Args, state: &AppState) -> Vec<Spec> {
+async fn dtrack_specs(args: &Args, state: &ChatState) -> Vec<Spec> {
     use outpost::domain::dtrack::{findings, identity, metrics, permissions::PermSet, portfolio};
     use outpost::model::dtrack::{Component, ProjectFields, Vulnerability};
     let team = identity::create_team(state, "Bench", PermSet::all(), true)
