@@ -1,8 +1,8 @@
-//! The running server: its state, startup and shutdown.
+//! The running server, the composition root: its states, startup and shutdown.
 //!
-//! [`AppState`] is built once per server and passed explicitly (`Arc<AppState>`) to every
-//! handler; it holds the domain handle ([`Core`], reached through `Deref`) and what only the
-//! APIs and listeners use. There are no globals, so a test process can run many servers side
+//! [`open`] builds the chat API's [`ChatState`] once per server (passed explicitly as
+//! `Arc<ChatState>` to every chat handler and background task); [`start`] builds the
+//! Dependency-Track and metrics listeners' own states from it. There are no globals, so a test process can run many servers side
 //! by side. [`start`] opens the state, binds the listeners, starts the background tasks (all
 //! listed in `tasks::spawn`) and serves; the shutdown signal is an argument, so `main` passes
 //! SIGINT/SIGTERM and tests pass a channel. The command line opens a [`Core`] alone.
@@ -19,84 +19,47 @@ use crate::domain::Core;
 use crate::error::{Error, Result};
 use crate::events::queues::Queues;
 use crate::http::tls::ServerTls;
+use crate::zulip::ChatState;
 
 mod tasks;
 
-/// Everything a request handler may need: the domain handle, [`Core`] (reached through
-/// `Deref`, so `state.db` and `domain::x(&state, ..)` work on an `AppState`), and what only the
-/// APIs, their listeners and the background tasks use. One state serves both APIs and the
-/// `/metrics` listener.
-pub struct AppState {
-    pub core: Arc<Core>,
-    /// Client event queues (`POST /register`, `GET /events`).
-    pub queues: Arc<Queues>,
-    /// Who reported presence, and when (kept in memory).
-    pub presence: crate::domain::presence::PresenceTable,
-    /// Becomes true when the server starts shutting down (long-polls answer at once).
-    pub stopping: tokio::sync::watch::Sender<bool>,
-    /// Request rate limits per user, principal and address (`[limits]`).
-    pub rates: crate::http::rate_limit::Rates,
-    /// `GET /users/me` answers, serialized once per state of the caller's record.
-    pub own_user_bodies: crate::zulip::users::OwnUserBodies,
-    /// The hub sequence number of the newest event the delivery task has handled.
-    pub delivered: tokio::sync::watch::Sender<u64>,
-    /// When this process opened the state (seconds since the epoch): register's
-    /// `server_generation`.
-    pub started_at: i64,
-    /// Open connections of all listeners (capped by `[limits] max_connections`).
-    pub connections: Arc<std::sync::atomic::AtomicUsize>,
-    /// Requests of the chat listener per route (`/metrics`).
-    pub chat_requests: crate::metrics::RequestMetrics,
-    /// Requests of the Dependency-Track listener per route (`/metrics`).
-    pub dtrack_requests: crate::metrics::RequestMetrics,
-    /// The browser client's files, hashed and compressed once (`web::assets`).
-    pub web_assets: &'static crate::web::assets::Assets,
-}
-
-impl std::ops::Deref for AppState {
-    type Target = Core;
-
-    fn deref(&self) -> &Core {
-        &self.core
-    }
-}
-
-impl AppState {
-    /// Opens the data directory and database ([`Core::open`]); starts no listener.
-    pub fn open(config: Config) -> Result<AppState> {
-        let core = Arc::new(Core::open(config)?);
-        let config = &core.config;
-        let queues = Arc::new(
-            Queues::new(config.events.max_queue_events, config.events.queue_timeout)
-                .with_user_limits(
-                    config.limits.max_queues_per_user,
-                    config.limits.max_parked_polls_per_user,
-                ),
-        );
-        let rates = crate::http::rate_limit::Rates::new(&config.limits);
-        Ok(AppState {
-            own_user_bodies: Default::default(),
-            delivered: tokio::sync::watch::channel(0).0,
-            started_at: crate::time::now_secs(),
-            connections: Arc::default(),
-            chat_requests: crate::metrics::RequestMetrics::new("chat", crate::zulip::ROUTE_NAMES),
-            dtrack_requests: crate::metrics::RequestMetrics::new(
-                "dtrack",
-                crate::dtrack::ROUTE_NAMES,
-            ),
-            web_assets: crate::web::assets::Assets::load(),
-            rates,
-            queues,
-            presence: crate::domain::presence::PresenceTable::default(),
-            stopping: tokio::sync::watch::channel(false).0,
-            core,
-        })
-    }
+/// Opens the data directory and database ([`Core::open`]) and builds the chat API's state
+/// around them; starts no listener.
+pub fn open(config: Config) -> Result<ChatState> {
+    let core = Arc::new(Core::open(config)?);
+    let config = &core.config;
+    let queues = Arc::new(
+        Queues::new(config.events.max_queue_events, config.events.queue_timeout).with_user_limits(
+            config.limits.max_queues_per_user,
+            config.limits.max_parked_polls_per_user,
+        ),
+    );
+    let rates = Arc::new(crate::http::rate_limit::Rates::new(&config.limits));
+    Ok(ChatState {
+        own_user_bodies: Default::default(),
+        delivered: tokio::sync::watch::channel(0).0,
+        started_at: crate::time::now_secs(),
+        connections: Arc::default(),
+        chat_requests: Arc::new(crate::metrics::RequestMetrics::new(
+            "chat",
+            crate::zulip::ROUTE_NAMES,
+        )),
+        dtrack_requests: Arc::new(crate::metrics::RequestMetrics::new(
+            "dtrack",
+            crate::dtrack::ROUTE_NAMES,
+        )),
+        web_assets: crate::web::assets::Assets::load(),
+        rates,
+        queues,
+        presence: crate::domain::presence::PresenceTable::default(),
+        stopping: tokio::sync::watch::channel(false).0,
+        core,
+    })
 }
 
 /// A started server.
 pub struct Server {
-    pub state: Arc<AppState>,
+    pub state: Arc<ChatState>,
     /// The address the chat API actually listens on (useful with port 0).
     pub chat_addr: SocketAddr,
     /// The address of the Dependency-Track API, when enabled.
@@ -168,7 +131,7 @@ impl Server {
 
 /// Waits until delivery has handled every published event, then writes the queues to the
 /// data directory. No request is served any more, so the queues no longer change.
-async fn save_queues(state: &AppState) {
+async fn save_queues(state: &ChatState) {
     let target = state.hub.current_seq();
     let mut delivered = state.delivered.subscribe();
     if tokio::time::timeout(STOP_DRAIN_TIMEOUT, delivered.wait_for(|d| *d >= target))
@@ -194,7 +157,7 @@ async fn save_queues(state: &AppState) {
 
 /// Puts back the queues a graceful stop saved (`events::snapshot`), dropping those idle past
 /// their timeout (the time the server was down counts), and gives each a `restart` event.
-fn restore_queues(state: &AppState) {
+fn restore_queues(state: &ChatState) {
     let path = crate::events::snapshot::path_in(&state.config.data_dir);
     let Some(snapshot) = crate::events::snapshot::take(&path) else {
         return;
@@ -252,7 +215,7 @@ pub async fn start(
             false => None,
         },
     };
-    let state = Arc::new(AppState::open(config)?);
+    let state = Arc::new(open(config)?);
     let (listener, chat_addr) = bind(listen).await?;
     let dt_listener = if state.config.dtrack.enabled {
         crate::domain::dtrack::identity::bootstrap(&state).await?;
@@ -300,9 +263,22 @@ pub async fn start(
     ));
     let metrics_task = match metrics_listener {
         Some((listener, _)) => {
-            let api = Arc::new(crate::metrics::endpoint::MetricsApi::new(Arc::clone(
-                &state,
-            )));
+            let api = Arc::new(crate::metrics::endpoint::MetricsApi::new(
+                crate::metrics::endpoint::MetricsState {
+                    db: Arc::clone(&state.core) as _,
+                    hub: Arc::clone(&state.hub),
+                    queues: Arc::clone(&state.queues),
+                    dtrack_enabled: state.config.dtrack.enabled,
+                    stopping: state.stopping.subscribe(),
+                    delivered: state.delivered.subscribe(),
+                    connections: Arc::clone(&state.connections),
+                    started_at: state.started_at,
+                    requests: vec![
+                        Arc::clone(&state.chat_requests),
+                        Arc::clone(&state.dtrack_requests),
+                    ],
+                },
+            ));
             Some(tokio::spawn(crate::http::server::serve(
                 listener,
                 api,
@@ -314,7 +290,11 @@ pub async fn start(
     };
     let (dtrack_addr, dtrack_task) = match dt_listener {
         Some((listener, addr)) => {
-            let api = Arc::new(crate::dtrack::DtrackApi::new(Arc::clone(&state)));
+            let api = Arc::new(crate::dtrack::DtrackApi::new(crate::dtrack::DtrackState {
+                core: Arc::clone(&state.core),
+                rates: Arc::clone(&state.rates),
+                requests: Arc::clone(&state.dtrack_requests),
+            }));
             let t = tokio::spawn(serve_listener(
                 listener,
                 api,

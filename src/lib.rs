@@ -42,10 +42,10 @@
 //!   left), the order with the TLS-ALPN-01 challenge answered by the listener's `http::tls`,
 //!   and the renewal task started in [`app`] that retries with back-off and stops with the
 //!   shutdown signal.
-//! - [`app`]: the server: `AppState` (the domain's `Core` behind an `Arc`, reached through
-//!   `Deref`, plus what only the APIs and listeners use: event queues, presence, rate limits,
-//!   request metrics, the browser files, rendered `/users/me` answers), startup and shutdown,
-//!   and `app::tasks`, the one list of background tasks (`tasks::spawn`) with the timer tasks.
+//! - [`app`]: the composition root: opens the domain's `Core` and builds each listener's state
+//!   from it (`zulip::ChatState`, `dtrack::DtrackState`, `metrics::endpoint::MetricsState`,
+//!   sharing rate limits, counters and the shutdown signal), startup and shutdown, and
+//!   `app::tasks`, the one list of background tasks (`tasks::spawn`) with the timer tasks.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
 //!   `dtrack create-team`, `backup`, `restore`); [`restore`] does the file work of
 //!   `outpost restore` (checks in `db::migrate::verify_restorable`), and [`data_lock`] is the
@@ -241,7 +241,7 @@
 //! - `private_files`: nothing
 //! - `data_lock`: `private_files`
 //! - `model`: `ids`
-//! - `metrics`: `app`, `db`, `http`
+//! - `metrics`: `db`, `events`, `http`
 //! - `http`: `config`, `metrics`, `time`
 //! - `config`: `http`, `model`
 //! - `mail`: `config`
@@ -252,17 +252,16 @@
 //!   `password`, `private_files`, `time`
 //! - `restore`: `data_lock`, `db`, `domain`, `error`, `events`, `private_files`
 //! - `acme`: `config`, `http`, `private_files`
-//! - `zulip`: `app`, `db`, `domain`, `emoji`, `error`, `events`, `http`, `ids`, `markdown`,
-//!   `metrics`, `model`, `password`, `time`, `web`
-//! - `dtrack`: `app`, `db`, `domain`, `error`, `http`, `ids`, `metrics`, `model`, `time`
-//! - `web`: `app`, `domain`, `error`, `http`, `model`, `password`, `time`, `zulip`
+//! - `zulip`: `db`, `domain`, `emoji`, `error`, `events`, `http`, `ids`, `markdown`, `metrics`,
+//!   `model`, `password`, `time`, `web`
+//! - `dtrack`: `db`, `domain`, `error`, `http`, `ids`, `metrics`, `model`, `time`
+//! - `web`: `domain`, `error`, `http`, `model`, `password`, `time`, `zulip`
 //! - `app`: `acme`, `config`, `data_lock`, `domain`, `dtrack`, `error`, `events`, `http`, `metrics`,
 //!   `private_files`, `time`, `web`, `zulip`
 //! - `cli`: `app`, `config`, `domain`, `error`, `http`, `model`, `restore`
 //!
-//! Edges that still close a cycle are listed in the test with their reason (the chat and
-//! Dependency-Track handlers and the pages still reach `app` for `AppState`; the chat route
-//! table names `web`; listener settings name `http`; `metrics` serves its own listener with `db`
+//! Edges that still close a cycle are listed in the test with their reason (no API names `app`:
+//! each has its own state, built by `app`; the chat route table names `web`; listener settings name `http`; `metrics` serves its own listener with `db`
 //! and `http`). Inside `domain`, the edges between its modules that close a cycle are listed
 //! there too (`domain::core`, the handle every rule takes, stands above them). Both lists may
 //! only shrink.
@@ -273,10 +272,11 @@
 //!   in `zulip::envelope::error_response` and the Dependency-Track API in `dtrack::respond`,
 //!   each exhaustively, and each logs internal errors once there.
 //! - **Threads**: tokio workers never run SQLite or argon2; those run on `db`'s dedicated threads.
-//! - **State**: no globals. Domain code reads a `&Core` (`domain::core`), handlers and
-//!   background tasks an `Arc<AppState>` that holds an `Arc<Core>` and derefs to it; both are
-//!   passed explicitly, so tests run many servers in one process. The command line opens a
-//!   `Core` alone.
+//! - **State**: no globals. Domain code and the Dependency-Track handlers read a `&Core`
+//!   (`domain::core`); chat handlers, pages and background tasks an `Arc<zulip::ChatState>`
+//!   that holds an `Arc<Core>` and derefs to it; the Dependency-Track and metrics listeners
+//!   hold their own small states. `app` builds them all and passes them explicitly, so tests
+//!   run many servers in one process. The command line opens a `Core` alone.
 //! - **Secrets**: API keys, JWTs and password hashes are never logged (`model::Secret` redacts
 //!   `Debug`; Dependency-Track keys are kept only as public id plus SHA3-256 of the secret).
 

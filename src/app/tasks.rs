@@ -2,17 +2,18 @@
 //! delivery, the heartbeat pass, the queue and upload sweeps, the scheduler, the outgoing-webhook
 //! worker, the ACME renewals, and with the Dependency-Track listener its BOM, key-usage and OSV
 //! workers. The timer tasks here are the only ones that read the clock; the passes they run take
-//! `now`. Each stops with `AppState::stopping`. Must not bind listeners or serve requests.
+//! `now`. Each stops with `ChatState::stopping`. Must not bind listeners or serve requests.
 
 use std::sync::Arc;
 
 use tokio::task::JoinHandle;
 
-use super::{AppState, TlsListeners};
+use super::TlsListeners;
+use crate::zulip::ChatState;
 
 /// Starts every background task of a server; returns those that write and must finish their
 /// pass before the queues are saved (`Server::wait`).
-pub(super) fn spawn(state: &Arc<AppState>, tls: &TlsListeners) -> Vec<JoinHandle<()>> {
+pub(super) fn spawn(state: &Arc<ChatState>, tls: &TlsListeners) -> Vec<JoinHandle<()>> {
     let stop_rx = state.stopping.subscribe();
     // Event delivery into client queues, the idle-queue sweep and the long-poll heartbeats.
     let pipeline = state.hub.attach_pipeline();
@@ -62,7 +63,7 @@ pub(super) fn spawn(state: &Arc<AppState>, tls: &TlsListeners) -> Vec<JoinHandle
 /// Answers parked long-polls whose heartbeat time has come, until the server stops. The pass
 /// runs every quarter of the heartbeat interval (but at least once a second and at most every
 /// 10 ms), so a heartbeat comes at most that much late, without a timer per parked poll.
-async fn heartbeats(state: Arc<AppState>) {
+async fn heartbeats(state: Arc<ChatState>) {
     let mut stopping = state.stopping.subscribe();
     let period = (state.config.events.heartbeat / 4).clamp(
         std::time::Duration::from_millis(10),
@@ -86,7 +87,7 @@ const UPLOAD_SWEEP_PERIOD: std::time::Duration = std::time::Duration::from_secs(
 /// Removes uploads nobody needs any more (`domain::uploads::sweep`), emoji pictures without
 /// a record (`domain::realm_emoji::sweep`) and expired web sessions (`domain::sessions::sweep`)
 /// every hour until the server stops; this task reads the clock and passes it on.
-async fn sweep_uploads(state: Arc<AppState>) {
+async fn sweep_uploads(state: Arc<ChatState>) {
     let mut stopping = state.stopping.subscribe();
     let mut tick = tokio::time::interval(UPLOAD_SWEEP_PERIOD);
     loop {
@@ -116,7 +117,7 @@ async fn sweep_uploads(state: Arc<AppState>) {
 
 /// Sweeps idle event queues and prunes idle rate-limit buckets every `gc_interval` until the
 /// server stops; this task reads the clock and passes it to both.
-async fn sweep_queues(state: Arc<AppState>) {
+async fn sweep_queues(state: Arc<ChatState>) {
     let mut stopping = state.stopping.subscribe();
     let mut tick = tokio::time::interval(state.config.events.gc_interval);
     tick.tick().await;
@@ -139,7 +140,7 @@ async fn sweep_queues(state: Arc<AppState>) {
 /// then a sleep until the next item's time or until a new item is stored
 /// (`Core::scheduler_wake`), until the server stops. This task reads the clock and passes
 /// it to `domain::scheduled::deliver_due`.
-async fn scheduler(state: Arc<AppState>) {
+async fn scheduler(state: Arc<ChatState>) {
     let mut stopping = state.stopping.subscribe();
     loop {
         let now = crate::time::now_secs();

@@ -156,3 +156,10 @@ impl OnCommit {
         }
     }
 }
+
+/// The database of a `Core`, for readers that must not name the domain (`metrics::endpoint`).
+impl AsRef<Db> for Core {
+    fn as_ref(&self) -> &Db {
+        &self.db
+    }
+}

@@ -7,8 +7,8 @@
 use hyper::StatusCode;
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::db::dtrack_portfolio::ProjectQuery;
+use crate::domain::Core;
 use crate::domain::dtrack::portfolio as domain;
 use crate::error::Error;
 use crate::http;
@@ -23,7 +23,7 @@ use super::wire;
 /// `{"team","project"}`: 200 empty; 404 `The UUID of the team could not be found.` (for either);
 /// 409 `A mapping with the same team and project already exists.`; 400 (plain text) for a
 /// `null` team or project, where upstream crashes.
-pub async fn add_mapping(state: &AppState, body: &[u8]) -> Out {
+pub async fn add_mapping(state: &Core, body: &[u8]) -> Out {
     let m: wire::AclMappingIn = json_body(body)?;
     for (field, v, msg) in [
         (
@@ -57,7 +57,7 @@ pub async fn add_mapping(state: &AppState, body: &[u8]) -> Out {
 ///
 /// 200 empty (also when there was no mapping); 404
 /// `The UUID of the team or project could not be found.`
-pub async fn delete_mapping(state: &AppState, team: &str, project: &str) -> Out {
+pub async fn delete_mapping(state: &Core, team: &str, project: &str) -> Out {
     valid_uuids(&[
         (team, "deleteMapping.arg0"),
         (project, "deleteMapping.arg1"),
@@ -70,7 +70,7 @@ pub async fn delete_mapping(state: &AppState, team: &str, project: &str) -> Out 
 ///
 /// The projects mapped to a team: paginated and sortable, `excludeInactive`, `onlyRoot`,
 /// exact `X-Total-Count`; 404 `The UUID of the team could not be found.`
-pub async fn team_projects(state: &AppState, uuid: &str, q: &Query) -> Out {
+pub async fn team_projects(state: &Core, uuid: &str, q: &Query) -> Out {
     valid_uuids(&[(uuid, "retrieveProjects.arg0")])?;
     let order = project_order(q, DEFAULT_ORDER)?;
     let team = domain::team_for_listing(state, uuid).await?;

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::app::AppState;
+use crate::domain::Core;
 use crate::domain::dtrack::identity;
 use crate::error::{Error, Result};
 use crate::model::dtrack::Principal;
@@ -35,11 +35,7 @@ fn bearer(head: &Parts) -> Option<String> {
 
 /// Authenticates a request from its head; 401 (empty) when there are no or bad credentials.
 /// `query_key` allows `?apiKey=` (badge routes, whose key use is not tracked, as upstream).
-pub async fn authenticate(
-    state: &AppState,
-    head: &Parts,
-    query_key: bool,
-) -> Result<Arc<Principal>> {
+pub async fn authenticate(state: &Core, head: &Parts, query_key: bool) -> Result<Arc<Principal>> {
     let mut principal = None;
     let key = match header(head, "x-api-key") {
         Some(k) => Some(k.to_string()),

@@ -8,7 +8,7 @@
 
 use hyper::StatusCode;
 
-use crate::app::AppState;
+use crate::domain::Core;
 use crate::domain::dtrack::metrics::{self as domain, BadgeTarget};
 use crate::domain::dtrack::portfolio::PROJECT_FORBIDDEN;
 use crate::error::Error;
@@ -21,7 +21,7 @@ use super::params::{Query, valid_uuids};
 use super::respond::{Out, json};
 use super::{svg, wire};
 
-async fn badge(state: &AppState, req: &Request, target: BadgeTarget) -> Out {
+async fn badge(state: &Core, req: &Request, target: BadgeTarget) -> Out {
     let cfg = &state.config.dtrack;
     let who = if cfg.badges_unauthenticated {
         None
@@ -48,19 +48,13 @@ async fn badge(state: &AppState, req: &Request, target: BadgeTarget) -> Out {
 /// # `GET /api/v1/badge/violations/project/{uuid}`
 ///
 /// `image/svg+xml` policy-violations badge from the latest metrics.
-pub async fn by_uuid(state: &AppState, req: &Request, _q: &Query, uuid: &str) -> Out {
+pub async fn by_uuid(state: &Core, req: &Request, _q: &Query, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getProjectPolicyViolationsBadge.arg0")])?;
     badge(state, req, BadgeTarget::Uuid(uuid.to_string())).await
 }
 
 /// # `GET /api/v1/badge/violations/project/{name}/{version}`
-pub async fn by_name(
-    state: &AppState,
-    req: &Request,
-    _q: &Query,
-    name: &str,
-    version: &str,
-) -> Out {
+pub async fn by_name(state: &Core, req: &Request, _q: &Query, name: &str, version: &str) -> Out {
     badge(
         state,
         req,
@@ -72,7 +66,7 @@ pub async fn by_name(
 /// # `GET /api/v1/metrics/project/{uuid}/refresh`
 ///
 /// Records a new metrics snapshot; 200 empty.
-pub async fn refresh_metrics(state: &AppState, who: &Principal, uuid: &str) -> Out {
+pub async fn refresh_metrics(state: &Core, who: &Principal, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "RefreshProjectMetrics.arg0")])?;
     domain::refresh(state, who, uuid).await?;
     Ok(http::empty(StatusCode::OK))
@@ -81,7 +75,7 @@ pub async fn refresh_metrics(state: &AppState, who: &Principal, uuid: &str) -> O
 /// # `GET /api/v1/metrics/project/{uuid}/current`
 ///
 /// The latest snapshot; 204 when there is none yet.
-pub async fn current_metrics(state: &AppState, who: &Principal, uuid: &str) -> Out {
+pub async fn current_metrics(state: &Core, who: &Principal, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getProjectCurrentMetrics.arg0")])?;
     match domain::current(state, who, uuid).await? {
         Some(m) => Ok(json(StatusCode::OK, &wire::metrics(&m))),

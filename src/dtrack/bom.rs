@@ -9,7 +9,7 @@ use base64::Engine as _;
 use hyper::StatusCode;
 use serde_json::Value;
 
-use crate::app::AppState;
+use crate::domain::Core;
 use crate::domain::dtrack::bom::{self as domain, Refusal, Target};
 use crate::http::{self, Request, multipart};
 use crate::model::dtrack::Principal;
@@ -52,7 +52,7 @@ fn violation(path: &str, msg: &str, template: &str, v: Option<&str>) -> Violatio
 ///
 /// JSON `BomSubmitRequest` with a Base64 `bom`: by `project`, or by `projectName` and
 /// `projectVersion` (with `autoCreate`, a parent and `isLatest`). 200 `{"token"}`.
-pub async fn put_bom(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+pub async fn put_bom(state: &Core, who: &Principal, body: &[u8]) -> Out {
     let r: wire::BomSubmitIn = json_body(body)?;
     let mut bad = Vec::new();
     let bom = r.bom.clone();
@@ -160,7 +160,7 @@ pub async fn put_bom(state: &AppState, who: &Principal, body: &[u8]) -> Out {
 /// The parts of a `multipart/form-data` upload (a BOM or a VEX), split on the document thread;
 /// `None` when the body is not well-formed multipart (upstream answers an empty 400).
 pub(super) async fn upload_parts(
-    state: &AppState,
+    state: &Core,
     req: &Request,
 ) -> Result<Option<Vec<multipart::Part>>, Fail> {
     let Some(boundary) = req.header("content-type").and_then(multipart::boundary) else {
@@ -178,7 +178,7 @@ pub(super) async fn upload_parts(
 /// `multipart/form-data` with `bom` (the document) and `project` or `projectName` +
 /// `projectVersion`, `autoCreate`, `parentUUID` or `parentName` + `parentVersion`, `isLatest`,
 /// `projectTags` (comma-separated). 200 `{"token"}`.
-pub async fn post_bom(state: &AppState, who: &Principal, req: &Request) -> Out {
+pub async fn post_bom(state: &Core, who: &Principal, req: &Request) -> Out {
     let Some(parts) = upload_parts(state, req).await? else {
         return Ok(http::empty(StatusCode::BAD_REQUEST));
     };
@@ -220,7 +220,7 @@ pub async fn post_bom(state: &AppState, who: &Principal, req: &Request) -> Out {
 /// # `GET /api/v1/event/token/{uuid}` (and the deprecated `GET /api/v1/bom/token/{uuid}`)
 ///
 /// `{"processing": bool}`: true while the upload waits or is being imported.
-pub async fn token_status(state: &AppState, uuid: &str) -> Out {
+pub async fn token_status(state: &Core, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "isTokenBeingProcessed.arg0")])?;
     let processing = domain::is_processing(state, uuid).await?;
     Ok(json(StatusCode::OK, &wire::token_processing(processing)))

@@ -9,7 +9,7 @@ use hyper::StatusCode;
 use hyper::header::HeaderValue;
 use serde_json::Value;
 
-use crate::app::AppState;
+use crate::domain::Core;
 use crate::domain::dtrack::bom::Refusal;
 use crate::domain::dtrack::exchange::{self as domain, VexTarget};
 use crate::error::Error;
@@ -66,7 +66,7 @@ fn stamp() -> (String, String) {
 /// `format` JSON (default) or XML, `variant` `inventory` (default), `withVulnerabilities` or
 /// `vdr`, `download` (as a file), `version` 1.5 (default) or 1.6. 400 `Invalid BOM format
 /// specified.`, `Invalid BOM variant specified.`, `Invalid BOM version specified.`.
-pub async fn export_bom(state: &AppState, who: &Principal, uuid: &str, q: &Query) -> Out {
+pub async fn export_bom(state: &Core, who: &Principal, uuid: &str, q: &Query) -> Out {
     valid_uuids(&[(uuid, "exportProjectAsCycloneDx.arg0")])?;
     let format = q
         .get("format")
@@ -121,7 +121,7 @@ pub async fn export_bom(state: &AppState, who: &Principal, uuid: &str, q: &Query
 ///
 /// The project's findings with their analyses as a CycloneDX VEX (JSON); `download`,
 /// `version`; 400 `Invalid CycloneDX version specified.`
-pub async fn export_vex(state: &AppState, who: &Principal, uuid: &str, q: &Query) -> Out {
+pub async fn export_vex(state: &Core, who: &Principal, uuid: &str, q: &Query) -> Out {
     valid_uuids(&[(uuid, "exportProjectAsCycloneDx.arg0")])?;
     let Some(spec) = spec(q) else {
         return Err(Error::bad_request("Invalid CycloneDX version specified.").into());
@@ -154,7 +154,7 @@ fn applied() -> Out {
 ///
 /// JSON `{"project"}` or `{"projectName","projectVersion"}` with a Base64 `vex`; applies its
 /// analyses to the project's findings; 200 `{"token"}`.
-pub async fn put_vex(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+pub async fn put_vex(state: &Core, who: &Principal, body: &[u8]) -> Out {
     let r: wire::VexSubmitIn = json_body(body)?;
     let mut bad = Vec::new();
     let target = match &r.project {
@@ -221,7 +221,7 @@ pub async fn put_vex(state: &AppState, who: &Principal, body: &[u8]) -> Out {
 ///
 /// `multipart/form-data` with `vex` and `project` or `projectName` + `projectVersion`;
 /// 200 `{"token"}`.
-pub async fn post_vex(state: &AppState, who: &Principal, req: &Request) -> Out {
+pub async fn post_vex(state: &Core, who: &Principal, req: &Request) -> Out {
     let Some(parts) = super::bom::upload_parts(state, req).await? else {
         return Ok(http::empty(StatusCode::BAD_REQUEST));
     };

@@ -7,8 +7,8 @@
 use hyper::StatusCode;
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::db::dtrack_findings::FindingFilter;
+use crate::domain::Core;
 use crate::domain::dtrack::findings::{self as domain, AnalysisChange};
 use crate::domain::dtrack::osv::matching;
 use crate::error::Error;
@@ -25,7 +25,7 @@ use super::wire;
 ///
 /// An internal vulnerability (`source` is always `INTERNAL`); 201; 409
 /// `A vulnerability with the specified vulnId already exists.`
-pub async fn create_vulnerability(state: &AppState, body: &[u8]) -> Out {
+pub async fn create_vulnerability(state: &Core, body: &[u8]) -> Out {
     let v: wire::VulnerabilityIn = json_body(body)?;
     let vuln_id = check_name(v.vuln_id.as_deref(), "vulnId")?;
     check_printable(&[
@@ -53,7 +53,7 @@ pub async fn create_vulnerability(state: &AppState, body: &[u8]) -> Out {
 }
 
 /// # `GET /api/v1/vulnerability/{uuid}`
-pub async fn get_vulnerability(state: &AppState, uuid: &str) -> Out {
+pub async fn get_vulnerability(state: &Core, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getVulnerabilityByUuid.arg0")])?;
     let v = domain::vulnerability(state, uuid).await?;
     Ok(json(StatusCode::OK, &wire::vulnerability(&v)))
@@ -63,7 +63,7 @@ pub async fn get_vulnerability(state: &AppState, uuid: &str) -> Out {
 ///
 /// Attributes (or removes) a vulnerability to a component; 200 empty.
 pub async fn set_assignment(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     vuln: &str,
     component: &str,
@@ -105,7 +105,7 @@ fn source_param(q: &Query) -> Result<Option<String>, Fail> {
 ///
 /// `suppressed` (bool) includes suppressed findings; `source` keeps one vulnerability source
 /// (400 for an unknown one); `X-Total-Count`.
-pub async fn get_findings(state: &AppState, who: &Principal, uuid: &str, q: &Query) -> Out {
+pub async fn get_findings(state: &Core, who: &Principal, uuid: &str, q: &Query) -> Out {
     valid_uuids(&[(uuid, "getFindingsByProject.arg0")])?;
     let source = source_param(q)?;
     let fs = domain::findings(state, who, uuid, q.flag("suppressed"), source).await?;
@@ -137,7 +137,7 @@ fn names_param(q: &Query, name: &str, allowed: &[&str]) -> Result<Option<String>
 /// The portfolio's findings (the ACL's projects only), paged, `X-Total-Count`: `showInactive`,
 /// `showSuppressed`, `severity` and `analysisStatus` (comma-separated lists, 400 for unknown
 /// names), `textSearchInput` (in the vulnerability id or title or the component name).
-pub async fn get_all_findings(state: &AppState, who: &Principal, q: &Query) -> Out {
+pub async fn get_all_findings(state: &Core, who: &Principal, q: &Query) -> Out {
     let severity = names_param(
         q,
         "severity",
@@ -180,7 +180,7 @@ pub async fn get_all_findings(state: &AppState, who: &Principal, q: &Query) -> O
 ///
 /// Queues a re-analysis of the project against the OSV data; 200 `{"token"}` that
 /// `GET /event/token/{token}` follows.
-pub async fn analyze_project(state: &AppState, who: &Principal, uuid: &str) -> Out {
+pub async fn analyze_project(state: &Core, who: &Principal, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "analyzeProject.arg0")])?;
     let token = matching::request_analysis(state, who, uuid).await?;
     Ok(json(StatusCode::OK, &wire::bom_token(&token)))
@@ -190,7 +190,7 @@ pub async fn analyze_project(state: &AppState, who: &Principal, uuid: &str) -> O
 ///
 /// A page of all vulnerabilities (by vulnerability id), `searchText`/`filter` matching the id,
 /// title or an alias; `X-Total-Count`.
-pub async fn get_vulnerabilities(state: &AppState, q: &Query) -> Out {
+pub async fn get_vulnerabilities(state: &Core, q: &Query) -> Out {
     let page = q.page();
     let search = q.search().map(|s| s.chars().take(255).collect());
     let (vs, total) =
@@ -202,7 +202,7 @@ pub async fn get_vulnerabilities(state: &AppState, q: &Query) -> Out {
 /// # `GET /api/v1/vulnerability/source/{source}/vuln/{vuln}`
 ///
 /// 404 `The vulnerability could not be found.`
-pub async fn get_vulnerability_by_key(state: &AppState, source: &str, vuln: &str) -> Out {
+pub async fn get_vulnerability_by_key(state: &Core, source: &str, vuln: &str) -> Out {
     let v = domain::vulnerability_by_key(state, source, vuln).await?;
     Ok(json(StatusCode::OK, &wire::vulnerability(&v)))
 }
@@ -212,7 +212,7 @@ pub async fn get_vulnerability_by_key(state: &AppState, source: &str, vuln: &str
 /// The projects affected (those the caller may see); `excludeInactive`; 404 for an unknown
 /// vulnerability.
 pub async fn get_vulnerability_projects(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     source: &str,
     vuln: &str,
@@ -230,7 +230,7 @@ pub async fn get_vulnerability_projects(
 /// or `vulnerability` (upstream crashes); 404 for an unknown project, component
 /// (also one outside the named project), vulnerability, or `No analysis exists.`; 403 when
 /// the ACL denies the component's project.
-pub async fn get_analysis(state: &AppState, who: &Principal, q: &Query) -> Out {
+pub async fn get_analysis(state: &Core, who: &Principal, q: &Query) -> Out {
     // Upstream crashes on a missing parameter; a clear 400 instead.
     let (component, vuln) = match (q.get("component"), q.get("vulnerability")) {
         (Some(c), Some(v)) => (c, v),
@@ -286,7 +286,7 @@ fn pattern(field: &str, value: &Option<String>, ok: bool, msg: &str, out: &mut V
 /// (`Analysis: OLD → NEW`, …) and the comment. 200 Analysis; plain-text 400 without a
 /// `project` (upstream crashes). 404 for a component outside
 /// the named project, 403 when the ACL denies the component's project.
-pub async fn update_analysis(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+pub async fn update_analysis(state: &Core, who: &Principal, body: &[u8]) -> Out {
     let r: wire::AnalysisIn = json_body(body)?;
     let comment = trimmed(r.comment);
     let details = trimmed(r.analysis_details);

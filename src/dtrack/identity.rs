@@ -7,7 +7,7 @@
 use hyper::StatusCode;
 use serde_json::Value;
 
-use crate::app::AppState;
+use crate::domain::Core;
 use crate::domain::dtrack::identity as domain;
 use crate::http;
 use crate::model::dtrack::Principal;
@@ -25,7 +25,7 @@ fn form(body: &[u8]) -> Query {
 ///
 /// Form `username`, `password`; 200 `text/plain` JWT. 401 `INVALID_CREDENTIALS` or
 /// `FORCE_PASSWORD_CHANGE`, 403 `SUSPENDED`.
-pub async fn login(state: &AppState, body: &[u8]) -> Out {
+pub async fn login(state: &Core, body: &[u8]) -> Out {
     let f = form(body);
     let token = domain::login(
         state,
@@ -40,7 +40,7 @@ pub async fn login(state: &AppState, body: &[u8]) -> Out {
 ///
 /// Form `username`, `password`, `newPassword`, `confirmPassword`; 200 empty. 406 when the
 /// passwords do not match or the new one equals the old.
-pub async fn force_change_password(state: &AppState, body: &[u8]) -> Out {
+pub async fn force_change_password(state: &Core, body: &[u8]) -> Out {
     let f = form(body);
     domain::change_password(
         state,
@@ -56,14 +56,14 @@ pub async fn force_change_password(state: &AppState, body: &[u8]) -> Out {
 /// # `GET /api/v1/team`
 ///
 /// Every team, with `X-Total-Count`.
-pub async fn get_teams(state: &AppState) -> Out {
+pub async fn get_teams(state: &Core) -> Out {
     let teams = domain::teams(state).await?;
     let body: Vec<Value> = teams.iter().map(wire::team).collect();
     Ok(json_list(&body, teams.len() as i64))
 }
 
 /// # `GET /api/v1/team/{uuid}`
-pub async fn get_team(state: &AppState, uuid: &str) -> Out {
+pub async fn get_team(state: &Core, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getTeam.arg0")])?;
     let t = domain::team(state, uuid).await?;
     Ok(json(StatusCode::OK, &wire::team(&t)))
@@ -72,7 +72,7 @@ pub async fn get_team(state: &AppState, uuid: &str) -> Out {
 /// # `PUT /api/v1/team`
 ///
 /// `{"name"}`; 201 Team (no API keys).
-pub async fn create_team(state: &AppState, body: &[u8]) -> Out {
+pub async fn create_team(state: &Core, body: &[u8]) -> Out {
     let t: wire::TeamIn = json_body(body)?;
     let name = check_name(t.name.as_deref(), "name")?;
     let team = domain::create_team(state, &name, PermSet::default(), false).await?;
@@ -82,7 +82,7 @@ pub async fn create_team(state: &AppState, body: &[u8]) -> Out {
 /// # `POST /api/v1/team`
 ///
 /// `{"uuid","name"}`: renames the team; 404 `The team could not be found.`
-pub async fn update_team(state: &AppState, body: &[u8]) -> Out {
+pub async fn update_team(state: &Core, body: &[u8]) -> Out {
     let t: wire::TeamIn = json_body(body)?;
     let name = check_name(t.name.as_deref(), "name")?;
     let uuid = t.uuid.unwrap_or_default();
@@ -93,7 +93,7 @@ pub async fn update_team(state: &AppState, body: &[u8]) -> Out {
 /// # `DELETE /api/v1/team`
 ///
 /// `{"uuid"}`: deletes the team with its keys; 204.
-pub async fn delete_team(state: &AppState, body: &[u8]) -> Out {
+pub async fn delete_team(state: &Core, body: &[u8]) -> Out {
     let t: wire::TeamIn = json_body(body)?;
     domain::delete_team(state, &t.uuid.unwrap_or_default()).await?;
     Ok(http::empty(StatusCode::NO_CONTENT))
@@ -102,7 +102,7 @@ pub async fn delete_team(state: &AppState, body: &[u8]) -> Out {
 /// # `GET /api/v1/team/self`
 ///
 /// The team of the calling API key; 400 `Invalid API key supplied.` for users.
-pub async fn team_self(state: &AppState, who: &Principal) -> Out {
+pub async fn team_self(state: &Core, who: &Principal) -> Out {
     let t = domain::own_team(state, who).await?;
     Ok(json(StatusCode::OK, &wire::team_self(&t)))
 }
@@ -110,7 +110,7 @@ pub async fn team_self(state: &AppState, who: &Principal) -> Out {
 /// # `PUT /api/v1/team/{uuid}/key`
 ///
 /// 201 ApiKey including the full `key` (shown only here).
-pub async fn create_key(state: &AppState, uuid: &str) -> Out {
+pub async fn create_key(state: &Core, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "generateApiKey.arg0")])?;
     let k = domain::create_key(state, uuid).await?;
     Ok(json(StatusCode::CREATED, &wire::api_key(&k)))
@@ -119,7 +119,7 @@ pub async fn create_key(state: &AppState, uuid: &str) -> Out {
 /// # `DELETE /api/v1/team/key/{publicIdOrKey}`
 ///
 /// 204; 404 `The API key could not be found.`
-pub async fn delete_key(state: &AppState, key: &str) -> Out {
+pub async fn delete_key(state: &Core, key: &str) -> Out {
     domain::delete_key(state, key).await?;
     Ok(http::empty(StatusCode::NO_CONTENT))
 }
@@ -134,7 +134,7 @@ pub fn get_permissions() -> Out {
 /// # `POST|DELETE /api/v1/permission/{permission}/team/{uuid}`
 ///
 /// 200 Team; 304 when already granted (or not held); 404 for team or permission.
-pub async fn set_permission(state: &AppState, permission: &str, uuid: &str, grant: bool) -> Out {
+pub async fn set_permission(state: &Core, permission: &str, uuid: &str, grant: bool) -> Out {
     let method = if grant {
         "addPermissionToTeam.arg0"
     } else {

@@ -30,7 +30,7 @@ use std::sync::Arc;
 use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
-use crate::app::AppState;
+use crate::domain::Core;
 use crate::error::{Error, ErrorKind};
 use crate::http::rate_limit::{self, Limited, RateKey, RateState};
 use crate::http::route::{NoRoute, RouteTable};
@@ -56,16 +56,26 @@ fn api_segments(path: &str) -> Option<Vec<String>> {
 ///
 /// Unauthenticated: upstream's About (application, version, build and framework facts) with
 /// this installation's stable `systemUuid`.
-fn version(state: &AppState) -> Out {
+fn version(state: &Core) -> Out {
     Ok(respond::json(
         StatusCode::OK,
         &wire::about(state.dtrack.system_uuid()),
     ))
 }
 
+/// What the Dependency-Track listener holds, built by `app`: the domain handle and the
+/// objects it shares with the other listeners (rate limits, its request counters).
+pub struct DtrackState {
+    pub core: Arc<Core>,
+    /// Request rate limits per principal and address (`[limits]`), shared with the chat API.
+    pub rates: Arc<crate::http::rate_limit::Rates>,
+    /// This listener's requests per route (read by `/metrics`).
+    pub requests: Arc<crate::metrics::RequestMetrics>,
+}
+
 /// The Dependency-Track API as served on its listener.
 pub struct DtrackApi {
-    state: Arc<AppState>,
+    state: DtrackState,
 }
 
 /// What admission decided for a Dependency-Track request: its endpoint and principal.
@@ -94,7 +104,7 @@ fn rate_limited(l: Limited) -> Response {
 const UNAUTHENTICATED_BODY: usize = 16 * 1024;
 
 impl DtrackApi {
-    pub fn new(state: Arc<AppState>) -> DtrackApi {
+    pub fn new(state: DtrackState) -> DtrackApi {
         DtrackApi { state }
     }
 
@@ -146,7 +156,7 @@ impl DtrackApi {
         let who = match policy.access {
             Access::Public | Access::Badge => None,
             Access::Authenticated | Access::Needs(_) => {
-                match auth::authenticate(&self.state, head, false).await {
+                match auth::authenticate(&self.state.core, head, false).await {
                     Ok(p) => Some(p),
                     Err(e) => return Err(respond::respond(&e, produces)),
                 }
@@ -171,7 +181,7 @@ impl DtrackApi {
         let rate = self
             .rate_check(policy.metered, who.as_deref(), peer)
             .map_err(rate_limited)?;
-        let limits = &self.state.config.limits;
+        let limits = &self.state.core.config.limits;
         let upload = policy.upload;
         let body_limit = match policy.access {
             _ if upload => limits.max_upload_bytes,
@@ -199,7 +209,7 @@ impl DtrackApi {
         let query = Query::parse(req.query());
         let who = who.as_deref();
         let me = || who.ok_or_else(|| Error::internal("no principal on an authenticated route"));
-        let call = routes::call(endpoint, &self.state, &me, &query, &req.body[..], &req);
+        let call = routes::call(endpoint, &self.state.core, &me, &query, &req.body[..], &req);
         let mut res = match call.await {
             Ok(res) => res,
             Err(f) => fail_response(&f, produces),
@@ -272,7 +282,7 @@ impl Api for DtrackApi {
     }
 
     fn metrics(&self) -> Option<&crate::metrics::RequestMetrics> {
-        Some(&self.state.dtrack_requests)
+        Some(&self.state.requests)
     }
 
     fn route_index(&self, ticket: &DtTicket) -> Option<usize> {

@@ -7,7 +7,7 @@
 use hyper::StatusCode;
 use serde_json::Value;
 
-use crate::app::AppState;
+use crate::domain::Core;
 use crate::domain::dtrack::policies::{self as domain, PolicyFields};
 use crate::http;
 use crate::model::dtrack::Principal;
@@ -30,14 +30,14 @@ fn fields(p: pw::PolicyIn) -> Result<PolicyFields, Fail> {
 /// # `GET /api/v1/policy`
 ///
 /// Every policy with its conditions; `X-Total-Count`.
-pub async fn get_policies(state: &AppState) -> Out {
+pub async fn get_policies(state: &Core) -> Out {
     let ps = domain::policies(state).await?;
     let body: Vec<Value> = ps.iter().map(pw::policy).collect();
     Ok(json_list(&body, ps.len() as i64))
 }
 
 /// # `GET /api/v1/policy/{uuid}`
-pub async fn get_policy(state: &AppState, uuid: &str) -> Out {
+pub async fn get_policy(state: &Core, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getPolicy.arg0")])?;
     let p = domain::policy(state, uuid).await?;
     Ok(json(StatusCode::OK, &pw::policy(&p)))
@@ -47,7 +47,7 @@ pub async fn get_policy(state: &AppState, uuid: &str) -> Out {
 ///
 /// `{"name","operator"=ANY,"violationState"=INFO,...}`; 201; 409
 /// `A policy with the specified name already exists.`
-pub async fn create_policy(state: &AppState, body: &[u8]) -> Out {
+pub async fn create_policy(state: &Core, body: &[u8]) -> Out {
     let p: pw::PolicyIn = json_body(body)?;
     let created = domain::create_policy(state, fields(p)?).await?;
     Ok(json(StatusCode::CREATED, &pw::policy(&created)))
@@ -56,7 +56,7 @@ pub async fn create_policy(state: &AppState, body: &[u8]) -> Out {
 /// # `POST /api/v1/policy`
 ///
 /// Updates the policy named by `uuid`; 404 `The policy could not be found.`
-pub async fn update_policy(state: &AppState, body: &[u8]) -> Out {
+pub async fn update_policy(state: &Core, body: &[u8]) -> Out {
     let p: pw::PolicyIn = json_body(body)?;
     let uuid = p.uuid.clone().unwrap_or_default();
     let updated = domain::update_policy(state, &uuid, fields(p)?).await?;
@@ -66,7 +66,7 @@ pub async fn update_policy(state: &AppState, body: &[u8]) -> Out {
 /// # `DELETE /api/v1/policy/{uuid}`
 ///
 /// 204; 404 `The UUID of the policy could not be found.`
-pub async fn delete_policy(state: &AppState, uuid: &str) -> Out {
+pub async fn delete_policy(state: &Core, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "deletePolicy.arg0")])?;
     domain::delete_policy(state, uuid).await?;
     Ok(http::empty(StatusCode::NO_CONTENT))
@@ -113,7 +113,7 @@ fn condition_parts(c: &pw::ConditionIn) -> Result<(String, String, String), Fail
 /// # `PUT /api/v1/policy/{uuid}/condition`
 ///
 /// 201 PolicyCondition; 404 `The UUID of the policy could not be found.`
-pub async fn add_condition(state: &AppState, policy: &str, body: &[u8]) -> Out {
+pub async fn add_condition(state: &Core, policy: &str, body: &[u8]) -> Out {
     valid_uuids(&[(policy, "createPolicyCondition.arg0")])?;
     let c: pw::ConditionIn = json_body(body)?;
     let (subject, operator, value) = condition_parts(&c)?;
@@ -125,7 +125,7 @@ pub async fn add_condition(state: &AppState, policy: &str, body: &[u8]) -> Out {
 ///
 /// Updates the condition named by `uuid`; 404
 /// `The UUID of the policy condition could not be found.`
-pub async fn update_condition(state: &AppState, body: &[u8]) -> Out {
+pub async fn update_condition(state: &Core, body: &[u8]) -> Out {
     let c: pw::ConditionIn = json_body(body)?;
     let (subject, operator, value) = condition_parts(&c)?;
     let uuid = c.uuid.unwrap_or_default();
@@ -136,7 +136,7 @@ pub async fn update_condition(state: &AppState, body: &[u8]) -> Out {
 /// # `DELETE /api/v1/policy/condition/{uuid}`
 ///
 /// 204.
-pub async fn delete_condition(state: &AppState, uuid: &str) -> Out {
+pub async fn delete_condition(state: &Core, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "deletePolicyCondition.arg0")])?;
     domain::delete_condition(state, uuid).await?;
     Ok(http::empty(StatusCode::NO_CONTENT))
@@ -145,7 +145,7 @@ pub async fn delete_condition(state: &AppState, uuid: &str) -> Out {
 /// # `GET /api/v1/violation/project/{uuid}`
 ///
 /// `suppressed` includes suppressed violations; paginated; `X-Total-Count`.
-pub async fn project_violations(state: &AppState, who: &Principal, uuid: &str, q: &Query) -> Out {
+pub async fn project_violations(state: &Core, who: &Principal, uuid: &str, q: &Query) -> Out {
     valid_uuids(&[(uuid, "getViolationsByProject.arg0")])?;
     let page = q.page();
     let (vs, total) = domain::violations(
@@ -165,7 +165,7 @@ pub async fn project_violations(state: &AppState, who: &Principal, uuid: &str, q
 ///
 /// `{"component","policyViolation","analysisState","comment","isSuppressed"}`; 200
 /// ViolationAnalysis; 404 for an unknown component or violation.
-pub async fn analyze(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+pub async fn analyze(state: &Core, who: &Principal, body: &[u8]) -> Out {
     let r: pw::ViolationAnalysisIn = json_body(body)?;
     let comment = trimmed(r.comment);
     let mut bad = Vec::new();

@@ -7,8 +7,8 @@
 use hyper::StatusCode;
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::db::dtrack_portfolio::ProjectQuery;
+use crate::domain::Core;
 use crate::domain::dtrack::portfolio as domain;
 use crate::error::Error;
 use crate::http;
@@ -304,7 +304,7 @@ fn fields(mut p: wire::ProjectIn, updating: bool) -> Result<ProjectFields, Fail>
 /// # `PUT /api/v1/project`
 ///
 /// 201 Project; 409 `A project with the specified name already exists.`
-pub async fn create_project(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+pub async fn create_project(state: &Core, who: &Principal, body: &[u8]) -> Out {
     let p: wire::ProjectIn = json_body(body)?;
     let f = fields(p, false)?;
     let created = domain::create_project(state, who, f).await?;
@@ -314,7 +314,7 @@ pub async fn create_project(state: &AppState, who: &Principal, body: &[u8]) -> O
 /// # `POST /api/v1/project`
 ///
 /// Updates the project named by `uuid`; 200 Project.
-pub async fn update_project(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+pub async fn update_project(state: &Core, who: &Principal, body: &[u8]) -> Out {
     let p: wire::ProjectIn = json_body(body)?;
     let uuid = p.uuid.clone().unwrap_or_default();
     let f = fields(p, true)?;
@@ -327,7 +327,7 @@ pub async fn update_project(state: &AppState, who: &Principal, body: &[u8]) -> O
 /// Paginated and sortable; `name` (exact, ordered by version; no metrics), `searchText`
 /// (name fragment or exact tag), `excludeInactive`, `onlyRoot`, `notAssignedToTeamWithUuid`;
 /// `X-Total-Count`. ACL-filtered. Without `name`, each project carries its latest metrics.
-pub async fn get_projects(state: &AppState, who: &Principal, q: &Query) -> Out {
+pub async fn get_projects(state: &Core, who: &Principal, q: &Query) -> Out {
     let not_assigned = match q.get("notAssignedToTeamWithUuid").filter(|v| !v.is_empty()) {
         Some(u) => {
             valid_uuids(&[(u, "getProjects.arg3")])?;
@@ -368,14 +368,14 @@ pub async fn get_projects(state: &AppState, who: &Principal, q: &Query) -> Out {
 }
 
 /// # `GET /api/v1/project/lookup?name=&version=`
-pub async fn lookup_project(state: &AppState, who: &Principal, q: &Query) -> Out {
+pub async fn lookup_project(state: &Core, who: &Principal, q: &Query) -> Out {
     let name = q.get("name").unwrap_or("");
     let p = domain::lookup(state, who, name, q.get("version")).await?;
     Ok(json(StatusCode::OK, &wire::project(&p)))
 }
 
 /// # `GET /api/v1/project/{uuid}`
-pub async fn get_project(state: &AppState, who: &Principal, uuid: &str) -> Out {
+pub async fn get_project(state: &Core, who: &Principal, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getProject.arg0")])?;
     let p = domain::project(state, who, uuid).await?;
     Ok(json(StatusCode::OK, &wire::project(&p)))
@@ -384,7 +384,7 @@ pub async fn get_project(state: &AppState, who: &Principal, uuid: &str) -> Out {
 /// # `DELETE /api/v1/project/{uuid}`
 ///
 /// 204; 404 `The UUID of the project could not be found.`
-pub async fn delete_project(state: &AppState, who: &Principal, uuid: &str) -> Out {
+pub async fn delete_project(state: &Core, who: &Principal, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "deleteProject.arg0")])?;
     domain::delete_project(state, who, uuid).await?;
     Ok(http::empty(StatusCode::NO_CONTENT))
@@ -441,12 +441,7 @@ fn component_fields(c: wire::ComponentIn) -> Result<Component, Fail> {
 /// # `PUT /api/v1/component/project/{uuid}`
 ///
 /// 201 Component; 404 `The project could not be found.`
-pub async fn create_component(
-    state: &AppState,
-    who: &Principal,
-    project: &str,
-    body: &[u8],
-) -> Out {
+pub async fn create_component(state: &Core, who: &Principal, project: &str, body: &[u8]) -> Out {
     valid_uuids(&[(project, "createComponent.arg0")])?;
     let c: wire::ComponentIn = json_body(body)?;
     let f = component_fields(c)?;
@@ -457,7 +452,7 @@ pub async fn create_component(
 /// # `POST /api/v1/component`
 ///
 /// Updates the component named by `uuid`; 200 Component.
-pub async fn update_component(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+pub async fn update_component(state: &Core, who: &Principal, body: &[u8]) -> Out {
     let c: wire::ComponentIn = json_body(body)?;
     let f = component_fields(c)?;
     let updated = domain::update_component(state, who, f).await?;
@@ -465,7 +460,7 @@ pub async fn update_component(state: &AppState, who: &Principal, body: &[u8]) ->
 }
 
 /// # `GET /api/v1/component/{uuid}`
-pub async fn get_component(state: &AppState, who: &Principal, uuid: &str) -> Out {
+pub async fn get_component(state: &Core, who: &Principal, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getComponentByUuid.arg0")])?;
     let c = domain::component(state, who, uuid).await?;
     Ok(json(StatusCode::OK, &wire::component(&c)))
@@ -474,7 +469,7 @@ pub async fn get_component(state: &AppState, who: &Principal, uuid: &str) -> Out
 /// # `DELETE /api/v1/component/{uuid}`
 ///
 /// 204.
-pub async fn delete_component(state: &AppState, who: &Principal, uuid: &str) -> Out {
+pub async fn delete_component(state: &Core, who: &Principal, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "deleteComponent.arg0")])?;
     domain::delete_component(state, who, uuid).await?;
     Ok(http::empty(StatusCode::NO_CONTENT))
@@ -483,7 +478,7 @@ pub async fn delete_component(state: &AppState, who: &Principal, uuid: &str) -> 
 /// # `GET /api/v1/component/project/{uuid}`
 ///
 /// Paginated, `X-Total-Count`.
-pub async fn get_components(state: &AppState, who: &Principal, project: &str, q: &Query) -> Out {
+pub async fn get_components(state: &Core, who: &Principal, project: &str, q: &Query) -> Out {
     valid_uuids(&[(project, "getAllComponents.arg0")])?;
     let page = q.page();
     let (cs, total) = domain::components(state, who, project, page.offset, page.limit).await?;

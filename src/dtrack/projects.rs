@@ -7,8 +7,8 @@
 use hyper::StatusCode;
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::db::dtrack_portfolio::ProjectQuery;
+use crate::domain::Core;
 use crate::domain::dtrack::portfolio as portfolio_domain;
 use crate::domain::dtrack::projects as domain;
 use crate::error::Error;
@@ -26,7 +26,7 @@ use super::wire;
 /// # `PATCH /api/v1/project/{uuid}`
 ///
 /// Changes only the fields sent; 200 Project, or 304 when nothing changed.
-pub async fn patch_project(state: &AppState, who: &Principal, uuid: &str, body: &[u8]) -> Out {
+pub async fn patch_project(state: &Core, who: &Principal, uuid: &str, body: &[u8]) -> Out {
     valid_uuids(&[(uuid, "patchProject.arg0")])?;
     let mut p: wire::ProjectIn = json_body(body)?;
     let tags: Vec<(String, Option<&str>)> = p
@@ -104,7 +104,7 @@ pub async fn patch_project(state: &AppState, who: &Principal, uuid: &str, body: 
 ///
 /// Clones a project with the parts its flags ask for; 200 `{"token"}`. The clone is complete
 /// when the answer is sent, so the token reports "not processing".
-pub async fn clone_project(state: &AppState, who: &Principal, body: &[u8]) -> Out {
+pub async fn clone_project(state: &Core, who: &Principal, body: &[u8]) -> Out {
     let c: wire::CloneIn = json_body(body)?;
     let mut bad = Vec::new();
     match &c.project {
@@ -155,7 +155,7 @@ pub async fn clone_project(state: &AppState, who: &Principal, body: &[u8]) -> Ou
 
 /// A project listing with metrics, as upstream's tag, classifier and children listings.
 async fn listing(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     q: &Query,
     filter: impl FnOnce(&mut ProjectQuery),
@@ -192,7 +192,7 @@ fn classifier(name: &str) -> Result<String, Fail> {
 /// # `GET /api/v1/project/tag/{tag}`
 ///
 /// Paginated, `excludeInactive`, `onlyRoot`; ACL-filtered; each project with its metrics.
-pub async fn by_tag(state: &AppState, who: &Principal, tag: &str, q: &Query) -> Out {
+pub async fn by_tag(state: &Core, who: &Principal, tag: &str, q: &Query) -> Out {
     let tag = tag.trim().to_string();
     let only_root = q.flag("onlyRoot");
     listing(state, who, q, |query| {
@@ -205,7 +205,7 @@ pub async fn by_tag(state: &AppState, who: &Principal, tag: &str, q: &Query) -> 
 /// # `GET /api/v1/project/classifier/{classifier}`
 ///
 /// As [`by_tag`]; 400 `The classifier type specified is not valid.`
-pub async fn by_classifier(state: &AppState, who: &Principal, name: &str, q: &Query) -> Out {
+pub async fn by_classifier(state: &Core, who: &Principal, name: &str, q: &Query) -> Out {
     let kind = classifier(name)?;
     let only_root = q.flag("onlyRoot");
     listing(state, who, q, |query| {
@@ -216,12 +216,7 @@ pub async fn by_classifier(state: &AppState, who: &Principal, name: &str, q: &Qu
 }
 
 /// The parent of a children listing, checked.
-async fn parent(
-    state: &AppState,
-    who: &Principal,
-    uuid: &str,
-    arg: &str,
-) -> Result<ProjectId, Fail> {
+async fn parent(state: &Core, who: &Principal, uuid: &str, arg: &str) -> Result<ProjectId, Fail> {
     valid_uuids(&[(uuid, arg)])?;
     Ok(domain::parent_for_children(state, who, uuid).await?)
 }
@@ -230,14 +225,14 @@ async fn parent(
 ///
 /// The direct children: paginated, `excludeInactive`, with metrics; 404
 /// `The UUID of the project could not be found.`, 403 under the ACL.
-pub async fn children(state: &AppState, who: &Principal, uuid: &str, q: &Query) -> Out {
+pub async fn children(state: &Core, who: &Principal, uuid: &str, q: &Query) -> Out {
     let id = parent(state, who, uuid, "getChildrenProjects.arg0").await?;
     listing(state, who, q, |query| query.parent = Some(id)).await
 }
 
 /// # `GET /api/v1/project/{uuid}/children/classifier/{classifier}`
 pub async fn children_by_classifier(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     uuid: &str,
     name: &str,
@@ -255,7 +250,7 @@ pub async fn children_by_classifier(
 
 /// # `GET /api/v1/project/{uuid}/children/tag/{tag}`
 pub async fn children_by_tag(
-    state: &AppState,
+    state: &Core,
     who: &Principal,
     uuid: &str,
     tag: &str,
@@ -273,7 +268,7 @@ pub async fn children_by_tag(
 /// # `GET /api/v1/project/latest/{name}`
 ///
 /// The version of `name` flagged latest, with metrics; 404 `The project could not be found.`
-pub async fn latest(state: &AppState, who: &Principal, name: &str) -> Out {
+pub async fn latest(state: &Core, who: &Principal, name: &str) -> Out {
     let p = domain::latest(state, who, name).await?;
     Ok(json(StatusCode::OK, &wire::project(&p)))
 }
@@ -339,7 +334,7 @@ fn property_of(p: wire::PropertyIn, kind: &str) -> ProjectProperty {
 /// # `GET /api/v1/project/{uuid}/property`
 ///
 /// The project's properties; ENCRYPTEDSTRING values show as the placeholder.
-pub async fn get_properties(state: &AppState, who: &Principal, uuid: &str) -> Out {
+pub async fn get_properties(state: &Core, who: &Principal, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getProperties.arg0")])?;
     let list = domain::properties(state, who, uuid).await?;
     let body: Vec<Value> = list.iter().map(wire::property).collect();
@@ -350,7 +345,7 @@ pub async fn get_properties(state: &AppState, who: &Principal, uuid: &str) -> Ou
 ///
 /// 201 ProjectProperty; 409 `A property with the specified project/group/name combination
 /// already exists.`; 400 when the value does not fit the type.
-pub async fn create_property(state: &AppState, who: &Principal, uuid: &str, body: &[u8]) -> Out {
+pub async fn create_property(state: &Core, who: &Principal, uuid: &str, body: &[u8]) -> Out {
     valid_uuids(&[(uuid, "createProperty.arg0")])?;
     let p: wire::PropertyIn = json_body(body)?;
     check_property(&p, true)?;
@@ -372,7 +367,7 @@ pub async fn create_property(state: &AppState, who: &Principal, uuid: &str, body
 /// Sets the value of the property named by group and name; 200 ProjectProperty; 404 `A
 /// property with the specified project/group/name combination could not be found.`; 304 when
 /// an ENCRYPTEDSTRING's placeholder comes back unchanged.
-pub async fn update_property(state: &AppState, who: &Principal, uuid: &str, body: &[u8]) -> Out {
+pub async fn update_property(state: &Core, who: &Principal, uuid: &str, body: &[u8]) -> Out {
     valid_uuids(&[(uuid, "updateProperty.arg0")])?;
     let p: wire::PropertyIn = json_body(body)?;
     check_property(&p, true)?;
@@ -386,7 +381,7 @@ pub async fn update_property(state: &AppState, who: &Principal, uuid: &str, body
 ///
 /// The body names the property by group and name; 204; 404 `The project property could not be
 /// found.`
-pub async fn delete_property(state: &AppState, who: &Principal, uuid: &str, body: &[u8]) -> Out {
+pub async fn delete_property(state: &Core, who: &Principal, uuid: &str, body: &[u8]) -> Out {
     valid_uuids(&[(uuid, "deleteProperty.arg0")])?;
     let p: wire::PropertyIn = json_body(body)?;
     check_property(&p, false)?;

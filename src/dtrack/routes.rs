@@ -6,7 +6,7 @@
 
 use hyper::Method;
 
-use crate::app::AppState;
+use crate::domain::Core;
 use crate::error::Result;
 use crate::http::Request;
 use crate::http::route::{self, FromSegment, ListOptions, NoRoute, RouteTable};
@@ -112,7 +112,7 @@ route::routes! {
     dispatch:
         /// Runs the endpoint's handler; `me` is the authenticated principal.
         pub(super) async fn call<'a>(
-            state: &AppState,
+            state: &Core,
             me: &(dyn Fn() -> Result<&'a Principal> + Sync),
             q: &Query,
             body: &[u8],

@@ -15,7 +15,6 @@ use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
 use super::{render_request_headers, single};
-use crate::app::AppState;
 use crate::http::server::{Admission, Api, BoxFuture};
 use crate::http::{self, Request, Response};
 
@@ -26,13 +25,41 @@ pub enum Page {
     Health,
 }
 
-/// `/metrics` and `/health` over an [`AppState`].
+/// What `/metrics` and `/health` read, built by `app` from the objects the server shares.
+pub struct MetricsState {
+    /// The database (the domain's `Core` behind its `Arc`): health check, backlog, writer.
+    pub db: Arc<dyn AsRef<crate::db::Db> + Send + Sync>,
+    /// The event hub: the newest published sequence number.
+    pub hub: Arc<crate::events::EventHub>,
+    /// The client event queues.
+    pub queues: Arc<crate::events::queues::Queues>,
+    /// Whether the Dependency-Track listener is on (its BOM backlog is reported).
+    pub dtrack_enabled: bool,
+    /// Becomes true when the server starts shutting down.
+    pub stopping: tokio::sync::watch::Receiver<bool>,
+    /// The hub sequence number of the newest event the delivery task has handled.
+    pub delivered: tokio::sync::watch::Receiver<u64>,
+    /// Open connections of all listeners.
+    pub connections: Arc<std::sync::atomic::AtomicUsize>,
+    /// When this process opened the state (seconds since the epoch).
+    pub started_at: i64,
+    /// Every listener's request counters, in the order they are rendered.
+    pub requests: Vec<Arc<super::RequestMetrics>>,
+}
+
+impl MetricsState {
+    fn db(&self) -> &crate::db::Db {
+        (*self.db).as_ref()
+    }
+}
+
+/// `/metrics` and `/health` over a [`MetricsState`].
 pub struct MetricsApi {
-    state: Arc<AppState>,
+    state: MetricsState,
 }
 
 impl MetricsApi {
-    pub fn new(state: Arc<AppState>) -> MetricsApi {
+    pub fn new(state: MetricsState) -> MetricsApi {
         MetricsApi { state }
     }
 }
@@ -42,7 +69,7 @@ fn text(status: StatusCode, content_type: &'static str, body: String) -> Respons
 }
 
 /// Whether the server can serve: not stopping, and the database answers a read.
-async fn health(state: &AppState) -> Response {
+async fn health(state: &MetricsState) -> Response {
     if *state.stopping.borrow() {
         return text(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -50,7 +77,7 @@ async fn health(state: &AppState) -> Response {
             "stopping\n".into(),
         );
     }
-    match state.db.read(crate::db::health::check).await {
+    match state.db().read(crate::db::health::check).await {
         Ok(()) => text(StatusCode::OK, "text/plain; charset=utf-8", "ok\n".into()),
         Err(e) => {
             tracing::warn!(error = %e, "health check: the database does not answer");
@@ -64,9 +91,10 @@ async fn health(state: &AppState) -> Response {
 }
 
 /// The whole scrape.
-pub async fn render(state: &AppState) -> String {
+pub async fn render(state: &MetricsState) -> String {
     let mut out = String::with_capacity(16 * 1024);
-    render_request_headers(&mut out, &[&state.chat_requests, &state.dtrack_requests]);
+    let requests: Vec<&super::RequestMetrics> = state.requests.iter().map(|r| &**r).collect();
+    render_request_headers(&mut out, &requests);
     let q = state.queues.stats();
     single(
         &mut out,
@@ -98,10 +126,10 @@ pub async fn render(state: &AppState) -> String {
         "Events published but not yet delivered to the queues.",
         pending.saturating_sub(delivered),
     );
-    state.db.writer_metrics().render(&mut out);
-    let dtrack = state.config.dtrack.enabled;
+    state.db().writer_metrics().render(&mut out);
+    let dtrack = state.dtrack_enabled;
     match state
-        .db
+        .db()
         .read(move |c| crate::db::health::backlog(c, dtrack))
         .await
     {

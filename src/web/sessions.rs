@@ -6,10 +6,10 @@
 use hyper::HeaderMap;
 use hyper::header::{COOKIE, HeaderValue};
 
-use crate::app::AppState;
 use crate::domain::sessions::{self, SessionUser};
 use crate::error::{Error, ErrorKind, Result};
 use crate::password::constant_time_eq;
+use crate::zulip::ChatState;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "outpost_session";
@@ -38,11 +38,11 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 /// Whether cookies must carry `Secure`: the chat listener serves HTTPS, or clients reach it
 /// through an `https://` address (a TLS-terminating proxy).
-pub fn secure(state: &AppState) -> bool {
+pub fn secure(state: &ChatState) -> bool {
     state.config.chat.tls().is_some() || state.config.chat.external_url.starts_with("https://")
 }
 
-fn cookie_header(state: &AppState, name: &str, value: &str, max_age: Option<i64>) -> HeaderValue {
+fn cookie_header(state: &ChatState, name: &str, value: &str, max_age: Option<i64>) -> HeaderValue {
     let mut c = format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax");
     if let Some(age) = max_age {
         c.push_str(&format!("; Max-Age={age}"));
@@ -54,27 +54,27 @@ fn cookie_header(state: &AppState, name: &str, value: &str, max_age: Option<i64>
 }
 
 /// `Set-Cookie` for a new session.
-pub fn session_cookie(state: &AppState, s: &sessions::NewSession) -> HeaderValue {
+pub fn session_cookie(state: &ChatState, s: &sessions::NewSession) -> HeaderValue {
     cookie_header(state, SESSION_COOKIE, &s.token, Some(s.max_age_secs))
 }
 
 /// `Set-Cookie` that removes the session cookie.
-pub fn expired_session_cookie(state: &AppState) -> HeaderValue {
+pub fn expired_session_cookie(state: &ChatState) -> HeaderValue {
     cookie_header(state, SESSION_COOKIE, "", Some(0))
 }
 
 /// `Set-Cookie` for the login form's double-submit token (kept for the browser session).
-pub fn login_csrf_cookie(state: &AppState, token: &str) -> HeaderValue {
+pub fn login_csrf_cookie(state: &ChatState, token: &str) -> HeaderValue {
     cookie_header(state, LOGIN_CSRF_COOKIE, token, None)
 }
 
 /// `Set-Cookie` that removes the login form's token.
-pub fn expired_login_csrf_cookie(state: &AppState) -> HeaderValue {
+pub fn expired_login_csrf_cookie(state: &ChatState) -> HeaderValue {
     cookie_header(state, LOGIN_CSRF_COOKIE, "", Some(0))
 }
 
 /// The user behind the request's session cookie, if it names a valid session.
-pub async fn from_cookie(state: &AppState, headers: &HeaderMap) -> Result<Option<SessionUser>> {
+pub async fn from_cookie(state: &ChatState, headers: &HeaderMap) -> Result<Option<SessionUser>> {
     let Some(token) = cookie(headers, SESSION_COOKIE) else {
         return Ok(None);
     };

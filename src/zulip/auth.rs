@@ -13,11 +13,11 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 
-use crate::app::AppState;
 use crate::domain::users::{by_api_key, by_login_email};
 use crate::error::{Error, ErrorKind, LoginFailure, Result};
 use crate::model::User;
 use crate::password::constant_time_eq;
+use crate::zulip::ChatState;
 use hyper::HeaderMap;
 
 /// Zulip's incoming-webhook bot type; such bots may only use webhook endpoints.
@@ -26,7 +26,7 @@ const INCOMING_WEBHOOK_BOT: i64 = 2;
 /// The authenticated caller of a request. Incoming-webhook bots are refused unless
 /// `webhook_bots` (upstream's `allow_incoming_webhooks` views: `POST /messages`).
 pub async fn authenticate(
-    state: &AppState,
+    state: &ChatState,
     headers: &HeaderMap,
     webhook_bots: bool,
 ) -> Result<Arc<User>> {
@@ -43,7 +43,7 @@ pub async fn authenticate(
 /// `api_key` query parameter, else Basic authentication. Any active account may post through
 /// a webhook; incoming-webhook bots may post only this way (and through `POST /messages`).
 pub async fn authenticate_webhook(
-    state: &AppState,
+    state: &ChatState,
     query: &str,
     headers: &HeaderMap,
 ) -> Result<Arc<User>> {
@@ -75,7 +75,7 @@ pub async fn authenticate_webhook(
 }
 
 /// The caller named by an `Authorization: Basic` header, any kind of account.
-async fn authenticate_basic(state: &AppState, headers: &HeaderMap) -> Result<Arc<User>> {
+async fn authenticate_basic(state: &ChatState, headers: &HeaderMap) -> Result<Arc<User>> {
     let Some(raw) = headers.get("authorization") else {
         return Err(Error::unauthorized(
             "Not logged in: API authentication or user session required",

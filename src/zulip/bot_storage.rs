@@ -3,10 +3,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::app::AppState;
 use crate::domain::bot_storage;
 use crate::error::{Error, Result};
 use crate::model::User;
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::Params;
@@ -29,7 +29,7 @@ fn keys(p: &mut Params) -> Result<Option<Vec<String>>> {
 }
 
 /// # `GET /api/v1/bot_storage`
-pub async fn get(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn get(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     bot_storage::check_caller(caller)?;
     let keys = keys(p)?;
     let entries = bot_storage::get(state, caller, keys).await?;
@@ -41,7 +41,7 @@ pub async fn get(state: &AppState, caller: &User, p: &mut Params) -> Result<Succ
 }
 
 /// # `PUT /api/v1/bot_storage`
-pub async fn put(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn put(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     bot_storage::check_caller(caller)?;
     let storage = p
         .json("storage")?
@@ -64,7 +64,7 @@ pub async fn put(state: &AppState, caller: &User, p: &mut Params) -> Result<Succ
 }
 
 /// # `DELETE /api/v1/bot_storage`
-pub async fn remove(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn remove(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     bot_storage::check_caller(caller)?;
     let keys = keys(p)?;
     bot_storage::remove(state, caller, keys).await?;

@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::app::AppState;
 use crate::domain::bots::{self, BotUpdate, DefaultsChange, NewBot};
 use crate::error::{Error, Result};
 use crate::model::{BotDefaults, User};
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::Params;
@@ -72,7 +72,7 @@ fn defaults_fields(s: Success, d: &BotDefaults) -> Success {
 }
 
 /// # `POST /api/v1/bots`
-pub async fn create(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn create(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     // Who may call comes before what they sent, as upstream's decorators.
     bots::check_caller(caller)?;
     let full_name = p.required_str("full_name")?;
@@ -103,7 +103,7 @@ pub async fn create(state: &AppState, caller: &User, p: &mut Params) -> Result<S
 }
 
 /// # `GET /api/v1/bots`
-pub async fn list(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn list(state: &ChatState, caller: &User) -> Result<Success> {
     let host = state.config.realm_host();
     let bots = bots::owned(state, caller).await?;
     let items: Vec<Value> = bots
@@ -136,7 +136,7 @@ pub async fn list(state: &AppState, caller: &User) -> Result<Success> {
 }
 
 /// # `PATCH /api/v1/bots/{bot_id}`
-pub async fn update(state: &AppState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
+pub async fn update(state: &ChatState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
     bots::check_caller(caller)?;
     let full_name = p.str("full_name");
     let role = p.int("role")?;
@@ -179,13 +179,13 @@ pub async fn update(state: &AppState, caller: &User, id: i64, p: &mut Params) ->
 }
 
 /// # `DELETE /api/v1/bots/{bot_id}`
-pub async fn deactivate(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn deactivate(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     bots::deactivate(state, caller, crate::ids::UserId(id)).await?;
     Ok(Success::new())
 }
 
 /// # `POST /api/v1/bots/{bot_id}/api_key/regenerate`
-pub async fn regenerate_api_key(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn regenerate_api_key(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     let key = bots::regenerate_api_key(state, caller, crate::ids::UserId(id)).await?;
     Ok(Success::new().field("api_key", key))
 }

@@ -2,18 +2,18 @@
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::channel_folders::{self, FolderUpdate};
 use crate::error::{Error, Result};
 use crate::ids::ChannelFolderId;
 use crate::model::User;
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::Params;
 use super::wire;
 
 /// # `POST /api/v1/channel_folders/create`
-pub async fn create(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn create(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let name = p.str("name").ok_or_else(|| Error::missing("name"))?;
     let description = p
         .str("description")
@@ -23,7 +23,7 @@ pub async fn create(state: &AppState, caller: &User, p: &mut Params) -> Result<S
 }
 
 /// # `GET /api/v1/channel_folders`
-pub async fn list(state: &AppState, p: &mut Params) -> Result<Success> {
+pub async fn list(state: &ChatState, p: &mut Params) -> Result<Success> {
     let include_archived = p.bool("include_archived")?.unwrap_or(false);
     let folders = channel_folders::list(state, include_archived).await?;
     let list: Vec<Value> = folders.iter().map(wire::channel_folder).collect();
@@ -31,7 +31,7 @@ pub async fn list(state: &AppState, p: &mut Params) -> Result<Success> {
 }
 
 /// # `PATCH /api/v1/channel_folders/{channel_folder_id}`
-pub async fn update(state: &AppState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
+pub async fn update(state: &ChatState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
     let up = FolderUpdate {
         name: p.str("name"),
         description: p.str("description"),

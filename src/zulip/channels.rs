@@ -3,7 +3,6 @@
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::channels::{
     self, ChannelOptions, ChannelUpdate, ListFilter, PropertyChange, SettingChange,
     SubscriptionRequest, UserRefArg,
@@ -11,6 +10,7 @@ use crate::domain::channels::{
 use crate::error::{Error, Result};
 use crate::ids::ChannelId;
 use crate::model::{ChannelSetting, TopicsPolicy, User};
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::{Params, as_int};
@@ -84,7 +84,7 @@ fn channel_options(p: &mut Params) -> Result<ChannelOptions> {
 ///
 /// Creates a channel with the given subscribers and settings; 409 `CHANNEL_ALREADY_EXISTS`
 /// for a taken name.
-pub async fn create_channel(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn create_channel(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let name = p.required_str("name")?;
     let subscribers = int_list(p, "subscribers")?.ok_or_else(|| Error::missing("subscribers"))?;
     let opts = channel_options(p)?;
@@ -112,7 +112,7 @@ fn principals(p: &mut Params) -> Result<Option<Vec<UserRefArg>>> {
 /// # `POST /api/v1/users/me/subscriptions`
 ///
 /// Subscribes the caller (or `principals`) to channels, creating missing ones.
-pub async fn subscribe(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn subscribe(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let raw = p
         .json("subscriptions")?
         .ok_or_else(|| Error::missing("subscriptions"))?;
@@ -155,7 +155,11 @@ pub async fn subscribe(state: &AppState, caller: &User, p: &mut Params) -> Resul
 }
 
 /// # `GET /api/v1/users/me/subscriptions`
-pub async fn get_subscriptions(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn get_subscriptions(
+    state: &ChatState,
+    caller: &User,
+    p: &mut Params,
+) -> Result<Success> {
     let with_subscribers = p.bool("include_subscribers")?.unwrap_or(false);
     let listed = channels::my_subscriptions(state, caller, with_subscribers).await?;
     let subs: Vec<Value> = listed
@@ -166,7 +170,7 @@ pub async fn get_subscriptions(state: &AppState, caller: &User, p: &mut Params) 
 }
 
 /// # `DELETE /api/v1/users/me/subscriptions`
-pub async fn unsubscribe(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn unsubscribe(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let raw = p
         .json("subscriptions")?
         .ok_or_else(|| Error::missing("subscriptions"))?;
@@ -190,7 +194,7 @@ pub async fn unsubscribe(state: &AppState, caller: &User, p: &mut Params) -> Res
 }
 
 /// # `GET /api/v1/streams`
-pub async fn get_streams(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn get_streams(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let include_all =
         p.bool("include_all")?.unwrap_or(false) || p.bool("include_all_active")?.unwrap_or(false);
     let include_default = p.bool("include_default")?.unwrap_or(false);
@@ -214,20 +218,20 @@ pub async fn get_streams(state: &AppState, caller: &User, p: &mut Params) -> Res
 }
 
 /// # `GET /api/v1/streams/{stream_id}`
-pub async fn get_stream(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn get_stream(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     let l = channels::get(state, caller, ChannelId(id)).await?;
     Ok(Success::new().field("stream", wire::basic_channel(&l, false)))
 }
 
 /// # `GET /api/v1/get_stream_id`
-pub async fn get_stream_id(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn get_stream_id(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let name = p.required_str("stream")?;
     let id = channels::id_by_name(state, caller, name).await?;
     Ok(Success::new().field("stream_id", id.0))
 }
 
 /// # `GET /api/v1/streams/{stream_id}/members`
-pub async fn get_members(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn get_members(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     let ids = channels::members(state, caller, ChannelId(id)).await?;
     Ok(Success::new().field("subscribers", ids.iter().map(|u| u.0).collect::<Vec<_>>()))
 }
@@ -237,7 +241,7 @@ pub async fn get_members(state: &AppState, caller: &User, id: i64) -> Result<Suc
 /// Channel administrators change the name, description, privacy, history, default status,
 /// retention, topics policy and permission groups (`{"new": ..., "old": ...}`).
 pub async fn update_stream(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -291,14 +295,14 @@ pub async fn update_stream(
 /// # `DELETE /api/v1/streams/{stream_id}`
 ///
 /// Archives the channel.
-pub async fn archive_stream(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn archive_stream(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     channels::archive(state, caller, ChannelId(id)).await?;
     Ok(Success::new())
 }
 
 /// # `POST /api/v1/users/me/subscriptions/properties`
 pub async fn update_subscription_properties(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     p: &mut Params,
 ) -> Result<Success> {

@@ -8,25 +8,25 @@ use hyper::header;
 
 use super::envelope::{Success, error_response};
 use super::wire;
-use crate::app::AppState;
 use crate::domain::realm_emoji;
 use crate::error::{Error, Result};
 use crate::http::multipart;
 use crate::http::{Request, Response};
 use crate::model::User;
+use crate::zulip::ChatState;
 
 /// Most parts an emoji body may have.
 const MAX_PARTS: usize = 16;
 
 /// # `GET /api/v1/realm/emoji`
-pub async fn list(state: &AppState) -> Result<Success> {
+pub async fn list(state: &ChatState) -> Result<Success> {
     let all = realm_emoji::list(state).await?;
     Ok(Success::new().field("emoji", wire::emoji::realm_emoji_map(&all)))
 }
 
 /// The files of a `multipart/form-data` body (none for any other body), or why it could not
 /// be read.
-async fn files_of(state: &AppState, req: &Request) -> realm_emoji::Files {
+async fn files_of(state: &ChatState, req: &Request) -> realm_emoji::Files {
     let content_type = req.header("content-type").unwrap_or("");
     if !multipart::is_multipart(content_type) {
         return Ok(Vec::new());
@@ -47,20 +47,25 @@ async fn files_of(state: &AppState, req: &Request) -> realm_emoji::Files {
 }
 
 /// # `POST /api/v1/realm/emoji/{emoji_name}`
-pub async fn upload(state: &AppState, caller: &User, name: &str, req: &Request) -> Result<Success> {
+pub async fn upload(
+    state: &ChatState,
+    caller: &User,
+    name: &str,
+    req: &Request,
+) -> Result<Success> {
     let files = files_of(state, req).await;
     realm_emoji::add(state, caller, name, files).await?;
     Ok(Success::new())
 }
 
 /// # `DELETE /api/v1/realm/emoji/{emoji_name}`
-pub async fn deactivate(state: &AppState, caller: &User, name: String) -> Result<Success> {
+pub async fn deactivate(state: &ChatState, caller: &User, name: String) -> Result<Success> {
     realm_emoji::deactivate(state, caller, name).await?;
     Ok(Success::new())
 }
 
 /// `GET`/`HEAD /user_avatars/<realm>/emoji/images/[still/]<file>`: a stored picture.
-pub async fn serve(state: &AppState, segs: Vec<String>) -> Response {
+pub async fn serve(state: &ChatState, segs: Vec<String>) -> Response {
     let found = match realm_emoji::find_picture(state, segs).await {
         Ok(f) => f,
         Err(e) => return error_response(&e),

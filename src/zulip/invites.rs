@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::invites::{self, InviteOptions};
 use crate::error::{Error, Result};
 use crate::model::{Role, User};
+use crate::zulip::ChatState;
 
 use super::channels::int_list;
 use super::envelope::Success;
@@ -49,7 +49,7 @@ fn options(p: &mut Params, channels_required: bool, email: bool) -> Result<Invit
 }
 
 /// # `POST /api/v1/invites`
-pub async fn send(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn send(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let emails = p.required_str("invitee_emails")?;
     let opts = options(p, true, true)?;
     invites::invite(state, caller, &emails, opts).await?;
@@ -57,14 +57,14 @@ pub async fn send(state: &AppState, caller: &User, p: &mut Params) -> Result<Suc
 }
 
 /// # `POST /api/v1/invites/multiuse`
-pub async fn create_link(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn create_link(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let opts = options(p, false, false)?;
     let link = invites::create_link(state, caller, opts).await?;
     Ok(Success::new().field("invite_link", link))
 }
 
 /// # `GET /api/v1/invites`
-pub async fn list(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn list(state: &ChatState, caller: &User) -> Result<Success> {
     let all = invites::list(state, caller).await?;
     let list: Vec<Value> = all
         .iter()
@@ -74,13 +74,13 @@ pub async fn list(state: &AppState, caller: &User) -> Result<Success> {
 }
 
 /// # `DELETE /api/v1/invites/{id}` and `DELETE /api/v1/invites/multiuse/{id}`
-pub async fn revoke(state: &AppState, caller: &User, id: i64, multiuse: bool) -> Result<Success> {
+pub async fn revoke(state: &ChatState, caller: &User, id: i64, multiuse: bool) -> Result<Success> {
     invites::revoke(state, caller, id, multiuse).await?;
     Ok(Success::new())
 }
 
 /// # `POST /api/v1/invites/{id}/resend`
-pub async fn resend(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn resend(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     invites::resend(state, caller, id).await?;
     Ok(Success::new())
 }

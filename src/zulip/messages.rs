@@ -2,7 +2,6 @@
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::channels::UserRefArg;
 use crate::domain::messages::edit::{self, EditRequest, Propagate};
 use crate::domain::messages::fetch::{self, Anchor, Page, Range};
@@ -13,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::http::Request;
 use crate::ids::{ChannelId, MessageId};
 use crate::model::User;
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::{Params, as_int};
@@ -95,7 +95,7 @@ fn parse_direct_to(raw: &str) -> Result<Recipient> {
 /// Sends a channel or direct message. `to` is parsed by hand as Zulip does (a channel name or
 /// id; a list of user ids or emails), `topic` has the legacy alias `subject`.
 pub async fn send_message(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     req: &Request,
     p: &mut Params,
@@ -154,7 +154,7 @@ pub async fn send_message(
 }
 
 fn render_page(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     page: &Page,
     opts: &MessageOptions,
@@ -176,7 +176,7 @@ fn render_page(
 ///
 /// Messages around an anchor (`newest`, `oldest`, `first_unread` or an id) in a narrow, or the
 /// listed `message_ids`.
-pub async fn get_messages(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn get_messages(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let anchor_raw = p.str("anchor");
     let num_before = p.int("num_before")?;
     let num_after = p.int("num_after")?;
@@ -263,7 +263,7 @@ pub async fn get_messages(state: &AppState, caller: &User, p: &mut Params) -> Re
 
 /// # `GET /api/v1/messages/{message_id}`
 pub async fn get_message(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -305,7 +305,7 @@ fn required_int_list(p: &mut Params, name: &str) -> Result<Vec<i64>> {
 }
 
 /// # `POST /api/v1/messages/flags`
-pub async fn update_flags(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn update_flags(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let ids = required_int_list(p, "messages")?;
     let op = p.required_str("op")?;
     let flag = p.required_str("flag")?;
@@ -318,7 +318,7 @@ pub async fn update_flags(state: &AppState, caller: &User, p: &mut Params) -> Re
 
 /// # `POST /api/v1/messages/flags/narrow`
 pub async fn update_flags_in_narrow(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     p: &mut Params,
 ) -> Result<Success> {
@@ -356,7 +356,7 @@ pub async fn update_flags_in_narrow(
 }
 
 /// # `POST /api/v1/submessage`
-pub async fn add_submessage(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn add_submessage(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let id = p.required_int("message_id")?;
     let msg_type = p.required_str("msg_type")?;
     let content = p.required_str("content")?;
@@ -368,7 +368,7 @@ pub async fn add_submessage(state: &AppState, caller: &User, p: &mut Params) -> 
 ///
 /// Reports a message the caller can read to the organization's moderators.
 pub async fn report_message(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -380,7 +380,7 @@ pub async fn report_message(
 }
 
 /// # `GET /api/v1/messages/{message_id}/read_receipts`
-pub async fn get_read_receipts(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn get_read_receipts(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     let user_ids = crate::domain::messages::receipts::readers(state, caller, MessageId(id)).await?;
     Ok(Success::new().field("user_ids", user_ids))
 }
@@ -388,21 +388,21 @@ pub async fn get_read_receipts(state: &AppState, caller: &User, id: i64) -> Resu
 /// # `POST /api/v1/messages/render`
 ///
 /// The HTML a message with this content would get, for a compose box's preview.
-pub async fn render_message(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn render_message(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let content = p.required_str("content")?;
     let html = crate::domain::messages::preview::render(state, caller, &content).await?;
     Ok(Success::new().field("rendered", html))
 }
 
 /// # `POST /api/v1/mark_all_as_read`
-pub async fn mark_all_as_read(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn mark_all_as_read(state: &ChatState, caller: &User) -> Result<Success> {
     let complete = flags::mark_all(state, caller).await?;
     Ok(Success::new().field("complete", complete))
 }
 
 /// # `POST /api/v1/mark_stream_as_read`
 pub async fn mark_stream_as_read(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     p: &mut Params,
 ) -> Result<Success> {
@@ -413,7 +413,7 @@ pub async fn mark_stream_as_read(
 
 /// # `POST /api/v1/mark_topic_as_read`
 pub async fn mark_topic_as_read(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     p: &mut Params,
 ) -> Result<Success> {
@@ -428,7 +428,7 @@ pub async fn mark_topic_as_read(
 ///
 /// Edits content, moves to another topic (`propagate_mode` one, later or all) or channel.
 pub async fn update_message(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -450,20 +450,20 @@ pub async fn update_message(
 }
 
 /// # `DELETE /api/v1/messages/{message_id}`
-pub async fn delete_message(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn delete_message(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     edit::delete(state, caller, MessageId(id)).await?;
     Ok(Success::new())
 }
 
 /// # `GET /api/v1/messages/{message_id}/history`
-pub async fn get_history(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn get_history(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     let entries = edit::history(state, caller, MessageId(id)).await?;
     Ok(Success::new().field("message_history", wire::message_history(&entries)))
 }
 
 /// # `POST /api/v1/messages/{message_id}/reactions`
 pub async fn add_reaction(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -477,7 +477,7 @@ pub async fn add_reaction(
 
 /// # `DELETE /api/v1/messages/{message_id}/reactions`
 pub async fn remove_reaction(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,

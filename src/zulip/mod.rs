@@ -26,6 +26,7 @@ pub mod register_state;
 pub mod routes;
 pub mod scheduled;
 pub mod server;
+mod state;
 pub mod topics;
 pub mod uploads;
 pub mod user_groups;
@@ -37,7 +38,6 @@ use std::sync::Arc;
 
 use hyper::http::request::Parts;
 
-use crate::app::AppState;
 use crate::error::{Error, ErrorKind};
 use crate::http::rate_limit::{self, RateState};
 use crate::http::route::RouteTable;
@@ -51,6 +51,7 @@ use routes::{Renew, Reply};
 
 pub use pages::EMOJI_DATA_PATH;
 pub use routes::{Endpoint, SAMPLE_ROUTES, route};
+pub use state::ChatState;
 
 const ROUTES: usize = Endpoint::NAMES.len() + pages::PAGE_NAMES.len();
 
@@ -75,7 +76,7 @@ pub const ROUTE_NAMES: &[&str] = &route_names();
 
 /// The chat API as served on its listener.
 pub struct ChatApi {
-    state: Arc<AppState>,
+    state: Arc<ChatState>,
 }
 
 /// What a request resolved to.
@@ -95,7 +96,7 @@ pub struct ChatTicket {
 }
 
 impl ChatApi {
-    pub fn new(state: Arc<AppState>) -> ChatApi {
+    pub fn new(state: Arc<ChatState>) -> ChatApi {
         ChatApi { state }
     }
 

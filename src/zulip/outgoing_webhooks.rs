@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::outgoing_webhooks::{
     self as ow, Delivery, MAX_ANSWER_BYTES, MAX_CONCURRENT, Outcome, TRIGGER_DIRECT_MESSAGE,
 };
 use crate::http::client::{Client, Post, PostError};
+use crate::zulip::ChatState;
 
 use super::server::ZULIP_VERSION;
 use super::wire::{self, MessageOptions, Viewer};
@@ -27,7 +27,7 @@ const IDLE: Duration = Duration::from_secs(60);
 const SHARE_WAIT: Duration = Duration::from_millis(250);
 
 /// Runs until the server stops.
-pub async fn run(state: Arc<AppState>) {
+pub async fn run(state: Arc<ChatState>) {
     let mut stopping = state.stopping.subscribe();
     if let Err(e) = ow::release_claims(&state).await {
         tracing::error!(error = %e.msg, detail = ?e.detail, "outgoing webhooks: cannot start");
@@ -93,7 +93,7 @@ pub async fn run(state: Arc<AppState>) {
 }
 
 /// Makes one delivery and hands its outcome to the domain.
-async fn deliver(state: &AppState, client: &Client, d: Delivery) {
+async fn deliver(state: &ChatState, client: &Client, d: Delivery) {
     let outcome = attempt(state, client, &d).await;
     let (bot, message) = (d.bot.id.0, d.job.message_id.0);
     if let Err(e) = ow::finish(state, d, outcome).await {
@@ -102,7 +102,7 @@ async fn deliver(state: &AppState, client: &Client, d: Delivery) {
     }
 }
 
-async fn attempt(state: &AppState, client: &Client, d: &Delivery) -> Outcome {
+async fn attempt(state: &ChatState, client: &Client, d: &Delivery) -> Outcome {
     let (Some(service), Some(v)) = (&d.service, d.bundle.messages.first()) else {
         return Outcome::Nothing;
     };

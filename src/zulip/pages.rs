@@ -6,10 +6,10 @@
 
 use hyper::Method;
 
-use crate::app::AppState;
 use crate::http::route::{self, NoRoute};
 use crate::http::{Request, Response};
 use crate::model::User;
+use crate::zulip::ChatState;
 
 use super::envelope::error_response;
 use super::{emoji, server, uploads};
@@ -152,7 +152,7 @@ pub fn route(method: &Method, path: &str) -> Option<Result<Page, NoRoute>> {
 }
 
 /// Answers a page (the caller is a download's, if any).
-pub async fn serve(state: &AppState, page: Page, caller: Option<&User>, req: Request) -> Response {
+pub async fn serve(state: &ChatState, page: Page, caller: Option<&User>, req: Request) -> Response {
     let answer = match page {
         Page::EmojiData => return server::emoji_data(&req),
         Page::RealmIcon => return server::realm_icon(),

@@ -2,12 +2,12 @@
 
 use serde_json::{Map, Value};
 
-use crate::app::AppState;
 use crate::domain::presence::{OFFLINE_THRESHOLD_SECS, PresenceEntry};
 use crate::error::{Error, Result};
 use crate::events::{Event, TypingTarget};
 use crate::ids::{ChannelId, UserId};
 use crate::model::User;
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::{Params, as_int};
@@ -18,7 +18,7 @@ use super::wire;
 /// # `POST /api/v1/users/me/presence`
 ///
 /// Records the caller as active or idle and returns everyone's presence (unless `ping_only`).
-pub async fn update_presence(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn update_presence(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     if caller.is_bot {
         return Err(Error::bad_request(
             "This endpoint does not accept bot requests.",
@@ -79,7 +79,7 @@ pub struct PresenceQuery {
 /// `last_update_id` gets every newer change instead). Users who turned presence sharing off
 /// are left out: upstream never shows them online, and Outpost keeps no presence for them,
 /// as `GET /users/{id}/presence` says.
-pub async fn realm_presences(state: &AppState, q: &PresenceQuery) -> Result<Value> {
+pub async fn realm_presences(state: &ChatState, q: &PresenceQuery) -> Result<Value> {
     if q.history_days == 0 {
         return Ok(Value::Object(Map::new()));
     }
@@ -123,7 +123,7 @@ pub async fn realm_presences(state: &AppState, q: &PresenceQuery) -> Result<Valu
 }
 
 /// # `GET /api/v1/realm/presence`
-pub async fn get_realm_presence(state: &AppState) -> Result<Success> {
+pub async fn get_realm_presence(state: &ChatState) -> Result<Success> {
     let query = PresenceQuery {
         slim: false,
         since_update_id: None,
@@ -140,7 +140,7 @@ pub async fn get_realm_presence(state: &AppState) -> Result<Success> {
 }
 
 /// # `GET /api/v1/users/{user_id_or_email}/presence`
-pub async fn get_user_presence(state: &AppState, caller: &User, who: &UserRef) -> Result<Success> {
+pub async fn get_user_presence(state: &ChatState, caller: &User, who: &UserRef) -> Result<Success> {
     let target = super::users::resolve(state, caller, who).await?;
     if target.is_bot {
         return Err(Error::bad_request(
@@ -164,7 +164,7 @@ pub async fn get_user_presence(state: &AppState, caller: &User, who: &UserRef) -
 /// # `POST /api/v1/typing`
 ///
 /// Tells the other participants that the caller started or stopped typing.
-pub async fn set_typing(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn set_typing(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let kind = p.str("type").unwrap_or_else(|| "direct".into());
     let op = p.required_str("op")?;
     let start = match op.as_str() {
@@ -246,7 +246,7 @@ pub async fn set_typing(state: &AppState, caller: &User, p: &mut Params) -> Resu
     Ok(Success::new())
 }
 
-async fn alert_words_of(state: &AppState, user: UserId) -> Result<Vec<String>> {
+async fn alert_words_of(state: &ChatState, user: UserId) -> Result<Vec<String>> {
     state
         .db
         .read(move |c| crate::db::alert_words::of_user(c, user))
@@ -254,7 +254,7 @@ async fn alert_words_of(state: &AppState, user: UserId) -> Result<Vec<String>> {
 }
 
 /// # `GET /api/v1/users/me/alert_words`
-pub async fn get_alert_words(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn get_alert_words(state: &ChatState, caller: &User) -> Result<Success> {
     Ok(Success::new().field("alert_words", alert_words_of(state, caller.id).await?))
 }
 
@@ -285,7 +285,7 @@ fn word_list(p: &mut Params) -> Result<Vec<String>> {
 
 /// # `POST /api/v1/users/me/alert_words` and `DELETE /api/v1/users/me/alert_words`
 pub async fn change_alert_words(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     p: &mut Params,
     add: bool,

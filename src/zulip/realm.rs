@@ -3,11 +3,11 @@
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::channels::parse_group_setting;
 use crate::domain::realm_settings::{self, Change, ParamForm, RealmValue};
 use crate::error::{Error, Result};
 use crate::model::User;
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::Params;
@@ -22,7 +22,7 @@ use super::wire;
 /// `update_dict` event, and the answer carries each changed setting as upstream does (text
 /// settings as `"updated"`). Settings Outpost cannot honour are reported in
 /// `ignored_parameters_unsupported`.
-pub async fn update_realm(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn update_realm(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     if !caller.role.is_admin() {
         return Err(Error::not_admin());
     }

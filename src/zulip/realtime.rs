@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 use rand::RngExt as _;
 use serde_json::{Map, Value};
 
-use crate::app::AppState;
 use crate::domain::messages::narrow_events;
 use crate::error::{Error, ErrorKind, Result};
 use crate::events::queues::{AckError, PollGuard, PollState, Queue, QueueOptions};
 use crate::http::{self, Response};
 use crate::model::{Narrow, User};
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::Params;
@@ -154,7 +154,7 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
 /// # `POST /api/v1/register`
 ///
 /// Creates an event queue and returns it with the initial state of the requested types.
-pub async fn register(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn register(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let mut reg = parse_registration(p)?;
     // A bot's defaults stand in for what its client left out (upstream's
     // `default_all_public_streams` and `default_events_register_stream`).
@@ -197,7 +197,7 @@ pub async fn register(state: &AppState, caller: &User, p: &mut Params) -> Result
 /// The answer `POST /register` with the parameters `form` would give `caller`, as its JSON
 /// body: the web client's page shell carries it (`web::pages::home`), so that its first view
 /// waits for no register round trip. Creates the queue like the endpoint does.
-pub async fn register_body(state: &AppState, caller: &User, form: &str) -> Result<bytes::Bytes> {
+pub async fn register_body(state: &ChatState, caller: &User, form: &str) -> Result<bytes::Bytes> {
     let mut p = Params::from_form(form, 32)?;
     Ok(register(state, caller, &mut p).await?.into_bytes())
 }
@@ -228,7 +228,7 @@ fn events_response(queue: &Queue, ignored: Vec<String>) -> Response {
 ///
 /// Returns queued events at once if there are any (or with `dont_block`), otherwise waits for
 /// one, or answers a heartbeat after the configured time.
-pub async fn get_events(state: &AppState, caller: &User, p: &mut Params) -> Result<Response> {
+pub async fn get_events(state: &ChatState, caller: &User, p: &mut Params) -> Result<Response> {
     let queue_id = p.str("queue_id");
     let last_event_id = p.int("last_event_id")?;
     let dont_block = p.bool("dont_block")?.unwrap_or(false);
@@ -306,7 +306,7 @@ fn jitter(max: Duration) -> Duration {
 }
 
 /// # `DELETE /api/v1/events`
-pub fn delete_queue(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub fn delete_queue(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let id = p.required_str("queue_id")?;
     if !state.queues.delete(caller.id, &id) {
         return Err(bad_queue(&id));

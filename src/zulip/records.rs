@@ -3,11 +3,11 @@
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::push::{self, RegistrationInput, TokenKind};
 use crate::domain::records::{self, DraftInput};
 use crate::error::{Error, Result};
 use crate::model::User;
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::{Params, as_int};
@@ -70,7 +70,7 @@ fn draft_input(name: &str, v: Value) -> Result<DraftInput> {
 }
 
 /// # `GET /api/v1/drafts`
-pub async fn get_drafts(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn get_drafts(state: &ChatState, caller: &User) -> Result<Success> {
     let drafts = records::list_drafts(state, caller).await?;
     let list: Vec<Value> = drafts.iter().map(wire::draft).collect();
     Ok(Success::new()
@@ -79,7 +79,7 @@ pub async fn get_drafts(state: &AppState, caller: &User) -> Result<Success> {
 }
 
 /// # `POST /api/v1/drafts`
-pub async fn create_drafts(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn create_drafts(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let inputs = match p.json("drafts")? {
         None => Vec::new(),
         Some(Value::Array(items)) => items
@@ -95,7 +95,7 @@ pub async fn create_drafts(state: &AppState, caller: &User, p: &mut Params) -> R
 
 /// # `PATCH /api/v1/drafts/{draft_id}`
 pub async fn edit_draft(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -106,20 +106,20 @@ pub async fn edit_draft(
 }
 
 /// # `DELETE /api/v1/drafts/{draft_id}`
-pub async fn delete_draft(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn delete_draft(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     records::delete_draft(state, caller, id).await?;
     Ok(Success::new())
 }
 
 /// # `GET /api/v1/saved_snippets`
-pub async fn get_snippets(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn get_snippets(state: &ChatState, caller: &User) -> Result<Success> {
     let list = records::list_snippets(state, caller).await?;
     let list: Vec<Value> = list.iter().map(wire::saved_snippet).collect();
     Ok(Success::new().field("saved_snippets", list))
 }
 
 /// # `POST /api/v1/saved_snippets`
-pub async fn create_snippet(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn create_snippet(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let title = p.required_str("title")?;
     let content = p.required_str("content")?;
     let id = records::create_snippet(state, caller, title, content).await?;
@@ -128,7 +128,7 @@ pub async fn create_snippet(state: &AppState, caller: &User, p: &mut Params) -> 
 
 /// # `PATCH /api/v1/saved_snippets/{saved_snippet_id}`
 pub async fn edit_snippet(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -140,26 +140,26 @@ pub async fn edit_snippet(
 }
 
 /// # `DELETE /api/v1/saved_snippets/{saved_snippet_id}`
-pub async fn delete_snippet(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn delete_snippet(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     records::delete_snippet(state, caller, id).await?;
     Ok(Success::new())
 }
 
 /// # `POST /api/v1/users/me/muted_users/{muted_user_id}`
-pub async fn mute_user(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn mute_user(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     records::mute(state, caller, id).await?;
     Ok(Success::new())
 }
 
 /// # `DELETE /api/v1/users/me/muted_users/{muted_user_id}`
-pub async fn unmute_user(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn unmute_user(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     records::unmute(state, caller, id).await?;
     Ok(Success::new())
 }
 
 /// # `POST /api/v1/users/me/apns_device_token` and `/users/me/android_gcm_reg_id`
 pub async fn add_push_token(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     kind: TokenKind,
     p: &mut Params,
@@ -175,7 +175,7 @@ pub async fn add_push_token(
 
 /// # `DELETE /api/v1/users/me/apns_device_token` and `/users/me/android_gcm_reg_id`
 pub async fn remove_push_token(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     kind: TokenKind,
     p: &mut Params,
@@ -187,7 +187,7 @@ pub async fn remove_push_token(
 
 /// # `POST /api/v1/mobile_push/register`
 pub async fn register_push_device(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     p: &mut Params,
 ) -> Result<Success> {

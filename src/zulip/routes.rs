@@ -4,13 +4,13 @@
 //! [`call`]. Pages and files outside the API are `zulip::pages`. Must not hold handler logic:
 //! a row names one handler.
 
-use crate::app::AppState;
 use crate::domain::push::TokenKind::{Apns, Fcm};
 use crate::error::Result;
 use crate::http::Request;
 use crate::http::Response;
 use crate::http::route::{self, FromSegment, FromSegments, ListOptions, NoRoute, RouteTable};
 use crate::model::User;
+use crate::zulip::ChatState;
 use hyper::Method;
 
 use super::envelope::Success;
@@ -164,7 +164,7 @@ route::routes! {
         /// Runs the endpoint's handler; `me` is the authenticated caller (every endpoint but
         /// the open ones has one).
         pub(super) async fn call<'a>(
-            state: &AppState,
+            state: &ChatState,
             me: &(dyn Fn() -> Result<&'a User> + Sync),
             p: &mut Params,
             req: Request,

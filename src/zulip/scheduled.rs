@@ -2,12 +2,12 @@
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::scheduled::{self, Destination, NewScheduled, ScheduledEdit};
 use crate::error::{Error, Result};
 use crate::http::Request;
 use crate::ids::ScheduledId;
 use crate::model::{ScheduledKind, User};
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::messages::client_name;
@@ -47,14 +47,14 @@ fn destination(channel: bool, raw: &str) -> Result<Destination> {
 }
 
 /// # `GET /api/v1/scheduled_messages`
-pub async fn list(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn list(state: &ChatState, caller: &User) -> Result<Success> {
     let items = scheduled::list(state, caller, ScheduledKind::Message).await?;
     Ok(Success::new().field("scheduled_messages", wire::items(&items)))
 }
 
 /// # `POST /api/v1/scheduled_messages`
 pub async fn create(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     req: &Request,
     p: &mut Params,
@@ -88,7 +88,7 @@ pub async fn create(
 }
 
 /// # `PATCH /api/v1/scheduled_messages/{scheduled_message_id}`
-pub async fn update(state: &AppState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
+pub async fn update(state: &ChatState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
     let kind = p.str("type");
     let to = p.str("to");
     let topic = p.aliased_str("topic", "subject")?;
@@ -147,19 +147,19 @@ pub async fn update(state: &AppState, caller: &User, id: i64, p: &mut Params) ->
 }
 
 /// # `DELETE /api/v1/scheduled_messages/{scheduled_message_id}`
-pub async fn delete(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn delete(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     scheduled::delete(state, caller, ScheduledKind::Message, ScheduledId(id)).await?;
     Ok(Success::new())
 }
 
 /// # `GET /api/v1/reminders`
-pub async fn list_reminders(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn list_reminders(state: &ChatState, caller: &User) -> Result<Success> {
     let items = scheduled::list(state, caller, ScheduledKind::Reminder).await?;
     Ok(Success::new().field("reminders", wire::items(&items)))
 }
 
 /// # `POST /api/v1/reminders`
-pub async fn create_reminder(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn create_reminder(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let message_id = p.required_int("message_id")?;
     let deliver_at = p.required_int("scheduled_delivery_timestamp")?;
     let note = p.str("note");
@@ -176,7 +176,7 @@ pub async fn create_reminder(state: &AppState, caller: &User, p: &mut Params) ->
 }
 
 /// # `DELETE /api/v1/reminders/{reminder_id}`
-pub async fn delete_reminder(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn delete_reminder(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     scheduled::delete(state, caller, ScheduledKind::Reminder, ScheduledId(id)).await?;
     Ok(Success::new())
 }

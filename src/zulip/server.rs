@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::{realm_settings, users};
 use crate::error::{Error, Result};
 use crate::model::User;
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::Params;
@@ -24,7 +24,7 @@ pub const REALM_ICON_PATH: &str = "/static/images/logo/realm-icon.png";
 const REALM_ICON_PNG: &[u8] = include_bytes!("static/realm-icon.png");
 
 /// The absolute URL of the organization's icon.
-pub fn realm_icon_url(state: &AppState) -> String {
+pub fn realm_icon_url(state: &ChatState) -> String {
     format!("{}{REALM_ICON_PATH}", state.config.chat.external_url)
 }
 
@@ -43,7 +43,7 @@ pub fn realm_icon() -> crate::http::Response {
 /// Unauthenticated. What a client needs before logging in: versions, realm name and URL, and
 /// which authentication methods exist. `is_incompatible` is true only for the `ZulipInvalid`
 /// client, as upstream.
-pub async fn get_server_settings(state: &AppState, user_agent: Option<&str>) -> Result<Success> {
+pub async fn get_server_settings(state: &ChatState, user_agent: Option<&str>) -> Result<Success> {
     let cfg = &state.config.chat;
     let configured = cfg.realm_name.clone();
     let (realm_name, realm_description) = state
@@ -86,7 +86,7 @@ fn api_key_reply(user: &User) -> Success {
 /// Unauthenticated. Exchanges `username` (an email) and `password` for the API key. Failures
 /// are 401 `AUTHENTICATION_FAILED` / `USER_DEACTIVATED`; five failures in 30 minutes for one
 /// username answer 429 until the window passes.
-pub async fn fetch_api_key(state: &AppState, p: &mut Params) -> Result<Success> {
+pub async fn fetch_api_key(state: &ChatState, p: &mut Params) -> Result<Success> {
     let username = p.required_str("username")?;
     let password = p.required_str("password")?;
     if !users::is_valid_email(username.trim()) {
@@ -100,7 +100,7 @@ pub async fn fetch_api_key(state: &AppState, p: &mut Params) -> Result<Success> 
 ///
 /// Development servers only (`[chat] development = true`): the API key of any active user by
 /// email, without a password. Elsewhere it answers as a Zulip production server does.
-pub async fn dev_fetch_api_key(state: &AppState, p: &mut Params) -> Result<Success> {
+pub async fn dev_fetch_api_key(state: &ChatState, p: &mut Params) -> Result<Success> {
     if !state.config.chat.development {
         return Err(Error::bad_request("Endpoint not available in production."));
     }
@@ -112,7 +112,7 @@ pub async fn dev_fetch_api_key(state: &AppState, p: &mut Params) -> Result<Succe
 /// # `POST /api/v1/users/me/api_key/regenerate`
 ///
 /// Replaces the caller's API key; the old one stops working at once.
-pub async fn regenerate_api_key(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn regenerate_api_key(state: &ChatState, caller: &User) -> Result<Success> {
     let key = users::regenerate_api_key(state, caller.id).await?;
     Ok(Success::new().field("api_key", key))
 }

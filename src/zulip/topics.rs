@@ -1,12 +1,12 @@
 //! Topic endpoints: listing a channel's topics, deleting a topic, muting and following.
 
-use crate::app::AppState;
 use crate::domain::messages::edit;
 use crate::domain::messages::send::EMPTY_TOPIC_DISPLAY_NAME;
 use crate::domain::messages::topics::{self, ChannelRef};
 use crate::error::{Error, Result};
 use crate::ids::ChannelId;
 use crate::model::User;
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::Params;
@@ -16,7 +16,7 @@ use super::wire;
 ///
 /// Topics with readable messages, newest first.
 pub async fn get_topics(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -42,7 +42,7 @@ pub async fn get_topics(
 /// Administrators delete a topic, newest messages first, in batches; `complete: false` means
 /// the time ran out and the request should be repeated.
 pub async fn delete_topic(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -60,7 +60,7 @@ pub async fn delete_topic(
 ///
 /// Legacy muting: exactly one of `stream_id` and `stream`, `op` add or remove.
 pub async fn update_muted_topic(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     p: &mut Params,
 ) -> Result<Success> {
@@ -87,7 +87,11 @@ pub async fn update_muted_topic(
 }
 
 /// # `POST /api/v1/user_topics`
-pub async fn update_user_topic(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn update_user_topic(
+    state: &ChatState,
+    caller: &User,
+    p: &mut Params,
+) -> Result<Success> {
     let id = p.required_int("stream_id")?;
     let topic = p.required_str("topic")?;
     let policy = p.required_int("visibility_policy")?;

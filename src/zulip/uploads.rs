@@ -11,12 +11,12 @@ use serde_json::Value;
 
 use super::envelope::{Success, error_response};
 use super::wire;
-use crate::app::AppState;
 use crate::domain::uploads::{self, Download};
 use crate::error::{Error, Result};
 use crate::http::multipart;
 use crate::http::{Request, Response};
 use crate::model::User;
+use crate::zulip::ChatState;
 
 /// Most parts an upload body may have (the file plus a few form fields).
 const MAX_UPLOAD_PARTS: usize = 16;
@@ -38,7 +38,7 @@ fn decode_filename(raw: &str) -> String {
 }
 
 /// # `POST /api/v1/user_uploads`
-pub async fn upload_file(state: &AppState, caller: &User, req: &Request) -> Result<Success> {
+pub async fn upload_file(state: &ChatState, caller: &User, req: &Request) -> Result<Success> {
     let no_file = || Error::bad_request("You must specify a file to upload");
     let content_type = req.header("content-type").unwrap_or("");
     if !multipart::is_multipart(content_type) {
@@ -66,13 +66,13 @@ pub async fn upload_file(state: &AppState, caller: &User, req: &Request) -> Resu
 }
 
 /// # `GET /api/v1/user_uploads/{realm_id_str}/{filename}`: a temporary URL of a file.
-pub async fn temporary_url(state: &AppState, caller: &User, path_id: String) -> Result<Success> {
+pub async fn temporary_url(state: &ChatState, caller: &User, path_id: String) -> Result<Success> {
     let url = uploads::temporary_url(state, caller, path_id, crate::time::now_secs()).await?;
     Ok(Success::new().field("url", url))
 }
 
 /// # `GET /api/v1/attachments`
-pub async fn list_attachments(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn list_attachments(state: &ChatState, caller: &User) -> Result<Success> {
     let (list, used) = uploads::list(state, caller).await?;
     let list: Vec<Value> = list.iter().map(wire::uploads::attachment).collect();
     Ok(Success::new()
@@ -81,7 +81,7 @@ pub async fn list_attachments(state: &AppState, caller: &User) -> Result<Success
 }
 
 /// # `DELETE /api/v1/attachments/{attachment_id}`
-pub async fn remove_attachment(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn remove_attachment(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     uploads::delete(state, caller, id).await?;
     Ok(Success::new())
 }
@@ -244,7 +244,7 @@ pub fn loggable_path(path: &str) -> Option<std::borrow::Cow<'static, str>> {
 /// `GET`/`HEAD /user_uploads/<realm>/<..>/<name>` (with the caller's credentials, checked at
 /// admission) and `/user_uploads/temporary/<token>/<name>` (without).
 pub async fn serve(
-    state: &AppState,
+    state: &ChatState,
     req: &Request,
     caller: Option<&User>,
     segs: Vec<String>,
@@ -269,7 +269,7 @@ pub async fn serve(
 
 /// `GET`/`HEAD /user_uploads/thumbnail/<path_id>/<format>`: an image's thumbnail, for those
 /// who may download the image.
-async fn thumbnail(state: &AppState, caller: Option<&User>, segs: Vec<String>) -> Response {
+async fn thumbnail(state: &ChatState, caller: Option<&User>, segs: Vec<String>) -> Response {
     let Some(me) = caller else {
         return error_response(&Error::unauthorized(
             "Not logged in: API authentication or user session required",

@@ -2,11 +2,11 @@
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::user_groups::{self, GroupUpdate, MemberChange, NewGroup, SettingChange};
 use crate::error::{Error, Result};
 use crate::ids::{GroupId, UserId};
 use crate::model::{GroupPermission, User};
+use crate::zulip::ChatState;
 
 use super::channels::int_list;
 use super::envelope::Success;
@@ -43,7 +43,7 @@ fn group_ids(p: &mut Params, name: &str) -> Result<Vec<GroupId>> {
 }
 
 /// # `GET /api/v1/user_groups`
-pub async fn list(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn list(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let include = p.bool("include_deactivated_groups")?.unwrap_or(false);
     let groups = user_groups::list(state, caller, include).await?;
     let list: Vec<Value> = groups.iter().map(wire::user_group).collect();
@@ -51,7 +51,7 @@ pub async fn list(state: &AppState, caller: &User, p: &mut Params) -> Result<Suc
 }
 
 /// # `POST /api/v1/user_groups/create`
-pub async fn create(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn create(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let name = p.required_str("name")?;
     let description = p.required_str("description")?;
     if p.json("members")?.is_none() {
@@ -78,7 +78,7 @@ pub async fn create(state: &AppState, caller: &User, p: &mut Params) -> Result<S
 /// # `PATCH /api/v1/user_groups/{user_group_id}`
 ///
 /// Name, description and permission settings (`{"new": ..., "old": ...}`).
-pub async fn update(state: &AppState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
+pub async fn update(state: &ChatState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
     let mut up = GroupUpdate {
         name: p.str("name"),
         description: p.str("description"),
@@ -112,7 +112,7 @@ pub async fn update(state: &AppState, caller: &User, id: i64, p: &mut Params) ->
 
 /// # `POST /api/v1/user_groups/{user_group_id}/members`
 pub async fn update_members(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -128,7 +128,7 @@ pub async fn update_members(
 }
 
 /// # `GET /api/v1/user_groups/{user_group_id}/members`
-pub async fn members(state: &AppState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
+pub async fn members(state: &ChatState, caller: &User, id: i64, p: &mut Params) -> Result<Success> {
     let direct = p.bool("direct_member_only")?.unwrap_or(false);
     let ids = user_groups::members(state, caller, GroupId(id), direct).await?;
     Ok(Success::new().field("members", ids.iter().map(|u| u.0).collect::<Vec<_>>()))
@@ -136,7 +136,7 @@ pub async fn members(state: &AppState, caller: &User, id: i64, p: &mut Params) -
 
 /// # `GET /api/v1/user_groups/{user_group_id}/members/{user_id}`
 pub async fn is_member(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     user: i64,
@@ -149,7 +149,7 @@ pub async fn is_member(
 
 /// # `POST /api/v1/user_groups/{user_group_id}/subgroups`
 pub async fn update_subgroups(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -162,7 +162,7 @@ pub async fn update_subgroups(
 
 /// # `GET /api/v1/user_groups/{user_group_id}/subgroups`
 pub async fn subgroups(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     id: i64,
     p: &mut Params,
@@ -173,7 +173,7 @@ pub async fn subgroups(
 }
 
 /// # `POST /api/v1/user_groups/{user_group_id}/deactivate`
-pub async fn deactivate(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn deactivate(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     user_groups::deactivate(state, caller, GroupId(id)).await?;
     Ok(Success::new())
 }

@@ -8,7 +8,6 @@ use bytes::Bytes;
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::domain::emails;
 use crate::domain::profile_fields::{self, NewField};
 use crate::domain::settings::{self, SettingsUpdate};
@@ -17,6 +16,7 @@ use crate::domain::users::{self, NewUser, ProfileEdit, UserUpdate};
 use crate::error::{Error, Result};
 use crate::ids::UserId;
 use crate::model::{ProfileValue, Role, User};
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::{Params, as_int};
@@ -33,7 +33,7 @@ fn no_such_user() -> Error {
     Error::bad_request("No such user")
 }
 
-fn viewer<'a>(state: &'a AppState, caller: &'a User, client_gravatar: bool) -> Viewer<'a> {
+fn viewer<'a>(state: &'a ChatState, caller: &'a User, client_gravatar: bool) -> Viewer<'a> {
     Viewer {
         user: caller,
         host: state.config.realm_host(),
@@ -42,7 +42,7 @@ fn viewer<'a>(state: &'a AppState, caller: &'a User, client_gravatar: bool) -> V
 }
 
 /// Finds the user a path names, as this caller may address them.
-pub async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<User> {
+pub async fn resolve(state: &ChatState, caller: &User, r: &UserRef) -> Result<User> {
     match r {
         UserRef::Id(id) => users::get(state, UserId(*id))
             .await?
@@ -66,7 +66,7 @@ pub async fn resolve(state: &AppState, caller: &User, r: &UserRef) -> Result<Use
 /// # `GET /api/v1/users/me`
 ///
 /// The caller's own record plus `max_message_id`, the newest message they received (-1 if none).
-pub async fn get_own_user(state: &AppState, caller: &User) -> Result<Success> {
+pub async fn get_own_user(state: &ChatState, caller: &User) -> Result<Success> {
     let id = caller.id;
     // Both parts are cached per user (until messages, or users and profile fields, change),
     // so the usual call reads nothing.
@@ -187,7 +187,7 @@ impl OwnUserBodies {
 /// # `GET /api/v1/users`
 ///
 /// Every user of the realm, bots and deactivated users included.
-pub async fn get_users(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn get_users(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let client_gravatar = p.bool("client_gravatar")?.unwrap_or(true);
     let with_profiles = p.bool("include_custom_profile_fields")?.unwrap_or(false);
     let (all, values) = users::list(state, with_profiles).await?;
@@ -201,7 +201,7 @@ pub async fn get_users(state: &AppState, caller: &User, p: &mut Params) -> Resul
 
 /// # `GET /api/v1/users/{user_id}` and `GET /api/v1/users/{email}`
 pub async fn get_user(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     r: &UserRef,
     p: &mut Params,
@@ -224,7 +224,7 @@ pub async fn get_user(
 /// # `POST /api/v1/users`
 ///
 /// Administrators holding `can_create_users` create a user with a password.
-pub async fn create_user(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn create_user(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     if !caller.role.is_admin() {
         return Err(Error::not_admin());
     }
@@ -254,7 +254,7 @@ pub async fn create_user(state: &AppState, caller: &User, p: &mut Params) -> Res
 /// Administrators change another user's name, role, custom profile data or (owners with
 /// `can_change_user_emails`) email. All changes apply together or not at all.
 pub async fn update_user(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     r: &UserRef,
     p: &mut Params,
@@ -290,7 +290,7 @@ pub async fn update_user(
 /// The caller's own custom profile field values: `data`, a list of `{id, value}` (an empty
 /// value clears the field). Fields not editable by users need an administrator.
 pub async fn update_own_profile_data(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     p: &mut Params,
 ) -> Result<Success> {
@@ -303,7 +303,7 @@ pub async fn update_own_profile_data(
 ///
 /// Clears the caller's own values of the fields listed in `data` (a list of field ids).
 pub async fn remove_own_profile_data(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     p: &mut Params,
 ) -> Result<Success> {
@@ -356,19 +356,19 @@ fn parse_profile_data(name: &str, v: Value) -> Result<Vec<ProfileEdit>> {
 /// # `DELETE /api/v1/users/{user_id}`
 ///
 /// Deactivates a user. Owners can only be deactivated by owners, and never the last one.
-pub async fn deactivate_user(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn deactivate_user(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     users::deactivate(state, caller, UserId(id)).await?;
     Ok(Success::new())
 }
 
 /// # `POST /api/v1/users/{user_id}/reactivate`
-pub async fn reactivate_user(state: &AppState, caller: &User, id: i64) -> Result<Success> {
+pub async fn reactivate_user(state: &ChatState, caller: &User, id: i64) -> Result<Success> {
     users::reactivate(state, caller, UserId(id)).await?;
     Ok(Success::new())
 }
 
 /// # `GET /api/v1/users/{user_id}/status`
-pub async fn get_user_status(state: &AppState, id: i64) -> Result<Success> {
+pub async fn get_user_status(state: &ChatState, id: i64) -> Result<Success> {
     let (user, status) = user_status::status(state, UserId(id))
         .await?
         .ok_or_else(no_such_user)?;
@@ -381,7 +381,11 @@ pub async fn get_user_status(state: &AppState, id: i64) -> Result<Success> {
 /// # `POST /api/v1/users/me/status`
 ///
 /// Sets the caller's status text, emoji and (deprecated) `away` flag.
-pub async fn update_own_status(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn update_own_status(
+    state: &ChatState,
+    caller: &User,
+    p: &mut Params,
+) -> Result<Success> {
     let up = StatusUpdate {
         status_text: p.str("status_text"),
         away: p.bool("away")?,
@@ -397,7 +401,7 @@ pub async fn update_own_status(state: &AppState, caller: &User, p: &mut Params) 
 ///
 /// The caller changes their own name, password or personal settings; parameters that are not
 /// settings are reported in `ignored_parameters_unsupported`.
-pub async fn update_settings(state: &AppState, caller: &User, p: &mut Params) -> Result<Success> {
+pub async fn update_settings(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
     let up = SettingsUpdate {
         full_name: p.str("full_name"),
         email: p.str("email"),
@@ -412,7 +416,7 @@ pub async fn update_settings(state: &AppState, caller: &User, p: &mut Params) ->
 }
 
 /// # `GET /api/v1/realm/profile_fields`
-pub async fn get_profile_fields(state: &AppState) -> Result<Success> {
+pub async fn get_profile_fields(state: &ChatState) -> Result<Success> {
     let fields = profile_fields::list(state).await?;
     let out: Vec<Value> = fields.iter().map(wire::profile_field).collect();
     Ok(Success::new().field("custom_fields", out))
@@ -422,7 +426,7 @@ pub async fn get_profile_fields(state: &AppState) -> Result<Success> {
 ///
 /// Administrators define a custom profile field.
 pub async fn create_profile_field(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     p: &mut Params,
 ) -> Result<Success> {

@@ -258,7 +258,7 @@ async fn an_accepted_upload_survives_a_restart() {
     // Accept an upload with no server (and so no worker) running.
     cfg.dtrack.listen = "127.0.0.1:0".parse().unwrap();
     let token = {
-        let state = outpost::app::AppState::open(cfg.clone()).unwrap();
+        let state = outpost::app::open(cfg.clone()).unwrap();
         let who = outpost::domain::dtrack::identity::authenticate_key(&state, &admin.key)
             .await
             .unwrap();

@@ -636,7 +636,7 @@ async fn overdue_items_go_out_as_soon_as_the_server_starts() {
     // during the outage): the domain function takes `now` as a parameter.
     cfg.chat.listen = "127.0.0.1:0".parse().unwrap();
     {
-        let state = outpost::app::AppState::open(cfg).unwrap();
+        let state = outpost::app::open(cfg).unwrap();
         let id = outpost::ids::UserId(owner.id);
         let user = state
             .db

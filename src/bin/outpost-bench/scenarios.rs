@@ -7,16 +7,16 @@ use std::time::Instant;
 
 use hyper::Method;
 
-use outpost::app::AppState;
 use outpost::domain::channels::{self, ChannelOptions};
 use outpost::domain::users::{self, NewUser};
 use outpost::ids::UserId;
 use outpost::model::{Message, Role};
+use outpost::zulip::ChatState;
 
 use super::load::Spec;
 use super::{Args, basic, fail};
 
-pub async fn make_user(state: &AppState, i: usize) -> (UserId, String, String) {
+pub async fn make_user(state: &ChatState, i: usize) -> (UserId, String, String) {
     let email = format!("bench{i}@example.com");
     let (id, key) = users::create(
         state,
@@ -35,7 +35,7 @@ pub async fn make_user(state: &AppState, i: usize) -> (UserId, String, String) {
 }
 
 /// Creates `n` users and a channel `bench` they are all subscribed to.
-pub async fn channel_with(state: &AppState, n: usize) -> Vec<(UserId, String, String)> {
+pub async fn channel_with(state: &ChatState, n: usize) -> Vec<(UserId, String, String)> {
     let mut people = Vec::with_capacity(n);
     for i in 0..n.max(1) {
         people.push(make_user(state, i).await);
@@ -62,7 +62,7 @@ pub async fn channel_with(state: &AppState, n: usize) -> Vec<(UserId, String, St
 }
 
 /// Stores `n` messages in channel `bench` directly, in large transactions.
-pub async fn seed_history(state: &AppState, sender: UserId, n: usize) {
+pub async fn seed_history(state: &ChatState, sender: UserId, n: usize) {
     let channel = state
         .db
         .read(|c| outpost::db::channels::by_name(c, "bench"))
@@ -113,7 +113,7 @@ pub async fn seed_history(state: &AppState, sender: UserId, n: usize) {
     );
 }
 
-pub async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
+pub async fn prepare(args: &Args, state: &ChatState) -> Vec<Spec> {
     match args.scenario.as_str() {
         "server-settings" => vec![
             Spec {
@@ -190,7 +190,7 @@ pub async fn prepare(args: &Args, state: &AppState) -> Vec<Spec> {
 
 /// Dependency-Track data for `dt-badge` and `dt-analysis`: one project with a vulnerable
 /// component and an analysis, refreshed metrics, and a key of an all-permission team.
-pub async fn dtrack_specs(args: &Args, state: &AppState) -> Vec<Spec> {
+pub async fn dtrack_specs(args: &Args, state: &ChatState) -> Vec<Spec> {
     use outpost::domain::dtrack::{findings, identity, metrics, permissions::PermSet, portfolio};
     use outpost::model::dtrack::{Component, ProjectFields, Vulnerability};
     let team = identity::create_team(state, "Bench", PermSet::all(), true)

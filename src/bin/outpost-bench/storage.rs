@@ -17,18 +17,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use outpost::app::AppState;
 use outpost::db::{channels, message_flags, messages, topics};
 use outpost::domain::messages::send::{self, NewMessage, Recipient};
 use outpost::ids::{ChannelId, MessageId, UserId};
 use outpost::model::Message;
+use outpost::zulip::ChatState;
 
 use super::fail;
 
 /// Runs `connections` concurrent senders for `seconds` (after a one-second warm-up) and prints
 /// sends per second.
 pub async fn run(
-    state: Arc<AppState>,
+    state: Arc<ChatState>,
     scenario: &str,
     connections: usize,
     subscribers: usize,
@@ -131,7 +131,7 @@ pub async fn run(
 /// too, where thread scheduling would otherwise decide the batch sizes). Each round holds the
 /// writer in an empty job, queues `N` sends, then lets the writer go.
 pub async fn run_batched(
-    state: Arc<AppState>,
+    state: Arc<ChatState>,
     subscribers: usize,
     flag_rows: usize,
     batch: usize,

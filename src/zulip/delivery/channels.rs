@@ -4,19 +4,19 @@
 
 use std::sync::Arc;
 
-use crate::app::AppState;
 use crate::db::{channels as channels_db, users as users_db};
 use crate::domain::channels::{self as channels_domain, metadata_audience};
 use crate::error::Result;
 use crate::ids::{ChannelId, UserId};
 use crate::model::{Channel, ChannelProperty, SubscriptionProperty};
+use crate::zulip::ChatState;
 use crate::zulip::wire::{self, events};
 
 use super::{event_json, push_to_users, queues_wanting};
 
 /// A user's visibility policy for a topic, to their own queues.
 pub(super) fn user_topic(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     user_id: UserId,
     channel_id: ChannelId,
@@ -34,7 +34,7 @@ pub(super) fn user_topic(
 
 /// One of a user's subscription properties, to their own queues.
 pub(super) async fn subscription_property(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     uid: UserId,
     ch: ChannelId,
@@ -52,7 +52,7 @@ pub(super) async fn subscription_property(
 
 /// A channel and who may see it, in one read; `None` when the channel is gone.
 async fn channel_with_audience(
-    state: &AppState,
+    state: &ChatState,
     ch: ChannelId,
 ) -> Result<Option<(Channel, Vec<UserId>)>> {
     state
@@ -68,7 +68,7 @@ async fn channel_with_audience(
 }
 
 /// A new channel, to those who may see it.
-pub(super) async fn created(state: &AppState, seq: u64, ch: ChannelId) -> Result<()> {
+pub(super) async fn created(state: &ChatState, seq: u64, ch: ChannelId) -> Result<()> {
     // One read for the channel, its audience and its statistics.
     let listed = state
         .db
@@ -91,7 +91,7 @@ pub(super) async fn created(state: &AppState, seq: u64, ch: ChannelId) -> Result
 
 /// A changed channel property, to those who may see the channel.
 pub(super) async fn updated(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     ch: ChannelId,
     property: ChannelProperty,
@@ -109,7 +109,7 @@ pub(super) async fn updated(
 /// A subscription added or removed: the subscriber's own event, and the peers' event to the
 /// others who may see the channel.
 pub(super) async fn deliver_subscription(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     user: UserId,
     ch: ChannelId,
@@ -156,7 +156,7 @@ pub(super) async fn deliver_subscription(
 
 /// A channel was archived. Clients that know archived channels keep it, marked; the others
 /// see it deleted.
-pub(super) async fn deliver_archive(state: &AppState, seq: u64, ch: ChannelId) -> Result<()> {
+pub(super) async fn deliver_archive(state: &ChatState, seq: u64, ch: ChannelId) -> Result<()> {
     let Some((channel, audience)) = channel_with_audience(state, ch).await? else {
         return Ok(());
     };

@@ -1,17 +1,17 @@
 //! Delivery of channel folder events, to everyone.
 
-use crate::app::AppState;
 use crate::db::channel_folders as folders_db;
 use crate::error::Result;
 use crate::events::FolderChange;
 use crate::ids::ChannelFolderId;
+use crate::zulip::ChatState;
 use crate::zulip::wire::{self, events};
 
 use super::push_to_users;
 
 /// A new folder, or a change to one (`change`), as the folder is now.
 pub(super) async fn folder(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     id: ChannelFolderId,
     change: Option<FolderChange>,

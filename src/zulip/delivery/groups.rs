@@ -2,17 +2,17 @@
 //! nested; a deactivation is an update for clients that list deactivated groups and a removal
 //! for the others.
 
-use crate::app::AppState;
 use crate::db::groups as groups_db;
 use crate::error::Result;
 use crate::events::GroupChange;
 use crate::ids::{GroupId, UserId};
+use crate::zulip::ChatState;
 use crate::zulip::wire::{self, events};
 
 use super::{event_json, push_to_users, queues_wanting};
 
 /// A new group, as it is now.
-pub(super) async fn added(state: &AppState, seq: u64, id: GroupId) -> Result<()> {
+pub(super) async fn added(state: &ChatState, seq: u64, id: GroupId) -> Result<()> {
     let listing = state.db.read(move |c| groups_db::listing(c, id)).await?;
     if let Some(l) = listing {
         let body = events::user_group_added(wire::user_group(&l));
@@ -23,7 +23,7 @@ pub(super) async fn added(state: &AppState, seq: u64, id: GroupId) -> Result<()>
 
 /// A changed attribute, as the group is now.
 pub(super) async fn updated(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     id: GroupId,
     change: GroupChange,
@@ -54,13 +54,13 @@ pub(super) async fn updated(
 }
 
 /// Users joined or left a group.
-pub(super) fn members(state: &AppState, seq: u64, id: GroupId, users: &[UserId], add: bool) {
+pub(super) fn members(state: &ChatState, seq: u64, id: GroupId, users: &[UserId], add: bool) {
     let body = events::user_group_members(id, users, add);
     push_to_users(state, seq, None, "user_group", &body);
 }
 
 /// Subgroups were added or removed.
-pub(super) fn subgroups(state: &AppState, seq: u64, id: GroupId, subs: &[GroupId], add: bool) {
+pub(super) fn subgroups(state: &ChatState, seq: u64, id: GroupId, subs: &[GroupId], add: bool) {
     let body = events::user_group_subgroups(id, subs, add);
     push_to_users(state, seq, None, "user_group", &body);
 }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
-use crate::app::AppState;
 use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
 use crate::db::{
     conversations as conversations_db, message_flags as flags_db, topics as topics_db,
@@ -18,6 +17,7 @@ use crate::events::queues::{EventJson, Queue, Queues};
 use crate::events::{ContentEdit, MessageMove};
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::model::{User, flags as bits, wildcard};
+use crate::zulip::ChatState;
 use crate::zulip::wire::events::{self, MessageEdited, MessagePlace};
 use crate::zulip::wire::{self, MessageOptions, Viewer};
 
@@ -25,7 +25,7 @@ use super::{event_json, push_to_users, queues_wanting};
 
 /// A widget's submessage, to everyone who received its message.
 pub(super) async fn submessage(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     message_id: MessageId,
     submessage_id: i64,
@@ -41,7 +41,7 @@ pub(super) async fn submessage(
 
 /// A reaction added or removed, to everyone who received the message.
 pub(super) async fn reaction(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     message_id: MessageId,
     user_id: UserId,
@@ -60,7 +60,7 @@ pub(super) async fn reaction(
 
 /// A user's flags changed, to their own queues; unread marks carry the messages' places.
 pub(super) async fn flags(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     user_id: UserId,
     flag: &str,
@@ -183,7 +183,7 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
 type Variant = (bool, bool, bool, i64);
 
 pub(super) async fn deliver_message(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     id: MessageId,
     local: Option<(String, String)>,
@@ -323,7 +323,7 @@ pub(super) struct Update<'a> {
     pub(super) moved: Option<&'a MessageMove>,
 }
 
-pub(super) async fn deliver_update(state: &AppState, seq: u64, u: Update<'_>) -> Result<()> {
+pub(super) async fn deliver_update(state: &ChatState, seq: u64, u: Update<'_>) -> Result<()> {
     let id = u.message_id;
     let orig_channel = u.moved.map(|mv| mv.orig_channel);
     let left_channel = u
@@ -369,7 +369,7 @@ pub(super) async fn deliver_update(state: &AppState, seq: u64, u: Update<'_>) ->
 }
 
 pub(super) async fn deliver_delete(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     ids: &[MessageId],
     channel: Option<ChannelId>,

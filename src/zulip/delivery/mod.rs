@@ -22,16 +22,16 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-use crate::app::AppState;
 use crate::error::Result;
 use crate::events::Event;
 use crate::events::queues::{EventJson, Queue};
 use crate::ids::UserId;
+use crate::zulip::ChatState;
 
 /// Consumes the hub's pipeline until it is detached (the end of a graceful stop), so events
 /// committed while the server drains still reach their queues; each event delivered is
-/// recorded in `AppState::delivered`.
-pub async fn run(state: Arc<AppState>, mut rx: mpsc::UnboundedReceiver<(u64, Arc<Event>)>) {
+/// recorded in `ChatState::delivered`.
+pub async fn run(state: Arc<ChatState>, mut rx: mpsc::UnboundedReceiver<(u64, Arc<Event>)>) {
     while let Some((seq, event)) = rx.recv().await {
         if let Err(e) = deliver(&state, seq, &event).await {
             tracing::error!(error = %e, ?event, "could not deliver an event");
@@ -62,7 +62,7 @@ pub fn event_json<T: Serialize + ?Sized>(v: &T) -> EventJson {
 /// Every queue of `users` (of everyone for `None`) that exists at `seq` and wants
 /// `event_type`.
 fn queues_wanting(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     users: Option<&[UserId]>,
     event_type: &str,
@@ -77,7 +77,7 @@ fn queues_wanting(
 
 /// Pushes one shared event to every queue of `users` that wants its type.
 fn push_to_users(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     users: Option<&[UserId]>,
     event_type: &str,
@@ -93,7 +93,7 @@ fn push_to_users(
     }
 }
 
-async fn deliver(state: &AppState, seq: u64, event: &Event) -> Result<()> {
+async fn deliver(state: &ChatState, seq: u64, event: &Event) -> Result<()> {
     // No queue, nobody to tell; queues registered later only get later events.
     if state.queues.is_empty() {
         return Ok(());

@@ -2,19 +2,19 @@
 
 use std::sync::Arc;
 
-use crate::app::AppState;
 use crate::db::{channels as channels_db, users as users_db};
 use crate::error::Result;
 use crate::events::TypingTarget;
 use crate::ids::UserId;
 use crate::model::User;
+use crate::zulip::ChatState;
 use crate::zulip::wire::{self, events};
 
 use super::{event_json, queues_wanting};
 
 /// A user became active or idle, to everyone else.
 pub(super) async fn deliver_presence(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     user: UserId,
     active: bool,
@@ -48,7 +48,7 @@ pub(super) async fn deliver_presence(
 
 /// Typing started or stopped, to the conversation's other participants.
 pub(super) async fn deliver_typing(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     sender: UserId,
     start: bool,

@@ -1,18 +1,18 @@
 //! Delivery of scheduled message and reminder events, to their owner only.
 
-use crate::app::AppState;
 use crate::db::scheduled as scheduled_db;
 use crate::error::Result;
 use crate::events::ScheduledOp;
 use crate::ids::{ScheduledId, UserId};
 use crate::model::ScheduledKind;
+use crate::zulip::ChatState;
 use crate::zulip::wire::{events, scheduled as wire};
 
 use super::push_to_users;
 
 /// `scheduled_messages` or `reminders`: an item as it is now, or its removal.
 pub(super) async fn changed(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     owner: UserId,
     id: ScheduledId,

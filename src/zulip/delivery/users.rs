@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::db::users as users_db;
 use crate::domain::emails;
 use crate::domain::realm_settings::RealmValue;
@@ -16,6 +15,7 @@ use crate::events::PersonChange;
 use crate::events::queues::{EventJson, Queue};
 use crate::ids::UserId;
 use crate::model::User;
+use crate::zulip::ChatState;
 use crate::zulip::wire::events::{self, PersonField};
 use crate::zulip::wire::{self, Viewer};
 
@@ -23,7 +23,7 @@ use super::{event_json, push_to_users, queues_wanting};
 
 /// A user created, reactivated or deactivated (`created` tells which kind of event).
 pub(super) async fn lifecycle(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     uid: UserId,
     created: bool,
@@ -48,7 +48,7 @@ pub(super) async fn lifecycle(
 }
 
 /// Who administers `bot`: its owner and the active administrators.
-async fn bot_administrators(state: &AppState, bot: &User) -> Result<Vec<UserId>> {
+async fn bot_administrators(state: &ChatState, bot: &User) -> Result<Vec<UserId>> {
     let mut to = state.db.read(users_db::active_admin_ids).await?;
     if let Some(owner) = bot.bot_owner_id
         && !to.contains(&owner)
@@ -60,13 +60,13 @@ async fn bot_administrators(state: &AppState, bot: &User) -> Result<Vec<UserId>>
 
 /// A bot was created: its full record (key and service included) to the queues of its owner
 /// and the administrators, as upstream's `realm_bot` `add`.
-async fn deliver_new_bot(state: &AppState, seq: u64, bot: &User) -> Result<()> {
+async fn deliver_new_bot(state: &ChatState, seq: u64, bot: &User) -> Result<()> {
     let to = bot_administrators(state, bot).await?;
     push_bot_record(state, seq, bot, &to).await
 }
 
 /// A bot's full record, as `realm_bot` `add`, to `to`.
-async fn push_bot_record(state: &AppState, seq: u64, bot: &User, to: &[UserId]) -> Result<()> {
+async fn push_bot_record(state: &ChatState, seq: u64, bot: &User, to: &[UserId]) -> Result<()> {
     let id = bot.id;
     let (service, defaults) = state
         .db
@@ -87,7 +87,7 @@ async fn push_bot_record(state: &AppState, seq: u64, bot: &User, to: &[UserId]) 
 /// an administrator) loses the bot from `realm_bots`, the new one (not an administrator) gains
 /// it, and the administrators get the new `owner_id` (upstream's `do_change_bot_owner`).
 async fn deliver_bot_owner(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     bot: &User,
     previous: Option<UserId>,
@@ -116,7 +116,7 @@ async fn deliver_bot_owner(
 }
 
 /// One property of a bot's service or defaults, to those who administer it.
-async fn deliver_bot_property(state: &AppState, seq: u64, bot: &User, field: &str) -> Result<()> {
+async fn deliver_bot_property(state: &ChatState, seq: u64, bot: &User, field: &str) -> Result<()> {
     let id = bot.id;
     let (service, defaults) = state
         .db
@@ -143,7 +143,7 @@ async fn deliver_bot_property(state: &AppState, seq: u64, bot: &User, field: &st
 
 /// A change to a user's record.
 pub(super) async fn updated(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     uid: UserId,
     change: &PersonChange,
@@ -200,7 +200,7 @@ pub(super) async fn updated(
 }
 
 /// A user's status (text, emoji, away), to everyone.
-pub(super) async fn status(state: &AppState, seq: u64, uid: UserId) -> Result<()> {
+pub(super) async fn status(state: &ChatState, seq: u64, uid: UserId) -> Result<()> {
     let found = state
         .db
         .read(move |c| {
@@ -219,13 +219,13 @@ pub(super) async fn status(state: &AppState, seq: u64, uid: UserId) -> Result<()
 }
 
 /// An organization setting, to everyone.
-pub(super) fn realm_setting(state: &AppState, seq: u64, name: &str, value: &RealmValue) {
+pub(super) fn realm_setting(state: &ChatState, seq: u64, name: &str, value: &RealmValue) {
     let body = events::realm_setting(name, value);
     push_to_users(state, seq, None, "realm", &body);
 }
 
 /// The custom profile fields, to everyone.
-pub(super) async fn profile_fields(state: &AppState, seq: u64) -> Result<()> {
+pub(super) async fn profile_fields(state: &ChatState, seq: u64) -> Result<()> {
     let fields = crate::domain::profile_fields::list(state).await?;
     let body = events::profile_fields(fields.iter().map(wire::profile_field).collect());
     push_to_users(state, seq, None, "custom_profile_fields", &body);
@@ -233,7 +233,7 @@ pub(super) async fn profile_fields(state: &AppState, seq: u64) -> Result<()> {
 }
 
 /// A user's alert words, to their own queues.
-pub(super) fn alert_words(state: &AppState, seq: u64, user_id: UserId, words: &[String]) {
+pub(super) fn alert_words(state: &ChatState, seq: u64, user_id: UserId, words: &[String]) {
     let body = events::alert_words(words);
     push_to_users(state, seq, Some(&[user_id]), "alert_words", &body);
 }
@@ -241,7 +241,7 @@ pub(super) fn alert_words(state: &AppState, seq: u64, user_id: UserId, words: &[
 /// The queues that want `realm_user` events, with their owners' rows (who sees which email
 /// depends on the owner); `None` when there are none.
 async fn realm_user_queues(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
 ) -> Result<Option<(Vec<Arc<Queue>>, HashMap<UserId, User>)>> {
     let queues = queues_wanting(state, seq, None, "realm_user");
@@ -258,7 +258,7 @@ async fn realm_user_queues(
 
 /// A new user: each queue's owner gets the person as they may see it, with the real email
 /// only where they may see it (two shapes at most, each serialized once).
-async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()> {
+async fn deliver_new_user(state: &ChatState, seq: u64, user: &User) -> Result<()> {
     let Some((queues, viewers)) = realm_user_queues(state, seq).await? else {
         return Ok(());
     };
@@ -284,7 +284,7 @@ async fn deliver_new_user(state: &AppState, seq: u64, user: &User) -> Result<()>
 /// A user's real email changed: `delivery_email` goes to the queues whose owners may see it,
 /// then `new_email` to everyone when the API email is the real one and so changed too (a
 /// placeholder API email stays the same).
-async fn deliver_email_change(state: &AppState, seq: u64, user: &User) -> Result<()> {
+async fn deliver_email_change(state: &ChatState, seq: u64, user: &User) -> Result<()> {
     let Some((queues, viewers)) = realm_user_queues(state, seq).await? else {
         return Ok(());
     };
@@ -314,7 +314,7 @@ async fn deliver_email_change(state: &AppState, seq: u64, user: &User) -> Result
 /// A personal setting changed: `user_settings` to the user's own queues, plus the deprecated
 /// display/notification event to those registered without `user_settings_object`.
 pub(super) async fn deliver_setting(
-    state: &AppState,
+    state: &ChatState,
     seq: u64,
     uid: UserId,
     name: &'static str,
@@ -358,7 +358,7 @@ pub(super) async fn deliver_setting(
 }
 
 /// Invitations changed: the administrators and the invitation's creator hear of it.
-pub(super) async fn invites_changed(state: &AppState, seq: u64, referrer: UserId) -> Result<()> {
+pub(super) async fn invites_changed(state: &ChatState, seq: u64, referrer: UserId) -> Result<()> {
     let audience = state
         .db
         .read(move |c| crate::domain::invites::audience(c, referrer))

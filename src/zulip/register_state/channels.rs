@@ -7,11 +7,11 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use super::{Ctx, State};
-use crate::app::AppState;
 use crate::db::{channels as channels_db, users as users_db};
 use crate::domain::channels::{self, ListFilter, Listed};
 use crate::error::Result;
 use crate::ids::UserId;
+use crate::zulip::ChatState;
 use crate::zulip::realtime::{PARTIAL_SUBSCRIBERS_THRESHOLD, SubscriberDetail};
 use crate::zulip::wire;
 
@@ -85,7 +85,7 @@ pub(super) fn subscriptions(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<
 }
 
 /// `stream`: the public channels and the caller's subscriptions, as `GET /streams` lists them.
-pub(super) async fn streams(state: &AppState, ctx: &Ctx, out: &mut State) -> Result<()> {
+pub(super) async fn streams(state: &ChatState, ctx: &Ctx, out: &mut State) -> Result<()> {
     let filter = ListFilter {
         include_public: true,
         include_subscribed: true,

@@ -21,11 +21,11 @@ use serde_json::{Map, Value};
 use super::realtime::{DEFAULT_PRESENCE_HISTORY_DAYS, SubscriberDetail};
 use super::server::{FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION};
 use super::wire::Viewer;
-use crate::app::AppState;
 use crate::error::Result;
 use crate::events::queues::QueueOptions;
 use crate::ids::UserId;
 use crate::model::User;
+use crate::zulip::ChatState;
 
 /// The keys being built.
 type State = Map<String, Value>;
@@ -75,7 +75,7 @@ enum Builder {
     /// From the database; all of these share one read.
     Db(fn(&Connection, &Ctx, &mut State) -> Result<()>),
     /// From the configuration and in-memory tables.
-    Server(fn(&AppState, &Ctx, &mut State)),
+    Server(fn(&ChatState, &Ctx, &mut State)),
     /// The channels the caller may list (`domain::channels::list`).
     Streams,
     /// Everyone's presence (`zulip::presence::realm_presences`).
@@ -125,7 +125,7 @@ const BUILDERS: &[(&str, Builder)] = &[
 
 /// Builds the state for the requested types.
 pub async fn initial_state(
-    state: &AppState,
+    state: &ChatState,
     user: &User,
     types: Option<&[String]>,
     opts: &QueueOptions,
@@ -200,7 +200,7 @@ pub async fn initial_state(
 
 /// `presences` (the listing `GET /realm/presence` shares), `presence_last_update_id` and
 /// `server_timestamp`.
-async fn presences(state: &AppState, ctx: &Ctx, out: &mut State) -> Result<()> {
+async fn presences(state: &ChatState, ctx: &Ctx, out: &mut State) -> Result<()> {
     let query = super::presence::PresenceQuery {
         slim: ctx.slim_presence,
         since_update_id: None,

@@ -5,13 +5,13 @@
 use rusqlite::Connection;
 
 use super::{Ctx, State};
-use crate::app::AppState;
 use crate::domain::messages::send::{
     EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH,
 };
 use crate::domain::realm_settings::{self, RealmValue};
 use crate::domain::{channels, presence, users};
 use crate::error::Result;
+use crate::zulip::ChatState;
 use crate::zulip::wire::{self, ServerFacts, ServerLimits};
 
 /// The organization's settings, stored or default, as `realm_<name>`; the channel-creation
@@ -34,7 +34,7 @@ pub(super) fn organization_settings(c: &Connection, ctx: &Ctx, m: &mut State) ->
 }
 
 /// `server_supported_permission_settings`: what each group-valued setting may be set to.
-pub(super) fn permission_settings(_state: &AppState, _ctx: &Ctx, out: &mut State) {
+pub(super) fn permission_settings(_state: &ChatState, _ctx: &Ctx, out: &mut State) {
     out.insert(
         "server_supported_permission_settings".into(),
         wire::supported_permission_settings(realm_settings::group_rules()),
@@ -42,7 +42,7 @@ pub(super) fn permission_settings(_state: &AppState, _ctx: &Ctx, out: &mut State
 }
 
 /// The organization facts and server limits no setting controls.
-pub(super) fn facts_and_limits(state: &AppState, _ctx: &Ctx, out: &mut State) {
+pub(super) fn facts_and_limits(state: &ChatState, _ctx: &Ctx, out: &mut State) {
     let cfg = &state.config.chat;
     let ev = &state.config.events;
     let icon_url = crate::zulip::server::realm_icon_url(state);

@@ -6,11 +6,11 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use super::{Ctx, State};
-use crate::app::AppState;
 use crate::db::users as users_db;
 use crate::domain::realm_settings;
 use crate::error::Result;
 use crate::model::{Role, User};
+use crate::zulip::ChatState;
 use crate::zulip::wire::{self, CallerAbilities};
 
 /// `realm_bot`: the bots the caller administers with their keys and services (all of the
@@ -129,7 +129,7 @@ pub(super) fn user_settings(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<
 }
 
 /// `realm_user_settings_defaults`: the settings new users get.
-pub(super) fn user_settings_defaults(state: &AppState, _ctx: &Ctx, out: &mut State) {
+pub(super) fn user_settings_defaults(state: &ChatState, _ctx: &Ctx, out: &mut State) {
     let defaults = crate::domain::settings::defaults();
     let visibility = state.config.chat.email_address_visibility as i64;
     out.insert(

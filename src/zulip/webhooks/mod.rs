@@ -15,13 +15,13 @@ pub mod json;
 pub mod payload;
 pub mod slack_incoming;
 
-use crate::app::AppState;
 use crate::domain::channels::UserRefArg;
 use crate::domain::messages::send::{self, NewMessage, Recipient};
 use crate::error::{Error, Result};
 use crate::http::Request;
 use crate::http::server::LARGE_BODY;
 use crate::model::User;
+use crate::zulip::ChatState;
 
 use super::envelope::Success;
 use super::params::Params;
@@ -62,7 +62,7 @@ struct Rendered {
 
 /// Handles a webhook request from an admitted caller.
 pub async fn handle(
-    state: &AppState,
+    state: &ChatState,
     caller: &User,
     integration: Integration,
     req: &Request,
@@ -109,7 +109,7 @@ pub async fn handle(
 
 /// Renders the request with its integration; large payloads are parsed on the CPU threads.
 async fn render(
-    state: &AppState,
+    state: &ChatState,
     integration: Integration,
     req: &Request,
     p: &mut Params,
@@ -153,7 +153,7 @@ async fn render(
 
 /// Runs `f` at once when the input is small, else on the CPU threads.
 async fn on_cpu<T: Send + 'static>(
-    state: &AppState,
+    state: &ChatState,
     size: usize,
     f: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {

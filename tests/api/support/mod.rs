@@ -18,10 +18,11 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use outpost::app::{self, AppState};
+use outpost::app;
 use outpost::config::Config;
 use outpost::domain::users::{self, NewUser};
 use outpost::model::Role;
+use outpost::zulip::ChatState;
 
 pub mod dtrack;
 mod events;
@@ -37,7 +38,7 @@ pub struct TestServer {
     pub dt_addr: Option<SocketAddr>,
     /// The `/metrics` and `/health` listener, when `[metrics] enabled`.
     pub metrics_addr: Option<SocketAddr>,
-    pub state: Arc<AppState>,
+    pub state: Arc<ChatState>,
     stop: Option<oneshot::Sender<()>>,
     server: Option<app::Server>,
     client: Client<HttpConnector, Full<Bytes>>,
