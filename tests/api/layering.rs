@@ -366,7 +366,7 @@ const LARGE_FILE_EXCEPTIONS: &[(&str, &str)] = &[];
 
 /// Whether the file at `rel` (under `src/`) is a module its parent declares only under
 /// `#[cfg(test)]` (`#[cfg(test)] mod x;`, on one line or two).
-fn is_test_only_module(root: &Path, rel: &str) -> bool {
+pub fn is_test_only_module(root: &Path, rel: &str) -> bool {
     let path = Path::new(rel);
     let (name, dir) = if path.file_name().is_some_and(|f| f == "mod.rs") {
         let dir = path.parent().unwrap_or(Path::new(""));
