@@ -736,7 +736,7 @@ CREATE INDEX dt_components_project ON dt_components (project_id);
 
 -- Vulnerabilities and the components they affect. From OSV records: `cvss_v3_score`,
 -- `updated_ms` (last modification), `refs` (upstream's references, a Markdown list) and `cwes`
--- (CWE numbers, comma-separated). A finding's `analyzer` is NONE (attributed by hand) or
+-- (CWE numbers, comma-separated), `cvss_v2_vector` and `cvss_v2_score`. A finding's `analyzer` is NONE (attributed by hand) or
 -- INTERNAL_ANALYZER (OSV data).
 CREATE TABLE dt_vulnerabilities (
     id             INTEGER PRIMARY KEY,
@@ -754,6 +754,8 @@ CREATE TABLE dt_vulnerabilities (
     updated_ms     INTEGER,
     refs           TEXT,
     cwes           TEXT,
+    cvss_v2_vector TEXT,
+    cvss_v2_score  REAL,
     UNIQUE (source, vuln_id)
 );
 CREATE INDEX dt_vulnerabilities_vuln_id ON dt_vulnerabilities (vuln_id);
@@ -927,4 +929,21 @@ CREATE TABLE dt_analysis_requests (
 CREATE INDEX dt_analysis_requests_pending ON dt_analysis_requests (received_ms)
     WHERE processed_ms IS NULL;
 
-PRAGMA user_version = 20;
+-- EPSS scores by CVE id, from `outpost dtrack import-epss`: `score_date` is the date of the file
+-- a row last came from, so rows a newer file no longer lists can be dropped.
+CREATE TABLE dt_epss (
+    cve_id     TEXT PRIMARY KEY,
+    score      REAL NOT NULL,
+    percentile REAL NOT NULL,
+    score_date TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- The EPSS file last imported whole: its model version and score date (one row).
+CREATE TABLE dt_epss_import (
+    id            INTEGER PRIMARY KEY CHECK (id = 1),
+    model_version TEXT NOT NULL,
+    score_date    TEXT NOT NULL,
+    imported_ms   INTEGER NOT NULL
+);
+
+PRAGMA user_version = 21;

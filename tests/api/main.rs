@@ -29,6 +29,7 @@ mod dtrack_badges;
 mod dtrack_bom;
 mod dtrack_cli;
 mod dtrack_exchange;
+mod dtrack_finding_formats;
 mod dtrack_findings;
 mod dtrack_identity;
 mod dtrack_osv;

@@ -81,21 +81,29 @@ pub async fn set_assignment(
     .await
 }
 
-/// `GET /finding/project/{uuid}`: with suppressed ones when asked, optionally only of one
-/// vulnerability source.
-pub async fn findings(
+/// `GET /finding/project/{uuid}` (JSON or SARIF) and its FPF export: the project's findings
+/// (with suppressed ones when asked, optionally only of one vulnerability source), handed to
+/// `render` with the project on the reader thread, so the answer is bytes before it leaves it.
+pub async fn findings<T, R>(
     state: &Core,
     who: &Principal,
     project: &str,
     suppressed: bool,
     source: Option<String>,
-) -> Result<Vec<Finding>> {
+    render: R,
+) -> Result<T>
+where
+    T: Send + 'static,
+    R: FnOnce(&Project, &[Finding]) -> T + Send + 'static,
+{
     let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     state
         .db
         .read(move |c| {
             let id = visible_project(c, acl, &who, &project)?;
+            let p =
+                pdb::project_by_id(c, id)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
             let filter = db::FindingFilter {
                 project: Some(id),
                 suppressed,
@@ -103,23 +111,35 @@ pub async fn findings(
                 inactive: true,
                 ..db::FindingFilter::default()
             };
-            Ok(db::findings_page(c, &filter)?.0)
+            let fs = db::findings_page(c, &filter)?.0;
+            Ok(render(&p, &fs))
         })
         .await
 }
 
 /// `GET /finding`: the portfolio's findings the caller may see (the ACL's team filter), a
-/// page of them and the total.
-pub async fn portfolio_findings(
+/// page of them rendered by `render` on the reader thread, and the total.
+pub async fn portfolio_findings<T, R>(
     state: &Core,
     who: &Principal,
     mut filter: db::FindingFilter,
-) -> Result<(Vec<Finding>, i64)> {
+    render: R,
+) -> Result<(T, i64)>
+where
+    T: Send + 'static,
+    R: FnOnce(&[Finding]) -> T + Send + 'static,
+{
     let acl = state.config.dtrack.acl_enabled;
     filter.project = None;
     filter.teams = super::portfolio::visibility(acl, who)
         .map(|teams| teams.into_iter().map(|t| t.0).collect());
-    state.db.read(move |c| db::findings_page(c, &filter)).await
+    state
+        .db
+        .read(move |c| {
+            let (fs, total) = db::findings_page(c, &filter)?;
+            Ok((render(&fs), total))
+        })
+        .await
 }
 
 /// `GET /vulnerability`: a page of vulnerabilities matching the search text, and the total.

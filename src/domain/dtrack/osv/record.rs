@@ -187,6 +187,16 @@ pub fn parse(bytes: &[u8]) -> Result<Advisory, String> {
     let mut vector = None;
     let mut score = None;
     let all_severities = raw.severity.iter().flatten().collect::<Vec<_>>();
+    // CVSS v2: the last readable vector wins, as upstream keeps the last one of each type.
+    let mut v2 = None;
+    for s in &all_severities {
+        if s.kind == "CVSS_V2" {
+            match crate::domain::dtrack::cvss_v2::base_score(&s.score) {
+                Some(score) => v2 = Some((s.score.trim().to_string(), score)),
+                None => problems.push(format!("{}: an unreadable CVSS v2 vector", raw.id)),
+            }
+        }
+    }
     for s in &all_severities {
         if s.kind == "CVSS_V3" && vector.is_none() {
             match s.score.parse::<cvss::v3::Vector>() {
@@ -211,6 +221,10 @@ pub fn parse(bytes: &[u8]) -> Result<Advisory, String> {
     }
     let severity = text_severity
         .or_else(|| score.map(severity_of_score))
+        .or_else(|| {
+            v2.as_ref()
+                .map(|(_, s)| crate::domain::dtrack::cvss_v2::severity(*s))
+        })
         .unwrap_or("UNASSIGNED");
 
     let mut affected = Vec::new();
@@ -307,6 +321,8 @@ pub fn parse(bytes: &[u8]) -> Result<Advisory, String> {
         description: raw.details.filter(|s| !s.trim().is_empty()),
         cvss_v3_vector: vector,
         cvss_v3_score: score,
+        cvss_v2_score: v2.as_ref().map(|(_, s)| *s),
+        cvss_v2_vector: v2.map(|(v, _)| v),
         created_ms: published_ms,
         published_ms,
         updated_ms: crate::time::parse_rfc3339_millis(&modified),
