@@ -358,10 +358,11 @@ pub fn findings_page(c: &Connection, f: &FindingFilter) -> Result<(Vec<Finding>,
     let mut seen: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
     for f in &mut found {
         let id = f.vulnerability.vulnerability_id();
-        if !seen.contains_key(&id.0) {
-            seen.insert(id.0, aliases(c, id)?);
-        }
-        f.vulnerability.aliases = seen[&id.0].clone();
+        let list = match seen.entry(id.0) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(aliases(c, id)?),
+        };
+        f.vulnerability.aliases = list.clone();
     }
     // Without paging the rows are the total.
     let total = if f.limit.is_none() && f.offset == 0 {

@@ -109,7 +109,7 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(n, 28);
+        assert_eq!(n, 30);
         let settings: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'user_settings'",
