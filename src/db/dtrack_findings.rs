@@ -218,11 +218,20 @@ pub fn affected_projects(c: &Connection, vuln: VulnerabilityId) -> Result<Vec<Pr
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// A vulnerability by UUID, with its aliases.
 pub fn vulnerability_by_uuid(c: &Connection, uuid: &str) -> Result<Option<Vulnerability>> {
     let sql = format!("SELECT {VULN_COLS} FROM dt_vulnerabilities v WHERE v.uuid = ?1");
-    Ok(c.prepare_cached(&sql)?
+    let found = c
+        .prepare_cached(&sql)?
         .query_row([uuid], vuln_row)
-        .optional()?)
+        .optional()?;
+    match found {
+        Some(mut v) => {
+            v.aliases = aliases(c, v.vulnerability_id())?;
+            Ok(Some(v))
+        }
+        None => Ok(None),
+    }
 }
 
 pub fn vulnerability_exists(c: &Connection, source: &str, vuln_id: &str) -> Result<bool> {

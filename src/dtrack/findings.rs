@@ -106,7 +106,7 @@ fn source_param(q: &Query) -> Result<Option<String>, Fail> {
 const SARIF: &str = "application/sarif+json";
 
 /// A document answered with a `Content-Disposition` naming its file.
-fn named(media: &'static str, bytes: Vec<u8>, disposition: &str) -> Response {
+fn named(media: &'static str, bytes: impl Into<bytes::Bytes>, disposition: &str) -> Response {
     let mut res = http::with_body(StatusCode::OK, media, bytes);
     if let Ok(v) = HeaderValue::from_str(disposition) {
         res.headers_mut().insert("content-disposition", v);
@@ -134,21 +134,41 @@ pub async fn get_findings(
         .header("accept")
         .is_some_and(|a| a.to_ascii_lowercase().contains(SARIF));
     if sarif {
-        let bytes = domain::findings(state, who, uuid, suppressed, source, |_, fs| {
-            wire::findings::sarif(fs, DT_VERSION)
-        })
-        .await?;
+        let (bytes, _) =
+            domain::findings_rendered(state, who, uuid, suppressed, source, "sarif", sarif_log)
+                .await?;
         let disposition = format!("attachment; filename=\"findings-{uuid}.sarif\"");
-        return Ok(named(SARIF, bytes, &disposition));
+        return Ok(named(SARIF, shared(bytes), &disposition));
     }
-    let (bytes, total) = domain::findings(state, who, uuid, suppressed, source, |_, fs| {
-        (wire::findings::findings_json(fs), fs.len())
-    })
+    let (bytes, total) = domain::findings_rendered(
+        state,
+        who,
+        uuid,
+        suppressed,
+        source,
+        "json",
+        wire::findings::findings_json,
+    )
     .await?;
     Ok(total_count(
-        http::with_body(StatusCode::OK, "application/json", bytes),
+        http::with_body(StatusCode::OK, "application/json", shared(bytes)),
         total as i64,
     ))
+}
+
+/// A cached answer as a body, without copying it.
+fn shared(bytes: std::sync::Arc<Vec<u8>>) -> bytes::Bytes {
+    struct Owner(std::sync::Arc<Vec<u8>>);
+    impl AsRef<[u8]> for Owner {
+        fn as_ref(&self) -> &[u8] {
+            &self.0
+        }
+    }
+    bytes::Bytes::from_owner(Owner(bytes))
+}
+
+fn sarif_log(fs: &[crate::model::dtrack::Finding]) -> Vec<u8> {
+    wire::findings::sarif(fs, DT_VERSION)
 }
 
 /// # `GET /api/v1/finding/project/{uuid}/export`

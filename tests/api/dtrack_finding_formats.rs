@@ -179,6 +179,15 @@ async fn findings_carry_aliases_references_cwes_cvss_and_epss() {
         .await;
     assert_eq!(r.body["cvssV2BaseScore"], 4.3);
     assert_eq!(r.body["cwes"][0], json!({"cweId": 79, "name": xss}));
+    // And by UUID, with its aliases.
+    let r =
+        s.dt.get(
+            &format!("/api/v1/vulnerability/{}", v["uuid"].as_str().unwrap()),
+            &s.admin,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    assert_eq!(r.body["aliases"].as_array().unwrap().len(), 2, "{}", r.body);
 
     // EPSS: the GHSA and PYSEC copies show their CVE alias's score.
     let file = epss_file(

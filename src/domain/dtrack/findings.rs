@@ -117,6 +117,53 @@ where
         .await
 }
 
+/// `GET /finding/project/{uuid}` as JSON or SARIF: the answer `render` makes of the project's
+/// findings, and how many there are. The access check runs for every request; the rendered
+/// answer is reused until the next Dependency-Track write (`kind` names the rendering).
+pub async fn findings_rendered(
+    state: &Core,
+    who: &Principal,
+    project: &str,
+    suppressed: bool,
+    source: Option<String>,
+    kind: &'static str,
+    render: fn(&[Finding]) -> Vec<u8>,
+) -> Result<(std::sync::Arc<Vec<u8>>, usize)> {
+    let acl = state.config.dtrack.acl_enabled;
+    let read_at = state.dtrack.generation();
+    let (who2, uuid) = (who.clone(), project.to_string());
+    let id = state
+        .db
+        .read(move |c| visible_project(c, acl, &who2, &uuid))
+        .await?;
+    let key = format!(
+        "{kind}\0{}\0{suppressed}\0{}",
+        id.0,
+        source.as_deref().unwrap_or("")
+    );
+    if let Some(hit) = state.dtrack.rendered.get(&key, read_at) {
+        return Ok(hit);
+    }
+    let (bytes, count) = state
+        .db
+        .read(move |c| {
+            let filter = db::FindingFilter {
+                project: Some(id),
+                suppressed,
+                source,
+                inactive: true,
+                ..db::FindingFilter::default()
+            };
+            let fs = db::findings_page(c, &filter)?.0;
+            Ok((std::sync::Arc::new(render(&fs)), fs.len()))
+        })
+        .await?;
+    let dt = &state.dtrack;
+    dt.rendered
+        .put(&key, bytes.clone(), count, read_at, dt.generation());
+    Ok((bytes, count))
+}
+
 /// `GET /finding`: the portfolio's findings the caller may see (the ACL's team filter), a
 /// page of them rendered by `render` on the reader thread, and the total.
 pub async fn portfolio_findings<T, R>(
