@@ -1,6 +1,8 @@
-//! Presence, typing notifications and alert words.
+//! Presence, typing notifications and alert words: the handlers, and which users the
+//! realm-wide presence listing holds (`wire::presence` renders it). Must not touch: the
+//! presence rules themselves (`domain::presence`), JSON shapes.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::domain::presence::{OFFLINE_THRESHOLD_SECS, PresenceEntry};
 use crate::error::{Error, Result};
@@ -81,7 +83,7 @@ pub struct PresenceQuery {
 /// as `GET /users/{id}/presence` says.
 pub async fn realm_presences(state: &ChatState, q: &PresenceQuery) -> Result<Value> {
     if q.history_days == 0 {
-        return Ok(Value::Object(Map::new()));
+        return Ok(wire::realm_presences(q.slim, [], ""));
     }
     let catching_up = q.since_update_id.is_some_and(|s| s > 0);
     let oldest = crate::time::now_secs().saturating_sub(q.history_days.saturating_mul(86_400));
@@ -107,19 +109,14 @@ pub async fn realm_presences(state: &ChatState, q: &PresenceQuery) -> Result<Val
             Ok(v)
         })
         .await?;
-    let host = state.config.realm_host();
-    let mut m = Map::new();
-    for (uid, e) in entries {
-        let Some(u) = users.iter().find(|u| u.id == uid) else {
-            continue;
-        };
-        if q.slim {
-            m.insert(uid.0.to_string(), wire::slim_presence(&e));
-        } else {
-            m.insert(wire::api_email(u, host), wire::legacy_presence(&e, true));
-        }
-    }
-    Ok(Value::Object(m))
+    let listed = entries
+        .iter()
+        .filter_map(|(uid, e)| users.iter().find(|u| u.id == *uid).map(|u| (u, e)));
+    Ok(wire::realm_presences(
+        q.slim,
+        listed,
+        state.config.realm_host(),
+    ))
 }
 
 /// # `GET /api/v1/realm/presence`
