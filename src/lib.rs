@@ -165,8 +165,9 @@
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), the outgoing-webhook worker (`outgoing_webhooks`: claims due
 //!   deliveries, posts upstream's payload, reads the answer), and `wire`, the only place that
-//!   knows Zulip's JSON shapes (the main ones, the message, the user in `wire::users` and
-//!   the frequent events, are typed `Serialize` structs).
+//!   knows Zulip's JSON shapes (the main ones are typed `Serialize` structs: the message, the
+//!   user and status in `wire::users`, the channel and subscription in `wire::channels`,
+//!   presence in `wire::presence`, and the frequent events).
 //! - [`web`]: the browser client on the chat listener: its hand-written files
 //!   (`src/web/client/`, compiled in by `build.rs`) served by `web::assets` at
 //!   `/static/<build>/` (immutable, gzip precomputed at start, the modules also joined into

@@ -420,3 +420,187 @@ async fn the_frequent_events_keep_their_keys_and_types() {
         ),
     );
 }
+
+/// The channel object's skeleton (a public channel with a message, made by one user with two
+/// subscribers), with `extra` keys added.
+fn channel_shape(extra: &[(&str, Value)]) -> Value {
+    let mut v = shape(
+        r#"{"can_add_subscribers_group":"int","can_administer_channel_group":{"direct_members":["int"],"direct_subgroups":[]},"can_create_topic_group":"int","can_delete_any_message_group":"int","can_delete_own_message_group":"int","can_move_messages_out_of_channel_group":"int","can_move_messages_within_channel_group":"int","can_remove_subscribers_group":"int","can_resolve_topics_group":"int","can_send_message_group":"int","can_subscribe_group":"int","creator_id":"int","date_created":"int","description":"string","first_message_id":"int","folder_id":"null","history_public_to_subscribers":"bool","invite_only":"bool","is_announcement_only":"bool","is_archived":"bool","is_recently_active":"bool","is_web_public":"bool","message_retention_days":"null","name":"string","rendered_description":"string","stream_id":"int","stream_post_policy":"int","stream_weekly_traffic":"null","subscriber_count":"int","topics_policy":"string"}"#,
+    );
+    for (k, t) in extra {
+        v[*k] = t.clone();
+    }
+    v
+}
+
+/// The subscription object's skeleton: the channel's plus the personal settings (`null` while
+/// they follow the user's defaults).
+fn subscription_shape(extra: &[(&str, Value)]) -> Value {
+    let mut personal = vec![
+        ("audible_notifications", json!("null")),
+        ("color", json!("string")),
+        ("desktop_notifications", json!("null")),
+        ("email_notifications", json!("null")),
+        ("in_home_view", json!("bool")),
+        ("is_muted", json!("bool")),
+        ("pin_to_top", json!("bool")),
+        ("push_notifications", json!("null")),
+        ("wildcard_mentions_notify", json!("null")),
+    ];
+    personal.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
+    channel_shape(&personal)
+}
+
+#[tokio::test]
+async fn channels_subscriptions_presence_and_statuses_keep_their_keys_and_types() {
+    let (o, ch) = people_and_channel().await;
+    o.send_channel(&o.alice, "wire", "shape", "hello").await;
+    let other = o.channel(&o.bob, "other", &[&o.bob, &o.owner], &[]).await;
+    o.send_channel(&o.bob, "other", "shape", "hello").await;
+    o.channel(&o.alice, "left", &[&o.alice, &o.bob], &[]).await;
+    o.send_channel(&o.alice, "left", "shape", "hello").await;
+    o.srv
+        .delete(
+            "/api/v1/users/me/subscriptions",
+            &o.alice,
+            &[("subscriptions", "[\"left\"]")],
+        )
+        .await
+        .assert_success("DELETE /users/me/subscriptions");
+    let streams = o
+        .srv
+        .get("/api/v1/streams", &o.alice, &[("include_default", "true")])
+        .await;
+    let streams = streams.assert_success("GET /streams");
+    let wire = streams["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["stream_id"] == ch)
+        .unwrap();
+    pinned(
+        "GET /streams?include_default=true",
+        wire,
+        channel_shape(&[("is_default", json!("bool"))]),
+    );
+    let one = o
+        .srv
+        .get(&format!("/api/v1/streams/{other}"), &o.alice, &[])
+        .await;
+    pinned(
+        "GET /streams/{stream_id}",
+        &one.assert_success("GET /streams/{stream_id}")["stream"],
+        channel_shape(&[]),
+    );
+
+    o.srv
+        .post(
+            "/api/v1/users/me/status",
+            &o.bob,
+            &[("status_text", "out"), ("emoji_name", "octopus")],
+        )
+        .await
+        .assert_success("POST /users/me/status");
+    let status = o
+        .srv
+        .get(&format!("/api/v1/users/{}/status", o.bob.id), &o.alice, &[])
+        .await;
+    let status_shape = shape(
+        r#"{"emoji_code":"string","emoji_name":"string","reaction_type":"string","status_text":"string"}"#,
+    );
+    pinned(
+        "GET /users/{user_id}/status",
+        &status.assert_success("GET /users/{user_id}/status")["status"],
+        status_shape.clone(),
+    );
+
+    let presence = o
+        .srv
+        .post("/api/v1/users/me/presence", &o.bob, &[("status", "active")])
+        .await;
+    let presence = presence.assert_success("POST /users/me/presence");
+    let legacy_shape = shape(
+        r#"{"aggregated":{"client":"string","status":"string","timestamp":"int"},"website":{"client":"string","pushable":"bool","status":"string","timestamp":"int"}}"#,
+    );
+    let only = |v: &Value| {
+        let obj = v.as_object().unwrap();
+        assert_eq!(obj.len(), 1, "one user reported presence: {v}");
+        obj.iter()
+            .next()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .unwrap()
+    };
+    let (key, entry) = only(&presence["presences"]);
+    assert!(
+        key.contains('@'),
+        "legacy presence is keyed by email: {key}"
+    );
+    pinned("POST /users/me/presence", &entry, legacy_shape.clone());
+    let realm = o.srv.get("/api/v1/realm/presence", &o.alice, &[]).await;
+    let (_, entry) = only(&realm.assert_success("GET /realm/presence")["presences"]);
+    pinned("GET /realm/presence", &entry, legacy_shape);
+    let mine = o
+        .srv
+        .get(
+            &format!("/api/v1/users/{}/presence", o.bob.id),
+            &o.alice,
+            &[],
+        )
+        .await;
+    pinned(
+        "GET /users/{user_id_or_email}/presence",
+        &mine.assert_success("GET /users/{user_id_or_email}/presence")["presence"],
+        shape(
+            r#"{"aggregated":{"status":"string","timestamp":"int"},"website":{"status":"string","timestamp":"int"}}"#,
+        ),
+    );
+
+    let (_, state) = o
+        .register(
+            &o.alice,
+            &[
+                (
+                    "fetch_event_types",
+                    r#"["subscription","stream","presence","user_status"]"#,
+                ),
+                ("include_subscribers", "true"),
+                ("slim_presence", "true"),
+            ],
+        )
+        .await;
+    let subscribers = json!(["int", "int"]);
+    pinned(
+        "register subscriptions",
+        &state["subscriptions"][0],
+        subscription_shape(&[("subscribers", subscribers.clone())]),
+    );
+    pinned(
+        "register unsubscribed",
+        &state["unsubscribed"][0],
+        subscription_shape(&[("subscribers", json!(["int"]))]),
+    );
+    pinned(
+        "register never_subscribed",
+        &state["never_subscribed"][0],
+        channel_shape(&[("subscribers", subscribers)]),
+    );
+    let listed = state["streams"].as_array().unwrap();
+    assert!(!listed.is_empty());
+    for s in listed {
+        pinned("register streams", s, channel_shape(&[]));
+    }
+    let (key, entry) = only(&state["presences"]);
+    assert_eq!(
+        key,
+        o.bob.id.to_string(),
+        "slim presence is keyed by user id"
+    );
+    pinned(
+        "register presences (slim)",
+        &entry,
+        shape(r#"{"active_timestamp":"int","idle_timestamp":"int"}"#),
+    );
+    let (key, entry) = only(&state["user_status"]);
+    assert_eq!(key, o.bob.id.to_string());
+    pinned("register user_status", &entry, status_shape);
+}
