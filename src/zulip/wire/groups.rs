@@ -80,3 +80,30 @@ pub fn group_objections(objections: &[GroupObjection]) -> Value {
         .collect();
     serde_json::to_value(records).expect("objections serialize")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objections_name_what_they_are_in_order() {
+        let list = [
+            GroupObjection::Realm {
+                settings: vec!["can_create_groups"],
+            },
+            GroupObjection::Channel {
+                channel_id: 4,
+                settings: vec!["can_send_message_group"],
+            },
+            GroupObjection::Group {
+                group_id: 9,
+                settings: vec!["can_mention_group", "can_join_group"],
+            },
+        ];
+        assert_eq!(
+            group_objections(&list).to_string(),
+            r#"[{"settings":["can_create_groups"],"type":"realm"},{"channel_id":4,"settings":["can_send_message_group"],"type":"channel"},{"group_id":9,"settings":["can_mention_group","can_join_group"],"type":"user_group"}]"#
+        );
+        assert_eq!(group_objections(&[]), json!([]));
+    }
+}

@@ -105,3 +105,45 @@ pub fn realm_presences<'a>(
     };
     v.expect("presence serializes")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same_both_ways<T: Serialize>(v: &T) -> String {
+        let direct = serde_json::to_string(v).unwrap();
+        let via_value = serde_json::to_string(&serde_json::to_value(v).unwrap()).unwrap();
+        assert_eq!(direct, via_value, "fields out of a JSON map's order");
+        direct
+    }
+
+    #[test]
+    fn entries_keep_their_keys_and_a_json_maps_order() {
+        let e = PresenceEntry {
+            active_timestamp: 100,
+            idle_timestamp: 100,
+            last_update_id: 1,
+        };
+        assert_eq!(
+            same_both_ways(&legacy_presence(&e, true)),
+            r#"{"aggregated":{"client":"website","status":"active","timestamp":100},"website":{"client":"website","pushable":false,"status":"active","timestamp":100}}"#
+        );
+        assert_eq!(
+            same_both_ways(&legacy_presence(&e, false)),
+            r#"{"aggregated":{"status":"active","timestamp":100},"website":{"status":"active","timestamp":100}}"#
+        );
+        assert_eq!(
+            same_both_ways(&slim_presence(&e)),
+            r#"{"active_timestamp":100,"idle_timestamp":100}"#
+        );
+        let idle = PresenceEntry {
+            active_timestamp: 100,
+            idle_timestamp: 160,
+            last_update_id: 2,
+        };
+        assert_eq!(
+            user_presence(&idle, true).to_string(),
+            r#"{"aggregated":{"status":"offline","timestamp":160},"website":{"status":"idle","timestamp":160}}"#
+        );
+    }
+}

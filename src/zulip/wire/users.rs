@@ -188,3 +188,42 @@ pub fn user_statuses<'a>(statuses: impl IntoIterator<Item = (UserId, StatusRecor
         .collect();
     serde_json::to_value(map).expect("statuses serialize")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_shows_only_its_set_parts_in_a_json_maps_order() {
+        let full = UserStatus {
+            status_text: "out".into(),
+            emoji_name: "octopus".into(),
+            emoji_code: "1f419".into(),
+            reaction_type: "unicode_emoji".into(),
+        };
+        let r = status(&full, false);
+        let direct = serde_json::to_string(&r).unwrap();
+        assert_eq!(direct, Value::from(status(&full, false)).to_string());
+        assert_eq!(
+            direct,
+            r#"{"away":true,"emoji_code":"1f419","emoji_name":"octopus","reaction_type":"unicode_emoji","status_text":"out"}"#
+        );
+        let none = UserStatus::default();
+        assert!(status(&none, true).is_empty());
+        assert!(!status(&none, false).is_empty());
+        assert_eq!(Value::from(status(&none, true)).to_string(), "{}");
+        let text_only = UserStatus {
+            status_text: "busy".into(),
+            ..UserStatus::default()
+        };
+        assert_eq!(
+            user_statuses([
+                (UserId(10), status(&text_only, true)),
+                (UserId(2), status(&none, true)),
+                (UserId(3), status(&none, false)),
+            ])
+            .to_string(),
+            r#"{"10":{"status_text":"busy"},"3":{"away":true}}"#
+        );
+    }
+}
