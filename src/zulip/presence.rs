@@ -109,9 +109,11 @@ pub async fn realm_presences(state: &ChatState, q: &PresenceQuery) -> Result<Val
             Ok(v)
         })
         .await?;
+    // One lookup per entry (a map, not a search of the list), so the answer stays linear.
+    let by_id: std::collections::HashMap<UserId, &User> = users.iter().map(|u| (u.id, u)).collect();
     let listed = entries
         .iter()
-        .filter_map(|(uid, e)| users.iter().find(|u| u.id == *uid).map(|u| (u, e)));
+        .filter_map(|(uid, e)| by_id.get(uid).map(|u| (*u, e)));
     Ok(wire::realm_presences(
         q.slim,
         listed,
