@@ -23,8 +23,16 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use crate::error::Result;
-use crate::events::Event;
 use crate::events::queues::{EventJson, Queue};
+use crate::events::{
+    AlertWordsChanged, AttachmentChanged, ChannelArchived, ChannelCreated, ChannelFolderAdded,
+    ChannelFolderUpdated, ChannelUpdated, DraftsChanged, Event, InvitesChanged, MutedUsersChanged,
+    PresenceChanged, RealmEmojiChanged, RealmSettingChanged, SavedSnippetsChanged,
+    ScheduledChanged, SettingChanged, Subscribed, SubscriptionPropertyChanged, Typing,
+    Unsubscribed, UserCreated, UserDeactivated, UserGroupAdded, UserGroupMembers,
+    UserGroupSubgroups, UserGroupUpdated, UserReactivated, UserStatusChanged, UserTopicChanged,
+    UserUpdated,
+};
 use crate::ids::UserId;
 use crate::zulip::ChatState;
 
@@ -99,203 +107,152 @@ async fn deliver(state: &ChatState, seq: u64, event: &Event) -> Result<()> {
         return Ok(());
     }
     match event {
-        Event::MessageSent { message_id, local } => {
-            messages::deliver_message(state, seq, *message_id, local.clone()).await
-        }
-        Event::MessageUpdated {
-            message_id,
-            message_ids,
-            edited_by,
-            edited_at,
-            content_edit,
-            moved,
-        } => {
-            let update = messages::Update {
-                message_id: *message_id,
-                message_ids,
-                edited_by: *edited_by,
-                edited_at: *edited_at,
-                content_edit: content_edit.as_ref(),
-                moved: moved.as_ref(),
-            };
-            messages::deliver_update(state, seq, update).await
-        }
-        Event::MessagesDeleted {
-            message_ids,
-            channel_id,
-            topic,
-            dm_members,
-        } => {
-            messages::deliver_delete(state, seq, message_ids, *channel_id, topic, dm_members).await
-        }
-        Event::SubmessageAdded {
-            message_id,
-            submessage_id,
-            sender_id,
-            msg_type,
-            content,
-        } => {
-            messages::submessage(
-                state,
-                seq,
-                *message_id,
-                *submessage_id,
-                *sender_id,
-                msg_type,
-                content,
-            )
-            .await
-        }
-        Event::ReactionChanged {
-            message_id,
-            user_id,
-            add,
-            emoji_name,
-            emoji_code,
-            reaction_type,
-        } => {
-            let emoji = [
-                emoji_name.as_str(),
-                emoji_code.as_str(),
-                reaction_type.as_str(),
-            ];
-            messages::reaction(state, seq, *message_id, *user_id, *add, emoji).await
-        }
-        Event::FlagsChanged {
-            user_id,
-            flag,
-            add,
-            message_ids,
-            all,
-        } => messages::flags(state, seq, *user_id, flag, *add, message_ids, *all).await,
-        Event::UserTopicChanged {
+        Event::MessageSent(sent) => messages::deliver_message(state, seq, sent).await,
+        Event::MessageUpdated(update) => messages::deliver_update(state, seq, update).await,
+        Event::MessagesDeleted(deleted) => messages::deliver_delete(state, seq, deleted).await,
+        Event::SubmessageAdded(added) => messages::submessage(state, seq, added).await,
+        Event::ReactionChanged(changed) => messages::reaction(state, seq, changed).await,
+        Event::FlagsChanged(changed) => messages::flags(state, seq, changed).await,
+        Event::UserTopicChanged(UserTopicChanged {
             user_id,
             channel_id,
             topic,
             visibility_policy,
-        } => {
+        }) => {
             channels::user_topic(state, seq, *user_id, *channel_id, topic, *visibility_policy);
             Ok(())
         }
-        Event::Subscribed {
+        Event::Subscribed(Subscribed {
             user_id,
             channel_id,
-        } => channels::deliver_subscription(state, seq, *user_id, *channel_id, true).await,
-        Event::Unsubscribed {
+        }) => channels::deliver_subscription(state, seq, *user_id, *channel_id, true).await,
+        Event::Unsubscribed(Unsubscribed {
             user_id,
             channel_id,
-        } => channels::deliver_subscription(state, seq, *user_id, *channel_id, false).await,
-        Event::SubscriptionPropertyChanged {
+        }) => channels::deliver_subscription(state, seq, *user_id, *channel_id, false).await,
+        Event::SubscriptionPropertyChanged(SubscriptionPropertyChanged {
             user_id,
             channel_id,
             property,
-        } => channels::subscription_property(state, seq, *user_id, *channel_id, *property).await,
-        Event::ChannelCreated { channel_id } => channels::created(state, seq, *channel_id).await,
-        Event::ChannelArchived { channel_id } => {
+        }) => channels::subscription_property(state, seq, *user_id, *channel_id, *property).await,
+        Event::ChannelCreated(ChannelCreated { channel_id }) => {
+            channels::created(state, seq, *channel_id).await
+        }
+        Event::ChannelArchived(ChannelArchived { channel_id }) => {
             channels::deliver_archive(state, seq, *channel_id).await
         }
-        Event::ChannelUpdated {
+        Event::ChannelUpdated(ChannelUpdated {
             channel_id,
             property,
-        } => channels::updated(state, seq, *channel_id, *property).await,
-        Event::UserCreated { user_id } => users::lifecycle(state, seq, *user_id, true).await,
-        Event::UserReactivated { user_id } => users::lifecycle(state, seq, *user_id, false).await,
-        Event::UserDeactivated { user_id } => {
+        }) => channels::updated(state, seq, *channel_id, *property).await,
+        Event::UserCreated(UserCreated { user_id }) => {
+            users::lifecycle(state, seq, *user_id, true).await
+        }
+        Event::UserReactivated(UserReactivated { user_id }) => {
+            users::lifecycle(state, seq, *user_id, false).await
+        }
+        Event::UserDeactivated(UserDeactivated { user_id }) => {
             // A deactivated account (a bot included) keeps no queue: nothing after this
             // reaches it, not even through a poll that was waiting.
             state.queues.end_all_of(*user_id);
             users::lifecycle(state, seq, *user_id, false).await
         }
-        Event::UserUpdated { user_id, change } => {
+        Event::UserUpdated(UserUpdated { user_id, change }) => {
             users::updated(state, seq, *user_id, change).await
         }
-        Event::UserStatusChanged { user_id } => users::status(state, seq, *user_id).await,
-        Event::SettingChanged {
+        Event::UserStatusChanged(UserStatusChanged { user_id }) => {
+            users::status(state, seq, *user_id).await
+        }
+        Event::SettingChanged(SettingChanged {
             user_id,
             name,
             value,
-        } => users::deliver_setting(state, seq, *user_id, name, value).await,
-        Event::RealmSettingChanged { name, value } => {
+        }) => users::deliver_setting(state, seq, *user_id, name, value).await,
+        Event::RealmSettingChanged(RealmSettingChanged { name, value }) => {
             users::realm_setting(state, seq, name, value);
             Ok(())
         }
         Event::ProfileFieldsChanged => users::profile_fields(state, seq).await,
-        Event::ScheduledChanged {
+        Event::ScheduledChanged(ScheduledChanged {
             owner,
             id,
             kind,
             op,
-        } => scheduled::changed(state, seq, *owner, *id, *kind, *op).await,
-        Event::InvitesChanged { referrer } => users::invites_changed(state, seq, *referrer).await,
+        }) => scheduled::changed(state, seq, *owner, *id, *kind, *op).await,
+        Event::InvitesChanged(InvitesChanged { referrer }) => {
+            users::invites_changed(state, seq, *referrer).await
+        }
         Event::OutgoingWebhooksQueued => Ok(()),
-        Event::ChannelFolderAdded { folder_id } => {
+        Event::ChannelFolderAdded(ChannelFolderAdded { folder_id }) => {
             folders::folder(state, seq, *folder_id, None).await
         }
-        Event::ChannelFolderUpdated { folder_id, change } => {
+        Event::ChannelFolderUpdated(ChannelFolderUpdated { folder_id, change }) => {
             folders::folder(state, seq, *folder_id, Some(*change)).await
         }
-        Event::UserGroupAdded { group_id } => groups::added(state, seq, *group_id).await,
-        Event::UserGroupUpdated { group_id, change } => {
+        Event::UserGroupAdded(UserGroupAdded { group_id }) => {
+            groups::added(state, seq, *group_id).await
+        }
+        Event::UserGroupUpdated(UserGroupUpdated { group_id, change }) => {
             groups::updated(state, seq, *group_id, *change).await
         }
-        Event::UserGroupMembers {
+        Event::UserGroupMembers(UserGroupMembers {
             group_id,
             user_ids,
             add,
-        } => {
+        }) => {
             groups::members(state, seq, *group_id, user_ids, *add);
             Ok(())
         }
-        Event::UserGroupSubgroups {
+        Event::UserGroupSubgroups(UserGroupSubgroups {
             group_id,
             subgroup_ids,
             add,
-        } => {
+        }) => {
             groups::subgroups(state, seq, *group_id, subgroup_ids, *add);
             Ok(())
         }
-        Event::AlertWordsChanged { user_id, words } => {
+        Event::AlertWordsChanged(AlertWordsChanged { user_id, words }) => {
             users::alert_words(state, seq, *user_id, words);
             Ok(())
         }
-        Event::MutedUsersChanged { user_id, muted } => {
+        Event::MutedUsersChanged(MutedUsersChanged { user_id, muted }) => {
             let body = crate::zulip::wire::muted_users_event(muted);
             push_to_users(state, seq, Some(&[*user_id]), "muted_users", &body);
             Ok(())
         }
-        Event::DraftsChanged { user_id, change } => {
+        Event::DraftsChanged(DraftsChanged { user_id, change }) => {
             let body = crate::zulip::wire::drafts_event(change);
             push_to_users(state, seq, Some(&[*user_id]), "drafts", &body);
             Ok(())
         }
-        Event::AttachmentChanged {
+        Event::AttachmentChanged(AttachmentChanged {
             user_id,
             change,
             upload_space_used,
-        } => {
+        }) => {
             let body = crate::zulip::wire::uploads::attachment_event(change, *upload_space_used);
             push_to_users(state, seq, Some(&[*user_id]), "attachment", &body);
             Ok(())
         }
-        Event::RealmEmojiChanged { emoji } => {
+        Event::RealmEmojiChanged(RealmEmojiChanged { emoji }) => {
             let body = crate::zulip::wire::emoji::realm_emoji_event(emoji);
             push_to_users(state, seq, None, "realm_emoji", &body);
             Ok(())
         }
-        Event::SavedSnippetsChanged { user_id, change } => {
+        Event::SavedSnippetsChanged(SavedSnippetsChanged { user_id, change }) => {
             let body = crate::zulip::wire::saved_snippets_event(change);
             push_to_users(state, seq, Some(&[*user_id]), "saved_snippets", &body);
             Ok(())
         }
-        Event::PresenceChanged {
+        Event::PresenceChanged(PresenceChanged {
             user_id,
             active,
             timestamp,
-        } => presence::deliver_presence(state, seq, *user_id, *active, *timestamp).await,
-        Event::Typing {
+        }) => presence::deliver_presence(state, seq, *user_id, *active, *timestamp).await,
+        Event::Typing(Typing {
             sender,
             start,
             target,
-        } => presence::deliver_typing(state, seq, *sender, *start, target).await,
+        }) => presence::deliver_typing(state, seq, *sender, *start, target).await,
     }
 }
