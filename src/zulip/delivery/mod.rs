@@ -59,6 +59,11 @@ pub fn restart_event(server_generation: i64) -> EventJson {
     ))
 }
 
+/// The heartbeat event the queues' periodic pass gives a waiting poll.
+pub fn heartbeat_event() -> EventJson {
+    event_json(&crate::zulip::wire::events::heartbeat())
+}
+
 /// Serializes an event object (a typed wire struct or, for dynamic shapes, a `Value`) without
 /// its closing brace (the queue appends the id).
 pub fn event_json<T: Serialize + ?Sized>(v: &T) -> EventJson {

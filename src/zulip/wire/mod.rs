@@ -18,6 +18,7 @@ mod realm_state;
 mod records;
 pub mod scheduled;
 pub mod uploads;
+mod user_events;
 mod users;
 
 pub use bots::*;
