@@ -4,7 +4,9 @@
 //! Runs as one task consuming the hub's pipeline, so queues receive events in commit order.
 //! A user's (or bot's) deactivation ends that account's queues at its place in that order.
 //! Each wire event is serialized once per distinct shape (for messages: per rendering variant)
-//! and the same text is shared by every queue it goes to. This file dispatches; one submodule
+//! and the same text is shared by every queue it goes to. A new message is rendered from its
+//! event alone (the write job put the stored message, its recipients and their flags in it);
+//! only the viewers' own records are read, since they must be current. This file dispatches; one submodule
 //! per event family renders: `messages`, `channels`, `users` (people and settings) and
 //! `presence` (presence and typing). Who may see what is decided in `domain`
 //! (`domain::messages::audience`, `domain::channels::metadata_audience`).
