@@ -3,8 +3,10 @@
 //!
 //! The recipient is resolved, permissions checked and the content rendered on a reader thread;
 //! the writer then stores one message row plus the few per-user rows that differ from the
-//! default (the sender's copy, mentions), so the cost of a send does not grow with the number
-//! of subscribers.
+//! default (the sender's copy, mentions), so the rows a send writes do not grow with the number
+//! of subscribers. Its event carries the stored message and its recipients with their flags,
+//! read in the same write (one indexed read of the subscriber ids), so delivery renders it
+//! without reading it back.
 
 use rusqlite::Connection;
 
