@@ -134,7 +134,10 @@
 //!   mentions, the commit), `messages::recipients` who a message goes to, and
 //!   `messages::topics` the topic rules (normalising a topic, a channel's topics policy, the
 //!   automatic follow) beside topic listing and visibility.
-//! - [`events`]: domain events, the hub they are published to after commit, the client
+//! - [`events`]: domain events, each variant carrying one payload struct (by area:
+//!   `events::messages`, whose `MessageSent` carries the stored message with its recipients and
+//!   their flags so delivery renders it without reading it back, `events::people` and
+//!   `events::channels`), the hub they are published to after commit (`events::hub`), the client
 //!   event queues (`events::queues`: the table in its `mod.rs`, one queue and its events in
 //!   `queue`, waiting polls and the heartbeat pass in `polls`, idle lifetimes in `sweep`, the
 //!   export and restore in `saved`, the id index in `table`) and their snapshot across a graceful restart
@@ -167,7 +170,8 @@
 //!   deliveries, posts upstream's payload, reads the answer), and `wire`, the only place that
 //!   knows Zulip's JSON shapes (the main ones are typed `Serialize` structs: the message, the
 //!   user and status in `wire::users`, the channel and subscription in `wire::channels`,
-//!   presence in `wire::presence`, and the frequent events).
+//!   presence in `wire::presence`, and the frequent events in `wire::events` with
+//!   `wire::message_events` and `wire::user_events`, the heartbeat included).
 //! - [`web`]: the browser client on the chat listener: its hand-written files
 //!   (`src/web/client/`, compiled in by `build.rs`) served by `web::assets` at
 //!   `/static/<build>/` (immutable, gzip precomputed at start, the modules also joined into
@@ -222,7 +226,7 @@
 //!   `portfolio`, and `wire::input`, `wire::policy`;
 //! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
 //!   `scheduled`, `webhooks::payload`, `delivery::{folders, groups, scheduled}` and
-//!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled}`;
+//!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled, user_events}`;
 //! - in `http`: `limits` (the open-files limit), `multipart`, `rate_limit`;
 //! - in `markdown`: `html` (escaping), `links`, `lists`, `mentions`, `syntax` (the Markdown the
 //!   system bots write), `timestamp`;

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::domain::presence::{OFFLINE_THRESHOLD_SECS, PresenceEntry};
 use crate::error::{Error, Result};
-use crate::events::{Event, TypingTarget};
+use crate::events::{AlertWordsChanged, Event, PresenceChanged, Typing, TypingTarget};
 use crate::ids::{ChannelId, UserId};
 use crate::model::User;
 use crate::zulip::ChatState;
@@ -41,11 +41,13 @@ pub async fn update_presence(state: &ChatState, caller: &User, p: &mut Params) -
         .map_or(DEFAULT_PRESENCE_HISTORY_DAYS, |d| d.max(0));
     let now = crate::time::now_secs();
     if caller.presence_enabled && state.presence.report(caller.id, active, now) {
-        state.hub.publish(vec![Event::PresenceChanged {
-            user_id: caller.id,
-            active,
-            timestamp: now,
-        }]);
+        state
+            .hub
+            .publish(vec![Event::PresenceChanged(PresenceChanged {
+                user_id: caller.id,
+                active,
+                timestamp: now,
+            })]);
     }
     if ping_only {
         return Ok(Success::new());
@@ -237,11 +239,11 @@ pub async fn set_typing(state: &ChatState, caller: &User, p: &mut Params) -> Res
             "User has disabled typing notifications for {kind_name} messages"
         )));
     }
-    state.hub.publish(vec![Event::Typing {
+    state.hub.publish(vec![Event::Typing(Typing {
         sender: caller.id,
         start,
         target,
-    }]);
+    })]);
     Ok(Success::new())
 }
 
@@ -302,10 +304,10 @@ pub async fn change_alert_words(
                 }
             }
             let all = crate::db::alert_words::of_user(tx, user)?;
-            tx.emit(Event::AlertWordsChanged {
+            tx.emit(Event::AlertWordsChanged(AlertWordsChanged {
                 user_id: user,
                 words: all.clone(),
-            });
+            }));
             Ok(all)
         })
         .await?;

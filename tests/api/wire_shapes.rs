@@ -2,7 +2,9 @@
 //! the user (`/users/me`, `/users`, `realm_user` events), the message (fetched and in `message`
 //! events), the subscription, and the frequent events. Each shape is reduced to its skeleton
 //! (every value replaced by its JSON type, keys kept) and compared with a pinned skeleton, so a
-//! key gained or lost, or a type or null-versus-absent change, fails here.
+//! key gained or lost, or a type or null-versus-absent change, fails here. (The exact text of
+//! the typed event structs is pinned against the JSON trees they replaced by the wire modules'
+//! unit tests.)
 
 use serde_json::{Map, Value, json};
 
@@ -603,4 +605,96 @@ async fn channels_subscriptions_presence_and_statuses_keep_their_keys_and_types(
     let (key, entry) = only(&state["user_status"]);
     assert_eq!(key, o.bob.id.to_string());
     pinned("register user_status", &entry, status_shape);
+}
+
+#[tokio::test]
+async fn the_other_typed_events_keep_their_keys_and_types() {
+    let (o, ch) = people_and_channel().await;
+    let other = o.channel(&o.alice, "wire2", &[&o.alice, &o.bob], &[]).await;
+    let (q, _) = o.register(&o.alice, &[]).await;
+    let id = o.send_channel(&o.bob, "wire", "shape", "hello").await;
+    let dm = o.send_dm(&o.bob, &[&o.alice], "psst").await;
+    o.srv
+        .patch(
+            &format!("/api/v1/messages/{id}"),
+            &o.owner,
+            &[
+                ("stream_id", other.to_string().as_str()),
+                ("propagate_mode", "change_one"),
+                ("send_notification_to_old_thread", "false"),
+                ("send_notification_to_new_thread", "false"),
+            ],
+        )
+        .await
+        .assert_success("PATCH /messages/{message_id}");
+    let list = json!([dm]).to_string();
+    o.srv
+        .post(
+            "/api/v1/messages/flags",
+            &o.alice,
+            &[
+                ("messages", list.as_str()),
+                ("op", "remove"),
+                ("flag", "read"),
+            ],
+        )
+        .await
+        .assert_success("POST /messages/flags");
+    o.srv
+        .post(
+            "/api/v1/users/me/status",
+            &o.bob,
+            &[("status_text", "away"), ("emoji_name", "car")],
+        )
+        .await
+        .assert_success("POST /users/me/status");
+    o.srv
+        .patch(
+            &format!("/api/v1/users/{}", o.bob.id),
+            &o.owner,
+            &[("role", "200")],
+        )
+        .await
+        .assert_success("PATCH /users/{user_id}");
+    let sub_data =
+        json!([{"stream_id": ch, "property": "desktop_notifications", "value": true}]).to_string();
+    o.srv
+        .post(
+            "/api/v1/users/me/subscriptions/properties",
+            &o.alice,
+            &[("subscription_data", sub_data.as_str())],
+        )
+        .await
+        .assert_success("POST /users/me/subscriptions/properties");
+    o.srv
+        .post(
+            "/api/v1/user_topics",
+            &o.alice,
+            &[
+                ("stream_id", ch.to_string().as_str()),
+                ("topic", "quiet"),
+                ("visibility_policy", "1"),
+            ],
+        )
+        .await
+        .assert_success("POST /user_topics");
+    // The last change's event comes last: delivery keeps commit order.
+    let mut events = Vec::new();
+    for _ in 0..100 {
+        events = wait_events(&o, &o.alice, &q, 1).await;
+        if events.iter().any(|e| e["type"] == "user_topic") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The messages and the role's group changes are pinned above.
+    let mut got = by_kind(&events);
+    got.retain(|k, _| !k.starts_with("message:") && !k.starts_with("user_group:"));
+    pinned(
+        "alice's events (the other typed shapes)",
+        &Value::Object(got),
+        shape(
+            r#"{"realm_user:update":{"op":"string","person":{"role":"int","user_id":"int"},"type":"string"},"subscription:update:desktop_notifications":{"op":"string","property":"string","stream_id":"int","type":"string","value":"bool"},"update_message:move":{"edit_timestamp":"int","flags":[],"message_id":"int","message_ids":["int"],"new_stream_id":"int","orig_subject":"string","propagate_mode":"string","rendering_only":"bool","stream_id":"int","stream_name":"string","type":"string","user_id":"int"},"update_message_flags:remove:read":{"all":"bool","flag":"string","message_details":{"9":{"type":"string","user_ids":["int","int"]}},"messages":["int"],"op":"string","operation":"string","type":"string"},"user_status":{"away":"bool","emoji_code":"string","emoji_name":"string","reaction_type":"string","status_text":"string","type":"string","user_id":"int"},"user_topic":{"last_updated":"int","stream_id":"int","topic_name":"string","type":"string","visibility_policy":"int"}}"#,
+        ),
+    );
 }

@@ -19,6 +19,7 @@ mod realm_state;
 mod records;
 pub mod scheduled;
 pub mod uploads;
+mod user_events;
 mod users;
 
 pub use bots::*;
