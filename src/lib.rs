@@ -7,8 +7,8 @@
 //! tracing span and asks that listener's API ([`listeners`]) to admit it from the head alone:
 //! the chat listener resolves the path among the web client's pages ([`web`]) and then in the
 //! chat API's ([`zulip`]) one route table, and authenticates the caller as the endpoint's row
-//! says, which also sets the request's body limit. Only then does the listener read the body (within that
-//! limit and the body timeout) and hand the request back to the API, which parses parameters
+//! says, which also sets the request's body limit. Only then does the listener read the body
+//! (within that limit and the body timeout) and hand the request back to the API, which parses parameters
 //! and calls a domain function ([`domain`]). Domain functions read through
 //! the read pool and write through the single writer thread ([`db`]); each write commits in a
 //! group-commit batch, then its events go to the [`events`] hub in commit order, and only then is
@@ -152,8 +152,8 @@
 //!   index, matcher with method/`Allow` resolution, sample paths and dispatch: `http::route`), a `multipart/form-data` reader shared by
 //!   both APIs, and a small outgoing HTTP(S) client (`http::client`: hyper + rustls, bounded
 //!   time and answer size, non-public destinations refused unless allowed), and HTTPS for a
-//!   listener (`http::tls`: PEM certificate and key files (read by [`pem`]) served with rustls/ring, ALPN
-//!   `http/1.1`, swapped on reload, which `cli` wires to SIGHUP, or pairs installed by `acme`
+//!   listener (`http::tls`: PEM certificate and key files, read by [`pem`], served with
+//!   rustls/ring, ALPN `http/1.1`, swapped on reload, which `cli` wires to SIGHUP, or pairs installed by `acme`
 //!   with its TLS-ALPN-01 challenge certificates answered on ALPN `acme-tls/1`; the handshake
 //!   is bounded by the header timeout in `http::server`); knows no API semantics.
 //! - [`zulip`]: the chat API: route table (`zulip::routes`, under `/api/v1` with Basic auth and

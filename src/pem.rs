@@ -105,3 +105,59 @@ fn read_small(path: &Path) -> Result<Vec<u8>, String> {
     }
     Ok(buf)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A self-signed `localhost` certificate and its key, in PEM.
+    fn pair_pem() -> (String, String) {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let cert = rcgen::CertificateParams::new(vec!["localhost".to_string()])
+            .unwrap()
+            .self_signed(&key)
+            .unwrap();
+        (cert.pem(), key.serialize_pem())
+    }
+
+    #[test]
+    fn a_pair_loads_and_each_bad_file_is_named_with_its_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cert, key) = pair_pem();
+        let (_, other_key) = pair_pem();
+        let write = |name: &str, text: &[u8]| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let cert_p = write("cert.pem", cert.as_bytes());
+        let key_p = write("key.pem", key.as_bytes());
+        assert!(load_pair(&cert_p, &key_p).is_ok());
+        assert_eq!(load_roots(&cert_p).unwrap().len(), 1);
+
+        let missing = dir.path().join("missing.pem");
+        let e = load_pair(&missing, &key_p).err().unwrap();
+        assert!(e.starts_with(&missing.display().to_string()), "{e}");
+        let empty = write("empty.pem", b"");
+        let e = load_pair(&empty, &key_p).err().unwrap();
+        assert!(e.contains("empty.pem: no PEM certificate"), "{e}");
+        let e = load_roots(&empty).err().unwrap();
+        assert!(e.contains("empty.pem: no PEM certificate"), "{e}");
+        let e = load_pair(&cert_p, &empty).err().unwrap();
+        assert!(e.contains("empty.pem: no usable PEM private key"), "{e}");
+        let wrong = write("other.pem", other_key.as_bytes());
+        let e = load_pair(&cert_p, &wrong).err().unwrap();
+        assert!(e.contains("the key does not fit the certificate"), "{e}");
+        let big = write("big.pem", &vec![b'a'; MAX_PEM_BYTES as usize + 1]);
+        let e = load_roots(&big).err().unwrap();
+        assert!(e.contains("big.pem: larger than"), "{e}");
+    }
+
+    #[test]
+    fn pairs_are_built_from_pem_in_memory() {
+        let (cert, key) = pair_pem();
+        assert!(pair_from_pem(cert.as_bytes(), key.as_bytes()).is_ok());
+        assert!(pair_from_pem(b"", key.as_bytes()).is_err());
+        assert!(pair_from_pem(cert.as_bytes(), b"").is_err());
+    }
+}
