@@ -109,6 +109,13 @@ fn component(c: Node<'_, '_>, out: &mut Vec<Component>) {
         sha1: hash("SHA-1"),
         sha256: hash("SHA-256"),
         sha512: hash("SHA-512"),
+        source_package: child(c, "properties").and_then(|ps| {
+            super::osv::purl::trivy_source(
+                elements(ps, "property")
+                    .take(1000)
+                    .filter_map(|p| Some((p.attribute("name")?, p.text()?))),
+            )
+        }),
         ..Component::default()
     });
 }
