@@ -174,6 +174,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn trivy_source_properties_are_kept() {
+        let doc = r#"<?xml version="1.0" encoding="UTF-8"?>
+<bom xmlns="http://cyclonedx.org/schema/bom/1.5" version="1">
+  <components>
+    <component type="library">
+      <name>libssl3</name><version>3.0.11-1~deb12u2</version>
+      <purl>pkg:deb/debian/libssl3@3.0.11-1~deb12u2?distro=debian-12.4</purl>
+      <properties>
+        <property name="aquasecurity:trivy:SrcName">openssl</property>
+        <property name="aquasecurity:trivy:SrcVersion">3.0.11</property>
+        <property name="aquasecurity:trivy:SrcRelease">1~deb12u2</property>
+      </properties>
+    </component>
+    <component type="library"><name>plain</name></component>
+  </components>
+</bom>"#;
+        let bom = parse(doc).unwrap().unwrap();
+        let src = bom.components[0].source_package.clone().unwrap();
+        assert_eq!(
+            (src.name.as_str(), src.version.as_deref()),
+            ("openssl", Some("3.0.11-1~deb12u2"))
+        );
+        assert_eq!(bom.components[1].source_package, None);
+    }
+
+    #[test]
     fn components_of_an_xml_bom() {
         let doc = r#"<?xml version="1.0" encoding="UTF-8"?>
 <bom xmlns="http://cyclonedx.org/schema/bom/1.4" version="1">
