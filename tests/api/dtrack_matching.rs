@@ -567,3 +567,78 @@ async fn language_ecosystems_identity_forms_and_severity() {
     assert_eq!(v2, None);
     assert_eq!(v4_stored, Some((v4.to_string(), 8.7)));
 }
+
+#[tokio::test]
+async fn new_distribution_data_reaches_components_by_their_source_package() {
+    let dt = Dt::start().await;
+    let k = dt.key("Admins", &all()).await;
+    // The BOM comes first: nothing is known about its packages yet.
+    let project = upload(
+        &dt,
+        &k,
+        "early",
+        json!([
+            trivy(
+                "libssl3",
+                "3.0.11-1~deb12u2",
+                "pkg:deb/debian/libssl3@3.0.11-1~deb12u2?arch=amd64&distro=debian-12",
+                &[
+                    ("SrcName", "openssl"),
+                    ("SrcVersion", "3.0.11"),
+                    ("SrcRelease", "1~deb12u2")
+                ]
+            ),
+            lib(
+                "libcrypto3",
+                "3.0.8-r0",
+                "pkg:apk/alpine/libcrypto3@3.0.8-r0?distro=alpine-3.17.2&upstream=openssl"
+            ),
+        ]),
+    )
+    .await;
+    assert!(findings(&dt, &k, &project).await.0.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    write_records(
+        dir.path(),
+        &[
+            record(
+                "DEBIAN-CVE-2099-0101",
+                vec![affected("Debian:12", "openssl", fixed("3.0.11-1~deb12u3"))],
+            ),
+            record(
+                "ALPINE-CVE-2099-0102",
+                vec![affected("Alpine:v3.17", "openssl", fixed("3.0.12-r0"))],
+            ),
+            // The binary package's name is not what OSV names: no finding from it.
+            record(
+                "DEBIAN-CVE-2099-0103",
+                vec![affected("Debian:12", "libssl3", fixed("9.0-1"))],
+            ),
+        ],
+    );
+    let report = import_path(&dt.server.state, dir.path()).await.unwrap();
+    assert_eq!(report.projects_changed, 1, "{report:?}");
+    assert_eq!(
+        findings(&dt, &k, &project).await.0,
+        set(&[
+            "libssl3@3.0.11-1~deb12u2 DEBIAN-CVE-2099-0101",
+            "libcrypto3@3.0.8-r0 ALPINE-CVE-2099-0102",
+        ])
+    );
+    // A new BOM without the source properties: the binary name is looked up instead.
+    upload(
+        &dt,
+        &k,
+        "early",
+        json!([lib(
+            "libssl3",
+            "3.0.11-1~deb12u2",
+            "pkg:deb/debian/libssl3@3.0.11-1~deb12u2?arch=amd64&distro=debian-12"
+        )]),
+    )
+    .await;
+    assert_eq!(
+        findings(&dt, &k, &project).await.0,
+        set(&["libssl3@3.0.11-1~deb12u2 DEBIAN-CVE-2099-0103"])
+    );
+}
