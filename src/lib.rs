@@ -87,8 +87,9 @@
 //!   values), findings and analyses with their audit trail, policies and their evaluation,
 //!   metrics (collections aggregate their children) and badge facts, BOM acceptance and
 //!   import, exports and VEX import (`exchange`, `vex`; XML within `xml_bounds`, checked in
-//!   one linear pass before parsing), OSV data (`osv`: record reading,
-//!   package URLs, OSV's evaluation algorithm, streaming zip import, the internal analyzer) over
+//!   one linear pass before parsing), OSV data (`osv`: record reading and severity,
+//!   ecosystems, package URLs, distribution releases, OSV's evaluation algorithm, streaming
+//!   zip import, the internal analyzer) over
 //!   per-ecosystem version comparators (`versions`), and the per-process state (signing key,
 //!   system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
@@ -235,8 +236,8 @@
 //!   in `domain::messages`: `edit`, `fetch`, `flags`, `preview`, `receipts`, `report`,
 //!   `widgets`; in `domain::dtrack`: `bom`, `cyclonedx`, `cyclonedx_xml`, `findings`,
 //!   `identity`, `jwt`, `keys`, `policies`, `policy_eval`, `portfolio`, `state`, with
-//!   `osv::{record, purl, eval, matching, import, fetch}` and
-//!   `versions::{debian, maven, rubygems}`;
+//!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}` and
+//!   `versions::{debian, maven, rubygems, rpm, apk, packagist, semverlike}`;
 //! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `policies`,
 //!   `portfolio`, and `wire::input`, `wire::policy`;
 //! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
