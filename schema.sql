@@ -736,7 +736,7 @@ CREATE INDEX dt_components_project ON dt_components (project_id);
 
 -- Vulnerabilities and the components they affect. From OSV records: `cvss_v3_score`,
 -- `updated_ms` (last modification), `refs` (upstream's references, a Markdown list) and `cwes`
--- (CWE numbers, comma-separated), `cvss_v2_vector` and `cvss_v2_score`. A finding's `analyzer` is NONE (attributed by hand) or
+-- (CWE numbers, comma-separated). A finding's `analyzer` is NONE (attributed by hand) or
 -- INTERNAL_ANALYZER (OSV data).
 CREATE TABLE dt_vulnerabilities (
     id             INTEGER PRIMARY KEY,
@@ -754,8 +754,6 @@ CREATE TABLE dt_vulnerabilities (
     updated_ms     INTEGER,
     refs           TEXT,
     cwes           TEXT,
-    cvss_v2_vector TEXT,
-    cvss_v2_score  REAL,
     UNIQUE (source, vuln_id)
 );
 CREATE INDEX dt_vulnerabilities_vuln_id ON dt_vulnerabilities (vuln_id);
@@ -909,6 +907,23 @@ CREATE TABLE dt_component_packages (
 );
 CREATE INDEX dt_component_packages_package ON dt_component_packages (ecosystem, package);
 
+-- The source package a BOM names for an OS package (Trivy's `SrcName`, `SrcVersion`,
+-- `SrcRelease`, `SrcEpoch` properties): OSV's distribution records name source packages.
+CREATE TABLE dt_component_sources (
+    component_id INTEGER PRIMARY KEY REFERENCES dt_components (id) ON DELETE CASCADE,
+    name         TEXT NOT NULL,
+    version      TEXT
+);
+
+-- CVSS v2 and v4 vectors and scores of imported records (v3 is on `dt_vulnerabilities`).
+CREATE TABLE dt_vulnerability_cvss (
+    vulnerability_id INTEGER PRIMARY KEY REFERENCES dt_vulnerabilities (id) ON DELETE CASCADE,
+    v2_vector        TEXT,
+    v2_score         REAL,
+    v4_vector        TEXT,
+    v4_score         REAL
+);
+
 -- Matches the analyzer could not decide because a version did not parse: reported, never
 -- silently treated as not affected.
 CREATE TABLE dt_unknown_matches (
@@ -946,4 +961,4 @@ CREATE TABLE dt_epss_import (
     imported_ms   INTEGER NOT NULL
 );
 
-PRAGMA user_version = 21;
+PRAGMA user_version = 22;

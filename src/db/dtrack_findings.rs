@@ -12,9 +12,11 @@ use crate::model::dtrack::{Analysis, AnalysisComment, Finding, ProjectMetrics, V
 
 const VULN_COLS: &str = "v.id, v.uuid, v.vuln_id, v.source, v.severity, v.title, v.description,
     v.recommendation, v.cvss_v3_vector, v.created_ms, v.published_ms, v.cvss_v3_score,
-    v.updated_ms, v.refs, v.cwes, v.cvss_v2_vector, v.cvss_v2_score";
+    v.updated_ms, v.refs, v.cwes, vc.v2_vector, vc.v2_score, vc.v4_vector, vc.v4_score";
 /// How many columns [`VULN_COLS`] lists.
-const VULN_COLUMNS: usize = 17;
+const VULN_COLUMNS: usize = 19;
+/// The join [`VULN_COLS`] needs after `dt_vulnerabilities v`: CVSS v2 and v4, where imported.
+const VULN_JOIN: &str = "LEFT JOIN dt_vulnerability_cvss vc ON vc.vulnerability_id = v.id";
 
 /// CWE numbers stored comma-separated.
 fn cwe_list(s: Option<String>) -> Vec<i64> {
@@ -50,6 +52,8 @@ fn vuln_row(r: &Row<'_>) -> rusqlite::Result<Vulnerability> {
         cwes: cwe_list(r.get(14)?),
         cvss_v2_vector: r.get(15)?,
         cvss_v2_score: r.get(16)?,
+        cvss_v4_vector: r.get(17)?,
+        cvss_v4_score: r.get(18)?,
         aliases: Vec::new(),
     })
 }
@@ -58,8 +62,8 @@ pub fn insert_vulnerability(c: &Connection, v: &Vulnerability) -> Result<Vulnera
     c.execute(
         "INSERT INTO dt_vulnerabilities (uuid, vuln_id, source, severity, title, description,
              recommendation, cvss_v3_vector, created_ms, published_ms, cvss_v3_score,
-             updated_ms, refs, cwes, cvss_v2_vector, cvss_v2_score)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+             updated_ms, refs, cwes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         params![
             v.uuid,
             v.vuln_id,
@@ -74,9 +78,7 @@ pub fn insert_vulnerability(c: &Connection, v: &Vulnerability) -> Result<Vulnera
             v.cvss_v3_score,
             v.updated_ms,
             v.references,
-            cwe_text(&v.cwes),
-            v.cvss_v2_vector,
-            v.cvss_v2_score
+            cwe_text(&v.cwes)
         ],
     )?;
     Ok(VulnerabilityId(c.last_insert_rowid()))
@@ -87,8 +89,7 @@ pub fn update_vulnerability(c: &Connection, id: VulnerabilityId, v: &Vulnerabili
     c.execute(
         "UPDATE dt_vulnerabilities SET severity = ?2, title = ?3, description = ?4,
              recommendation = ?5, cvss_v3_vector = ?6, created_ms = ?7, published_ms = ?8,
-             cvss_v3_score = ?9, updated_ms = ?10, refs = ?11, cwes = ?12,
-             cvss_v2_vector = ?13, cvss_v2_score = ?14
+             cvss_v3_score = ?9, updated_ms = ?10, refs = ?11, cwes = ?12
          WHERE id = ?1",
         params![
             id.0,
@@ -102,9 +103,7 @@ pub fn update_vulnerability(c: &Connection, id: VulnerabilityId, v: &Vulnerabili
             v.cvss_v3_score,
             v.updated_ms,
             v.references,
-            cwe_text(&v.cwes),
-            v.cvss_v2_vector,
-            v.cvss_v2_score
+            cwe_text(&v.cwes)
         ],
     )?;
     Ok(())
@@ -130,7 +129,7 @@ pub fn vulnerability_by_key(
     vuln_id: &str,
 ) -> Result<Option<Vulnerability>> {
     let sql = format!(
-        "SELECT {VULN_COLS} FROM dt_vulnerabilities v WHERE v.source = ?1 AND v.vuln_id = ?2"
+        "SELECT {VULN_COLS} FROM dt_vulnerabilities v {VULN_JOIN} WHERE v.source = ?1 AND v.vuln_id = ?2"
     );
     let found = c
         .prepare_cached(&sql)?
@@ -195,7 +194,7 @@ pub fn vulnerabilities(
         ))?
         .query_row(params![pattern], |r| r.get(0))?;
     let sql = format!(
-        "SELECT {VULN_COLS} FROM dt_vulnerabilities v WHERE {filter}
+        "SELECT {VULN_COLS} FROM dt_vulnerabilities v {VULN_JOIN} WHERE {filter}
          ORDER BY v.vuln_id, v.source LIMIT ?2 OFFSET ?3"
     );
     let mut st = c.prepare_cached(&sql)?;
@@ -220,7 +219,7 @@ pub fn affected_projects(c: &Connection, vuln: VulnerabilityId) -> Result<Vec<Pr
 
 /// A vulnerability by UUID, with its aliases.
 pub fn vulnerability_by_uuid(c: &Connection, uuid: &str) -> Result<Option<Vulnerability>> {
-    let sql = format!("SELECT {VULN_COLS} FROM dt_vulnerabilities v WHERE v.uuid = ?1");
+    let sql = format!("SELECT {VULN_COLS} FROM dt_vulnerabilities v {VULN_JOIN} WHERE v.uuid = ?1");
     let found = c
         .prepare_cached(&sql)?
         .query_row([uuid], vuln_row)
@@ -338,7 +337,7 @@ pub fn findings_page(c: &Connection, f: &FindingFilter) -> Result<(Vec<Finding>,
     let sql = format!(
         "SELECT {VULN_COLS}, {}, cv.attributed_on_ms, cv.analyzer, a.state,
              coalesce(a.suppressed, 0), a.details, e.score, e.percentile
-         {from} {epss} WHERE {filter}
+         {from} {VULN_JOIN} {epss} WHERE {filter}
          ORDER BY p.name, p.version, c.name, c.version, v.vuln_id, c.id, v.id
          LIMIT ?9 OFFSET ?10",
         ComponentCols::Full.select("c", "p")

@@ -283,6 +283,10 @@ pub fn vulnerability(v: &Vulnerability) -> Value {
     if let Some(s) = v.cvss_v3_score {
         m.insert("cvssV3BaseScore".into(), Value::from(s));
     }
+    opt(&mut m, "cvssV4Vector", &v.cvss_v4_vector);
+    if let Some(s) = v.cvss_v4_score {
+        m.insert("cvssV4Score".into(), Value::from(s));
+    }
     opt(&mut m, "references", &v.references);
     if let Some(t) = v.created_ms {
         m.insert("created".into(), Value::from(t));

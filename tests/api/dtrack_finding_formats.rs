@@ -15,8 +15,8 @@ use outpost::domain::dtrack::osv::import::import_path;
 
 use crate::support::dtrack::{Dt, Key, all, b64, text, wait_done};
 
-/// Two copies of one vulnerability that alias each other (GitHub's and PyPI's), and an
-/// unrelated one with a CVSS v2 vector only.
+/// Two copies of one vulnerability that alias each other (GitHub's and PyPI's, the latter
+/// with a CVSS v4 vector), and an unrelated one with a CVSS v2 vector only.
 fn write_records(dir: &Path) {
     let ghsa = json!({
         "id": "GHSA-acme-0101-dupe", "modified": "2025-03-01T00:00:00Z",
@@ -35,6 +35,8 @@ fn write_records(dir: &Path) {
         "id": "PYSEC-2099-101", "modified": "2025-03-01T00:00:00Z",
         "aliases": ["CVE-2099-2001", "GHSA-acme-0101-dupe"],
         "details": "Unescaped labels.",
+        "severity": [{"type": "CVSS_V4",
+            "score": "CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:P/VC:L/VI:L/VA:N/SC:N/SI:N/SA:N"}],
         "affected": [{"package": {"ecosystem": "PyPI", "name": "acme-forms"},
             "ranges": [{"type": "ECOSYSTEM", "events": [{"introduced": "0"}, {"fixed": "2.0"}]}]}]
     });
@@ -169,6 +171,18 @@ async fn findings_carry_aliases_references_cwes_cvss_and_epss() {
         (&json!("HIGH"), &json!(7.5))
     );
     assert_eq!(old["aliases"], json!([]));
+    assert!(old.get("cvssV4Score").is_none());
+    // CVSS v4 where the record has it, and the severity it ranks.
+    let py = &by_id(&r.body, "PYSEC-2099-101")["vulnerability"];
+    assert_eq!(
+        py["cvssV4Vector"],
+        "CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:P/VC:L/VI:L/VA:N/SC:N/SI:N/SA:N"
+    );
+    assert_eq!(
+        (&py["cvssV4Score"], &py["severity"]),
+        (&json!(5.3), &json!("MEDIUM")),
+        "{py}"
+    );
 
     // The vulnerability itself shows CVSS v2 and named CWEs too.
     let r =

@@ -6,7 +6,6 @@
 //! [`crate::model::dtrack`]. Must not touch HTTP types.
 
 pub mod bom;
-pub mod cvss_v2;
 pub mod cwe;
 pub mod cyclonedx;
 pub mod cyclonedx_xml;

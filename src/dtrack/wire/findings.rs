@@ -120,7 +120,10 @@ struct FVulnerability<'a> {
     cvss_v3_base_score: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cvss_v3_vector: Option<&'a str>,
-    // `cvssV4Score` and `cvssV4Vector` belong here once vulnerabilities carry CVSS v4.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cvss_v4_score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cvss_v4_vector: Option<&'a str>,
     severity: &'a str,
     severity_rank: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -202,6 +205,8 @@ fn finding_of(f: &Finding, with_detail: bool) -> FFinding<'_> {
             cvss_v2_vector: v.cvss_v2_vector.as_deref(),
             cvss_v3_base_score: v.cvss_v3_score,
             cvss_v3_vector: v.cvss_v3_vector.as_deref(),
+            cvss_v4_score: v.cvss_v4_score,
+            cvss_v4_vector: v.cvss_v4_vector.as_deref(),
             severity,
             severity_rank: severity_rank(severity),
             epss_score: f.epss.map(|e| e.0),

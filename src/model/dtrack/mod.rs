@@ -245,6 +245,16 @@ pub struct Component {
     pub sha256: Option<String>,
     pub sha512: Option<String>,
     pub is_internal: bool,
+    /// The source package a BOM names for an OS package (Trivy's `SrcName` properties), kept
+    /// for the internal analyzer; not part of upstream's component JSON.
+    pub source_package: Option<SourcePackage>,
+}
+
+/// A binary package's source package: name and version (`[epoch:]version[-release]`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct SourcePackage {
+    pub name: String,
+    pub version: Option<String>,
 }
 
 impl Component {
@@ -267,9 +277,11 @@ pub struct Vulnerability {
     pub created_ms: Option<i64>,
     pub published_ms: Option<i64>,
     pub cvss_v3_score: Option<f64>,
+    /// CVSS v2 and v4 come from `dt_vulnerability_cvss` (imported records only).
     pub cvss_v2_vector: Option<String>,
     pub cvss_v2_score: Option<f64>,
-    // CVSS v4 (vector, score) go here, beside v2 and v3.
+    pub cvss_v4_vector: Option<String>,
+    pub cvss_v4_score: Option<f64>,
     pub updated_ms: Option<i64>,
     /// Upstream's Markdown list of reference links.
     pub references: Option<String>,

@@ -1,8 +1,4 @@
--- Upgrade 20 -> 21: what findings show beside the OSV data, and EPSS scores.
-
--- A vulnerability's CVSS v2 vector and base score (from OSV `CVSS_V2` severities).
-ALTER TABLE dt_vulnerabilities ADD COLUMN cvss_v2_vector TEXT;
-ALTER TABLE dt_vulnerabilities ADD COLUMN cvss_v2_score REAL;
+-- Upgrade 21 -> 22: EPSS scores for findings (CVSS v2 and v4 are in `dt_vulnerability_cvss`).
 
 -- EPSS scores by CVE id, from `outpost dtrack import-epss`: `score_date` is the date of the file
 -- a row last came from, so rows a newer file no longer lists can be dropped.
