@@ -288,10 +288,11 @@ async fn metrics_count_aliases_of_one_vulnerability_once() {
     assert_eq!(r.body["components"], 3);
 }
 
-/// The structure SARIF 2.1.0's schema requires of what upstream's log holds: `version` and
-/// `runs`; each run's `tool.driver.name`; each rule's `id`; each result's `message.text`,
-/// with `level` one of the schema's values and `ruleId` naming a rule.
+/// A valid SARIF 2.1.0 log (the vendored schema) as upstream's holds it: one run; each result's
+/// `level` one of the schema's values, `ruleId` naming a rule, string properties, and the
+/// component's package URL as its logical location.
 fn check_sarif(log: &Value) {
+    crate::sarif_schema::assert_valid(log);
     assert_eq!(log["version"], "2.1.0");
     let runs = log["runs"].as_array().expect("runs");
     assert_eq!(runs.len(), 1);
@@ -311,6 +312,134 @@ fn check_sarif(log: &Value) {
         }
         let loc = &r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"];
         assert!(loc.as_str().unwrap().starts_with("pkg:pypi/"), "{r}");
+    }
+}
+
+/// The Finding Packaging Format 1.4 as upstream documents it: `version`, `meta`, `project` and
+/// `findings`, each finding upstream's `Finding` (component, vulnerability, analysis,
+/// attribution) with its `matrix`; no key outside the documented ones.
+fn check_fpf(doc: &Value, project: &str) {
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let within = |v: &Value, allowed: &[&str], what: &str| {
+        for k in keys(v) {
+            assert!(
+                allowed.contains(&k.as_str()),
+                "{what} has an undocumented key {k}"
+            );
+        }
+    };
+    within(
+        doc,
+        &["version", "meta", "project", "findings"],
+        "the document",
+    );
+    assert_eq!(doc["version"], "1.4");
+    within(
+        &doc["meta"],
+        &["application", "version", "timestamp", "baseUrl"],
+        "meta",
+    );
+    for k in ["application", "version", "timestamp"] {
+        assert!(doc["meta"][k].is_string(), "meta.{k}");
+    }
+    within(
+        &doc["project"],
+        &["uuid", "name", "version", "description", "purl", "cpe"],
+        "project",
+    );
+    assert_eq!(doc["project"]["uuid"], project);
+    for f in doc["findings"].as_array().unwrap() {
+        within(
+            f,
+            &[
+                "component",
+                "vulnerability",
+                "analysis",
+                "attribution",
+                "matrix",
+            ],
+            "a finding",
+        );
+        let c = &f["component"];
+        within(
+            c,
+            &[
+                "uuid",
+                "name",
+                "group",
+                "version",
+                "scope",
+                "purl",
+                "cpe",
+                "project",
+                "latestVersion",
+                // The `Finding` bean's project name and version, as its listings show them.
+                "projectName",
+                "projectVersion",
+            ],
+            "component",
+        );
+        let v = &f["vulnerability"];
+        within(
+            v,
+            &[
+                "uuid",
+                "source",
+                "vulnId",
+                "title",
+                "subtitle",
+                "description",
+                "recommendation",
+                "cvssV2BaseScore",
+                "cvssV2Vector",
+                "cvssV3BaseScore",
+                "cvssV3Vector",
+                "cvssV4Score",
+                "cvssV4Vector",
+                "owaspLikelihoodScore",
+                "owaspTechnicalImpactScore",
+                "owaspBusinessImpactScore",
+                "owaspRRVector",
+                "severity",
+                "severityRank",
+                "epssScore",
+                "epssPercentile",
+                "cweId",
+                "cweName",
+                "cwes",
+                "references",
+                "published",
+                "aliases",
+            ],
+            "vulnerability",
+        );
+        let ranks = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO", "UNASSIGNED"];
+        let rank = ranks.iter().position(|r| v["severity"] == *r).unwrap();
+        assert_eq!(v["severityRank"], rank, "{v}");
+        within(
+            &f["analysis"],
+            &["state", "isSuppressed", "detail"],
+            "analysis",
+        );
+        assert!(f["analysis"]["isSuppressed"].is_boolean());
+        within(
+            &f["attribution"],
+            &[
+                "analyzerIdentity",
+                "attributedOn",
+                "alternateIdentifier",
+                "referenceUrl",
+            ],
+            "attribution",
+        );
+        assert_eq!(
+            f["matrix"],
+            format!(
+                "{project}:{}:{}",
+                c["uuid"].as_str().unwrap(),
+                v["uuid"].as_str().unwrap()
+            )
+        );
     }
 }
 
@@ -403,7 +532,7 @@ async fn sarif_and_fpf_documents() {
         r.headers["content-disposition"],
         format!("inline; filename=findings-{}.fpf", s.project).as_str()
     );
-    assert_eq!(r.body["version"], "1.4");
+    check_fpf(&r.body, &s.project);
     assert_eq!(r.body["meta"]["application"], "Dependency-Track");
     assert!(r.body["meta"]["timestamp"].as_str().unwrap().ends_with('Z'));
     assert_eq!(

@@ -6,6 +6,7 @@
 //! (`dtrack_*` for `src/dtrack/`); `bad_input`, `conventions`, `mobile_app` and `security_*`
 //! cut across areas.
 
+mod sarif_schema;
 mod scheduled;
 mod schema;
 mod schema_upgrades;
