@@ -177,16 +177,19 @@ impl<V: Clone> Cache<V> {
 /// Bytes kept by a [`ByteCache`] in all; an answer larger than a quarter of it is not kept.
 const BYTE_CACHE_LIMIT: usize = 64 * 1024 * 1024;
 
+/// A rendered answer and the count it shows.
+type Rendered = (Arc<Vec<u8>>, usize);
+
 /// Rendered answers valid for one generation, bounded by their total size.
 #[derive(Default)]
 pub struct ByteCache {
     /// (generation, entries, bytes held).
-    inner: std::sync::Mutex<(u64, HashMap<String, (Arc<Vec<u8>>, usize)>, usize)>,
+    inner: std::sync::Mutex<(u64, HashMap<String, Rendered>, usize)>,
 }
 
 impl ByteCache {
     /// The answer and its count for `key` if stored under generation `current`.
-    pub fn get(&self, key: &str, current: u64) -> Option<(Arc<Vec<u8>>, usize)> {
+    pub fn get(&self, key: &str, current: u64) -> Option<Rendered> {
         let g = self.inner.lock().ok()?;
         if g.0 != current {
             return None;
