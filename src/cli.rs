@@ -1,5 +1,5 @@
 //! The `outpost` command line: `serve`, `check-config`, `create-user`,
-//! `dtrack create-team`, `dtrack import-osv`, `dtrack unknown-matches`, `backup`,
+//! `dtrack create-team`, `dtrack import-osv`, `dtrack import-epss`, `dtrack unknown-matches`, `backup`,
 //! `restore`.
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
@@ -118,6 +118,18 @@ enum DtrackCommand {
         #[arg(long)]
         config: Option<PathBuf>,
         /// A zip, a .json file, or a directory of .zip and .json files.
+        #[arg(long = "from")]
+        from: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Import EPSS scores from the CSV FIRST publishes (`epss_scores-YYYY-MM-DD.csv.gz`, gzip
+    /// or plain); findings then show them. Importing the same file again changes nothing.
+    ImportEpss {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The CSV file, gzip-compressed or not.
         #[arg(long = "from")]
         from: PathBuf,
         /// Print the report as JSON.
@@ -331,6 +343,52 @@ fn run(command: Command) -> Result<(), String> {
                         "  … and {} more\n",
                         report.problem_count - report.problems.len()
                     ));
+                }
+                write!(out, "{text}")
+            };
+            written.map_err(|e| format!("cannot write the result: {e}"))
+        }
+        Command::Dtrack {
+            command: DtrackCommand::ImportEpss { config, from, json },
+        } => {
+            let cfg = load(config.as_ref())?;
+            init_logging(&cfg);
+            let r = runtime()?.block_on(async {
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                crate::domain::dtrack::epss::import_file(&core, &from)
+                    .await
+                    .map_err(|e| describe(&e))
+            })?;
+            let mut out = std::io::stdout().lock();
+            let written = if json {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({
+                        "model_version": r.model_version,
+                        "score_date": r.score_date,
+                        "unchanged": r.unchanged,
+                        "rows": r.rows,
+                        "changed": r.changed,
+                        "dropped": r.dropped,
+                        "problem_count": r.problem_count,
+                        "problems": r.problems,
+                    })
+                )
+            } else if r.unchanged {
+                writeln!(
+                    out,
+                    "model {} scores of {} were already imported: nothing changed",
+                    r.model_version, r.score_date
+                )
+            } else {
+                let mut text = format!(
+                    "model: {}\nscore date: {}\nrows: {}\nnew or changed: {}\ndropped: {}\n\
+                     problems: {}\n",
+                    r.model_version, r.score_date, r.rows, r.changed, r.dropped, r.problem_count
+                );
+                for p in &r.problems {
+                    text.push_str(&format!("  {p}\n"));
                 }
                 write!(out, "{text}")
             };

@@ -50,7 +50,7 @@
 //!   (with the web client's files, `web::assets`), startup and shutdown, and
 //!   `app::tasks`, the one list of background tasks (`tasks::spawn`) with the timer tasks.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
-//!   `dtrack create-team`, `backup`, `restore`); [`restore`] does the file work of
+//!   `dtrack create-team`, `dtrack import-osv`, `dtrack import-epss`, `backup`, `restore`); [`restore`] does the file work of
 //!   `outpost restore` (checks in `db::migrate::verify_restorable`), and [`data_lock`] is the
 //!   data directory's lock a running server holds.
 //! - [`config`]: the typed `Config` and its defaults (`config/mod.rs`); `config::load` turns
@@ -229,17 +229,18 @@
 //!   database, for checks that a request changed nothing), `groups`, `message_mentions`,
 //!   `profile_fields`, `read_receipts`, `realm_emoji`, `realm_settings`, `scheduled`, `settings`,
 //!   `submessages`, `unreads`, `user_records`, and Dependency-Track's `dtrack_bom`,
-//!   `dtrack_clone`, `dtrack_findings`, `dtrack_identity`, `dtrack_osv`, `dtrack_policies`,
+//!   `dtrack_clone`, `dtrack_epss`, `dtrack_findings`, `dtrack_identity`, `dtrack_osv`, `dtrack_policies`,
 //!   `dtrack_portfolio`, `dtrack_projects`;
 //! - in `domain`: `channel_folders`, `credentials` (the user cache and the login limiter),
 //!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
 //!   in `domain::messages`: `edit`, `fetch`, `flags`, `preview`, `receipts`, `report`,
-//!   `widgets`; in `domain::dtrack`: `bom`, `cyclonedx`, `cyclonedx_xml`, `findings`,
+//!   `widgets`; in `domain::dtrack`: `bom`, `cwe`, `cyclonedx`, `cyclonedx_xml`,
+//!   `epss` (`outpost dtrack import-epss`), `findings`,
 //!   `identity`, `jwt`, `keys`, `policies`, `policy_eval`, `portfolio`, `state`, with
 //!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}` and
 //!   `versions::{debian, maven, rubygems, rpm, apk, packagist, semverlike}`;
 //! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `policies`,
-//!   `portfolio`, and `wire::input`, `wire::policy`;
+//!   `portfolio`, and `wire::input`, `wire::policy`, `wire::findings` (findings, SARIF, FPF);
 //! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
 //!   `scheduled`, `webhooks::payload`, `delivery::{folders, groups, scheduled}` and
 //!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled, user_events}`;

@@ -12,9 +12,11 @@ use crate::model::dtrack::{Analysis, AnalysisComment, Finding, ProjectMetrics, V
 
 const VULN_COLS: &str = "v.id, v.uuid, v.vuln_id, v.source, v.severity, v.title, v.description,
     v.recommendation, v.cvss_v3_vector, v.created_ms, v.published_ms, v.cvss_v3_score,
-    v.updated_ms, v.refs, v.cwes";
+    v.updated_ms, v.refs, v.cwes, vc.v2_vector, vc.v2_score, vc.v4_vector, vc.v4_score";
 /// How many columns [`VULN_COLS`] lists.
-const VULN_COLUMNS: usize = 15;
+const VULN_COLUMNS: usize = 19;
+/// The join [`VULN_COLS`] needs after `dt_vulnerabilities v`: CVSS v2 and v4, where imported.
+const VULN_JOIN: &str = "LEFT JOIN dt_vulnerability_cvss vc ON vc.vulnerability_id = v.id";
 
 /// CWE numbers stored comma-separated.
 fn cwe_list(s: Option<String>) -> Vec<i64> {
@@ -48,6 +50,10 @@ fn vuln_row(r: &Row<'_>) -> rusqlite::Result<Vulnerability> {
         updated_ms: r.get(12)?,
         references: r.get(13)?,
         cwes: cwe_list(r.get(14)?),
+        cvss_v2_vector: r.get(15)?,
+        cvss_v2_score: r.get(16)?,
+        cvss_v4_vector: r.get(17)?,
+        cvss_v4_score: r.get(18)?,
         aliases: Vec::new(),
     })
 }
@@ -123,7 +129,7 @@ pub fn vulnerability_by_key(
     vuln_id: &str,
 ) -> Result<Option<Vulnerability>> {
     let sql = format!(
-        "SELECT {VULN_COLS} FROM dt_vulnerabilities v WHERE v.source = ?1 AND v.vuln_id = ?2"
+        "SELECT {VULN_COLS} FROM dt_vulnerabilities v {VULN_JOIN} WHERE v.source = ?1 AND v.vuln_id = ?2"
     );
     let found = c
         .prepare_cached(&sql)?
@@ -188,7 +194,7 @@ pub fn vulnerabilities(
         ))?
         .query_row(params![pattern], |r| r.get(0))?;
     let sql = format!(
-        "SELECT {VULN_COLS} FROM dt_vulnerabilities v WHERE {filter}
+        "SELECT {VULN_COLS} FROM dt_vulnerabilities v {VULN_JOIN} WHERE {filter}
          ORDER BY v.vuln_id, v.source LIMIT ?2 OFFSET ?3"
     );
     let mut st = c.prepare_cached(&sql)?;
@@ -211,11 +217,20 @@ pub fn affected_projects(c: &Connection, vuln: VulnerabilityId) -> Result<Vec<Pr
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// A vulnerability by UUID, with its aliases.
 pub fn vulnerability_by_uuid(c: &Connection, uuid: &str) -> Result<Option<Vulnerability>> {
-    let sql = format!("SELECT {VULN_COLS} FROM dt_vulnerabilities v WHERE v.uuid = ?1");
-    Ok(c.prepare_cached(&sql)?
+    let sql = format!("SELECT {VULN_COLS} FROM dt_vulnerabilities v {VULN_JOIN} WHERE v.uuid = ?1");
+    let found = c
+        .prepare_cached(&sql)?
         .query_row([uuid], vuln_row)
-        .optional()?)
+        .optional()?;
+    match found {
+        Some(mut v) => {
+            v.aliases = aliases(c, v.vulnerability_id())?;
+            Ok(Some(v))
+        }
+        None => Ok(None),
+    }
 }
 
 pub fn vulnerability_exists(c: &Connection, source: &str, vuln_id: &str) -> Result<bool> {
@@ -303,6 +318,10 @@ pub fn findings_page(c: &Connection, f: &FindingFilter) -> Result<(Vec<Finding>,
          JOIN dt_projects p ON p.id = c.project_id
          JOIN dt_vulnerabilities v ON v.id = cv.vulnerability_id
          LEFT JOIN dt_analyses a ON a.component_id = c.id AND a.vulnerability_id = v.id";
+    // EPSS of the vulnerability's own CVE id, else of its first CVE alias.
+    let epss = "LEFT JOIN dt_epss e ON e.cve_id = CASE WHEN v.vuln_id LIKE 'CVE-%'
+             THEN v.vuln_id ELSE (SELECT min(x.alias) FROM dt_vulnerability_aliases x
+                 WHERE x.vulnerability_id = v.id AND x.alias LIKE 'CVE-%') END";
     let args = params![
         f.project.map(|p| p.0),
         f.suppressed,
@@ -317,8 +336,8 @@ pub fn findings_page(c: &Connection, f: &FindingFilter) -> Result<(Vec<Finding>,
     ];
     let sql = format!(
         "SELECT {VULN_COLS}, {}, cv.attributed_on_ms, cv.analyzer, a.state,
-             coalesce(a.suppressed, 0)
-         {from} WHERE {filter}
+             coalesce(a.suppressed, 0), a.details, e.score, e.percentile
+         {from} {VULN_JOIN} {epss} WHERE {filter}
          ORDER BY p.name, p.version, c.name, c.version, v.vuln_id, c.id, v.id
          LIMIT ?9 OFFSET ?10",
         ComponentCols::Full.select("c", "p")
@@ -335,9 +354,24 @@ pub fn findings_page(c: &Connection, f: &FindingFilter) -> Result<(Vec<Finding>,
             analyzer: r.get(own + 1)?,
             state: r.get(own + 2)?,
             suppressed: r.get(own + 3)?,
+            details: r.get(own + 4)?,
+            epss: match (r.get(own + 5)?, r.get(own + 6)?) {
+                (Some(s), Some(p)) => Some((s, p)),
+                _ => None,
+            },
         })
     })?;
-    let found: Vec<Finding> = rows.collect::<rusqlite::Result<_>>()?;
+    let mut found: Vec<Finding> = rows.collect::<rusqlite::Result<_>>()?;
+    // Each vulnerability's aliases, read once however many components it affects.
+    let mut seen: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
+    for f in &mut found {
+        let id = f.vulnerability.vulnerability_id();
+        let list = match seen.entry(id.0) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(aliases(c, id)?),
+        };
+        f.vulnerability.aliases = list.clone();
+    }
     // Without paging the rows are the total.
     let total = if f.limit.is_none() && f.offset == 0 {
         found.len() as i64
@@ -524,4 +558,68 @@ pub fn component_count(c: &Connection, project: ProjectId) -> Result<i64> {
         [project.0],
         |r| r.get(0),
     )?)
+}
+
+/// A project's findings counted for its metrics in one grouped query: (suppressed, and of
+/// the unsuppressed ones: total, audited, vulnerable components, critical, high, medium, low
+/// (with INFO), unassigned). Within one component, a finding whose vulnerability is an alias
+/// of an earlier one's (by id) counts once, as upstream's metrics skip aliases already seen.
+pub fn finding_counts(c: &Connection, project: ProjectId) -> Result<FindingCounts> {
+    let suppressed: i64 = c
+        .prepare_cached(
+            "SELECT count(*) FROM dt_component_vulnerabilities cv
+             JOIN dt_components c ON c.id = cv.component_id
+             JOIN dt_analyses a ON a.component_id = cv.component_id
+                 AND a.vulnerability_id = cv.vulnerability_id
+             WHERE c.project_id = ?1 AND a.suppressed = 1",
+        )?
+        .query_row([project.0], |r| r.get(0))?;
+    let sql = "WITH f AS (
+            SELECT cv.component_id AS comp, v.id AS vid, v.vuln_id AS vuln_id,
+                coalesce(v.severity, 'UNASSIGNED') AS sev, coalesce(a.state, 'NOT_SET') AS state
+            FROM dt_component_vulnerabilities cv
+            JOIN dt_components c ON c.id = cv.component_id
+            JOIN dt_vulnerabilities v ON v.id = cv.vulnerability_id
+            LEFT JOIN dt_analyses a ON a.component_id = cv.component_id
+                AND a.vulnerability_id = cv.vulnerability_id
+            WHERE c.project_id = ?1 AND coalesce(a.suppressed, 0) = 0)
+        SELECT count(*), coalesce(sum(state NOT IN ('NOT_SET', 'IN_TRIAGE')), 0),
+            count(DISTINCT comp),
+            coalesce(sum(sev = 'CRITICAL'), 0), coalesce(sum(sev = 'HIGH'), 0),
+            coalesce(sum(sev = 'MEDIUM'), 0), coalesce(sum(sev IN ('LOW', 'INFO')), 0),
+            coalesce(sum(sev NOT IN ('CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO')), 0)
+        FROM f WHERE NOT EXISTS (
+            SELECT 1 FROM f g WHERE g.comp = f.comp AND g.vid < f.vid AND (
+                EXISTS (SELECT 1 FROM dt_vulnerability_aliases x
+                        WHERE x.vulnerability_id = g.vid AND x.alias = f.vuln_id)
+                OR EXISTS (SELECT 1 FROM dt_vulnerability_aliases x
+                        WHERE x.vulnerability_id = f.vid AND x.alias = g.vuln_id)))";
+    let counts = c.prepare_cached(sql)?.query_row([project.0], |r| {
+        Ok(FindingCounts {
+            suppressed,
+            total: r.get(0)?,
+            audited: r.get(1)?,
+            vulnerable_components: r.get(2)?,
+            critical: r.get(3)?,
+            high: r.get(4)?,
+            medium: r.get(5)?,
+            low: r.get(6)?,
+            unassigned: r.get(7)?,
+        })
+    })?;
+    Ok(counts)
+}
+
+/// What [`finding_counts`] counts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FindingCounts {
+    pub suppressed: i64,
+    pub total: i64,
+    pub audited: i64,
+    pub vulnerable_components: i64,
+    pub critical: i64,
+    pub high: i64,
+    pub medium: i64,
+    pub low: i64,
+    pub unassigned: i64,
 }

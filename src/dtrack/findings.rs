@@ -5,6 +5,7 @@
 //! Must not contain SQL or domain rules.
 
 use hyper::StatusCode;
+use hyper::header::HeaderValue;
 use serde_json::Value;
 
 use crate::db::dtrack_findings::FindingFilter;
@@ -12,13 +13,13 @@ use crate::domain::Core;
 use crate::domain::dtrack::findings::{self as domain, AnalysisChange};
 use crate::domain::dtrack::osv::matching;
 use crate::error::Error;
-use crate::http;
+use crate::http::{self, Request, Response};
 use crate::model::dtrack::{Principal, Vulnerability};
 
 use super::params::{
     Query, check_name, check_printable, is_uuid, json_body, printable, trimmed, valid_uuids,
 };
-use super::respond::{Fail, Out, Violation, json, json_list};
+use super::respond::{DT_VERSION, Fail, Out, Violation, json, json_list, total_count};
 use super::wire;
 
 /// # `PUT /api/v1/vulnerability`
@@ -101,16 +102,88 @@ fn source_param(q: &Query) -> Result<Option<String>, Fail> {
     }
 }
 
+/// The SARIF media type; asked for by an `Accept` header that contains it, as upstream.
+const SARIF: &str = "application/sarif+json";
+
+/// A document answered with a `Content-Disposition` naming its file.
+fn named(media: &'static str, bytes: impl Into<bytes::Bytes>, disposition: &str) -> Response {
+    let mut res = http::with_body(StatusCode::OK, media, bytes);
+    if let Ok(v) = HeaderValue::from_str(disposition) {
+        res.headers_mut().insert("content-disposition", v);
+    }
+    res
+}
+
 /// # `GET /api/v1/finding/project/{uuid}`
 ///
 /// `suppressed` (bool) includes suppressed findings; `source` keeps one vulnerability source
-/// (400 for an unknown one); `X-Total-Count`.
-pub async fn get_findings(state: &Core, who: &Principal, uuid: &str, q: &Query) -> Out {
+/// (400 for an unknown one); `X-Total-Count`. With an `Accept` header containing
+/// `application/sarif+json`, the SARIF 2.1.0 log instead, as the attachment
+/// `findings-<uuid>.sarif`.
+pub async fn get_findings(
+    state: &Core,
+    who: &Principal,
+    uuid: &str,
+    q: &Query,
+    req: &Request,
+) -> Out {
     valid_uuids(&[(uuid, "getFindingsByProject.arg0")])?;
     let source = source_param(q)?;
-    let fs = domain::findings(state, who, uuid, q.flag("suppressed"), source).await?;
-    let body: Vec<Value> = fs.iter().map(wire::finding).collect();
-    Ok(json_list(&body, fs.len() as i64))
+    let suppressed = q.flag("suppressed");
+    let sarif = req
+        .header("accept")
+        .is_some_and(|a| a.to_ascii_lowercase().contains(SARIF));
+    if sarif {
+        let (bytes, _) =
+            domain::findings_rendered(state, who, uuid, suppressed, source, "sarif", sarif_log)
+                .await?;
+        let disposition = format!("attachment; filename=\"findings-{uuid}.sarif\"");
+        return Ok(named(SARIF, shared(bytes), &disposition));
+    }
+    let (bytes, total) = domain::findings_rendered(
+        state,
+        who,
+        uuid,
+        suppressed,
+        source,
+        "json",
+        wire::findings::findings_json,
+    )
+    .await?;
+    Ok(total_count(
+        http::with_body(StatusCode::OK, "application/json", shared(bytes)),
+        total as i64,
+    ))
+}
+
+/// A cached answer as a body, without copying it.
+fn shared(bytes: std::sync::Arc<Vec<u8>>) -> bytes::Bytes {
+    struct Owner(std::sync::Arc<Vec<u8>>);
+    impl AsRef<[u8]> for Owner {
+        fn as_ref(&self) -> &[u8] {
+            &self.0
+        }
+    }
+    bytes::Bytes::from_owner(Owner(bytes))
+}
+
+fn sarif_log(fs: &[crate::model::dtrack::Finding]) -> Vec<u8> {
+    wire::findings::sarif(fs, DT_VERSION)
+}
+
+/// # `GET /api/v1/finding/project/{uuid}/export`
+///
+/// The project's unsuppressed findings in the Finding Packaging Format 1.4 (DefectDojo's
+/// import), `Content-Disposition: inline; filename=findings-<uuid>.fpf`.
+pub async fn export_findings(state: &Core, who: &Principal, uuid: &str) -> Out {
+    valid_uuids(&[(uuid, "exportFindingsByProject.arg0")])?;
+    let timestamp = crate::time::rfc3339_utc(crate::time::now_secs());
+    let bytes = domain::findings(state, who, uuid, false, None, move |p, fs| {
+        wire::findings::fpf(p, fs, DT_VERSION, &timestamp)
+    })
+    .await?;
+    let disposition = format!("inline; filename=findings-{uuid}.fpf");
+    Ok(named("application/json", bytes, &disposition))
 }
 
 /// A comma-separated list of upper-case names, each one of `allowed` (else 400).
@@ -171,9 +244,12 @@ pub async fn get_all_findings(state: &Core, who: &Principal, q: &Query) -> Out {
         limit: page.limit,
         ..FindingFilter::default()
     };
-    let (fs, total) = domain::portfolio_findings(state, who, filter).await?;
-    let body: Vec<Value> = fs.iter().map(wire::finding).collect();
-    Ok(json_list(&body, total))
+    let (bytes, total) =
+        domain::portfolio_findings(state, who, filter, wire::findings::findings_json).await?;
+    Ok(total_count(
+        http::with_body(StatusCode::OK, "application/json", bytes),
+        total,
+    ))
 }
 
 /// # `POST /api/v1/finding/project/{uuid}/analyze`
@@ -283,8 +359,8 @@ fn pattern(field: &str, value: &Option<String>, ok: bool, msg: &str, out: &mut V
 /// # `PUT /api/v1/analysis`
 ///
 /// Creates or updates an analysis; absent enums reset to `NOT_SET`; appends the audit trail
-/// (`Analysis: OLD → NEW`, …) and the comment. 200 Analysis; plain-text 400 without a
-/// `project` (upstream crashes). 404 for a component outside
+/// (`Analysis: OLD → NEW`, …) and the comment. 200 Analysis; without a `project` the
+/// component's own project is used (upstream crashes). 404 for a component outside
 /// the named project, 403 when the ACL denies the component's project.
 pub async fn update_analysis(state: &Core, who: &Principal, body: &[u8]) -> Out {
     let r: wire::AnalysisIn = json_body(body)?;
@@ -337,12 +413,9 @@ pub async fn update_analysis(state: &Core, who: &Principal, body: &[u8]) -> Out 
     if !bad.is_empty() {
         return Err(Fail::Validation(bad));
     }
-    // Upstream crashes on a missing or null project; a clear 400 instead.
-    let Some(project) = r.project else {
-        return Err(Error::bad_request("The project must not be null.").into());
-    };
+    // Without a project, the component's own project (upstream crashes).
     let change = AnalysisChange {
-        project: Some(project),
+        project: r.project,
         component: r.component.unwrap_or_default(),
         vulnerability: r.vulnerability.unwrap_or_default(),
         state: r.analysis_state.map(wire::enum_name),

@@ -165,7 +165,11 @@ pub fn json<T: serde::Serialize + ?Sized>(status: StatusCode, body: &T) -> Respo
 
 /// A JSON list with upstream's `X-Total-Count` header.
 pub fn json_list<T: serde::Serialize + ?Sized>(body: &T, total: i64) -> Response {
-    let mut res = json(StatusCode::OK, body);
+    total_count(json(StatusCode::OK, body), total)
+}
+
+/// Adds upstream's `X-Total-Count` header to a listing already rendered.
+pub fn total_count(mut res: Response, total: i64) -> Response {
     if let Ok(v) = HeaderValue::from_str(&total.to_string()) {
         res.headers_mut().insert("x-total-count", v);
     }

@@ -35,6 +35,31 @@ const FORM: &str = "application/x-www-form-urlencoded";
 const MULTIPART: &str = "multipart/form-data";
 const TEXT: &str = "text/plain";
 const SVG: &str = "image/svg+xml";
+/// Any media type upstream's JSON reader (Jackson's JAX-RS provider) takes, for endpoints that
+/// declare none: see [`media_accepted`].
+const JSON_READER: &str = "*/json";
+
+/// Whether a request's media type (without parameters) is what an endpoint consumes. Media
+/// types compare case-insensitively; [`JSON_READER`] takes a `json` or `x-json` subtype, one
+/// ending in `+json`, or `javascript`/`x-javascript`, under any type.
+pub fn media_accepted(wanted: &str, given: &str) -> bool {
+    if wanted != JSON_READER {
+        return given.eq_ignore_ascii_case(wanted);
+    }
+    let given = given.to_ascii_lowercase();
+    let Some((kind, sub)) = given.split_once('/') else {
+        return false;
+    };
+    let token = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$&-^_.+".contains(&b))
+    };
+    token(kind)
+        && token(sub)
+        && (matches!(sub, "json" | "x-json" | "javascript" | "x-javascript")
+            || (sub.len() > 5 && sub.ends_with("+json")))
+}
 
 /// What admission and dispatch need to know about an endpoint, from its row.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -213,7 +238,8 @@ route::routes! {
         needs(P::PortfolioManagement) =>
         findings::set_assignment(state, me()?, &vuln, &component, false).await;
     GetFindings(project: String) = GET ["v1", "finding", "project", project],
-        needs(P::ViewVulnerability) => findings::get_findings(state, me()?, &project, q).await;
+        needs(P::ViewVulnerability) =>
+        findings::get_findings(state, me()?, &project, q, req).await;
     GetAllFindings = GET ["v1", "finding"], needs(P::ViewVulnerability) =>
         findings::get_all_findings(state, me()?, q).await;
     AnalyzeProject(project: String) = POST ["v1", "finding", "project", project, "analyze"],
@@ -227,7 +253,9 @@ route::routes! {
         GET ["v1", "vulnerability", "source", source, "vuln", vuln, "projects"],
         needs(P::ViewPortfolio) =>
         findings::get_vulnerability_projects(state, me()?, &source, &vuln, q).await;
-    AddMapping = PUT ["v1", "acl", "mapping"], needs(P::AccessManagement).consumes(JSON) =>
+    ExportFindings(project: String) = GET ["v1", "finding", "project", project, "export"],
+        needs(P::ViewVulnerability) => findings::export_findings(state, me()?, &project).await;
+    AddMapping = PUT ["v1", "acl", "mapping"], needs(P::AccessManagement).consumes(JSON_READER) =>
         acl::add_mapping(state, body).await;
     DeleteMapping(team: String, project: String) =
         DELETE ["v1", "acl", "mapping", "team", team, "project", project],

@@ -1,5 +1,6 @@
 //! Dependency-Track's JSON shapes: the only place that knows them (responses here, request
-//! bodies in [`input`], policies and violations in [`policy`]).
+//! bodies in [`input`], policies and violations in [`policy`], findings and their SARIF and
+//! FPF documents in [`findings`]).
 //!
 //! Jackson conventions of upstream: camelCase keys, dates as epoch milliseconds, `null` fields
 //! omitted. Request bodies are typed structs that refuse unknown fields.
@@ -9,6 +10,7 @@
 use serde_json::{Map, Value, json};
 
 pub mod cyclonedx;
+pub mod findings;
 pub mod input;
 pub mod policy;
 
@@ -17,8 +19,8 @@ pub use input::*;
 use crate::domain::dtrack::keys;
 use crate::model::dtrack::permissions::{PermSet, Permission};
 use crate::model::dtrack::{
-    Analysis, ApiKey, Component, Contact, ExternalRef, Finding, Organization, Project,
-    ProjectMetrics, ProjectProperty, ProjectRef, Team, Vulnerability,
+    Analysis, ApiKey, Component, Contact, ExternalRef, Organization, Project, ProjectMetrics,
+    ProjectProperty, ProjectRef, Team, Vulnerability,
 };
 
 /// What upstream shows instead of an ENCRYPTEDSTRING property's value.
@@ -264,17 +266,6 @@ pub fn component(c: &Component) -> Value {
     Value::Object(m)
 }
 
-fn severity_rank(s: &str) -> i64 {
-    match s {
-        "CRITICAL" => 0,
-        "HIGH" => 1,
-        "MEDIUM" => 2,
-        "LOW" => 3,
-        "INFO" => 4,
-        _ => 5,
-    }
-}
-
 pub fn vulnerability(v: &Vulnerability) -> Value {
     let mut m = Map::new();
     m.insert("uuid".into(), Value::from(v.uuid.as_str()));
@@ -284,9 +275,17 @@ pub fn vulnerability(v: &Vulnerability) -> Value {
     opt(&mut m, "title", &v.title);
     opt(&mut m, "description", &v.description);
     opt(&mut m, "recommendation", &v.recommendation);
+    opt(&mut m, "cvssV2Vector", &v.cvss_v2_vector);
+    if let Some(s) = v.cvss_v2_score {
+        m.insert("cvssV2BaseScore".into(), Value::from(s));
+    }
     opt(&mut m, "cvssV3Vector", &v.cvss_v3_vector);
     if let Some(s) = v.cvss_v3_score {
         m.insert("cvssV3BaseScore".into(), Value::from(s));
+    }
+    opt(&mut m, "cvssV4Vector", &v.cvss_v4_vector);
+    if let Some(s) = v.cvss_v4_score {
+        m.insert("cvssV4Score".into(), Value::from(s));
     }
     opt(&mut m, "references", &v.references);
     if let Some(t) = v.created_ms {
@@ -303,7 +302,10 @@ pub fn vulnerability(v: &Vulnerability) -> Value {
         Value::from(
             v.cwes
                 .iter()
-                .map(|c| json!({ "cweId": c }))
+                .map(|&c| match crate::domain::dtrack::cwe::name(c) {
+                    Some(name) => json!({ "cweId": c, "name": name }),
+                    None => json!({ "cweId": c }),
+                })
                 .collect::<Vec<_>>(),
         ),
     );
@@ -362,62 +364,6 @@ pub fn analysis(a: &Analysis) -> Value {
     );
     m.insert("isSuppressed".into(), Value::from(a.suppressed));
     Value::Object(m)
-}
-
-/// A finding as upstream's `Finding` map.
-pub fn finding(f: &Finding) -> Value {
-    let c = &f.component;
-    let v = &f.vulnerability;
-    let p = c.project.as_ref();
-    let mut comp = Map::new();
-    comp.insert("uuid".into(), Value::from(c.uuid.as_str()));
-    comp.insert("name".into(), Value::from(c.name.as_str()));
-    opt(&mut comp, "version", &c.version);
-    opt(&mut comp, "group", &c.group);
-    opt(&mut comp, "purl", &c.purl);
-    opt(&mut comp, "cpe", &c.cpe);
-    if let Some(p) = p {
-        comp.insert("project".into(), Value::from(p.uuid.as_str()));
-        comp.insert("projectName".into(), Value::from(p.name.as_str()));
-        opt(&mut comp, "projectVersion", &p.version);
-    }
-    let mut vuln = Map::new();
-    vuln.insert("uuid".into(), Value::from(v.uuid.as_str()));
-    vuln.insert("vulnId".into(), Value::from(v.vuln_id.as_str()));
-    vuln.insert("source".into(), Value::from(v.source.as_str()));
-    vuln.insert("severity".into(), Value::from(v.effective_severity()));
-    vuln.insert(
-        "severityRank".into(),
-        Value::from(severity_rank(v.effective_severity())),
-    );
-    opt(&mut vuln, "title", &v.title);
-    opt(&mut vuln, "description", &v.description);
-    opt(&mut vuln, "recommendation", &v.recommendation);
-    opt(&mut vuln, "cvssV3Vector", &v.cvss_v3_vector);
-    if let Some(s) = v.cvss_v3_score {
-        vuln.insert("cvssV3BaseScore".into(), Value::from(s));
-    }
-    if let Some(t) = v.published_ms {
-        vuln.insert("published".into(), Value::from(t));
-    }
-    if let Some(c) = v.cwes.first() {
-        vuln.insert("cweId".into(), Value::from(*c));
-        vuln.insert("cwes".into(), Value::from(v.cwes.clone()));
-    }
-    let mut analysis = Map::new();
-    opt(&mut analysis, "state", &f.state);
-    analysis.insert("isSuppressed".into(), Value::from(f.suppressed));
-    let project_uuid = p.map(|p| p.uuid.as_str()).unwrap_or("");
-    json!({
-        "component": comp,
-        "vulnerability": vuln,
-        "analysis": analysis,
-        "attribution": {
-            "analyzerIdentity": f.analyzer,
-            "attributedOn": f.attributed_on_ms,
-        },
-        "matrix": format!("{project_uuid}:{}:{}", c.uuid, v.uuid),
-    })
 }
 
 pub fn metrics(m: &ProjectMetrics) -> Value {

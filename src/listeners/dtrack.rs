@@ -125,7 +125,7 @@ impl DtrackListener {
                 .get("content-type")
                 .and_then(|v| v.to_str().ok())
                 .map(|v| v.split(';').next().unwrap_or("").trim());
-            if !given.is_some_and(|g| g.eq_ignore_ascii_case(wanted)) {
+            if !given.is_some_and(|g| dtrack::routes::media_accepted(wanted, g)) {
                 return Err(http::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE));
             }
         }

@@ -1,4 +1,5 @@
-//! `outpost dtrack create-team`: a team with permissions and a key, usable at once.
+//! `outpost dtrack create-team` (a team with permissions and a key, usable at once) and
+//! `outpost dtrack import-epss`.
 
 use std::process::Command;
 
@@ -154,4 +155,74 @@ fn import_osv_reports_what_it_stored_and_refused() {
         .unwrap();
     assert!(out.status.success());
     assert!(out.stdout.is_empty());
+}
+
+/// `outpost dtrack import-epss`: a gzip file is imported and reported, the same file again
+/// changes nothing, and a file without EPSS's comment line fails with a clear message.
+#[test]
+fn import_epss_reports_and_is_incremental() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("outpost.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "data_dir = {:?}\n[database]\nsynchronous = \"normal\"\n",
+            dir.path().join("data").display().to_string()
+        ),
+    )
+    .unwrap();
+    let file = dir.path().join("epss_scores-2026-11-30.csv.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(
+        b"#model_version:v2025.03.14,score_date:2026-11-30T12:00:22Z\ncve,epss,percentile\n\
+          CVE-1999-0001,0.0046,0.7385\nCVE-2024-3094,0.8521,0.9912\nCVE-BAD,1,1\n",
+    )
+    .unwrap();
+    std::fs::write(&file, gz.finish().unwrap()).unwrap();
+    let run = |path: &std::path::Path| {
+        Command::new(BIN)
+            .args(["dtrack", "import-epss", "--json", "--config"])
+            .arg(&cfg)
+            .arg("--from")
+            .arg(path)
+            .output()
+            .unwrap()
+    };
+    let out = run(&file);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            &report["model_version"],
+            &report["score_date"],
+            &report["rows"],
+            &report["changed"]
+        ),
+        (
+            &json!("v2025.03.14"),
+            &json!("2026-11-30"),
+            &json!(3),
+            &json!(2)
+        )
+    );
+    assert_eq!(report["problem_count"], 1);
+    let again: Value = serde_json::from_slice(&run(&file).stdout).unwrap();
+    assert_eq!(
+        (&again["unchanged"], &again["changed"]),
+        (&json!(true), &json!(0))
+    );
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "cve,epss,percentile\n").unwrap();
+    let out = run(&bad);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("#model_version"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

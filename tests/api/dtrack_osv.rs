@@ -237,6 +237,10 @@ async fn bom_components_are_matched_per_ecosystem_and_rechecked_when_data_change
     // The CVSS v3 score (9.1) ranks before the database's own `HIGH`, as upstream.
     assert_eq!(npm["vulnerability"]["severity"], "CRITICAL");
     assert_eq!(npm["vulnerability"]["cweId"], 1321);
+    assert_eq!(
+        npm["vulnerability"]["cweName"],
+        "Improperly Controlled Modification of Object Prototype Attributes ('Prototype Pollution')"
+    );
     let pysec = r
         .body
         .as_array()
@@ -450,7 +454,10 @@ async fn vulnerability_and_portfolio_finding_listings() {
         r.body["aliases"],
         json!([{"ghsaId": "GHSA-acme-0001-npm1", "cveId": "CVE-2099-1001"}])
     );
-    assert_eq!(r.body["cwes"], json!([{"cweId": 1321}]));
+    assert_eq!(
+        r.body["cwes"],
+        json!([{"cweId": 1321, "name": "Improperly Controlled Modification of Object Prototype Attributes ('Prototype Pollution')"}])
+    );
     assert_eq!(
         r.body["references"],
         "* [https://example.org/advisories/GHSA-acme-0001-npm1](https://example.org/advisories/GHSA-acme-0001-npm1)\n"

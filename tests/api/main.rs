@@ -6,6 +6,7 @@
 //! (`dtrack_*` for `src/dtrack/`); `bad_input`, `conventions`, `mobile_app` and `security_*`
 //! cut across areas.
 
+mod sarif_schema;
 mod scheduled;
 mod schema;
 mod schema_upgrades;
@@ -29,6 +30,7 @@ mod dtrack_badges;
 mod dtrack_bom;
 mod dtrack_cli;
 mod dtrack_exchange;
+mod dtrack_finding_formats;
 mod dtrack_findings;
 mod dtrack_identity;
 mod dtrack_matching;

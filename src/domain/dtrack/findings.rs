@@ -81,21 +81,29 @@ pub async fn set_assignment(
     .await
 }
 
-/// `GET /finding/project/{uuid}`: with suppressed ones when asked, optionally only of one
-/// vulnerability source.
-pub async fn findings(
+/// `GET /finding/project/{uuid}` (JSON or SARIF) and its FPF export: the project's findings
+/// (with suppressed ones when asked, optionally only of one vulnerability source), handed to
+/// `render` with the project on the reader thread, so the answer is bytes before it leaves it.
+pub async fn findings<T, R>(
     state: &Core,
     who: &Principal,
     project: &str,
     suppressed: bool,
     source: Option<String>,
-) -> Result<Vec<Finding>> {
+    render: R,
+) -> Result<T>
+where
+    T: Send + 'static,
+    R: FnOnce(&Project, &[Finding]) -> T + Send + 'static,
+{
     let acl = state.config.dtrack.acl_enabled;
     let (who, project) = (who.clone(), project.to_string());
     state
         .db
         .read(move |c| {
             let id = visible_project(c, acl, &who, &project)?;
+            let p =
+                pdb::project_by_id(c, id)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
             let filter = db::FindingFilter {
                 project: Some(id),
                 suppressed,
@@ -103,23 +111,82 @@ pub async fn findings(
                 inactive: true,
                 ..db::FindingFilter::default()
             };
-            Ok(db::findings_page(c, &filter)?.0)
+            let fs = db::findings_page(c, &filter)?.0;
+            Ok(render(&p, &fs))
         })
         .await
 }
 
+/// `GET /finding/project/{uuid}` as JSON or SARIF: the answer `render` makes of the project's
+/// findings, and how many there are. The access check runs for every request; the rendered
+/// answer is reused until the next Dependency-Track write (`kind` names the rendering).
+pub async fn findings_rendered(
+    state: &Core,
+    who: &Principal,
+    project: &str,
+    suppressed: bool,
+    source: Option<String>,
+    kind: &'static str,
+    render: fn(&[Finding]) -> Vec<u8>,
+) -> Result<(std::sync::Arc<Vec<u8>>, usize)> {
+    let acl = state.config.dtrack.acl_enabled;
+    let read_at = state.dtrack.generation();
+    let (who2, uuid) = (who.clone(), project.to_string());
+    let id = state
+        .db
+        .read(move |c| visible_project(c, acl, &who2, &uuid))
+        .await?;
+    let key = format!(
+        "{kind}\0{}\0{suppressed}\0{}",
+        id.0,
+        source.as_deref().unwrap_or("")
+    );
+    if let Some(hit) = state.dtrack.rendered.get(&key, read_at) {
+        return Ok(hit);
+    }
+    let (bytes, count) = state
+        .db
+        .read(move |c| {
+            let filter = db::FindingFilter {
+                project: Some(id),
+                suppressed,
+                source,
+                inactive: true,
+                ..db::FindingFilter::default()
+            };
+            let fs = db::findings_page(c, &filter)?.0;
+            Ok((std::sync::Arc::new(render(&fs)), fs.len()))
+        })
+        .await?;
+    let dt = &state.dtrack;
+    dt.rendered
+        .put(&key, bytes.clone(), count, read_at, dt.generation());
+    Ok((bytes, count))
+}
+
 /// `GET /finding`: the portfolio's findings the caller may see (the ACL's team filter), a
-/// page of them and the total.
-pub async fn portfolio_findings(
+/// page of them rendered by `render` on the reader thread, and the total.
+pub async fn portfolio_findings<T, R>(
     state: &Core,
     who: &Principal,
     mut filter: db::FindingFilter,
-) -> Result<(Vec<Finding>, i64)> {
+    render: R,
+) -> Result<(T, i64)>
+where
+    T: Send + 'static,
+    R: FnOnce(&[Finding]) -> T + Send + 'static,
+{
     let acl = state.config.dtrack.acl_enabled;
     filter.project = None;
     filter.teams = super::portfolio::visibility(acl, who)
         .map(|teams| teams.into_iter().map(|t| t.0).collect());
-    state.db.read(move |c| db::findings_page(c, &filter)).await
+    state
+        .db
+        .read(move |c| {
+            let (fs, total) = db::findings_page(c, &filter)?;
+            Ok((render(&fs), total))
+        })
+        .await
 }
 
 /// `GET /vulnerability`: a page of vulnerabilities matching the search text, and the total.

@@ -1,6 +1,7 @@
 //! Project metrics snapshots and the facts a violations badge is drawn from.
 //!
-//! A refresh counts the project's components, findings and policy violations (suppressed ones
+//! A refresh counts the project's components, findings (one grouped query; aliases of one
+//! vulnerability in one component once) and policy violations (suppressed ones
 //! apart) into a new snapshot; badges read the latest snapshot. Must not touch HTTP types or SQL.
 
 use std::sync::Arc;
@@ -29,37 +30,24 @@ pub struct BadgeFacts {
 
 /// Computes a fresh snapshot of a project from its current findings.
 fn compute(c: &rusqlite::Connection, project: ProjectId, now: i64) -> Result<ProjectMetrics> {
-    let all = db::findings(c, project, true)?;
+    // One grouped query; aliases of one vulnerability in one component count once.
+    let n = db::finding_counts(c, project)?;
     let mut m = ProjectMetrics {
         first_occurrence_ms: now,
         last_occurrence_ms: now,
         components: db::component_count(c, project)?,
+        vulnerable_components: n.vulnerable_components,
+        vulnerabilities: n.total,
+        critical: n.critical,
+        high: n.high,
+        medium: n.medium,
+        low: n.low,
+        unassigned: n.unassigned,
+        suppressed: n.suppressed,
+        findings_total: n.total,
+        findings_audited: n.audited,
         ..ProjectMetrics::default()
     };
-    let mut vulnerable = std::collections::HashSet::new();
-    for f in &all {
-        if f.suppressed {
-            m.suppressed += 1;
-            continue;
-        }
-        vulnerable.insert(f.component.id);
-        m.vulnerabilities += 1;
-        match f.vulnerability.effective_severity() {
-            "CRITICAL" => m.critical += 1,
-            "HIGH" => m.high += 1,
-            "MEDIUM" => m.medium += 1,
-            "LOW" => m.low += 1,
-            _ => m.unassigned += 1,
-        }
-        if f.state
-            .as_deref()
-            .is_some_and(|s| s != "NOT_SET" && s != "IN_TRIAGE")
-        {
-            m.findings_audited += 1;
-        }
-    }
-    m.vulnerable_components = vulnerable.len() as i64;
-    m.findings_total = m.vulnerabilities;
     let (fail, warn, info) = crate::db::dtrack_policies::violation_counts(c, project)?;
     m.policy_violations_fail = fail;
     m.policy_violations_warn = warn;

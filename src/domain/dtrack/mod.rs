@@ -6,8 +6,10 @@
 //! [`crate::model::dtrack`]. Must not touch HTTP types.
 
 pub mod bom;
+pub mod cwe;
 pub mod cyclonedx;
 pub mod cyclonedx_xml;
+pub mod epss;
 pub mod exchange;
 pub mod findings;
 pub mod identity;

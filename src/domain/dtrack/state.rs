@@ -1,5 +1,5 @@
 //! Process-wide Dependency-Track state: the JWT signing key, the system UUID, and the caches
-//! that keep hot paths (API-key checks, badges) free of hashing and SQL.
+//! that keep hot paths (API-key checks, badges, rendered findings) free of hashing and SQL.
 //!
 //! Every Dependency-Track write goes through [`write()`], which bumps a generation counter after
 //! the commit; a cache entry is only used while the generation it was read under is current, so
@@ -27,6 +27,8 @@ pub struct DtState {
     pub keys: Cache<Arc<crate::model::dtrack::Principal>>,
     /// Badge facts by project uuid or `name\0version`.
     pub badges: Cache<Arc<super::metrics::BadgeFacts>>,
+    /// Rendered findings answers (JSON, SARIF) by project and parameters, with their count.
+    pub rendered: ByteCache,
     /// Wakes the BOM worker when an upload has been accepted.
     pub bom_ready: tokio::sync::Notify,
     /// A password hash checked for unknown usernames, so they cost as much as known ones.
@@ -78,6 +80,7 @@ impl DtState {
             system_uuid: OnceLock::new(),
             keys: Cache::default(),
             badges: Cache::default(),
+            rendered: ByteCache::default(),
             bom_ready: tokio::sync::Notify::new(),
             dummy_hash: OnceLock::new(),
             key_usage: std::sync::Mutex::new(HashMap::new()),
@@ -168,5 +171,51 @@ impl<V: Clone> Cache<V> {
             g.0 = current;
         }
         g.1.insert(key.to_string(), value);
+    }
+}
+
+/// Bytes kept by a [`ByteCache`] in all; an answer larger than a quarter of it is not kept.
+const BYTE_CACHE_LIMIT: usize = 64 * 1024 * 1024;
+
+/// A rendered answer and the count it shows.
+type Rendered = (Arc<Vec<u8>>, usize);
+
+/// Rendered answers valid for one generation, bounded by their total size.
+#[derive(Default)]
+pub struct ByteCache {
+    /// (generation, entries, bytes held).
+    inner: std::sync::Mutex<(u64, HashMap<String, Rendered>, usize)>,
+}
+
+impl ByteCache {
+    /// The answer and its count for `key` if stored under generation `current`.
+    pub fn get(&self, key: &str, current: u64) -> Option<Rendered> {
+        let g = self.inner.lock().ok()?;
+        if g.0 != current {
+            return None;
+        }
+        g.1.get(key).cloned()
+    }
+
+    /// Stores an answer rendered under generation `read_at`, unless a write happened since.
+    pub fn put(&self, key: &str, bytes: Arc<Vec<u8>>, count: usize, read_at: u64, current: u64) {
+        if read_at != current || bytes.len() > BYTE_CACHE_LIMIT / 4 {
+            return;
+        }
+        let Ok(mut g) = self.inner.lock() else {
+            return;
+        };
+        if g.0 > current {
+            return;
+        }
+        if g.0 != current || g.2 + bytes.len() > BYTE_CACHE_LIMIT || g.1.len() >= CACHE_LIMIT {
+            g.1.clear();
+            g.2 = 0;
+            g.0 = current;
+        }
+        g.2 += bytes.len();
+        if let Some((old, _)) = g.1.insert(key.to_string(), (bytes, count)) {
+            g.2 -= old.len();
+        }
     }
 }

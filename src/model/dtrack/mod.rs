@@ -277,6 +277,11 @@ pub struct Vulnerability {
     pub created_ms: Option<i64>,
     pub published_ms: Option<i64>,
     pub cvss_v3_score: Option<f64>,
+    /// CVSS v2 and v4 come from `dt_vulnerability_cvss` (imported records only).
+    pub cvss_v2_vector: Option<String>,
+    pub cvss_v2_score: Option<f64>,
+    pub cvss_v4_vector: Option<String>,
+    pub cvss_v4_score: Option<f64>,
     pub updated_ms: Option<i64>,
     /// Upstream's Markdown list of reference links.
     pub references: Option<String>,
@@ -323,6 +328,11 @@ pub struct Finding {
     pub analyzer: String,
     pub state: Option<String>,
     pub suppressed: bool,
+    /// The analysis details (FPF's `analysis.detail`).
+    pub details: Option<String>,
+    /// EPSS (score, percentile) of the vulnerability's CVE id (its own or an alias), when
+    /// imported.
+    pub epss: Option<(f64, f64)>,
 }
 
 /// A metrics snapshot of a project.
