@@ -1,4 +1,4 @@
--- Upgrade 22 -> 23: what the internal analyzer matches scanners' output by.
+-- Upgrade 20 -> 21: what the internal analyzer matches scanners' output by.
 --
 -- `dt_component_sources`: the source package a BOM names for an OS package (Trivy's
 -- `aquasecurity:trivy:SrcName`/`SrcVersion`/`SrcRelease`/`SrcEpoch` properties), which OSV's
