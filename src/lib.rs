@@ -81,7 +81,8 @@
 //!   logins, JWTs, `odt_` keys), portfolio and ACL, the further project rules (`projects`:
 //!   PATCH, clones, latest/children listings, properties, with `sealed` for ENCRYPTEDSTRING
 //!   values), findings and analyses with their audit trail, policies and their evaluation,
-//!   metrics (collections aggregate their children) and badge facts, BOM acceptance and
+//!   metrics (project, component and portfolio history kept as upstream keeps it;
+//!   collections aggregate their children) and badge facts, BOM acceptance and
 //!   import, exports and VEX import (`exchange`, `vex`; XML within `xml_bounds`, checked in
 //!   one linear pass before parsing), OSV data (`osv`: record reading,
 //!   package URLs, OSV's evaluation algorithm, streaming zip import, the internal analyzer) over
@@ -182,7 +183,7 @@
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
 //!   that knows its JSON shapes, and with `wire::cyclonedx` the CycloneDX JSON and XML it
-//!   exports) and `svg` (the badges, byte for byte).
+//!   exports) and `svg` (the violations and vulnerability badges, byte for byte).
 //! - [`model`], [`ids`]: plain records of both APIs (the chat API's, among them the parsed
 //!   `Narrow` whose rules live in `domain::messages::narrow` and whose SQL in
 //!   `db::message_narrows`, and the `ChannelProperty`/`SubscriptionProperty` names events carry; Dependency-Track's in `model::dtrack` with its permissions and
@@ -208,7 +209,7 @@
 //!   database, for checks that a request changed nothing), `groups`, `message_mentions`,
 //!   `profile_fields`, `read_receipts`, `realm_emoji`, `realm_settings`, `scheduled`, `settings`,
 //!   `submessages`, `unreads`, `user_records`, and Dependency-Track's `dtrack_bom`,
-//!   `dtrack_clone`, `dtrack_findings`, `dtrack_identity`, `dtrack_osv`, `dtrack_policies`,
+//!   `dtrack_clone`, `dtrack_findings`, `dtrack_identity`, `dtrack_metrics`, `dtrack_osv`, `dtrack_policies`,
 //!   `dtrack_portfolio`, `dtrack_projects`;
 //! - in `domain`: `channel_folders`, `credentials` (the user cache and the login limiter),
 //!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
@@ -217,8 +218,8 @@
 //!   `identity`, `jwt`, `keys`, `policies`, `policy_eval`, `portfolio`, `state`, with
 //!   `osv::{record, purl, eval, matching, import, fetch}` and
 //!   `versions::{debian, maven, rubygems}`;
-//! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `policies`,
-//!   `portfolio`, and `wire::input`, `wire::policy`;
+//! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `metrics`,
+//!   `policies`, `portfolio`, and `wire::input`, `wire::metrics`, `wire::policy`;
 //! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
 //!   `scheduled`, `webhooks::payload`, `delivery::{folders, groups, scheduled}` and
 //!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled}`;

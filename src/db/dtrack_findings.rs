@@ -1,5 +1,5 @@
 //! SQL of Dependency-Track vulnerabilities, findings (component × vulnerability), analyses
-//! with their audit trail, and project metrics snapshots.
+//! with their audit trail.
 //!
 //! Synchronous functions over a connection; no HTTP types.
 
@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension as _, Row, params};
 use crate::db::dtrack_portfolio::{ComponentCols, component_at};
 use crate::error::Result;
 use crate::ids::{AnalysisId, ComponentId, ProjectId, VulnerabilityId};
-use crate::model::dtrack::{Analysis, AnalysisComment, Finding, ProjectMetrics, Vulnerability};
+use crate::model::dtrack::{Analysis, AnalysisComment, Finding, Vulnerability};
 
 const VULN_COLS: &str = "v.id, v.uuid, v.vuln_id, v.source, v.severity, v.title, v.description,
     v.recommendation, v.cvss_v3_vector, v.created_ms, v.published_ms, v.cvss_v3_score,
@@ -448,71 +448,6 @@ pub fn insert_comment(
         "INSERT INTO dt_analysis_comments (analysis_id, timestamp_ms, comment, commenter)
          VALUES (?1, ?2, ?3, ?4)",
         params![id.0, timestamp_ms, comment, commenter],
-    )?;
-    Ok(())
-}
-
-const METRIC_COLS: &str = "first_occurrence_ms, last_occurrence_ms, components,
-    vulnerable_components, vulnerabilities, critical, high, medium, low, unassigned, suppressed,
-    findings_total, findings_audited, policy_violations_fail, policy_violations_warn,
-    policy_violations_info";
-
-/// The most recent metrics snapshot of a project.
-pub fn latest_metrics(c: &Connection, project: ProjectId) -> Result<Option<ProjectMetrics>> {
-    let sql = format!(
-        "SELECT {METRIC_COLS} FROM dt_project_metrics WHERE project_id = ?1
-         ORDER BY last_occurrence_ms DESC, id DESC LIMIT 1"
-    );
-    Ok(c.prepare_cached(&sql)?
-        .query_row([project.0], |r| {
-            Ok(ProjectMetrics {
-                first_occurrence_ms: r.get(0)?,
-                last_occurrence_ms: r.get(1)?,
-                components: r.get(2)?,
-                vulnerable_components: r.get(3)?,
-                vulnerabilities: r.get(4)?,
-                critical: r.get(5)?,
-                high: r.get(6)?,
-                medium: r.get(7)?,
-                low: r.get(8)?,
-                unassigned: r.get(9)?,
-                suppressed: r.get(10)?,
-                findings_total: r.get(11)?,
-                findings_audited: r.get(12)?,
-                policy_violations_fail: r.get(13)?,
-                policy_violations_warn: r.get(14)?,
-                policy_violations_info: r.get(15)?,
-            })
-        })
-        .optional()?)
-}
-
-pub fn insert_metrics(c: &Connection, project: ProjectId, m: &ProjectMetrics) -> Result<()> {
-    let sql = format!(
-        "INSERT INTO dt_project_metrics (project_id, {METRIC_COLS})
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
-    );
-    c.execute(
-        &sql,
-        params![
-            project.0,
-            m.first_occurrence_ms,
-            m.last_occurrence_ms,
-            m.components,
-            m.vulnerable_components,
-            m.vulnerabilities,
-            m.critical,
-            m.high,
-            m.medium,
-            m.low,
-            m.unassigned,
-            m.suppressed,
-            m.findings_total,
-            m.findings_audited,
-            m.policy_violations_fail,
-            m.policy_violations_warn,
-            m.policy_violations_info
-        ],
     )?;
     Ok(())
 }

@@ -37,6 +37,7 @@ pub const STEPS: &[(i64, &str)] = &[
     (18, include_str!("upgrades/0018_osv.sql")),
     (19, include_str!("upgrades/0019_auth_indexes.sql")),
     (20, include_str!("upgrades/0020_web_sessions.sql")),
+    (22, include_str!("upgrades/0022_portfolio_metrics.sql")),
 ];
 
 /// The step into version `to`, if there is one.

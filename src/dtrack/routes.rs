@@ -15,7 +15,9 @@ use crate::model::dtrack::permissions::Permission;
 
 use super::params::Query;
 use super::respond::Out;
-use super::{acl, badges, bom, exchange, findings, identity, policies, portfolio, projects};
+use super::{
+    acl, badges, bom, exchange, findings, identity, metrics, policies, portfolio, projects,
+};
 
 /// Who may call an endpoint.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -243,10 +245,43 @@ route::routes! {
     BadgeByName(name: String, version: String) =
         GET ["v1", "badge", "violations", "project", name, version], BADGE =>
         badges::by_name(state, req, q, &name, &version).await;
+    VulnsBadgeByUuid(project: String) = GET ["v1", "badge", "vulns", "project", project], BADGE =>
+        badges::vulns_by_uuid(state, req, q, &project).await;
+    VulnsBadgeByName(name: String, version: String) =
+        GET ["v1", "badge", "vulns", "project", name, version], BADGE =>
+        badges::vulns_by_name(state, req, q, &name, &version).await;
     RefreshMetrics(project: String) = GET ["v1", "metrics", "project", project, "refresh"],
-        needs(P::PortfolioManagement) => badges::refresh_metrics(state, me()?, &project).await;
+        needs(P::PortfolioManagement) => metrics::refresh_project(state, me()?, &project).await;
     CurrentMetrics(project: String) = GET ["v1", "metrics", "project", project, "current"],
-        needs(P::ViewPortfolio) => badges::current_metrics(state, me()?, &project).await;
+        needs(P::ViewPortfolio) => metrics::current_project(state, me()?, &project).await;
+    ProjectMetricsDays(project: String, days: String) =
+        GET ["v1", "metrics", "project", project, "days", days], needs(P::ViewPortfolio) =>
+        metrics::project_days(state, me()?, &project, &days).await;
+    ProjectMetricsSince(project: String, date: String) =
+        GET ["v1", "metrics", "project", project, "since", date], needs(P::ViewPortfolio) =>
+        metrics::project_since(state, me()?, &project, &date).await;
+    CurrentComponentMetrics(component: String) =
+        GET ["v1", "metrics", "component", component, "current"], needs(P::ViewPortfolio) =>
+        metrics::current_component(state, me()?, &component).await;
+    ComponentMetricsDays(component: String, days: String) =
+        GET ["v1", "metrics", "component", component, "days", days], needs(P::ViewPortfolio) =>
+        metrics::component_days(state, me()?, &component, &days).await;
+    ComponentMetricsSince(component: String, date: String) =
+        GET ["v1", "metrics", "component", component, "since", date], needs(P::ViewPortfolio) =>
+        metrics::component_since(state, me()?, &component, &date).await;
+    RefreshComponentMetrics(component: String) =
+        GET ["v1", "metrics", "component", component, "refresh"], needs(P::PortfolioManagement) =>
+        metrics::refresh_component(state, me()?, &component).await;
+    CurrentPortfolioMetrics = GET ["v1", "metrics", "portfolio", "current"],
+        needs(P::ViewPortfolio) => metrics::current_portfolio(state).await;
+    PortfolioMetricsDays(days: String) = GET ["v1", "metrics", "portfolio", days, "days"],
+        needs(P::ViewPortfolio) => metrics::portfolio_days(state, &days).await;
+    PortfolioMetricsSince(date: String) = GET ["v1", "metrics", "portfolio", "since", date],
+        needs(P::ViewPortfolio) => metrics::portfolio_since(state, &date).await;
+    RefreshPortfolioMetrics = GET ["v1", "metrics", "portfolio", "refresh"],
+        needs(P::PortfolioManagement) => metrics::refresh_portfolio(state).await;
+    VulnerabilityMetrics = GET ["v1", "metrics", "vulnerability"], needs(P::ViewPortfolio) =>
+        metrics::vulnerability(state).await;
     GetPolicies = GET ["v1", "policy"], needs(P::PolicyManagement) =>
         policies::get_policies(state).await;
     CreatePolicy = PUT ["v1", "policy"], needs(P::PolicyManagement).consumes(JSON) =>
@@ -297,6 +332,6 @@ pub fn route(method: &Method, segs: &[String]) -> std::result::Result<Endpoint, 
 
 /// One request per endpoint, as (method, path after `/api/`), with `{team}`, `{key}`,
 /// `{perm}`, `{project}`, `{component}`, `{vuln}`, `{source}`, `{policy}`, `{condition}`,
-/// `{token}`, `{name}`, `{version}`, `{tag}` and `{classifier}` marking path parameters: for
+/// `{token}`, `{name}`, `{version}`, `{tag}`, `{classifier}`, `{days}` and `{date}` marking path parameters: for
 /// tests that walk every route.
 pub const SAMPLE_ROUTES: &[(&str, &str)] = Endpoint::SAMPLES;

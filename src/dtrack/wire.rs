@@ -1,5 +1,5 @@
 //! Dependency-Track's JSON shapes: the only place that knows them (responses here, request
-//! bodies in [`input`], policies and violations in [`policy`]).
+//! bodies in [`input`], policies and violations in [`policy`], metrics in [`metrics`]).
 //!
 //! Jackson conventions of upstream: camelCase keys, dates as epoch milliseconds, `null` fields
 //! omitted. Request bodies are typed structs that refuse unknown fields.
@@ -10,15 +10,17 @@ use serde_json::{Map, Value, json};
 
 pub mod cyclonedx;
 pub mod input;
+pub mod metrics;
 pub mod policy;
 
 pub use input::*;
+pub use metrics::metrics;
 
 use crate::domain::dtrack::keys;
 use crate::model::dtrack::permissions::{PermSet, Permission};
 use crate::model::dtrack::{
     Analysis, ApiKey, Component, Contact, ExternalRef, Finding, Organization, Project,
-    ProjectMetrics, ProjectProperty, ProjectRef, Team, Vulnerability,
+    ProjectProperty, ProjectRef, Team, Vulnerability,
 };
 
 /// What upstream shows instead of an ENCRYPTEDSTRING property's value.
@@ -417,33 +419,6 @@ pub fn finding(f: &Finding) -> Value {
             "attributedOn": f.attributed_on_ms,
         },
         "matrix": format!("{project_uuid}:{}:{}", c.uuid, v.uuid),
-    })
-}
-
-pub fn metrics(m: &ProjectMetrics) -> Value {
-    let total = m.policy_violations_fail + m.policy_violations_warn + m.policy_violations_info;
-    json!({
-        "critical": m.critical,
-        "high": m.high,
-        "medium": m.medium,
-        "low": m.low,
-        "unassigned": m.unassigned,
-        "vulnerabilities": m.vulnerabilities,
-        "vulnerableComponents": m.vulnerable_components,
-        "components": m.components,
-        "suppressed": m.suppressed,
-        "findingsTotal": m.findings_total,
-        "findingsAudited": m.findings_audited,
-        "findingsUnaudited": m.findings_total - m.findings_audited,
-        "inheritedRiskScore": (10 * m.critical + 5 * m.high + 3 * m.medium + m.low + 5 * m.unassigned) as f64,
-        "policyViolationsFail": m.policy_violations_fail,
-        "policyViolationsWarn": m.policy_violations_warn,
-        "policyViolationsInfo": m.policy_violations_info,
-        "policyViolationsTotal": total,
-        "policyViolationsAudited": 0,
-        "policyViolationsUnaudited": total,
-        "firstOccurrence": m.first_occurrence_ms,
-        "lastOccurrence": m.last_occurrence_ms,
     })
 }
 

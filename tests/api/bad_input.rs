@@ -1257,7 +1257,9 @@ fn dt_input(method: &str, path: &str) -> DtInput {
         }
         ("GET", "v1/project/lookup") => Query("name=sweep&version=1.0"),
         // Refreshing metrics legitimately writes, whatever its (ignored) query says.
-        ("GET", "v1/metrics/project/{project}/refresh") => Nothing,
+        ("GET", "v1/metrics/project/{project}/refresh")
+        | ("GET", "v1/metrics/component/{component}/refresh")
+        | ("GET", "v1/metrics/portfolio/refresh") => Nothing,
         ("GET", _) => Query(""),
         (
             "DELETE" | "PUT" | "POST",
@@ -1332,6 +1334,8 @@ impl DtFixture {
             .replace("{version}", "1.0")
             .replace("{tag}", "t")
             .replace("{classifier}", "APPLICATION")
+            .replace("{days}", "30")
+            .replace("{date}", "20240101")
     }
 }
 
@@ -1385,6 +1389,8 @@ const PLACEHOLDERS: &[&str] = &[
     "{version}",
     "{tag}",
     "{classifier}",
+    "{days}",
+    "{date}",
 ];
 
 /// Bodies that are not JSON at all, or JSON of the wrong type.
