@@ -878,6 +878,19 @@ CREATE TABLE dt_component_metrics (
     policy_violations_operational_audited INTEGER NOT NULL
 );
 CREATE INDEX dt_component_metrics_component ON dt_component_metrics (component_id, last_occurrence_ms);
+-- License groups (policies' LICENSE_GROUP conditions name them); members are SPDX license
+-- ids of the built-in catalogue.
+CREATE TABLE dt_license_groups (
+    id          INTEGER PRIMARY KEY,
+    uuid        TEXT NOT NULL UNIQUE,
+    name        TEXT NOT NULL UNIQUE,
+    risk_weight INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE dt_license_group_licenses (
+    group_id   INTEGER NOT NULL REFERENCES dt_license_groups (id) ON DELETE CASCADE,
+    license_id TEXT NOT NULL,
+    PRIMARY KEY (group_id, license_id)
+) WITHOUT ROWID;
 
 -- Policies (global: they apply to every project), their conditions, the violations they
 -- produce, and analysis decisions on violations with their audit trail.

@@ -20,6 +20,7 @@ pub mod dtrack_bom;
 pub mod dtrack_clone;
 pub mod dtrack_findings;
 pub mod dtrack_identity;
+pub mod dtrack_licenses;
 pub mod dtrack_metrics;
 pub mod dtrack_osv;
 pub mod dtrack_policies;

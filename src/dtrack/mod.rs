@@ -14,6 +14,7 @@ pub mod bom;
 pub mod exchange;
 pub mod findings;
 pub mod identity;
+pub mod licenses;
 pub mod metrics;
 pub mod params;
 pub mod policies;

@@ -16,7 +16,8 @@ use crate::model::dtrack::permissions::Permission;
 use super::params::Query;
 use super::respond::Out;
 use super::{
-    acl, badges, bom, exchange, findings, identity, metrics, policies, portfolio, projects,
+    acl, badges, bom, exchange, findings, identity, licenses, metrics, policies, portfolio,
+    projects,
 };
 
 /// Who may call an endpoint.
@@ -299,6 +300,27 @@ route::routes! {
         needs(P::PolicyManagement).consumes(JSON) => policies::update_condition(state, body).await;
     DeleteCondition(condition: String) = DELETE ["v1", "policy", "condition", condition],
         needs(P::PolicyManagement) => policies::delete_condition(state, &condition).await;
+    GetLicenses = GET ["v1", "license"], AUTHENTICATED => licenses::get_licenses(q).await;
+    GetConciseLicenses = GET ["v1", "license", "concise"], AUTHENTICATED =>
+        licenses::get_concise().await;
+    GetLicense(license: String) = GET ["v1", "license", license], AUTHENTICATED =>
+        licenses::get_license(&license).await;
+    GetLicenseGroups = GET ["v1", "licenseGroup"], needs(P::PolicyManagement) =>
+        licenses::get_groups(state, q).await;
+    CreateLicenseGroup = PUT ["v1", "licenseGroup"], needs(P::PolicyManagement).consumes(JSON) =>
+        licenses::create_group(state, body).await;
+    UpdateLicenseGroup = POST ["v1", "licenseGroup"],
+        needs(P::PolicyManagement).consumes(JSON) => licenses::update_group(state, body).await;
+    GetLicenseGroup(group: String) = GET ["v1", "licenseGroup", group],
+        needs(P::PolicyManagement) => licenses::get_group(state, &group).await;
+    DeleteLicenseGroup(group: String) = DELETE ["v1", "licenseGroup", group],
+        needs(P::PolicyManagement) => licenses::delete_group(state, &group).await;
+    AddGroupLicense(group: String, license: String) =
+        POST ["v1", "licenseGroup", group, "license", license], needs(P::PolicyManagement) =>
+        licenses::set_member(state, &group, &license, true).await;
+    RemoveGroupLicense(group: String, license: String) =
+        DELETE ["v1", "licenseGroup", group, "license", license], needs(P::PolicyManagement) =>
+        licenses::set_member(state, &group, &license, false).await;
     ProjectViolations(project: String) = GET ["v1", "violation", "project", project],
         needs(P::ViewPolicyViolation) =>
         policies::project_violations(state, me()?, &project, q).await;
@@ -332,6 +354,6 @@ pub fn route(method: &Method, segs: &[String]) -> std::result::Result<Endpoint, 
 
 /// One request per endpoint, as (method, path after `/api/`), with `{team}`, `{key}`,
 /// `{perm}`, `{project}`, `{component}`, `{vuln}`, `{source}`, `{policy}`, `{condition}`,
-/// `{token}`, `{name}`, `{version}`, `{tag}`, `{classifier}`, `{days}` and `{date}` marking path parameters: for
+/// `{token}`, `{name}`, `{version}`, `{tag}`, `{classifier}`, `{days}`, `{date}`, `{license}` and `{group}` marking path parameters: for
 /// tests that walk every route.
 pub const SAMPLE_ROUTES: &[(&str, &str)] = Endpoint::SAMPLES;

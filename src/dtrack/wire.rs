@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 pub mod cyclonedx;
 pub mod input;
+pub mod licenses;
 pub mod metrics;
 pub mod policy;
 

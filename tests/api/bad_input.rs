@@ -12,6 +12,7 @@ use hyper::Method;
 use serde_json::{Value, json};
 
 use outpost::db::digest::{self, TableDigest};
+use outpost::domain::dtrack::licenses;
 use outpost::model::Role;
 
 use crate::support::dtrack::{Dt, Key, all, text};
@@ -1235,6 +1236,10 @@ fn dt_input(method: &str, path: &str) -> DtInput {
         ("POST", "v1/policy") => Json(
             r#"{"uuid": "{policy}", "name": "renamed policy", "operator": "ALL", "violationState": "WARN", "includeChildren": true}"#,
         ),
+        ("PUT", "v1/licenseGroup") => Json(r#"{"name": "another group", "riskWeight": 2}"#),
+        ("POST", "v1/licenseGroup") => {
+            Json(r#"{"uuid": "{group}", "name": "renamed group", "riskWeight": 3}"#)
+        }
         ("PUT", "v1/policy/{policy}/condition") => {
             Json(r#"{"subject": "PACKAGE_URL", "operator": "MATCHES", "value": "pkg:npm/y"}"#)
         }
@@ -1272,6 +1277,8 @@ fn dt_input(method: &str, path: &str) -> DtInput {
             | "v1/acl/mapping/team/{team}/project/{project}"
             | "v1/policy/{policy}"
             | "v1/policy/condition/{condition}"
+            | "v1/licenseGroup/{group}"
+            | "v1/licenseGroup/{group}/license/{license}"
             | "v1/finding/project/{project}/analyze",
         ) => Nothing,
         _ => panic!("no input spec for {method} {path}: add one to the sweep"),
@@ -1314,6 +1321,7 @@ struct DtFixture {
     vuln: String,
     policy: String,
     condition: String,
+    group: String,
 }
 
 const SOME_UUID: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
@@ -1335,6 +1343,8 @@ impl DtFixture {
             .replace("{tag}", "t")
             .replace("{classifier}", "APPLICATION")
             .replace("{days}", "30")
+            .replace("{group}", &self.group)
+            .replace("{license}", &licenses::license_uuid("MIT"))
             .replace("{date}", "20240101")
     }
 }
@@ -1363,6 +1373,16 @@ async fn dt_fixture(dt: &Dt) -> DtFixture {
         .await;
     assert_eq!(r.status, 201, "{:?}", r.raw);
     let condition = r.body["uuid"].as_str().unwrap().to_string();
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/licenseGroup",
+            &admin,
+            &json!({"name": "sweep group"}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.raw);
+    let group = r.body["uuid"].as_str().unwrap().to_string();
     DtFixture {
         admin,
         other,
@@ -1371,6 +1391,7 @@ async fn dt_fixture(dt: &Dt) -> DtFixture {
         vuln,
         policy,
         condition,
+        group,
     }
 }
 
@@ -1391,6 +1412,8 @@ const PLACEHOLDERS: &[&str] = &[
     "{classifier}",
     "{days}",
     "{date}",
+    "{group}",
+    "{license}",
 ];
 
 /// Bodies that are not JSON at all, or JSON of the wrong type.

@@ -31,6 +31,7 @@ mod dtrack_cli;
 mod dtrack_exchange;
 mod dtrack_findings;
 mod dtrack_identity;
+mod dtrack_licenses;
 mod dtrack_metrics;
 mod dtrack_osv;
 mod dtrack_policies;

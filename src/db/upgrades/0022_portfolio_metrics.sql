@@ -1,5 +1,5 @@
--- Upgrade 21 -> 22: portfolio and component metrics history, and project metrics split by
--- violation type and audit state.
+-- Upgrade 21 -> 22: portfolio and component metrics history, project metrics split by
+-- violation type and audit state, and license groups.
 
 ALTER TABLE dt_project_metrics ADD COLUMN policy_violations_audited INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE dt_project_metrics ADD COLUMN policy_violations_security_total INTEGER NOT NULL DEFAULT 0;
@@ -70,3 +70,17 @@ CREATE TABLE dt_component_metrics (
     policy_violations_operational_audited INTEGER NOT NULL
 );
 CREATE INDEX dt_component_metrics_component ON dt_component_metrics (component_id, last_occurrence_ms);
+
+-- License groups (policies' LICENSE_GROUP conditions name them); members are SPDX license
+-- ids of the built-in catalogue.
+CREATE TABLE dt_license_groups (
+    id          INTEGER PRIMARY KEY,
+    uuid        TEXT NOT NULL UNIQUE,
+    name        TEXT NOT NULL UNIQUE,
+    risk_weight INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE dt_license_group_licenses (
+    group_id   INTEGER NOT NULL REFERENCES dt_license_groups (id) ON DELETE CASCADE,
+    license_id TEXT NOT NULL,
+    PRIMARY KEY (group_id, license_id)
+) WITHOUT ROWID;

@@ -13,6 +13,7 @@ pub mod findings;
 pub mod identity;
 pub mod jwt;
 pub mod keys;
+pub mod licenses;
 pub mod metrics;
 pub mod osv;
 pub mod policies;

@@ -35,11 +35,21 @@ pub fn evaluate_project(c: &Connection, project: ProjectId) -> Result<()> {
         .filter(|p| is_latest || !p.only_latest_project_version)
         .collect();
     let components = db::components_for_evaluation(c, project)?;
+    // The catalogue's maps are built only when some condition compares licenses.
+    let lic = if policies.iter().any(|p| {
+        p.conditions
+            .iter()
+            .any(|k| k.subject == "LICENSE" || k.subject == "LICENSE_GROUP")
+    }) {
+        super::licenses::facts(c)?
+    } else {
+        super::licenses::LicenseFacts::default()
+    };
     let mut wanted: HashSet<(i64, i64)> = HashSet::new();
     let now = crate::time::now_millis();
     for (comp, vulns) in &components {
         for p in &policies {
-            for cond in super::policy_eval::evaluate(p, comp, vulns) {
+            for cond in super::policy_eval::evaluate_with(p, comp, vulns, &lic) {
                 if wanted.insert((comp.id, cond.id)) {
                     db::insert_violation(
                         c,

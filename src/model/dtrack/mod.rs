@@ -453,3 +453,29 @@ pub struct PolicyViolation {
     pub component: Component,
     pub analysis: Option<ViolationAnalysis>,
 }
+
+/// A license of the built-in SPDX catalogue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct License {
+    pub uuid: String,
+    /// The SPDX identifier (`Apache-2.0`).
+    pub license_id: String,
+    pub name: String,
+    pub osi_approved: bool,
+    pub fsf_libre: bool,
+    /// A deprecated SPDX id (`GPL-2.0`, superseded by `GPL-2.0-only`).
+    pub deprecated: bool,
+}
+
+/// A named set of catalogue licenses.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct LicenseGroup {
+    pub id: i64,
+    pub uuid: String,
+    pub name: String,
+    pub risk_weight: i64,
+    /// Member SPDX ids, sorted.
+    pub licenses: Vec<String>,
+    /// The members as catalogue records (filled by the domain).
+    pub license_records: Vec<License>,
+}
