@@ -324,6 +324,11 @@ route::routes! {
     ProjectViolations(project: String) = GET ["v1", "violation", "project", project],
         needs(P::ViewPolicyViolation) =>
         policies::project_violations(state, me()?, &project, q).await;
+    PortfolioViolations = GET ["v1", "violation"], needs(P::ViewPolicyViolation) =>
+        policies::portfolio_violations(state, me()?, q).await;
+    ComponentViolations(component: String) = GET ["v1", "violation", "component", component],
+        needs(P::ViewPolicyViolation) =>
+        policies::component_violations(state, me()?, &component, q).await;
     AnalyzeViolation = PUT ["v1", "violation", "analysis"],
         needs(P::PolicyViolationAnalysis).consumes(JSON) =>
         policies::analyze(state, me()?, body).await;

@@ -1,6 +1,7 @@
 //! Dependency-Track licenses as clients read them: the SPDX catalogue (`/v1/license`), license
 //! groups (`/v1/licenseGroup`), and LICENSE / LICENSE_GROUP policy conditions naming licenses
-//! and groups by UUID, as the frontend and API clients create them.
+//! and groups by UUID, as the frontend and API clients create them; and the portfolio's and a
+//! component's violation listings.
 
 use hyper::Method;
 use serde_json::{Value, json};
@@ -297,4 +298,78 @@ async fn license_and_license_group_conditions_compare_license_identities() {
         .await;
     assert_eq!(r.body["policyViolationsLicenseTotal"], 13);
     assert_eq!(r.body["policyViolationsFail"], 13);
+}
+
+#[tokio::test]
+async fn portfolio_and_component_violation_listings() {
+    let dt = Dt::start_with(|c| c.dtrack.acl_enabled = true).await;
+    let admin = dt.key("Admins", &all()).await;
+    let reader = dt.key("Readers", &[P::ViewPolicyViolation]).await;
+    condition_policy(&dt, &admin, "no-odd", "LICENSE", "IS", "unresolved").await;
+    let mut projects = Vec::new();
+    let mut comps = Vec::new();
+    for name in ["one", "two"] {
+        let p = dt
+            .project(&admin, json!({"name": name, "version": "1"}))
+            .await;
+        let p = p["uuid"].as_str().unwrap().to_string();
+        comps.push(dt.component(&admin, &p, &format!("{name}-lib")).await);
+        projects.push(p);
+    }
+    let r = dt.get("/api/v1/violation", &admin).await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    assert_eq!(r.headers["x-total-count"], "2");
+    let r = dt
+        .get("/api/v1/violation?pageNumber=2&pageSize=1", &admin)
+        .await;
+    assert_eq!(r.body.as_array().unwrap().len(), 1);
+    assert_eq!(r.headers["x-total-count"], "2");
+    // Under the ACL a team sees the violations of its projects only.
+    let r = dt.get("/api/v1/violation", &reader).await;
+    assert_eq!(r.headers["x-total-count"], "0");
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/acl/mapping",
+            &admin,
+            &json!({"team": reader.team_uuid, "project": projects[1]}),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    let r = dt.get("/api/v1/violation", &reader).await;
+    assert_eq!(r.headers["x-total-count"], "1");
+    assert_eq!(r.body[0]["component"]["name"], "two-lib");
+
+    let r = dt
+        .get(
+            &format!("/api/v1/violation/component/{}", comps[1]),
+            &reader,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    assert_eq!(r.headers["x-total-count"], "1");
+    assert_eq!(r.body[0]["policyCondition"]["subject"], "LICENSE");
+    let r = dt
+        .get(
+            &format!("/api/v1/violation/component/{}", comps[0]),
+            &reader,
+        )
+        .await;
+    assert_eq!(
+        (r.status, text(&r)),
+        (403, "Access to the specified component is forbidden")
+    );
+    let r = dt
+        .get(
+            "/api/v1/violation/component/0f8fad5b-d9cb-469f-a165-70867728950e",
+            &admin,
+        )
+        .await;
+    assert_eq!(
+        (r.status, text(&r)),
+        (404, "The component could not be found.")
+    );
+    let viewer = dt.key("Viewers", &[P::ViewPortfolio]).await;
+    let r = dt.get("/api/v1/violation", &viewer).await;
+    assert_eq!(r.status, 403);
 }

@@ -247,6 +247,52 @@ pub async fn violations(
         .await
 }
 
+/// `GET /violation`: the portfolio's violations the caller may see (under the ACL, those of
+/// projects mapped to its teams), active projects' only unless `inactive`.
+pub async fn portfolio_violations(
+    state: &Core,
+    who: &Principal,
+    suppressed: bool,
+    inactive: bool,
+    offset: i64,
+    limit: Option<i64>,
+) -> Result<(Vec<PolicyViolation>, i64)> {
+    let teams = super::portfolio::visibility(state.config.dtrack.acl_enabled, who);
+    let scope = db::ViolationScope::Portfolio { teams, inactive };
+    state
+        .db
+        .read(move |c| db::violations_in(c, &scope, suppressed, offset, limit))
+        .await
+}
+
+/// `GET /violation/component/{uuid}`: one component's violations, under its project's ACL.
+pub async fn component_violations(
+    state: &Core,
+    who: &Principal,
+    uuid: &str,
+    suppressed: bool,
+    offset: i64,
+    limit: Option<i64>,
+) -> Result<(Vec<PolicyViolation>, i64)> {
+    let acl = state.config.dtrack.acl_enabled;
+    let (who, uuid) = (who.clone(), uuid.to_string());
+    state
+        .db
+        .read(move |c| {
+            let (comp, _) = super::portfolio::visible(
+                c,
+                acl,
+                &who,
+                pdb::component_by_uuid(c, &uuid)?,
+                super::portfolio::COMPONENT_NOT_FOUND,
+                super::portfolio::COMPONENT_FORBIDDEN,
+            )?;
+            let scope = db::ViolationScope::Component(comp.id);
+            db::violations_in(c, &scope, suppressed, offset, limit)
+        })
+        .await
+}
+
 /// `PUT /violation/analysis`: state and suppression of one violation, with upstream's
 /// comments (`OLD → NEW`, `Suppressed`/`Unsuppressed`, then the comment). Users comment under
 /// their username; API keys comment anonymously, as upstream.
