@@ -210,19 +210,18 @@
 //!   `profile_fields`, `read_receipts`, `realm_emoji`, `realm_settings`, `scheduled`, `settings`,
 //!   `submessages`, `unreads`, `user_records`, and Dependency-Track's `dtrack_bom`,
 //!   `dtrack_clone`, `dtrack_findings`, `dtrack_identity`, `dtrack_licenses`, `dtrack_metrics`,
-//!   `dtrack_osv`, `dtrack_policies`,
-//!   `dtrack_portfolio`, `dtrack_projects`;
+//!   `dtrack_osv`, `dtrack_policies`, `dtrack_portfolio`, `dtrack_projects`, `dtrack_search`;
 //! - in `domain`: `channel_folders`, `credentials` (the user cache and the login limiter),
 //!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
 //!   in `domain::messages`: `edit`, `fetch`, `flags`, `preview`, `receipts`, `report`,
 //!   `widgets`; in `domain::dtrack`: `bom`, `cyclonedx`, `cyclonedx_xml`, `findings`,
 //!   `identity`, `jwt`, `keys`, `licenses` (the vendored SPDX catalogue and license groups),
-//!   `policies`, `policy_eval`, `portfolio`, `state`, with
+//!   `policies`, `policy_eval`, `portfolio`, `search` (component searches), `state`, with
 //!   `osv::{record, purl, eval, matching, import, fetch}` and
 //!   `versions::{debian, maven, rubygems}`;
 //! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `licenses`,
-//!   `metrics`, `policies`, `portfolio`, and `wire::input`, `wire::licenses`, `wire::metrics`,
-//!   `wire::policy`;
+//!   `metrics`, `policies`, `portfolio`, `search`, and `wire::input`, `wire::licenses`,
+//!   `wire::metrics`, `wire::policy`;
 //! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
 //!   `scheduled`, `webhooks::payload`, `delivery::{folders, groups, scheduled}` and
 //!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled}`;

@@ -26,6 +26,7 @@ pub mod dtrack_osv;
 pub mod dtrack_policies;
 pub mod dtrack_portfolio;
 pub mod dtrack_projects;
+pub mod dtrack_search;
 pub mod groups;
 pub mod health;
 pub mod invites;

@@ -22,6 +22,7 @@ pub mod portfolio;
 pub mod projects;
 pub mod respond;
 pub mod routes;
+pub mod search;
 pub mod svg;
 pub mod wire;
 

@@ -17,7 +17,7 @@ use super::params::Query;
 use super::respond::Out;
 use super::{
     acl, badges, bom, exchange, findings, identity, licenses, metrics, policies, portfolio,
-    projects,
+    projects, search,
 };
 
 /// Who may call an endpoint.
@@ -203,6 +203,10 @@ route::routes! {
         needs(P::ViewPortfolio) => portfolio::get_component(state, me()?, &component).await;
     DeleteComponent(component: String) = DELETE ["v1", "component", component],
         needs(P::PortfolioManagement) => portfolio::delete_component(state, me()?, &component).await;
+    ComponentsByHash(hash: String) = GET ["v1", "component", "hash", hash],
+        needs(P::ViewPortfolio) => search::by_hash(state, me()?, &hash, q).await;
+    ComponentsByIdentity = GET ["v1", "component", "identity"], needs(P::ViewPortfolio) =>
+        search::by_identity(state, me()?, q).await;
     CreateVulnerability = PUT ["v1", "vulnerability"],
         needs(P::VulnerabilityManagement).consumes(JSON) =>
         findings::create_vulnerability(state, body).await;
@@ -359,6 +363,6 @@ pub fn route(method: &Method, segs: &[String]) -> std::result::Result<Endpoint, 
 
 /// One request per endpoint, as (method, path after `/api/`), with `{team}`, `{key}`,
 /// `{perm}`, `{project}`, `{component}`, `{vuln}`, `{source}`, `{policy}`, `{condition}`,
-/// `{token}`, `{name}`, `{version}`, `{tag}`, `{classifier}`, `{days}`, `{date}`, `{license}` and `{group}` marking path parameters: for
+/// `{token}`, `{name}`, `{version}`, `{tag}`, `{classifier}`, `{days}`, `{date}`, `{license}`, `{group}` and `{hash}` marking path parameters: for
 /// tests that walk every route.
 pub const SAMPLE_ROUTES: &[(&str, &str)] = Endpoint::SAMPLES;

@@ -1343,6 +1343,7 @@ impl DtFixture {
             .replace("{tag}", "t")
             .replace("{classifier}", "APPLICATION")
             .replace("{days}", "30")
+            .replace("{hash}", "d41d8cd98f00b204e9800998ecf8427e")
             .replace("{group}", &self.group)
             .replace("{license}", &licenses::license_uuid("MIT"))
             .replace("{date}", "20240101")

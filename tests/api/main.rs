@@ -37,6 +37,7 @@ mod dtrack_osv;
 mod dtrack_policies;
 mod dtrack_portfolio;
 mod dtrack_projects_more;
+mod dtrack_search;
 mod emoji_names;
 mod incoming_webhooks;
 mod invites;

@@ -21,6 +21,7 @@ pub mod policy_eval;
 pub mod portfolio;
 pub mod projects;
 pub mod sealed;
+pub mod search;
 pub mod state;
 pub mod versions;
 pub mod vex;
