@@ -988,6 +988,23 @@ CREATE TABLE dt_component_packages (
 );
 CREATE INDEX dt_component_packages_package ON dt_component_packages (ecosystem, package);
 
+-- The source package a BOM names for an OS package (Trivy's `SrcName`, `SrcVersion`,
+-- `SrcRelease`, `SrcEpoch` properties): OSV's distribution records name source packages.
+CREATE TABLE dt_component_sources (
+    component_id INTEGER PRIMARY KEY REFERENCES dt_components (id) ON DELETE CASCADE,
+    name         TEXT NOT NULL,
+    version      TEXT
+);
+
+-- CVSS v2 and v4 vectors and scores of imported records (v3 is on `dt_vulnerabilities`).
+CREATE TABLE dt_vulnerability_cvss (
+    vulnerability_id INTEGER PRIMARY KEY REFERENCES dt_vulnerabilities (id) ON DELETE CASCADE,
+    v2_vector        TEXT,
+    v2_score         REAL,
+    v4_vector        TEXT,
+    v4_score         REAL
+);
+
 -- Matches the analyzer could not decide because a version did not parse: reported, never
 -- silently treated as not affected.
 CREATE TABLE dt_unknown_matches (

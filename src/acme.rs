@@ -23,7 +23,7 @@ use tokio::sync::watch;
 use tokio_rustls::rustls::sign::CertifiedKey;
 
 use crate::config::AcmeConfig;
-use crate::http::tls::{self, ServerTls};
+use crate::http::tls::ServerTls;
 
 /// A certificate is renewed when less than this remains of its validity.
 pub const RENEW_BEFORE: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -165,7 +165,8 @@ pub fn inspect(chain_pem: &[u8]) -> Result<CertInfo, String> {
 pub fn load_stored(settings: &Settings) -> Option<(CertifiedKey, CertInfo)> {
     let chain = std::fs::read(settings.cert_path()).ok()?;
     let key = std::fs::read(settings.key_path()).ok()?;
-    let loaded = tls::pair_from_pem(&chain, &key).and_then(|pair| Ok((pair, inspect(&chain)?)));
+    let loaded =
+        crate::pem::pair_from_pem(&chain, &key).and_then(|pair| Ok((pair, inspect(&chain)?)));
     match loaded {
         Ok(x) => Some(x),
         Err(e) => {
@@ -256,7 +257,7 @@ fn challenge_pair(domain: &str, digest: &[u8]) -> Result<CertifiedKey, String> {
     let cert = params
         .self_signed(&key)
         .map_err(|e| format!("challenge certificate: {e}"))?;
-    tls::pair_from_der(cert.der().to_vec(), key.serialize_der())
+    crate::pem::pair_from_der(cert.der().to_vec(), key.serialize_der())
 }
 
 /// Removes the challenge certificates it was given when dropped (on success, failure or
@@ -330,7 +331,7 @@ async fn obtain(settings: &Settings, tls: &ServerTls) -> Result<(CertifiedKey, C
         .poll_certificate(&wait)
         .await
         .map_err(|e| format!("certificate: {e}"))?;
-    let pair = tls::pair_from_pem(chain_pem.as_bytes(), key_pem.as_bytes())?;
+    let pair = crate::pem::pair_from_pem(chain_pem.as_bytes(), key_pem.as_bytes())?;
     let info = inspect(chain_pem.as_bytes())?;
     // The key first: a chain is only ever next to its own key once both are written.
     write_private(&settings.key_path(), key_pem.as_bytes())?;

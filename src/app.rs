@@ -2,8 +2,9 @@
 //!
 //! [`open`] builds the chat API's [`ChatState`] once per server (passed explicitly as
 //! `Arc<ChatState>` to every chat handler and background task); [`start`] builds the
-//! Dependency-Track and metrics listeners' own states from it. There are no globals, so a test process can run many servers side
-//! by side. [`start`] opens the state, binds the listeners, starts the background tasks (all
+//! Dependency-Track and metrics listeners' own states from it and the [`listeners`](crate::listeners)
+//! over those states (the chat listener with the web client's files). There are no globals, so
+//! a test process can run many servers side by side. [`start`] opens the state, binds the listeners, starts the background tasks (all
 //! listed in `tasks::spawn`) and serves; the shutdown signal is an argument, so `main` passes
 //! SIGINT/SIGTERM and tests pass a channel. The command line opens a [`Core`] alone.
 
@@ -42,13 +43,12 @@ pub fn open(config: Config) -> Result<ChatState> {
         connections: Arc::default(),
         chat_requests: Arc::new(crate::metrics::RequestMetrics::new(
             "chat",
-            crate::zulip::ROUTE_NAMES,
+            crate::listeners::chat::ROUTE_NAMES,
         )),
         dtrack_requests: Arc::new(crate::metrics::RequestMetrics::new(
             "dtrack",
             crate::dtrack::ROUTE_NAMES,
         )),
-        web_assets: crate::web::assets::Assets::load(),
         rates,
         queues,
         presence: crate::domain::presence::PresenceTable::default(),
@@ -253,7 +253,10 @@ pub async fn start(
     };
     // Every background task, before any listener serves (delivery must be attached first).
     let writers = tasks::spawn(&state, &tls);
-    let api = Arc::new(crate::zulip::ChatApi::new(Arc::clone(&state)));
+    let api = Arc::new(crate::listeners::chat::ChatListener::new(
+        Arc::clone(&state),
+        crate::web::assets::Assets::load(),
+    ));
     let task = tokio::spawn(serve_listener(
         listener,
         api,
@@ -263,8 +266,8 @@ pub async fn start(
     ));
     let metrics_task = match metrics_listener {
         Some((listener, _)) => {
-            let api = Arc::new(crate::metrics::endpoint::MetricsApi::new(
-                crate::metrics::endpoint::MetricsState {
+            let api = Arc::new(crate::listeners::metrics::MetricsListener::new(
+                crate::listeners::metrics::MetricsState {
                     db: Arc::clone(&state.core) as _,
                     hub: Arc::clone(&state.hub),
                     queues: Arc::clone(&state.queues),
@@ -290,11 +293,13 @@ pub async fn start(
     };
     let (dtrack_addr, dtrack_task) = match dt_listener {
         Some((listener, addr)) => {
-            let api = Arc::new(crate::dtrack::DtrackApi::new(crate::dtrack::DtrackState {
-                core: Arc::clone(&state.core),
-                rates: Arc::clone(&state.rates),
-                requests: Arc::clone(&state.dtrack_requests),
-            }));
+            let api = Arc::new(crate::listeners::dtrack::DtrackListener::new(
+                crate::dtrack::DtrackState {
+                    core: Arc::clone(&state.core),
+                    rates: Arc::clone(&state.rates),
+                    requests: Arc::clone(&state.dtrack_requests),
+                },
+            ));
             let t = tokio::spawn(serve_listener(
                 listener,
                 api,

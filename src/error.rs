@@ -19,6 +19,25 @@ pub enum LoginFailure {
     InvalidApiKey,
 }
 
+/// A setting that still names a user group, which keeps the group from being deactivated
+/// (plain data; each API renders it, the chat API as `CANNOT_DEACTIVATE_GROUP_IN_USE`'s
+/// `objections`). `settings` are the settings' API names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GroupObjection {
+    /// Organization settings.
+    Realm { settings: Vec<&'static str> },
+    /// The settings of an active channel.
+    Channel {
+        channel_id: i64,
+        settings: Vec<&'static str>,
+    },
+    /// The permission settings of another active group.
+    Group {
+        group_id: i64,
+        settings: Vec<&'static str>,
+    },
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ErrorKind {
     /// A required parameter is absent.
@@ -32,6 +51,8 @@ pub enum ErrorKind {
         code: &'static str,
         data: Vec<(&'static str, serde_json::Value)>,
     },
+    /// A user group cannot be deactivated while these settings name it.
+    GroupInUse(Vec<GroupObjection>),
     /// Missing or invalid credentials on an authenticated endpoint.
     Unauthorized,
     /// A login attempt (password or development login) failed.

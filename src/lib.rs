@@ -4,10 +4,11 @@
 //! # Bird's-eye view
 //!
 //! A request arrives on a listener ([`http::server`]), which gives it a request id and a
-//! tracing span and asks that listener's API to admit it from the head alone: the chat API
-//! ([`zulip`]) resolves the path in its one route table and authenticates the caller as the
-//! endpoint's row says, which also sets the request's body limit. Only then does the listener read the body (within that
-//! limit and the body timeout) and hand the request back to the API, which parses parameters
+//! tracing span and asks that listener's API ([`listeners`]) to admit it from the head alone:
+//! the chat listener resolves the path among the web client's pages ([`web`]) and then in the
+//! chat API's ([`zulip`]) one route table, and authenticates the caller as the endpoint's row
+//! says, which also sets the request's body limit. Only then does the listener read the body
+//! (within that limit and the body timeout) and hand the request back to the API, which parses parameters
 //! and calls a domain function ([`domain`]). Domain functions read through
 //! the read pool and write through the single writer thread ([`db`]); each write commits in a
 //! group-commit batch, then its events go to the [`events`] hub in commit order, and only then is
@@ -25,7 +26,8 @@
 //! queue sweep and the rate-limit prune take `now` as a parameter; only the timer tasks in
 //! [`app`] read the clock, so tests pass explicit times instead of sleeping.
 //!
-//! The Dependency-Track API ([`dtrack`]) follows the same path on its own listener: its route
+//! The Dependency-Track API ([`dtrack`]) follows the same path on its own listener
+//! (`listeners::dtrack`): its route
 //! table names each endpoint's permission, credentials are checked (API keys through a cache
 //! that is invalidated by every Dependency-Track write), and handlers call the rules in
 //! [`domain::dtrack`]. Accepted BOM uploads are stored first and imported by a background
@@ -43,8 +45,9 @@
 //!   and the renewal task started in [`app`] that retries with back-off and stops with the
 //!   shutdown signal.
 //! - [`app`]: the composition root: opens the domain's `Core` and builds each listener's state
-//!   from it (`zulip::ChatState`, `dtrack::DtrackState`, `metrics::endpoint::MetricsState`,
-//!   sharing rate limits, counters and the shutdown signal), startup and shutdown, and
+//!   from it (`zulip::ChatState`, `dtrack::DtrackState`, `listeners::metrics::MetricsState`,
+//!   sharing rate limits, counters and the shutdown signal), the [`listeners`] over them
+//!   (with the web client's files, `web::assets`), startup and shutdown, and
 //!   `app::tasks`, the one list of background tasks (`tasks::spawn`) with the timer tasks.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
 //!   `dtrack create-team`, `backup`, `restore`); [`restore`] does the file work of
@@ -53,7 +56,8 @@
 //! - [`config`]: the typed `Config` and its defaults (`config/mod.rs`); `config::load` turns
 //!   TOML into a validated `Config` with every problem reported at once (walking the document
 //!   key by key in `config::walker`), reading the old `[deptrack]` as `[dtrack]` with a
-//!   warning; `config::listeners` checks the listeners' TLS and ACME settings;
+//!   warning; `config::listeners` checks the listeners' TLS and ACME settings (reading the PEM
+//!   files through [`pem`], so a bad certificate, key or CA file is reported at load);
 //!   `config::render` prints the redacted dump and `config.example.toml`. Each key is one row
 //!   of the catalogue in `config::keys`, which drives all of these; the rows sit in one file
 //!   per table (`config::keys::storage`, `config::keys::chat`, `config::keys::dtrack`,
@@ -84,8 +88,9 @@
 //!   metrics (project, component and portfolio history kept as upstream keeps it;
 //!   collections aggregate their children) and badge facts, BOM acceptance and
 //!   import, exports and VEX import (`exchange`, `vex`; XML within `xml_bounds`, checked in
-//!   one linear pass before parsing), OSV data (`osv`: record reading,
-//!   package URLs, OSV's evaluation algorithm, streaming zip import, the internal analyzer) over
+//!   one linear pass before parsing), OSV data (`osv`: record reading and severity,
+//!   ecosystems, package URLs, distribution releases, OSV's evaluation algorithm, streaming
+//!   zip import, the internal analyzer) over
 //!   per-ecosystem version comparators (`versions`), and the per-process state (signing key,
 //!   system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
@@ -135,7 +140,10 @@
 //!   mentions, the commit), `messages::recipients` who a message goes to, and
 //!   `messages::topics` the topic rules (normalising a topic, a channel's topics policy, the
 //!   automatic follow) beside topic listing and visibility.
-//! - [`events`]: domain events, the hub they are published to after commit, the client
+//! - [`events`]: domain events, each variant carrying one payload struct (by area:
+//!   `events::messages`, whose `MessageSent` carries the stored message with its recipients and
+//!   their flags so delivery renders it without reading it back, `events::people` and
+//!   `events::channels`), the hub they are published to after commit (`events::hub`), the client
 //!   event queues (`events::queues`: the table in its `mod.rs`, one queue and its events in
 //!   `queue`, waiting polls and the heartbeat pass in `polls`, idle lifetimes in `sweep`, the
 //!   export and restore in `saved`, the id index in `table`) and their snapshot across a graceful restart
@@ -149,15 +157,13 @@
 //!   index, matcher with method/`Allow` resolution, sample paths and dispatch: `http::route`), a `multipart/form-data` reader shared by
 //!   both APIs, and a small outgoing HTTP(S) client (`http::client`: hyper + rustls, bounded
 //!   time and answer size, non-public destinations refused unless allowed), and HTTPS for a
-//!   listener (`http::tls`: PEM certificate and key files served with rustls/ring, ALPN
-//!   `http/1.1`, swapped on reload, which `cli` wires to SIGHUP, or pairs installed by `acme`
+//!   listener (`http::tls`: PEM certificate and key files, read by [`pem`], served with
+//!   rustls/ring, ALPN `http/1.1`, swapped on reload, which `cli` wires to SIGHUP, or pairs installed by `acme`
 //!   with its TLS-ALPN-01 challenge certificates answered on ALPN `acme-tls/1`; the handshake
 //!   is bounded by the header timeout in `http::server`); knows no API semantics.
 //! - [`zulip`]: the chat API: route table (`zulip::routes`, under `/api/v1` with Basic auth and
-//!   `/json` with a web session), the pages and files outside the API (`zulip::pages`: the web
-//!   client's, uploads, emoji pictures, the signup page; answered before parameters are
-//!   parsed), admission by each row's policy (`zulip::admission`), Basic auth (and incoming
-//!   webhooks' `api_key`), parameter rules, envelope, handlers
+//!   `/json` with a web session) with `zulip::answer` calling an admitted request's endpoint,
+//!   Basic auth (and incoming webhooks' `api_key`), parameter rules, envelope, handlers
 //!   (one file per area: `users`, `user_groups`, `channels`, `messages`, `topics`, `realtime`,
 //!   `presence`, `realm`, `server`, `invites`, `records`, `bot_storage`, `uploads`, `emoji`), the
 //!   incoming webhooks (`webhooks`: `/external/{integration}` with its `api_key` checked at
@@ -166,8 +172,10 @@
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), the outgoing-webhook worker (`outgoing_webhooks`: claims due
 //!   deliveries, posts upstream's payload, reads the answer), and `wire`, the only place that
-//!   knows Zulip's JSON shapes (the main ones, the message, the user in `wire::users` and
-//!   the frequent events, are typed `Serialize` structs).
+//!   knows Zulip's JSON shapes (the main ones are typed `Serialize` structs: the message, the
+//!   user and status in `wire::users`, the channel and subscription in `wire::channels`,
+//!   presence in `wire::presence`, and the frequent events in `wire::events` with
+//!   `wire::message_events` and `wire::user_events`, the heartbeat included).
 //! - [`web`]: the browser client on the chat listener: its hand-written files
 //!   (`src/web/client/`, compiled in by `build.rs`) served by `web::assets` at
 //!   `/static/<build>/` (immutable, gzip precomputed at start, the modules also joined into
@@ -176,10 +184,13 @@
 //!   security headers every HTML answer shares), `web::signup` (the invitation signup page on
 //!   `/join/`), and `web::sessions`,
 //!   the session cookie and CSRF checks through which `/json/` uses `zulip`'s route table.
+//!   Its pages read a `web::WebState` (the chat API's state and the client's files); `web`
+//!   names `zulip` (the page shell embeds `zulip::realtime::register_body`), never the reverse.
 //!   The session rules (hashed tokens, expiry, at most one last-use write a minute, ending a
 //!   user's sessions) are [`domain::sessions`]; their SQL is `db::web_sessions`.
 //! - [`dtrack`]: the Dependency-Track API under `/api`: route table (`dtrack::routes`, with
-//!   each endpoint's permission, media types and upload flag),
+//!   each endpoint's permission, media types and upload flag) with `dtrack::answer` calling an
+//!   admitted request's endpoint, the listener's state (`DtrackState`),
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
 //!   that knows its JSON shapes, and with `wire::cyclonedx` the CycloneDX JSON and XML it
@@ -189,8 +200,17 @@
 //!   `db::message_narrows`, and the `ChannelProperty`/`SubscriptionProperty` names events carry; Dependency-Track's in `model::dtrack` with its permissions and
 //!   `PermSet`) and newtype ids.
 //! - [`metrics`]: lock-free request, writer and latency counters (updated by `http::server`
-//!   and `db`) and their Prometheus text; `metrics::endpoint` is the `/metrics` and `/health`
-//!   listener (`[metrics]`), which reads the queues and `db::health` at scrape time.
+//!   and `db`) and their Prometheus text; names no other area (its listener is
+//!   `listeners::metrics`).
+//! - [`listeners`]: the top layer, one `http::server::Api` per listener composing an API's
+//!   route table, pages and admission: `listeners::chat` (the chat API's table and the web
+//!   client's pages on one listener: the page table `listeners::chat::pages`, one row per
+//!   page; admission by each row's policy in `listeners::chat::admission`, with Basic auth,
+//!   webhook keys, the web session and its CSRF token, a download's optional credentials; and
+//!   the new session a browser gets when its credentials change), `listeners::dtrack`
+//!   (admission by each row: credentials, permission, media type, body limit, rate limit) and
+//!   `listeners::metrics` (`/metrics` and `/health` on `[metrics] listen`, reading the
+//!   counters, the queues and `db::health` at scrape time).
 //! - [`markdown`]: Zulip's message Markdown (mentions, channel links, code blocks, spoilers,
 //!   emoji, custom emoji, upload previews) with realm lookups behind a trait; pure. The
 //!   renderer (`markdown::render`) walks the blocks, with `inline` and `fenced` beside it;
@@ -201,7 +221,8 @@
 //! - [`time`]: the clock and every date format printed or read (on the `time` crate); no
 //!   other module computes calendar dates.
 //! - [`password`], [`emoji`]: small pure helpers; [`private_files`]: owner-only
-//!   creation of the data directory, database and backup files.
+//!   creation of the data directory, database and backup files; [`pem`]: certificate and key
+//!   files in PEM (bounded reading, parsing, checking a pair), below `config` and `http`.
 //!
 //! Smaller modules, each described by its own `//!` header:
 //!
@@ -217,14 +238,14 @@
 //!   `widgets`; in `domain::dtrack`: `bom`, `cyclonedx`, `cyclonedx_xml`, `findings`,
 //!   `identity`, `jwt`, `keys`, `licenses` (the vendored SPDX catalogue and license groups),
 //!   `policies`, `policy_eval`, `portfolio`, `search` (component searches), `state`, with
-//!   `osv::{record, purl, eval, matching, import, fetch}` and
-//!   `versions::{debian, maven, rubygems}`;
+//!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}` and
+//!   `versions::{debian, maven, rubygems, rpm, apk, packagist, semverlike}`;
 //! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `licenses`,
 //!   `metrics`, `policies`, `portfolio`, `search`, and `wire::input`, `wire::licenses`,
 //!   `wire::metrics`, `wire::policy`;
 //! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
 //!   `scheduled`, `webhooks::payload`, `delivery::{folders, groups, scheduled}` and
-//!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled}`;
+//!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled, user_events}`;
 //! - in `http`: `limits` (the open-files limit), `multipart`, `rate_limit`;
 //! - in `markdown`: `html` (escaping), `links`, `lists`, `mentions`, `syntax` (the Markdown the
 //!   system bots write), `timestamp`;
@@ -232,7 +253,7 @@
 //!
 //! # Layers
 //!
-//! Each area names only the areas after it; `tests/api/layering.rs` reads every `use` and
+//! Each area names only areas listed above it; `tests/api/layering.rs` reads every `use` and
 //! `crate::` path and holds the same table (`layering_graph::LAYERS`), which this list quotes.
 //! The executables (`main.rs`, `bin/`) may name anything.
 //!
@@ -242,11 +263,12 @@
 //! - `emoji`: nothing
 //! - `password`: nothing
 //! - `private_files`: nothing
+//! - `pem`: nothing
 //! - `data_lock`: `private_files`
 //! - `model`: `ids`
-//! - `metrics`: `db`, `events`, `http`
-//! - `http`: `config`, `metrics`, `time`
-//! - `config`: `http`, `model`
+//! - `metrics`: nothing
+//! - `config`: `model`, `pem`
+//! - `http`: `config`, `metrics`, `pem`, `time`
 //! - `mail`: `config`
 //! - `markdown`: `emoji`, `time`
 //! - `events`: `ids`, `model`, `private_files`
@@ -254,20 +276,24 @@
 //! - `domain`: `config`, `db`, `emoji`, `error`, `events`, `ids`, `mail`, `markdown`, `model`,
 //!   `password`, `private_files`, `time`
 //! - `restore`: `data_lock`, `db`, `domain`, `error`, `events`, `private_files`
-//! - `acme`: `config`, `http`, `private_files`
+//! - `acme`: `config`, `http`, `pem`, `private_files`
 //! - `zulip`: `db`, `domain`, `emoji`, `error`, `events`, `http`, `ids`, `markdown`, `metrics`,
-//!   `model`, `password`, `time`, `web`
+//!   `model`, `password`, `time`
 //! - `dtrack`: `db`, `domain`, `error`, `http`, `ids`, `metrics`, `model`, `time`
 //! - `web`: `domain`, `error`, `http`, `model`, `password`, `time`, `zulip`
-//! - `app`: `acme`, `config`, `data_lock`, `domain`, `dtrack`, `error`, `events`, `http`, `metrics`,
-//!   `private_files`, `time`, `web`, `zulip`
+//! - `listeners`: `db`, `domain`, `dtrack`, `error`, `events`, `http`, `metrics`, `model`, `web`,
+//!   `zulip`
+//! - `app`: `acme`, `config`, `data_lock`, `domain`, `dtrack`, `error`, `events`, `http`,
+//!   `listeners`, `metrics`, `private_files`, `time`, `web`, `zulip`
 //! - `cli`: `app`, `config`, `domain`, `error`, `http`, `model`, `restore`
 //!
-//! Edges that still close a cycle are listed in the test with their reason (no API names `app`:
-//! each has its own state, built by `app`; the chat route table names `web`; listener settings name `http`; `metrics` serves its own listener with `db`
-//! and `http`). Inside `domain`, the edges between its modules that close a cycle are listed
-//! there too (`domain::core`, the handle every rule takes, stands above them). Both lists may
-//! only shrink.
+//! The table has no cycle (the test's `CYCLE_EDGES` is empty and may only stay so): no API
+//! names `app` (each has its own state, built by `app`); no API names the listener that serves
+//! it, and the web client's pages name the chat API, not the other way round; `metrics` holds
+//! only counters, which `db` and `http` update, while its scrape is a listener; and the PEM
+//! files that config validation and the TLS listeners both read are `pem`'s, below both.
+//! Inside `domain`, the edges between its modules that close a cycle are listed in the test
+//! (`domain::core`, the handle every rule takes, stands above them); that list may only shrink.
 //!
 //! # Cross-cutting
 //!
@@ -276,9 +302,9 @@
 //!   each exhaustively, and each logs internal errors once there.
 //! - **Threads**: tokio workers never run SQLite or argon2; those run on `db`'s dedicated threads.
 //! - **State**: no globals. Domain code and the Dependency-Track handlers read a `&Core`
-//!   (`domain::core`); chat handlers, pages and background tasks an `Arc<zulip::ChatState>`
-//!   that holds an `Arc<Core>` and derefs to it; the Dependency-Track and metrics listeners
-//!   hold their own small states. `app` builds them all and passes them explicitly, so tests
+//!   (`domain::core`); chat handlers and background tasks an `Arc<zulip::ChatState>`
+//!   that holds an `Arc<Core>` and derefs to it, and the web client's pages a `web::WebState`
+//!   over it; the Dependency-Track and metrics listeners hold their own small states. `app` builds them all and passes them explicitly, so tests
 //!   run many servers in one process. The command line opens a `Core` alone.
 //! - **Secrets**: API keys, JWTs and password hashes are never logged (`model::Secret` redacts
 //!   `Debug`; Dependency-Track keys are kept only as public id plus SHA3-256 of the secret).
@@ -298,11 +324,13 @@ pub mod error;
 pub mod events;
 pub mod http;
 pub mod ids;
+pub mod listeners;
 pub mod mail;
 pub mod markdown;
 pub mod metrics;
 pub mod model;
 pub mod password;
+pub mod pem;
 pub mod private_files;
 pub mod restore;
 pub mod time;

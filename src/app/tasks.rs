@@ -69,12 +69,13 @@ async fn heartbeats(state: Arc<ChatState>) {
         std::time::Duration::from_millis(10),
         std::time::Duration::from_secs(1),
     );
+    let heartbeat = crate::zulip::delivery::heartbeat_event();
     let mut tick = tokio::time::interval(period);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             _ = tick.tick() => {
-                state.queues.heartbeats(std::time::Instant::now());
+                state.queues.heartbeats(std::time::Instant::now(), &heartbeat);
             }
             _ = stopping.wait_for(|s| *s) => return,
         }

@@ -86,7 +86,7 @@ pub(super) fn check_tls(cfg: &Config, problems: &mut Vec<String>) {
         match (cert.as_os_str().is_empty(), key.as_os_str().is_empty()) {
             (true, true) => {}
             (false, false) => {
-                if let Err(e) = crate::http::tls::load_pair(cert, key) {
+                if let Err(e) = crate::pem::load_pair(cert, key) {
                     problems.push(format!("{section}.tls_cert/tls_key: {e}"));
                 }
             }
@@ -130,7 +130,7 @@ fn check_acme(section: &str, acme: &AcmeConfig, cert: &Path, problems: &mut Vec<
         }
     }
     if !acme.ca_root.as_os_str().is_empty()
-        && let Err(e) = crate::http::tls::load_roots(&acme.ca_root)
+        && let Err(e) = crate::pem::load_roots(&acme.ca_root)
     {
         problems.push(format!("{section}.acme.ca_root: {e}"));
     }

@@ -1,6 +1,7 @@
-//! SQL of OSV vulnerability data and the internal analyzer: imported records, the packages
-//! they affect, the package each component is matched as, the analyzer's findings and
-//! undecidable matches, and queued re-analysis requests.
+//! SQL of OSV vulnerability data and the internal analyzer: imported records with their CVSS
+//! v2/v4 scores, the packages they affect, what each component is matched by (purl, version,
+//! the source package a BOM named) and as, the analyzer's findings and undecidable matches,
+//! and queued re-analysis requests.
 //!
 //! Synchronous functions over a connection; no HTTP types and no matching rules.
 
@@ -8,6 +9,106 @@ use rusqlite::{Connection, OptionalExtension as _, params};
 
 use crate::error::Result;
 use crate::ids::{ComponentId, ProjectId, VulnerabilityId};
+use crate::model::dtrack::SourcePackage;
+
+/// What a component is matched by: its purl, its own version (for a purl without one), and
+/// the source package its BOM named.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Subject {
+    pub purl: Option<String>,
+    pub version: Option<String>,
+    pub source: Option<SourcePackage>,
+}
+
+/// Columns of a component (alias `c`) and its source (alias `s`) read by [`subject_at`].
+const SUBJECT_COLS: &str = "c.purl, c.version, s.name, s.version";
+const SUBJECT_JOIN: &str = "LEFT JOIN dt_component_sources s ON s.component_id = c.id";
+
+fn subject_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Subject> {
+    let name: Option<String> = r.get(at + 2)?;
+    let source_version: Option<String> = r.get(at + 3)?;
+    Ok(Subject {
+        purl: r.get(at)?,
+        version: r.get(at + 1)?,
+        source: name.map(|name| SourcePackage {
+            name,
+            version: source_version,
+        }),
+    })
+}
+
+/// Records (or clears) the source package a BOM names for a component.
+pub fn set_component_source(
+    c: &Connection,
+    comp: ComponentId,
+    source: Option<&SourcePackage>,
+) -> Result<()> {
+    match source {
+        Some(s) => c
+            .prepare_cached(
+                "INSERT INTO dt_component_sources (component_id, name, version) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (component_id) DO UPDATE SET name = excluded.name,
+                     version = excluded.version",
+            )?
+            .execute(params![comp.0, s.name, s.version])?,
+        None => c
+            .prepare_cached("DELETE FROM dt_component_sources WHERE component_id = ?1")?
+            .execute([comp.0])?,
+    };
+    Ok(())
+}
+
+/// What one component is matched by.
+pub fn component_subject(c: &Connection, comp: ComponentId) -> Result<Option<Subject>> {
+    Ok(c.prepare_cached(&format!(
+        "SELECT {SUBJECT_COLS} FROM dt_components c {SUBJECT_JOIN} WHERE c.id = ?1"
+    ))?
+    .query_row([comp.0], |r| subject_at(r, 0))
+    .optional()?)
+}
+
+/// CVSS v2 and v4 (vector, score) of an imported record.
+pub type OtherCvss = (Option<(String, f64)>, Option<(String, f64)>);
+
+/// Records the CVSS v2 and v4 vectors and scores of a vulnerability (none: the row goes).
+pub fn set_cvss(c: &Connection, vuln: VulnerabilityId, cvss: &OtherCvss) -> Result<()> {
+    let (v2, v4) = cvss;
+    if v2.is_none() && v4.is_none() {
+        c.prepare_cached("DELETE FROM dt_vulnerability_cvss WHERE vulnerability_id = ?1")?
+            .execute([vuln.0])?;
+        return Ok(());
+    }
+    c.prepare_cached(
+        "INSERT INTO dt_vulnerability_cvss (vulnerability_id, v2_vector, v2_score, v4_vector,
+             v4_score) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (vulnerability_id) DO UPDATE SET v2_vector = excluded.v2_vector,
+             v2_score = excluded.v2_score, v4_vector = excluded.v4_vector,
+             v4_score = excluded.v4_score",
+    )?
+    .execute(params![
+        vuln.0,
+        v2.as_ref().map(|v| &v.0),
+        v2.as_ref().map(|v| v.1),
+        v4.as_ref().map(|v| &v.0),
+        v4.as_ref().map(|v| v.1)
+    ])?;
+    Ok(())
+}
+
+/// The CVSS v2 and v4 vectors and scores stored for a vulnerability.
+pub fn cvss(c: &Connection, vuln: VulnerabilityId) -> Result<OtherCvss> {
+    let row = c
+        .prepare_cached(
+            "SELECT v2_vector, v2_score, v4_vector, v4_score FROM dt_vulnerability_cvss
+             WHERE vulnerability_id = ?1",
+        )?
+        .query_row([vuln.0], |r| {
+            let pair = |a: Option<String>, b: Option<f64>| a.zip(b);
+            Ok((pair(r.get(0)?, r.get(1)?), pair(r.get(2)?, r.get(3)?)))
+        })
+        .optional()?;
+    Ok(row.unwrap_or((None, None)))
+}
 
 /// The analyzer identity of findings made from OSV data.
 pub const ANALYZER: &str = "INTERNAL_ANALYZER";
@@ -99,48 +200,60 @@ pub fn set_component_package(
     Ok(())
 }
 
-/// The components matched as a package: (component, its project, purl).
+/// The components matched as a package: (component, its project, what it is matched by).
 pub fn components_of_package(
     c: &Connection,
     ecosystem: &str,
     package: &str,
-) -> Result<Vec<(ComponentId, ProjectId, Option<String>)>> {
-    let mut st = c.prepare_cached(
-        "SELECT c.id, c.project_id, c.purl FROM dt_component_packages k
-         JOIN dt_components c ON c.id = k.component_id
-         WHERE k.ecosystem = ?1 AND k.package = ?2 ORDER BY c.id",
-    )?;
+) -> Result<Vec<(ComponentId, ProjectId, Subject)>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT c.id, c.project_id, {SUBJECT_COLS} FROM dt_component_packages k
+         JOIN dt_components c ON c.id = k.component_id {SUBJECT_JOIN}
+         WHERE k.ecosystem = ?1 AND k.package = ?2 ORDER BY c.id"
+    ))?;
     let rows = st.query_map(params![ecosystem, package], |r| {
-        Ok((ComponentId(r.get(0)?), ProjectId(r.get(1)?), r.get(2)?))
+        Ok((
+            ComponentId(r.get(0)?),
+            ProjectId(r.get(1)?),
+            subject_at(r, 2)?,
+        ))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Components never matched yet (created before the analyzer existed), with their project and
-/// purl, at most `limit`.
+/// Components never matched yet (created before the analyzer existed, or matched under keys
+/// an upgrade changed), with their project and what they are matched by, at most `limit`.
 pub fn unmatched_components(
     c: &Connection,
     limit: i64,
-) -> Result<Vec<(ComponentId, ProjectId, Option<String>)>> {
-    let mut st = c.prepare_cached(
-        "SELECT c.id, c.project_id, c.purl FROM dt_components c
+) -> Result<Vec<(ComponentId, ProjectId, Subject)>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT c.id, c.project_id, {SUBJECT_COLS} FROM dt_components c {SUBJECT_JOIN}
          WHERE NOT EXISTS (SELECT 1 FROM dt_component_packages k WHERE k.component_id = c.id)
-         ORDER BY c.id LIMIT ?1",
-    )?;
+         ORDER BY c.id LIMIT ?1"
+    ))?;
     let rows = st.query_map([limit], |r| {
-        Ok((ComponentId(r.get(0)?), ProjectId(r.get(1)?), r.get(2)?))
+        Ok((
+            ComponentId(r.get(0)?),
+            ProjectId(r.get(1)?),
+            subject_at(r, 2)?,
+        ))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The components of a project with their purls.
+/// The components of a project with what they are matched by.
 pub fn project_components(
     c: &Connection,
     project: ProjectId,
-) -> Result<Vec<(ComponentId, Option<String>)>> {
-    let mut st =
-        c.prepare_cached("SELECT id, purl FROM dt_components WHERE project_id = ?1 ORDER BY id")?;
-    let rows = st.query_map([project.0], |r| Ok((ComponentId(r.get(0)?), r.get(1)?)))?;
+) -> Result<Vec<(ComponentId, Subject)>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT c.id, {SUBJECT_COLS} FROM dt_components c {SUBJECT_JOIN}
+         WHERE c.project_id = ?1 ORDER BY c.id"
+    ))?;
+    let rows = st.query_map([project.0], |r| {
+        Ok((ComponentId(r.get(0)?), subject_at(r, 1)?))
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 

@@ -454,6 +454,7 @@ impl ThreadPool {
 mod tests {
     use super::*;
     use crate::config::Synchronous;
+    use crate::events::UserDeactivated;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn open(dir: &Path, hook: CommitHook) -> Db {
@@ -550,9 +551,9 @@ mod tests {
         );
         for id in 1..=3 {
             db.write(move |tx| {
-                tx.emit(Event::UserDeactivated {
+                tx.emit(Event::UserDeactivated(UserDeactivated {
                     user_id: crate::ids::UserId(id),
-                });
+                }));
                 Ok(())
             })
             .await
@@ -560,9 +561,9 @@ mod tests {
         }
         let _: Result<()> = db
             .write(|tx| {
-                tx.emit(Event::UserDeactivated {
+                tx.emit(Event::UserDeactivated(UserDeactivated {
                     user_id: crate::ids::UserId(99),
-                });
+                }));
                 Err(Error::bad_request("no"))
             })
             .await;
@@ -572,7 +573,7 @@ mod tests {
         let ids: Vec<i64> = seen
             .iter()
             .map(|e| match e {
-                Event::UserDeactivated { user_id } => user_id.0,
+                Event::UserDeactivated(UserDeactivated { user_id }) => user_id.0,
                 _ => -1,
             })
             .collect();

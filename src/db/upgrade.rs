@@ -37,6 +37,7 @@ pub const STEPS: &[(i64, &str)] = &[
     (18, include_str!("upgrades/0018_osv.sql")),
     (19, include_str!("upgrades/0019_auth_indexes.sql")),
     (20, include_str!("upgrades/0020_web_sessions.sql")),
+    (21, include_str!("upgrades/0021_matching_sources.sql")),
     (22, include_str!("upgrades/0022_portfolio_metrics.sql")),
 ];
 
@@ -109,7 +110,7 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(n, 28);
+        assert_eq!(n, 34);
         let settings: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'user_settings'",

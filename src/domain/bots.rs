@@ -15,7 +15,7 @@ use crate::domain::core::Core;
 use crate::domain::users::{self, NewUser};
 use crate::domain::{realm_settings, user_groups};
 use crate::error::{Error, Result};
-use crate::events::{Event, PersonChange};
+use crate::events::{Event, PersonChange, UserUpdated};
 use crate::ids::{ChannelId, UserId};
 use crate::model::{BotDefaults, BotService, Role, User};
 use crate::password;
@@ -214,10 +214,10 @@ fn apply_defaults(
             (new_all != all_public, "default_all_public_streams"),
         ] {
             if changed {
-                tx.emit(Event::UserUpdated {
+                tx.emit(Event::UserUpdated(UserUpdated {
                     user_id: bot,
                     change: PersonChange::BotDefault(field),
-                });
+                }));
             }
         }
     }
@@ -407,10 +407,10 @@ pub async fn regenerate_api_key(state: &Core, caller: &User, id: UserId) -> Resu
         .write(move |tx| {
             access_bot(tx, &caller, id)?;
             users_db::set_api_key(tx, id, &stored)?;
-            tx.emit(Event::UserUpdated {
+            tx.emit(Event::UserUpdated(UserUpdated {
                 user_id: id,
                 change: PersonChange::ApiKey,
-            });
+            }));
             Ok(())
         })
         .await?;
@@ -488,12 +488,12 @@ pub async fn update(state: &Core, caller: &User, id: UserId, up: BotUpdate) -> R
                 }
                 if bot.bot_owner_id != Some(owner.id) {
                     bots_db::set_owner(tx, bot.id, owner.id)?;
-                    tx.emit(Event::UserUpdated {
+                    tx.emit(Event::UserUpdated(UserUpdated {
                         user_id: bot.id,
                         change: PersonChange::BotOwner {
                             previous: bot.bot_owner_id,
                         },
-                    });
+                    }));
                 }
             }
             apply_defaults(tx, &caller, bot.id, &up.defaults, true)?;
@@ -526,10 +526,10 @@ pub async fn update(state: &Core, caller: &User, id: UserId, up: BotUpdate) -> R
                 }
             }
             if services_changed {
-                tx.emit(Event::UserUpdated {
+                tx.emit(Event::UserUpdated(UserUpdated {
                     user_id: bot.id,
                     change: PersonChange::BotServices,
-                });
+                }));
             }
             let bot = users_db::get(tx, bot.id)?
                 .ok_or_else(|| Error::internal("a bot vanished in its own transaction"))?;

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::db::channel_folders as db;
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::{Event, FolderChange};
+use crate::events::{ChannelFolderAdded, ChannelFolderUpdated, Event, FolderChange};
 use crate::ids::ChannelFolderId;
 use crate::model::{ChannelFolder, User};
 
@@ -97,9 +97,9 @@ pub async fn create(
                 is_archived: false,
             };
             folder.id = db::insert(tx, &folder)?;
-            tx.emit(Event::ChannelFolderAdded {
+            tx.emit(Event::ChannelFolderAdded(ChannelFolderAdded {
                 folder_id: folder.id,
-            });
+            }));
             Ok(folder.id)
         })
         .await
@@ -168,10 +168,10 @@ pub async fn update(
             }
             db::update(tx, &folder)?;
             for change in changes {
-                tx.emit(Event::ChannelFolderUpdated {
+                tx.emit(Event::ChannelFolderUpdated(ChannelFolderUpdated {
                     folder_id: id,
                     change,
-                });
+                }));
             }
             Ok(())
         })

@@ -157,7 +157,7 @@ impl OnCommit {
     }
 }
 
-/// The database of a `Core`, for readers that must not name the domain (`metrics::endpoint`).
+/// The database of a `Core`, for readers that must not name the domain (`listeners::metrics`).
 impl AsRef<Db> for Core {
     fn as_ref(&self) -> &Db {
         &self.db

@@ -14,7 +14,7 @@ use crate::db::{conversations as conversations_db, topics as topics_db};
 use crate::domain::messages::send::{Notice, NoticeDestination, post_notice};
 use crate::domain::realm_settings;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, MessagesDeleted};
 use crate::ids::{MessageId, UserId};
 use crate::markdown::syntax::{
     channel_link, direct_message_url, mentions_for_display, message_link, message_url,
@@ -298,12 +298,12 @@ pub fn topic_resolved(
         && (m.content.ends_with(RESOLVED_TEXT) || m.content.ends_with(UNRESOLVED_TEXT))
     {
         messages_db::delete(tx, m.id)?;
-        tx.emit(Event::MessagesDeleted {
+        tx.emit(Event::MessagesDeleted(MessagesDeleted {
             message_ids: vec![m.id],
             channel_id: m.channel_id,
             topic: m.topic,
             dm_members: Vec::new(),
-        });
+        }));
         return Ok(());
     }
     let text = if resolved {

@@ -15,7 +15,7 @@ use crate::db::realm_emoji as db;
 use crate::domain::core::Core;
 use crate::domain::uploads::REALM_ID;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, RealmEmojiChanged};
 use crate::model::uploads::RealmEmoji;
 use crate::model::{Role, User};
 
@@ -188,9 +188,9 @@ pub async fn add(state: &Core, caller: &User, raw_name: &str, files: Files) -> R
             // Checked again inside the write: another request may have won the name.
             check_may_add(tx, &caller, &record.name)?;
             db::insert(tx, &record, crate::time::now_secs())?;
-            tx.emit(Event::RealmEmojiChanged {
+            tx.emit(Event::RealmEmojiChanged(RealmEmojiChanged {
                 emoji: db::all(tx)?,
-            });
+            }));
             Ok(())
         })
         .await;
@@ -221,9 +221,9 @@ pub async fn deactivate(state: &Core, caller: &User, name: String) -> Result<()>
                 ));
             }
             db::deactivate(tx, e.id)?;
-            tx.emit(Event::RealmEmojiChanged {
+            tx.emit(Event::RealmEmojiChanged(RealmEmojiChanged {
                 emoji: db::all(tx)?,
-            });
+            }));
             Ok(())
         })
         .await

@@ -10,7 +10,10 @@ use crate::db::user_records as db;
 use crate::db::users as users_db;
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::{DraftChange, Event, SnippetChange};
+use crate::events::{
+    DraftChange, DraftsChanged, Event, FlagsChanged, MutedUsersChanged, SavedSnippetsChanged,
+    SnippetChange,
+};
 use crate::ids::{ChannelId, UserId};
 use crate::model::User;
 use crate::model::records::{Draft, DraftKind, MutedUser, SavedSnippet};
@@ -44,7 +47,10 @@ pub async fn mute(state: &Core, user: &User, target: i64) -> Result<()> {
             }
             db::mute(tx, me, target, crate::time::now_secs())?;
             let muted = db::muted_by(tx, me)?;
-            tx.emit(Event::MutedUsersChanged { user_id: me, muted });
+            tx.emit(Event::MutedUsersChanged(MutedUsersChanged {
+                user_id: me,
+                muted,
+            }));
             Ok(())
         })
         .await?;
@@ -64,13 +70,13 @@ pub async fn mute(state: &Core, user: &User, target: i64) -> Result<()> {
                     )?;
                 }
                 if !ids.is_empty() {
-                    tx.emit(Event::FlagsChanged {
+                    tx.emit(Event::FlagsChanged(FlagsChanged {
                         user_id: me,
                         flag: "read",
                         add: true,
                         message_ids: ids,
                         all: false,
-                    });
+                    }));
                 }
                 Ok(n)
             })
@@ -96,7 +102,10 @@ pub async fn unmute(state: &Core, user: &User, target: i64) -> Result<()> {
             }
             db::unmute(tx, me, target)?;
             let muted = db::muted_by(tx, me)?;
-            tx.emit(Event::MutedUsersChanged { user_id: me, muted });
+            tx.emit(Event::MutedUsersChanged(MutedUsersChanged {
+                user_id: me,
+                muted,
+            }));
             Ok(())
         })
         .await
@@ -258,10 +267,10 @@ pub async fn create_drafts(state: &Core, user: &User, inputs: Vec<DraftInput>) -
                 d.id = db::insert_draft(tx, user.id, d)?;
             }
             let ids = drafts.iter().map(|d| d.id).collect();
-            tx.emit(Event::DraftsChanged {
+            tx.emit(Event::DraftsChanged(DraftsChanged {
                 user_id: user.id,
                 change: DraftChange::Added(drafts),
-            });
+            }));
             Ok(ids)
         })
         .await
@@ -283,10 +292,10 @@ pub async fn edit_draft(state: &Core, user: &User, id: i64, input: DraftInput) -
             let mut d = validated(tx, &user, &host, &input, crate::time::now_secs())?;
             d.id = id;
             db::update_draft(tx, user.id, &d)?;
-            tx.emit(Event::DraftsChanged {
+            tx.emit(Event::DraftsChanged(DraftsChanged {
                 user_id: user.id,
                 change: DraftChange::Updated(d),
-            });
+            }));
             Ok(())
         })
         .await
@@ -302,10 +311,10 @@ pub async fn delete_draft(state: &Core, user: &User, id: i64) -> Result<()> {
             if !db::delete_draft(tx, me, id)? {
                 return Err(draft_not_found());
             }
-            tx.emit(Event::DraftsChanged {
+            tx.emit(Event::DraftsChanged(DraftsChanged {
                 user_id: me,
                 change: DraftChange::Removed(id),
-            });
+            }));
             Ok(())
         })
         .await
@@ -395,10 +404,10 @@ pub async fn create_snippet(
             };
             s.id = db::insert_snippet(tx, me, &s)?;
             let id = s.id;
-            tx.emit(Event::SavedSnippetsChanged {
+            tx.emit(Event::SavedSnippetsChanged(SavedSnippetsChanged {
                 user_id: me,
                 change: SnippetChange::Added(s),
-            });
+            }));
             Ok(id)
         })
         .await
@@ -428,10 +437,10 @@ pub async fn edit_snippet(
                 s.content = c;
             }
             db::update_snippet(tx, me, &s)?;
-            tx.emit(Event::SavedSnippetsChanged {
+            tx.emit(Event::SavedSnippetsChanged(SavedSnippetsChanged {
                 user_id: me,
                 change: SnippetChange::Updated(s),
-            });
+            }));
             Ok(())
         })
         .await
@@ -446,10 +455,10 @@ pub async fn delete_snippet(state: &Core, user: &User, id: i64) -> Result<()> {
             if !db::delete_snippet(tx, me, id)? {
                 return Err(snippet_not_found());
             }
-            tx.emit(Event::SavedSnippetsChanged {
+            tx.emit(Event::SavedSnippetsChanged(SavedSnippetsChanged {
                 user_id: me,
                 change: SnippetChange::Removed(id),
-            });
+            }));
             Ok(())
         })
         .await

@@ -22,7 +22,7 @@ use crate::domain::messages::send::{
     self, MAX_MESSAGE_LENGTH, NewMessage, Notice, NoticeDestination, Recipient,
 };
 use crate::error::{Error, Result};
-use crate::events::{Event, ScheduledOp};
+use crate::events::{Event, ScheduledChanged, ScheduledOp};
 use crate::ids::{ChannelId, MessageId, ScheduledId, UserId};
 use crate::markdown::syntax::{
     direct_message_url, mentions_for_display, message_link, message_url, silent_mention,
@@ -183,12 +183,12 @@ pub async fn create(
                 (&realm_url, &host),
             )?;
             let id = db::insert(tx, &item)?;
-            tx.emit(Event::ScheduledChanged {
+            tx.emit(Event::ScheduledChanged(ScheduledChanged {
                 owner: o.id,
                 id,
                 kind: ScheduledKind::Message,
                 op: ScheduledOp::Added,
-            });
+            }));
             Ok(id)
         })
         .await?;
@@ -239,12 +239,12 @@ pub async fn edit(
                 item.state = ScheduledState::Pending;
             }
             db::update(tx, &item)?;
-            tx.emit(Event::ScheduledChanged {
+            tx.emit(Event::ScheduledChanged(ScheduledChanged {
                 owner: o.id,
                 id,
                 kind: ScheduledKind::Message,
                 op: ScheduledOp::Updated,
-            });
+            }));
             Ok(())
         })
         .await?;
@@ -270,12 +270,12 @@ pub async fn delete(
                     ScheduledKind::Reminder => reminder_not_found(),
                 })?;
             db::delete(tx, id)?;
-            tx.emit(Event::ScheduledChanged {
+            tx.emit(Event::ScheduledChanged(ScheduledChanged {
                 owner,
                 id,
                 kind,
                 op: ScheduledOp::Removed,
-            });
+            }));
             Ok(())
         })
         .await
@@ -343,12 +343,12 @@ pub async fn create_reminder(
                 created: now,
             };
             let id = db::insert(tx, &item)?;
-            tx.emit(Event::ScheduledChanged {
+            tx.emit(Event::ScheduledChanged(ScheduledChanged {
                 owner: o.id,
                 id,
                 kind: ScheduledKind::Reminder,
                 op: ScheduledOp::Added,
-            });
+            }));
             Ok(id)
         })
         .await?;
@@ -500,12 +500,12 @@ fn deliver_one(
         }
     };
     db::finish(tx, id, Some(message))?;
-    tx.emit(Event::ScheduledChanged {
+    tx.emit(Event::ScheduledChanged(ScheduledChanged {
         owner: item.owner,
         id,
         kind: item.kind,
         op: ScheduledOp::Removed,
-    });
+    }));
     Ok(Delivered::Sent)
 }
 
@@ -515,12 +515,12 @@ fn mark_failed(tx: &mut WriteTx<'_>, id: ScheduledId) -> Result<()> {
         return Ok(());
     };
     if db::finish(tx, id, None)? {
-        tx.emit(Event::ScheduledChanged {
+        tx.emit(Event::ScheduledChanged(ScheduledChanged {
             owner: item.owner,
             id,
             kind: item.kind,
             op: ScheduledOp::Updated,
-        });
+        }));
     }
     Ok(())
 }

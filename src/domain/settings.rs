@@ -10,7 +10,7 @@ use crate::db::settings as settings_db;
 use crate::db::users as users_db;
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::{Event, PersonChange};
+use crate::events::{Event, PersonChange, SettingChanged, UserUpdated};
 use crate::model::User;
 use crate::password;
 
@@ -365,10 +365,10 @@ pub async fn update(state: &Core, user: &User, up: SettingsUpdate) -> Result<()>
                 match (name, &value) {
                     (TIMEZONE, SettingValue::Str(tz)) => {
                         users_db::set_timezone(tx, id, tz)?;
-                        tx.emit(Event::UserUpdated {
+                        tx.emit(Event::UserUpdated(UserUpdated {
                             user_id: id,
                             change: PersonChange::Timezone(tz.clone()),
-                        });
+                        }));
                     }
                     (PRESENCE_ENABLED, SettingValue::Bool(on)) => {
                         users_db::set_presence_enabled(tx, id, *on)?;
@@ -379,11 +379,11 @@ pub async fn update(state: &Core, user: &User, up: SettingsUpdate) -> Result<()>
                     }
                     _ => settings_db::set(tx, id, name, &encode(&value))?,
                 }
-                tx.emit(Event::SettingChanged {
+                tx.emit(Event::SettingChanged(SettingChanged {
                     user_id: id,
                     name,
                     value,
-                });
+                }));
             }
             Ok(())
         })

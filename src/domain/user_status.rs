@@ -4,7 +4,7 @@
 use crate::db::users as users_db;
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, UserStatusChanged};
 use crate::ids::UserId;
 use crate::model::{User, UserStatus};
 
@@ -104,7 +104,7 @@ pub async fn update(state: &Core, user: &User, up: StatusUpdate) -> Result<()> {
             if let Some(away) = away {
                 users_db::set_presence_enabled(tx, id, !away)?;
             }
-            tx.emit(Event::UserStatusChanged { user_id: id });
+            tx.emit(Event::UserStatusChanged(UserStatusChanged { user_id: id }));
             Ok(())
         })
         .await

@@ -2,8 +2,10 @@
 //! its own listener: route table, authentication, dispatch.
 //!
 //! `routes` is the one table of every endpoint (one `routes!` row each: method, path,
-//! permission, consumed and produced media types, handler); this file admits requests by
-//! those rows and dispatches them. Handlers live in one file per area and stay thin (parse, call a domain function in
+//! permission, consumed and produced media types, handler); this file holds the API's paths,
+//! the listener's state and [`answer`], which calls an admitted request's endpoint. Admission by
+//! those rows (credentials through [`auth`], permission, media type, rate limit) is the
+//! Dependency-Track listener's, `listeners::dtrack`. Handlers live in one file per area and stay thin (parse, call a domain function in
 //! `domain::dtrack`, render with [`wire`]). Shares nothing of its wire format or auth with the
 //! chat API. Must not contain SQL.
 
@@ -26,23 +28,18 @@ pub mod search;
 pub mod svg;
 pub mod wire;
 
-use std::borrow::Cow;
-use std::net::IpAddr;
 use std::sync::Arc;
 
-use hyper::http::request::Parts;
-use hyper::{Method, StatusCode};
+use hyper::StatusCode;
 
 use crate::domain::Core;
-use crate::error::{Error, ErrorKind};
-use crate::http::rate_limit::{self, Limited, RateKey, RateState};
-use crate::http::route::{NoRoute, RouteTable};
-use crate::http::server::{Admission, Api, BoxFuture};
+use crate::error::Error;
+use crate::http::route::RouteTable;
 use crate::http::{self, Request, Response};
-use crate::model::dtrack::{Principal, PrincipalKind};
+use crate::model::dtrack::Principal;
 
 use params::Query;
-use respond::{Out, decorate, fail_response};
+use respond::{Out, fail_response};
 
 pub use routes::{Access, Endpoint, SAMPLE_ROUTES, route};
 
@@ -51,7 +48,7 @@ pub use routes::{Access, Endpoint, SAMPLE_ROUTES, route};
 pub const ROUTE_NAMES: &[&str] = Endpoint::NAMES;
 
 /// Splits `/api/a/b%20c` into decoded segments after `/api/`; `None` outside the API.
-fn api_segments(path: &str) -> Option<Vec<String>> {
+pub fn api_segments(path: &str) -> Option<Vec<String>> {
     http::route::segments(path.strip_prefix("/api/")?)
 }
 
@@ -76,234 +73,30 @@ pub struct DtrackState {
     pub requests: Arc<crate::metrics::RequestMetrics>,
 }
 
-/// The Dependency-Track API as served on its listener.
-pub struct DtrackApi {
-    state: DtrackState,
-}
-
-/// What admission decided for a Dependency-Track request: its endpoint and principal.
-pub struct DtTicket {
+/// Answers an admitted request for `endpoint`: parses its query, calls the row's handler and
+/// renders a failure in upstream's form for the endpoint's media type. `who` is the principal
+/// admission authenticated (none on public endpoints and badges).
+pub async fn answer(
+    state: &Core,
     endpoint: Endpoint,
-    who: Option<Arc<Principal>>,
-    rate: Option<RateState>,
-}
-
-/// Dependency-Track's 429 (plain text, `Retry-After`), with the rate-limit headers.
-fn rate_limited(l: Limited) -> Response {
-    let mut res = respond::respond(
-        &Error::new(
-            ErrorKind::RateLimited {
-                retry_after: l.retry_after,
-            },
-            "Too many requests; try again later",
-        ),
-        "text/plain",
-    );
-    rate_limit::add_headers(&mut res, &l.state);
-    res
-}
-
-/// Largest body of an unauthenticated request (the login forms).
-const UNAUTHENTICATED_BODY: usize = 16 * 1024;
-
-impl DtrackApi {
-    pub fn new(state: DtrackState) -> DtrackApi {
-        DtrackApi { state }
-    }
-
-    /// Counts the request against its rate limit when its row says so (badges are not): the
-    /// principal's, or for the login forms the client address's.
-    fn rate_check(
-        &self,
-        metered: bool,
-        who: Option<&Principal>,
-        peer: IpAddr,
-    ) -> Result<Option<RateState>, Limited> {
-        if !metered {
-            return Ok(None);
-        }
-        let caller = who.map(|p| {
-            let key = match &p.kind {
-                PrincipalKind::ApiKey { id } => format!("key:{}", id.0),
-                PrincipalKind::User { username, .. } => format!("user:{username}"),
-            };
-            (RateKey::Principal(key), false)
-        });
-        self.state.rates.admit(caller, peer)
-    }
-
-    /// Route, credentials, permission, media type and rate limit, from the head alone.
-    async fn admit_head(
-        &self,
-        head: &Parts,
-        peer: IpAddr,
-    ) -> Result<Admission<DtTicket>, Response> {
-        let Some(segs) = api_segments(head.uri.path()) else {
-            return Err(http::empty(StatusCode::NOT_FOUND));
-        };
-        let endpoint = match route(&head.method, &segs) {
-            Ok(e) => e,
-            Err(NoRoute::NotFound) => return Err(http::empty(StatusCode::NOT_FOUND)),
-            Err(NoRoute::Method(allowed)) => {
-                if head.method == Method::OPTIONS {
-                    return Err(http::route::allow_response(StatusCode::OK, &allowed, ","));
-                }
-                return Err(respond::respond(
-                    &Error::new(ErrorKind::MethodNotAllowed(allowed), ""),
-                    "text/plain",
-                ));
-            }
-        };
-        let policy = endpoint.policy();
-        let produces = policy.produces;
-        let who = match policy.access {
-            Access::Public | Access::Badge => None,
-            Access::Authenticated | Access::Needs(_) => {
-                match auth::authenticate(&self.state.core, head, false).await {
-                    Ok(p) => Some(p),
-                    Err(e) => return Err(respond::respond(&e, produces)),
-                }
-            }
-        };
-        if let (Access::Needs(p), Some(who)) = (policy.access, &who)
-            && !who.permissions.contains(p)
-        {
-            return Err(http::empty(StatusCode::FORBIDDEN));
-        }
-        if let Some(wanted) = policy.consumes {
-            // The declared media type is required: a body without one is not read.
-            let given = head
-                .headers
-                .get("content-type")
-                .and_then(|v| v.to_str().ok())
-                .map(|v| v.split(';').next().unwrap_or("").trim());
-            if !given.is_some_and(|g| g.eq_ignore_ascii_case(wanted)) {
-                return Err(http::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE));
-            }
-        }
-        let rate = self
-            .rate_check(policy.metered, who.as_deref(), peer)
-            .map_err(rate_limited)?;
-        let limits = &self.state.core.config.limits;
-        let upload = policy.upload;
-        let body_limit = match policy.access {
-            _ if upload => limits.max_upload_bytes,
-            Access::Public | Access::Badge => limits.max_body_bytes.min(UNAUTHENTICATED_BODY),
-            _ => limits.max_body_bytes,
-        };
-        Ok(Admission {
-            ticket: DtTicket {
-                endpoint,
-                who,
-                rate,
-            },
-            body_limit,
-            upload,
-        })
-    }
-
-    async fn dispatch(&self, ticket: DtTicket, req: Request) -> Response {
-        let DtTicket {
-            endpoint,
-            who,
-            rate,
-        } = ticket;
-        let produces = endpoint.policy().produces;
-        let query = Query::parse(req.query());
-        let who = who.as_deref();
-        let me = || who.ok_or_else(|| Error::internal("no principal on an authenticated route"));
-        let call = routes::call(endpoint, &self.state.core, &me, &query, &req.body[..], &req);
-        let mut res = match call.await {
-            Ok(res) => res,
-            Err(f) => fail_response(&f, produces),
-        };
-        if let Some(s) = &rate {
-            rate_limit::add_headers(&mut res, s);
-        }
-        res
-    }
-}
-
-impl Api for DtrackApi {
-    type Ticket = DtTicket;
-
-    async fn admit(
-        &self,
-        head: &Parts,
-        peer: std::net::SocketAddr,
-    ) -> Result<Admission<DtTicket>, Response> {
-        self.admit_head(head, peer.ip()).await.map_err(|mut res| {
-            decorate(&mut res);
-            res
-        })
-    }
-
-    fn handle(self: Arc<Self>, ticket: DtTicket, req: Request) -> BoxFuture<Response> {
-        Box::pin(async move {
-            let mut res = self.dispatch(ticket, req).await;
-            decorate(&mut res);
-            res
-        })
-    }
-
-    fn payload_too_large(&self, _limit: usize) -> Response {
-        let mut res = http::empty(StatusCode::PAYLOAD_TOO_LARGE);
-        decorate(&mut res);
-        res
-    }
-
-    fn body_failed(&self, timed_out: bool) -> Response {
-        let err = if timed_out {
-            Error::new(
-                ErrorKind::Timeout,
-                "The request body did not arrive in time",
-            )
-        } else {
-            Error::bad_request("The request body could not be read")
-        };
-        let mut res = respond::respond(&err, "text/plain");
-        decorate(&mut res);
-        res
-    }
-
-    fn overloaded(&self) -> Response {
-        let mut res = respond::respond(
-            &Error::new(
-                ErrorKind::Unavailable,
-                "The server is busy (too many connections or uploads at once); try again shortly",
-            ),
-            "text/plain",
-        );
-        decorate(&mut res);
-        res
-    }
-
-    fn internal_error(&self) -> Response {
-        let mut res = respond::internal_error_response();
-        decorate(&mut res);
-        res
-    }
-
-    fn metrics(&self) -> Option<&crate::metrics::RequestMetrics> {
-        Some(&self.state.requests)
-    }
-
-    fn route_index(&self, ticket: &DtTicket) -> Option<usize> {
-        Some(ticket.endpoint.route_index())
-    }
-
-    /// API keys travel in `DELETE /api/v1/team/key/{key}`: never log them.
-    fn loggable_path<'a>(&self, path: &'a str) -> Cow<'a, str> {
-        match path.find("/v1/team/key/") {
-            Some(i) => Cow::Owned(format!("{}/v1/team/key/***", &path[..i])),
-            None => Cow::Borrowed(path),
-        }
+    who: Option<&Principal>,
+    req: Request,
+) -> Response {
+    let produces = endpoint.policy().produces;
+    let query = Query::parse(req.query());
+    let me = || who.ok_or_else(|| Error::internal("no principal on an authenticated route"));
+    let call = routes::call(endpoint, state, &me, &query, &req.body[..], &req);
+    match call.await {
+        Ok(res) => res,
+        Err(f) => fail_response(&f, produces),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::route::NoRoute;
+    use hyper::Method;
 
     fn segs(p: &str) -> Vec<String> {
         api_segments(p).unwrap()

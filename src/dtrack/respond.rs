@@ -65,7 +65,8 @@ pub fn respond(err: &Error, produces: &'static str) -> Response {
         ErrorKind::MissingParam(_)
         | ErrorKind::ConfusingParams(..)
         | ErrorKind::BadRequest
-        | ErrorKind::Coded { .. } => text(StatusCode::BAD_REQUEST, produces, msg),
+        | ErrorKind::Coded { .. }
+        | ErrorKind::GroupInUse(_) => text(StatusCode::BAD_REQUEST, produces, msg),
         ErrorKind::Unauthorized | ErrorKind::LoginFailed(_) => {
             text(StatusCode::UNAUTHORIZED, produces, msg)
         }

@@ -8,7 +8,8 @@
 //! validation handshakes (RFC 8737: ALPN `acme-tls/1` only) with the challenge certificate
 //! installed for the name the client asks for; such a connection carries no HTTP.
 //!
-//! Owns reading and checking the files and the rustls server configuration; the handshake's
+//! Owns the rustls server configuration (reading and checking the PEM files is `crate::pem`'s,
+//! shared with config validation); the handshake's
 //! time bound and the connection cap are the accept loop's (`server`). Must not touch: the
 //! database, the APIs, global state, the ACME protocol.
 
@@ -19,102 +20,13 @@ use std::sync::{Arc, RwLock};
 
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
-use tokio_rustls::rustls::pki_types::pem::PemObject as _;
-use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
 use tokio_rustls::rustls::sign::CertifiedKey;
 
+use crate::pem::{load_pair, provider};
+
 /// The ALPN protocol of TLS-ALPN-01 validation handshakes (RFC 8737).
 pub const ACME_TLS_ALPN: &[u8] = b"acme-tls/1";
-
-/// Largest certificate or key file read (a chain of a few certificates is a few KiB).
-const MAX_PEM_BYTES: u64 = 1024 * 1024;
-
-fn provider() -> Arc<rustls::crypto::CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
-}
-
-/// Reads a PEM certificate chain (leaf first) and a PEM private key (PKCS#8, PKCS#1 or SEC1)
-/// and checks that the key is the certificate's. The error says which file is wrong and why.
-pub fn load_pair(cert: &Path, key: &Path) -> Result<CertifiedKey, String> {
-    let cert_pem = read_small(cert)?;
-    let key_pem = read_small(key)?;
-    let chain = CertificateDer::pem_slice_iter(&cert_pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("{}: not a PEM certificate file: {e}", cert.display()))?;
-    if chain.is_empty() {
-        return Err(format!(
-            "{}: no PEM certificate (BEGIN CERTIFICATE) in it",
-            cert.display()
-        ));
-    }
-    let private = PrivateKeyDer::from_pem_slice(&key_pem)
-        .map_err(|e| format!("{}: no usable PEM private key in it: {e}", key.display()))?;
-    CertifiedKey::from_der(chain, private, &provider()).map_err(|e| {
-        format!(
-            "{} and {}: the key does not fit the certificate or is not supported: {e}",
-            cert.display(),
-            key.display()
-        )
-    })
-}
-
-/// Reads the PEM certificates of `path` (roots to trust); at least one.
-pub fn load_roots(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
-    let pem = read_small(path)?;
-    let certs = CertificateDer::pem_slice_iter(&pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("{}: not a PEM certificate file: {e}", path.display()))?;
-    if certs.is_empty() {
-        return Err(format!(
-            "{}: no PEM certificate (BEGIN CERTIFICATE) in it",
-            path.display()
-        ));
-    }
-    Ok(certs)
-}
-
-/// Builds a served pair from a PEM chain and PEM key held in memory (what ACME stores).
-pub fn pair_from_pem(chain_pem: &[u8], key_pem: &[u8]) -> Result<CertifiedKey, String> {
-    let chain = CertificateDer::pem_slice_iter(chain_pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("not a PEM certificate chain: {e}"))?;
-    if chain.is_empty() {
-        return Err("no PEM certificate in the chain".to_string());
-    }
-    let private =
-        PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| format!("no usable PEM key: {e}"))?;
-    CertifiedKey::from_der(chain, private, &provider())
-        .map_err(|e| format!("the key does not fit the certificate: {e}"))
-}
-
-/// Builds a challenge pair from one DER certificate and its PKCS#8 DER key. Not checked
-/// against each other: the certificate's critical `acmeIdentifier` extension is one rustls's
-/// certificate parser does not know (the ACME server checks it).
-pub fn pair_from_der(cert: Vec<u8>, pkcs8_key: Vec<u8>) -> Result<CertifiedKey, String> {
-    let private = PrivateKeyDer::Pkcs8(pkcs8_key.into());
-    let key = provider()
-        .key_provider
-        .load_private_key(private)
-        .map_err(|e| format!("unusable challenge key: {e}"))?;
-    Ok(CertifiedKey::new(vec![CertificateDer::from(cert)], key))
-}
-
-fn read_small(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read as _;
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut buf = Vec::new();
-    file.take(MAX_PEM_BYTES + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if buf.len() as u64 > MAX_PEM_BYTES {
-        return Err(format!(
-            "{}: larger than {MAX_PEM_BYTES} bytes",
-            path.display()
-        ));
-    }
-    Ok(buf)
-}
 
 /// The pair in use (replaced as a whole on reload or renewal; none yet for an ACME listener
 /// before its first certificate) and the TLS-ALPN-01 challenge pairs by name.
@@ -260,8 +172,9 @@ impl ServerTls {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pem::pair_from_pem;
     use tokio_rustls::TlsConnector;
-    use tokio_rustls::rustls::pki_types::ServerName;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
 
     /// A CA and a `localhost` certificate it signed: (CA DER, chain PEM, key PEM).
     fn pki() -> (CertificateDer<'static>, String, String) {

@@ -3,11 +3,9 @@
 //!
 //! Labels are bounded by construction: requests are counted per route *name* from an API's
 //! route table (never a raw path) and per status class, in an array allocated once per
-//! listener. The `/metrics` and `/health` listener itself is [`endpoint`]. This module's root
-//! knows nothing of the APIs, the database or the queues; `endpoint` reads those at scrape
-//! time.
-
-pub mod endpoint;
+//! listener. The `/metrics` and `/health` listener that reads them is `listeners::metrics`.
+//! Must not touch: the APIs, the database or the queues (it names no other area, since `db` and
+//! `http` update its counters).
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,8 +1,8 @@
 //! The browser client's files (`src/web/client/`, compiled in by `build.rs`), served at
 //! `/static/<build>/<path>`: `<build>` is the first 16 hex digits of SHA-256 over every file's
 //! path and contents, so a URL names one version of a file and is cached for a year
-//! (`immutable`). Text files are gzipped once, when the first state of the process is built,
-//! and sent compressed to clients that accept it. Owns nothing else: no sessions, no pages.
+//! (`immutable`). Text files are gzipped once, when the first chat listener of the process is
+//! built, and sent compressed to clients that accept it. Owns nothing else: no sessions, no pages.
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -122,8 +122,8 @@ fn accepts_gzip(headers: &HeaderMap) -> bool {
 }
 
 impl Assets {
-    /// The compiled-in client, hashed and compressed once per process (when the first state
-    /// is built; the files are part of the executable, so every server of the process shares
+    /// The compiled-in client, hashed and compressed once per process (when the first chat
+    /// listener is built; the files are part of the executable, so every server of the process shares
     /// them, as `zulip::server` shares the emoji table).
     pub fn load() -> &'static Assets {
         static ASSETS: std::sync::OnceLock<Assets> = std::sync::OnceLock::new();

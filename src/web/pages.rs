@@ -9,11 +9,11 @@
 use hyper::header::{CACHE_CONTROL, HeaderValue, LOCATION, SET_COOKIE};
 use hyper::{HeaderMap, Method, StatusCode};
 
+use super::WebState;
 use crate::domain::{sessions as session_rules, users};
 use crate::error::{Error, ErrorKind, LoginFailure, Result};
 use crate::http::{self, Request, Response};
 use crate::model::User;
-use crate::zulip::ChatState;
 use crate::zulip::realtime::register_body;
 
 use super::assets::SHELL;
@@ -68,7 +68,7 @@ pub fn security_headers(h: &mut HeaderMap) {
 
 /// A server-rendered page: `title` (escaped) as heading, `body` (already HTML) under it,
 /// styled by the client build's `pages.css`.
-pub fn document(state: &ChatState, status: StatusCode, title: &str, body: &str) -> Response {
+pub fn document(state: &WebState, status: StatusCode, title: &str, body: &str) -> Response {
     let html = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -77,7 +77,7 @@ pub fn document(state: &ChatState, status: StatusCode, title: &str, body: &str) 
          <body><main><h1>{title}</h1>{body}</main></body></html>\n",
         title = escape(title),
         realm = escape(&state.config.chat.realm_name),
-        prefix = state.web_assets.prefix(),
+        prefix = state.assets.prefix(),
     );
     let mut res = http::with_body(status, "text/html; charset=utf-8", html);
     security_headers(res.headers_mut());
@@ -94,7 +94,7 @@ fn redirect(status: StatusCode, to: &str) -> Response {
     res
 }
 
-fn not_found(state: &ChatState) -> Response {
+fn not_found(state: &WebState) -> Response {
     document(
         state,
         StatusCode::NOT_FOUND,
@@ -195,7 +195,7 @@ fn script_data(json: &[u8]) -> String {
 /// the session's token and `{{initial_state}}` by the answer `POST /register` gives the
 /// client (a new event queue and the initial state), so that the first view starts without
 /// that round trip; never cached. Without: 302 to `/login`.
-pub async fn home(state: &ChatState, req: &Request) -> Result<Response> {
+pub async fn home(state: &WebState, req: &Request) -> Result<Response> {
     let Some(session) = from_cookie(state, &req.parts.headers).await? else {
         let mut res = redirect(StatusCode::FOUND, "/login");
         if cookie(&req.parts.headers, SESSION_COOKIE).is_some() {
@@ -205,7 +205,7 @@ pub async fn home(state: &ChatState, req: &Request) -> Result<Response> {
         return Ok(res);
     };
     let shell = state
-        .web_assets
+        .assets
         .text(SHELL)
         .ok_or_else(|| Error::internal("the client has no index.html"))?;
     // Without the embedded state the client registers by itself: slower, not broken. A HEAD
@@ -223,8 +223,8 @@ pub async fn home(state: &ChatState, req: &Request) -> Result<Response> {
         }
     };
     let html = shell
-        .replace("{{entry}}", state.web_assets.entry())
-        .replace("{{static}}", &state.web_assets.prefix())
+        .replace("{{entry}}", state.assets.entry())
+        .replace("{{static}}", &state.assets.prefix())
         .replace("{{csrf_token}}", &escape(&session.csrf_token))
         .replace("{{initial_state}}", &initial);
     let mut res = http::with_body(StatusCode::OK, "text/html; charset=utf-8", html);
@@ -242,7 +242,7 @@ struct LoginView<'a> {
 /// The login page with a login CSRF token (the browser's current one, else a new one, set as
 /// the double-submit cookie).
 async fn login_page(
-    state: &ChatState,
+    state: &WebState,
     req: &Request,
     status: StatusCode,
     view: LoginView<'_>,
@@ -302,7 +302,7 @@ async fn login_page(
     // Carries a deep link's `#...` into `next` (the fragment never reaches the server).
     body.push_str(&format!(
         "<script type=\"module\" src=\"{}/login.js\"></script>",
-        state.web_assets.prefix()
+        state.assets.prefix()
     ));
     let title = format!("Log in to {}", state.config.chat.realm_name);
     let mut res = document(state, status, &title, &body);
@@ -314,7 +314,7 @@ async fn login_page(
 /// The answer to a successful login: a new session cookie (the browser's old session ended),
 /// 303 to `next` or `/`.
 async fn logged_in(
-    state: &ChatState,
+    state: &WebState,
     req: &Request,
     user: &User,
     next: Option<&str>,
@@ -350,7 +350,7 @@ const FORM_EXPIRED: &str =
 /// checks the double-submit token, then the password as `fetch_api_key` does (same rate
 /// limits); on success a session cookie and 303 to `next` (same-origin paths only) or `/`;
 /// otherwise the form again with the reason, and nothing set.
-pub async fn login(state: &ChatState, req: &Request) -> Result<Response> {
+pub async fn login(state: &WebState, req: &Request) -> Result<Response> {
     if req.method() != Method::POST {
         let next = query_param(req, "next");
         let next = next.as_deref().and_then(safe_next);
@@ -423,7 +423,7 @@ pub async fn login(state: &ChatState, req: &Request) -> Result<Response> {
 /// Development servers only (`[chat] development = true`; elsewhere 404): logs in as the
 /// active human user named by `username`, without a password, as the buttons of the login
 /// page do. The form carries the login CSRF token like the password form.
-pub async fn dev_login(state: &ChatState, req: &Request) -> Result<Response> {
+pub async fn dev_login(state: &WebState, req: &Request) -> Result<Response> {
     if !state.config.chat.development {
         return Ok(not_found(state));
     }
@@ -470,7 +470,7 @@ pub async fn dev_login(state: &ChatState, req: &Request) -> Result<Response> {
 /// `csrf_token` or header `X-CSRFToken`), expires the cookie and answers 303 to `/login`. A
 /// request with the session's cookie but without its token is refused (403) and changes
 /// nothing.
-pub async fn logout(state: &ChatState, req: &Request) -> Result<Response> {
+pub async fn logout(state: &WebState, req: &Request) -> Result<Response> {
     if req.method() != Method::POST {
         let mut res = document(
             state,

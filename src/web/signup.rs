@@ -9,12 +9,12 @@
 use hyper::header::{HeaderValue, LOCATION, SET_COOKIE};
 use hyper::{Method, StatusCode};
 
+use super::WebState;
 use crate::domain::invites::{self, LinkProblem, Signup, SignupRefusal};
 use crate::domain::users::MIN_PASSWORD_LENGTH;
 use crate::error::Result;
 use crate::http::{self, Request, Response};
 use crate::model::Invitation;
-use crate::zulip::ChatState;
 
 /// The path prefix of signup links.
 pub const JOIN_PREFIX: &str = "/join/";
@@ -37,11 +37,11 @@ pub fn loggable_path(path: &str) -> std::borrow::Cow<'_, str> {
 pub use crate::web::pages::escape;
 
 /// A signup page in the frame (stylesheet, security headers) of every server-rendered page.
-fn page(state: &ChatState, status: StatusCode, title: &str, body: &str) -> Response {
+fn page(state: &WebState, status: StatusCode, title: &str, body: &str) -> Response {
     crate::web::pages::document(state, status, title, body)
 }
 
-fn link_problem(state: &ChatState, p: LinkProblem) -> Response {
+fn link_problem(state: &WebState, p: LinkProblem) -> Response {
     let (status, title, text) = match p {
         LinkProblem::Unknown => (
             StatusCode::NOT_FOUND,
@@ -76,7 +76,7 @@ struct Shown {
     error: Option<String>,
 }
 
-fn form(state: &ChatState, status: StatusCode, inv: &Invitation, shown: &Shown) -> Response {
+fn form(state: &WebState, status: StatusCode, inv: &Invitation, shown: &Shown) -> Response {
     let token = state.signup_forms.token(inv, crate::time::now_secs());
     let mut body = String::new();
     body.push_str(&format!(
@@ -122,7 +122,7 @@ fn form(state: &ChatState, status: StatusCode, inv: &Invitation, shown: &Shown) 
     page(state, status, "Create your account", &body)
 }
 
-fn bad_form(state: &ChatState) -> Response {
+fn bad_form(state: &WebState) -> Response {
     page(
         state,
         StatusCode::FORBIDDEN,
@@ -133,7 +133,7 @@ fn bad_form(state: &ChatState) -> Response {
 }
 
 /// `GET`/`HEAD` shows the form, `POST` submits it.
-pub async fn handle(state: &ChatState, key: &str, req: &Request) -> Result<Response> {
+pub async fn handle(state: &WebState, key: &str, req: &Request) -> Result<Response> {
     if req.method() == Method::POST {
         return submit(state, key, req).await;
     }
@@ -143,7 +143,7 @@ pub async fn handle(state: &ChatState, key: &str, req: &Request) -> Result<Respo
     })
 }
 
-async fn submit(state: &ChatState, key: &str, req: &Request) -> Result<Response> {
+async fn submit(state: &WebState, key: &str, req: &Request) -> Result<Response> {
     let is_form = req
         .header("content-type")
         .is_some_and(|t| t.starts_with("application/x-www-form-urlencoded"));

@@ -164,7 +164,11 @@ pub async fn get_subscriptions(
     let listed = channels::my_subscriptions(state, caller, with_subscribers).await?;
     let subs: Vec<Value> = listed
         .iter()
-        .filter_map(|l| l.subscription.as_ref().map(|s| wire::subscription(l, s)))
+        .filter_map(|l| {
+            l.subscription
+                .as_ref()
+                .map(|s| wire::subscription_record(l, s).into())
+        })
         .collect();
     Ok(Success::new().field("subscriptions", subs))
 }
@@ -212,7 +216,7 @@ pub async fn get_streams(state: &ChatState, caller: &User, p: &mut Params) -> Re
     let listed = channels::list(state, caller, filter).await?;
     let streams: Vec<Value> = listed
         .iter()
-        .map(|l| wire::basic_channel(l, include_default))
+        .map(|l| wire::basic_channel(l, include_default).into())
         .collect();
     Ok(Success::new().field("streams", streams))
 }

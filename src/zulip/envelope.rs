@@ -169,6 +169,14 @@ pub fn error_response(err: &Error) -> Response {
             }
             (StatusCode::BAD_REQUEST, b)
         }
+        ErrorKind::GroupInUse(objections) => {
+            let mut b = error_body(msg, "CANNOT_DEACTIVATE_GROUP_IN_USE");
+            b.insert(
+                "objections".into(),
+                super::wire::group_objections(objections),
+            );
+            (StatusCode::BAD_REQUEST, b)
+        }
         ErrorKind::Unauthorized => {
             let mut res = json_response(
                 StatusCode::UNAUTHORIZED,

@@ -1,10 +1,12 @@
-//! Presence, typing notifications and alert words.
+//! Presence, typing notifications and alert words: the handlers, and which users the
+//! realm-wide presence listing holds (`wire::presence` renders it). Must not touch: the
+//! presence rules themselves (`domain::presence`), JSON shapes.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::domain::presence::{OFFLINE_THRESHOLD_SECS, PresenceEntry};
 use crate::error::{Error, Result};
-use crate::events::{Event, TypingTarget};
+use crate::events::{AlertWordsChanged, Event, PresenceChanged, Typing, TypingTarget};
 use crate::ids::{ChannelId, UserId};
 use crate::model::User;
 use crate::zulip::ChatState;
@@ -39,11 +41,13 @@ pub async fn update_presence(state: &ChatState, caller: &User, p: &mut Params) -
         .map_or(DEFAULT_PRESENCE_HISTORY_DAYS, |d| d.max(0));
     let now = crate::time::now_secs();
     if caller.presence_enabled && state.presence.report(caller.id, active, now) {
-        state.hub.publish(vec![Event::PresenceChanged {
-            user_id: caller.id,
-            active,
-            timestamp: now,
-        }]);
+        state
+            .hub
+            .publish(vec![Event::PresenceChanged(PresenceChanged {
+                user_id: caller.id,
+                active,
+                timestamp: now,
+            })]);
     }
     if ping_only {
         return Ok(Success::new());
@@ -81,7 +85,7 @@ pub struct PresenceQuery {
 /// as `GET /users/{id}/presence` says.
 pub async fn realm_presences(state: &ChatState, q: &PresenceQuery) -> Result<Value> {
     if q.history_days == 0 {
-        return Ok(Value::Object(Map::new()));
+        return Ok(wire::realm_presences(q.slim, [], ""));
     }
     let catching_up = q.since_update_id.is_some_and(|s| s > 0);
     let oldest = crate::time::now_secs().saturating_sub(q.history_days.saturating_mul(86_400));
@@ -107,19 +111,16 @@ pub async fn realm_presences(state: &ChatState, q: &PresenceQuery) -> Result<Val
             Ok(v)
         })
         .await?;
-    let host = state.config.realm_host();
-    let mut m = Map::new();
-    for (uid, e) in entries {
-        let Some(u) = users.iter().find(|u| u.id == uid) else {
-            continue;
-        };
-        if q.slim {
-            m.insert(uid.0.to_string(), wire::slim_presence(&e));
-        } else {
-            m.insert(wire::api_email(u, host), wire::legacy_presence(&e, true));
-        }
-    }
-    Ok(Value::Object(m))
+    // One lookup per entry (a map, not a search of the list), so the answer stays linear.
+    let by_id: std::collections::HashMap<UserId, &User> = users.iter().map(|u| (u.id, u)).collect();
+    let listed = entries
+        .iter()
+        .filter_map(|(uid, e)| by_id.get(uid).map(|u| (*u, e)));
+    Ok(wire::realm_presences(
+        q.slim,
+        listed,
+        state.config.realm_host(),
+    ))
 }
 
 /// # `GET /api/v1/realm/presence`
@@ -238,11 +239,11 @@ pub async fn set_typing(state: &ChatState, caller: &User, p: &mut Params) -> Res
             "User has disabled typing notifications for {kind_name} messages"
         )));
     }
-    state.hub.publish(vec![Event::Typing {
+    state.hub.publish(vec![Event::Typing(Typing {
         sender: caller.id,
         start,
         target,
-    }]);
+    })]);
     Ok(Success::new())
 }
 
@@ -303,10 +304,10 @@ pub async fn change_alert_words(
                 }
             }
             let all = crate::db::alert_words::of_user(tx, user)?;
-            tx.emit(Event::AlertWordsChanged {
+            tx.emit(Event::AlertWordsChanged(AlertWordsChanged {
                 user_id: user,
                 words: all.clone(),
-            });
+            }));
             Ok(all)
         })
         .await?;

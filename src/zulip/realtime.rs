@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::RngExt as _;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::domain::messages::narrow_events;
 use crate::error::{Error, ErrorKind, Result};
@@ -89,12 +89,12 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
         }
     };
     let caps = match p.json("client_capabilities")? {
-        None => Map::new(),
-        Some(Value::Object(o)) => o,
+        None => None,
+        Some(Value::Object(o)) => Some(o),
         Some(_) => return Err(Error::bad_request("client_capabilities is not a dict")),
     };
     let cap = |name: &str| -> Result<bool> {
-        match caps.get(name) {
+        match caps.as_ref().and_then(|o| o.get(name)) {
             None => Ok(false),
             Some(Value::Bool(b)) => Ok(*b),
             Some(_) => Err(Error::bad_request(format!(

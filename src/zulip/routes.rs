@@ -1,7 +1,7 @@
 //! THE chat route table: one row per endpoint under `/api/v1` (and `/json`), with its method,
 //! path, policy (what admission decides from the head) and handler call. `http::route::routes!`
 //! turns the rows into [`Endpoint`], the metrics names, the matcher, the sample paths and
-//! [`call`]. Pages and files outside the API are `zulip::pages`. Must not hold handler logic:
+//! [`call`]. Pages and files outside the API are `listeners::chat::pages`. Must not hold handler logic:
 //! a row names one handler.
 
 use crate::domain::push::TokenKind::{Apns, Fcm};

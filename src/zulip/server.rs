@@ -17,6 +17,9 @@ pub const ZULIP_VERSION: &str = "11.0-outpost";
 pub const ZULIP_MERGE_BASE: &str = "11.0-outpost";
 pub const FEATURE_LEVEL: i64 = 382;
 
+/// Where `server_emoji_data_url` points (upstream's path for its emoji table).
+pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
+
 /// Where the organization's icon is served (unauthenticated): Outpost's default icon.
 pub const REALM_ICON_PATH: &str = "/static/images/logo/realm-icon.png";
 

@@ -1,6 +1,6 @@
 //! The chat API's state, [`ChatState`]: the domain handle ([`Core`], reached through `Deref`)
 //! and what only the chat API, its pages, its listener and the background tasks use (event
-//! queues, presence, cached bodies, counters, the web client's files). `app` builds it once per
+//! queues, presence, cached bodies, counters). `app` builds it once per
 //! server and shares its rate limits and counters with the other listeners. Holds no logic:
 //! must not open anything, bind listeners or spawn tasks.
 
@@ -36,8 +36,6 @@ pub struct ChatState {
     pub chat_requests: Arc<crate::metrics::RequestMetrics>,
     /// Requests of the Dependency-Track listener per route (`/metrics`).
     pub dtrack_requests: Arc<crate::metrics::RequestMetrics>,
-    /// The browser client's files, hashed and compressed once (`web::assets`).
-    pub web_assets: &'static crate::web::assets::Assets,
 }
 
 impl std::ops::Deref for ChatState {

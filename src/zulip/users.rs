@@ -192,9 +192,9 @@ pub async fn get_users(state: &ChatState, caller: &User, p: &mut Params) -> Resu
     let with_profiles = p.bool("include_custom_profile_fields")?.unwrap_or(false);
     let (all, values) = users::list(state, with_profiles).await?;
     let v = viewer(state, caller, client_gravatar);
-    let members: Vec<Value> = all
+    let members: Vec<wire::UserRecord<'_>> = all
         .iter()
-        .map(|u| Value::Object(wire::user(&v, u, with_profiles.then_some(&values[..]))))
+        .map(|u| wire::user_record(&v, u, with_profiles.then_some(&values[..])))
         .collect();
     Ok(Success::new().field("members", members))
 }
@@ -215,10 +215,7 @@ pub async fn get_user(
         None
     };
     let v = viewer(state, caller, client_gravatar);
-    Ok(Success::new().field(
-        "user",
-        Value::Object(wire::user(&v, &target, values.as_deref())),
-    ))
+    Ok(Success::new().field("user", wire::user_record(&v, &target, values.as_deref())))
 }
 
 /// # `POST /api/v1/users`
@@ -372,10 +369,7 @@ pub async fn get_user_status(state: &ChatState, id: i64) -> Result<Success> {
     let (user, status) = user_status::status(state, UserId(id))
         .await?
         .ok_or_else(no_such_user)?;
-    Ok(Success::new().field(
-        "status",
-        Value::Object(wire::status(&status, user.presence_enabled)),
-    ))
+    Ok(Success::new().field("status", wire::status(&status, user.presence_enabled)))
 }
 
 /// # `POST /api/v1/users/me/status`

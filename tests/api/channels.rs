@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use outpost::events::Event;
+use outpost::events::{ChannelCreated, Event};
 
 use crate::support::org;
 
@@ -20,9 +20,9 @@ async fn create_channel_with_defaults_and_settings() {
         .await;
     assert_eq!(
         *events.recv().await.unwrap(),
-        Event::ChannelCreated {
+        Event::ChannelCreated(ChannelCreated {
             channel_id: outpost::ids::ChannelId(id)
-        }
+        })
     );
     let r = o
         .srv

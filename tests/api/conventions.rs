@@ -9,8 +9,9 @@ use serde_json::json;
 
 use outpost::http::server::{Admission, Api, BoxFuture, serve};
 use outpost::http::{Request, Response};
+use outpost::listeners::chat::ChatListener;
 use outpost::model::Role;
-use outpost::zulip::ChatApi;
+use outpost::web::assets::Assets;
 
 use crate::support::{TestServer, basic, body, raw, test_limits};
 
@@ -197,11 +198,11 @@ async fn responses_are_json_with_request_ids() {
     assert!(second > first);
 }
 
-/// Wraps the chat API and panics on one path, to prove panics are contained.
-struct Panicky(Arc<ChatApi>);
+/// Wraps the chat listener and panics on one path, to prove panics are contained.
+struct Panicky(Arc<ChatListener>);
 
 impl Api for Panicky {
-    type Ticket = Option<<ChatApi as Api>::Ticket>;
+    type Ticket = Option<<ChatListener as Api>::Ticket>;
 
     async fn admit(
         &self,
@@ -247,7 +248,10 @@ async fn a_panicking_handler_gets_a_500_and_the_server_keeps_serving() {
     let srv = TestServer::start().await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let api = Arc::new(Panicky(Arc::new(ChatApi::new(Arc::clone(&srv.state)))));
+    let api = Arc::new(Panicky(Arc::new(ChatListener::new(
+        Arc::clone(&srv.state),
+        Assets::load(),
+    ))));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(serve(listener, api, test_limits(), async {
         let _ = stopped.await;

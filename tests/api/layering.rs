@@ -82,28 +82,13 @@ const JSON_EXCEPTIONS: &[(&str, &str)] = &[
         "a select field's choices are JSON data stored verbatim, as upstream stores them",
     ),
     (
-        "domain/user_groups/objections.rs",
-        "the objections to deactivating a group travel in the error (move to a wire type: issue 25)",
-    ),
-    (
-        "zulip/presence.rs",
-        "the presence map keyed by user (move to `zulip::wire::presence`: issue 25)",
-    ),
-    (
-        "zulip/users.rs",
-        "wraps `zulip::wire`'s user maps into values (goes with the typed user: issue 25)",
-    ),
-    (
         "zulip/bots.rs",
         "a bot's service configuration is user-provided JSON relayed as given",
     ),
     (
-        "zulip/register_state/",
-        "register's answer is assembled key by key from its table of builders",
-    ),
-    (
-        "zulip/realtime.rs",
-        "reads the client's `client_capabilities` object (empty when absent)",
+        "zulip/register_state/mod.rs",
+        "register's answer is one object whose keys depend on the requested types, assembled \
+         key by key from the table of builders (each builder's values come from `zulip::wire`)",
     ),
     (
         "zulip/bot_storage.rs",

@@ -32,6 +32,7 @@ mod dtrack_exchange;
 mod dtrack_findings;
 mod dtrack_identity;
 mod dtrack_licenses;
+mod dtrack_matching;
 mod dtrack_metrics;
 mod dtrack_osv;
 mod dtrack_policies;

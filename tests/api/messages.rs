@@ -1031,3 +1031,74 @@ async fn render_previews_what_a_send_would_show_and_sends_nothing() {
         before.as_array().unwrap().len() + 1
     );
 }
+
+/// What a sent message's event carries: the stored message with its sender, channel or
+/// conversation, every recipient with their stored flags, and its widget, so delivery renders
+/// it without reading it back.
+#[tokio::test]
+async fn a_sent_message_event_carries_the_stored_message_and_its_recipients() {
+    use outpost::events::{Event, MessageSent};
+    use outpost::ids::UserId;
+    use outpost::model::flags;
+
+    let o = org().await;
+    let ch = o
+        .channel(&o.alice, "carried", &[&o.alice, &o.bob], &[])
+        .await;
+    let mut events = o.srv.state.hub.subscribe();
+    let next_sent = async |events: &mut tokio::sync::broadcast::Receiver<_>| loop {
+        let e: std::sync::Arc<Event> = events.recv().await.unwrap();
+        if let Event::MessageSent(MessageSent { message, .. }) = &*e {
+            return std::sync::Arc::clone(message);
+        }
+    };
+    let content = "@**Bob Bee** /poll? no:\n/poll Lunch?\n- pizza";
+    let id = o.send_channel(&o.alice, "carried", "t", content).await;
+    let sent = next_sent(&mut events).await;
+    assert_eq!(sent.message.id.0, id);
+    assert_eq!(sent.message.content, content);
+    assert!(sent.message.rendered_content.contains("user-mention"));
+    assert_eq!(sent.message.topic, "t");
+    assert_eq!(sent.sender.id, UserId(o.alice.id));
+    let channel = sent.channel.as_ref().unwrap();
+    assert_eq!((channel.id.0, channel.name.as_str()), (ch, "carried"));
+    assert!(!channel.invite_only);
+    assert!(sent.dm_members.is_empty());
+    let bits = |u: &crate::support::TestUser| {
+        sent.recipients
+            .iter()
+            .find(|(r, _)| r.0 == u.id)
+            .map(|(_, b)| *b)
+    };
+    assert_eq!(
+        bits(&o.bob).map(|b| b & flags::MENTIONED),
+        Some(flags::MENTIONED)
+    );
+    assert!(bits(&o.alice).is_some());
+    // Not subscribed: not a recipient.
+    assert_eq!(bits(&o.owner), None);
+    assert_eq!(sent.recipients.len(), 2);
+    // Not a widget message: its first line is not the command.
+    assert!(sent.submessages.is_empty());
+
+    let poll = o
+        .send_channel(&o.alice, "carried", "t", "/poll Lunch?\n- pizza")
+        .await;
+    let sent = next_sent(&mut events).await;
+    assert_eq!(sent.message.id.0, poll);
+    assert_eq!(sent.submessages.len(), 1);
+    assert_eq!(sent.submessages[0].msg_type, "widget");
+
+    let dm = o.send_dm(&o.bob, &[&o.alice], "psst").await;
+    let sent = next_sent(&mut events).await;
+    assert_eq!(sent.message.id.0, dm);
+    assert!(sent.channel.is_none());
+    let mut members: Vec<i64> = sent.dm_members.iter().map(|u| u.id.0).collect();
+    members.sort_unstable();
+    let mut want = vec![o.alice.id, o.bob.id];
+    want.sort_unstable();
+    assert_eq!(members, want);
+    let mut recipients: Vec<i64> = sent.recipients.iter().map(|(u, _)| u.0).collect();
+    recipients.sort_unstable();
+    assert_eq!(recipients, want);
+}

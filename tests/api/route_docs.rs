@@ -90,7 +90,10 @@ fn every_endpoint_the_coverage_tables_name_is_routed() {
             outpost::dtrack::route(&m, &segs).is_ok()
         } else {
             outpost::zulip::route(&m, &segs).is_ok()
-                || matches!(outpost::zulip::pages::route(&m, path), Some(Ok(_)))
+                || matches!(
+                    outpost::listeners::chat::pages::route(&m, path),
+                    Some(Ok(_))
+                )
         };
         if !routed {
             problems.push(format!("{method} {path}"));

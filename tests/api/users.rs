@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use outpost::config::EmailVisibility;
-use outpost::events::Event;
+use outpost::events::{Event, UserDeactivated, UserGroupMembers, UserReactivated};
 use outpost::ids::UserId;
 use outpost::model::Role;
 
@@ -496,19 +496,19 @@ async fn deactivation_rules_and_events() {
     let ev = events.recv().await.unwrap();
     assert_eq!(
         *ev,
-        Event::UserDeactivated {
+        Event::UserDeactivated(UserDeactivated {
             user_id: UserId(o.guest.id)
-        }
+        })
     );
     // The system group of their role loses them.
     let ev = events.recv().await.unwrap();
     assert_eq!(
         *ev,
-        Event::UserGroupMembers {
+        Event::UserGroupMembers(UserGroupMembers {
             group_id: outpost::ids::GroupId(7),
             user_ids: vec![UserId(o.guest.id)],
             add: false
-        }
+        })
     );
     // Deactivating again: the user is gone from the active set.
     let r = o.srv.delete(&user_path(&o.guest), &o.admin, &[]).await;
@@ -526,18 +526,18 @@ async fn deactivation_rules_and_events() {
     let ev = events.recv().await.unwrap();
     assert_eq!(
         *ev,
-        Event::UserReactivated {
+        Event::UserReactivated(UserReactivated {
             user_id: UserId(o.guest.id)
-        }
+        })
     );
     let ev = events.recv().await.unwrap();
     assert_eq!(
         *ev,
-        Event::UserGroupMembers {
+        Event::UserGroupMembers(UserGroupMembers {
             group_id: outpost::ids::GroupId(7),
             user_ids: vec![UserId(o.guest.id)],
             add: true
-        }
+        })
     );
     let r = o.srv.post(&path, &o.admin, &[]).await;
     assert_eq!(

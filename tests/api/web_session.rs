@@ -156,7 +156,7 @@ async fn client_files_are_served_under_the_build_path_cached_forever_and_gzipped
     let me = person(&srv, "ann@example.com", "Ann", Role::Member).await;
     let b = browser(&srv, &me).await;
     let home = html(&get_with(&srv, "/", Some(&b.cookie)).await);
-    let build = srv.state.web_assets.build().to_string();
+    let build = outpost::web::assets::Assets::load().build().to_string();
     assert_eq!(build.len(), 16);
     let prefix = format!("/static/{build}");
     // The page loads the modules joined into one script (`web::bundle`).
@@ -263,7 +263,7 @@ async fn the_shell_needs_a_session_and_pages_carry_the_security_headers() {
     }
     assert!(!page.contains("Development login"));
     // One script, from the client's files (it keeps a deep link's `#...`), none inline.
-    let prefix = srv.state.web_assets.prefix();
+    let prefix = outpost::web::assets::Assets::load().prefix();
     assert_eq!(page.matches("<script").count(), 1, "{page}");
     assert!(
         page.contains(&format!(

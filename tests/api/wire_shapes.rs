@@ -2,7 +2,9 @@
 //! the user (`/users/me`, `/users`, `realm_user` events), the message (fetched and in `message`
 //! events), the subscription, and the frequent events. Each shape is reduced to its skeleton
 //! (every value replaced by its JSON type, keys kept) and compared with a pinned skeleton, so a
-//! key gained or lost, or a type or null-versus-absent change, fails here.
+//! key gained or lost, or a type or null-versus-absent change, fails here. (The exact text of
+//! the typed event structs is pinned against the JSON trees they replaced by the wire modules'
+//! unit tests.)
 
 use serde_json::{Map, Value, json};
 
@@ -417,6 +419,282 @@ async fn the_frequent_events_keep_their_keys_and_types() {
         &Value::Object(got),
         shape(
             r#"{"delete_message:stream":{"message_id":"int","message_type":"string","stream_id":"int","topic":"string","type":"string"},"message:private":{"flags":[],"message":{"avatar_url":"null","client":"string","content":"string","content_type":"string","display_recipient":[{"email":"string","full_name":"string","id":"int","is_mirror_dummy":"bool"},{"email":"string","full_name":"string","id":"int","is_mirror_dummy":"bool"}],"id":"int","is_me_message":"bool","reactions":[],"recipient_id":"int","sender_email":"string","sender_full_name":"string","sender_id":"int","sender_realm_str":"string","subject":"string","submessages":[],"timestamp":"int","topic_links":[],"type":"string"},"type":"string"},"message:stream":{"flags":[],"message":{"avatar_url":"null","client":"string","content":"string","content_type":"string","display_recipient":"string","id":"int","is_me_message":"bool","reactions":[],"recipient_id":"int","sender_email":"string","sender_full_name":"string","sender_id":"int","sender_realm_str":"string","stream_id":"int","subject":"string","submessages":[],"timestamp":"int","topic_links":[],"type":"string"},"type":"string"},"presence":{"presence":{"website":{"client":"string","pushable":"bool","status":"string","timestamp":"int"}},"server_timestamp":"float","type":"string","user_id":"int"},"reaction:add":{"emoji_code":"string","emoji_name":"string","message_id":"int","op":"string","reaction_type":"string","type":"string","user":{"email":"string","full_name":"string","user_id":"int"},"user_id":"int"},"reaction:remove":{"emoji_code":"string","emoji_name":"string","message_id":"int","op":"string","reaction_type":"string","type":"string","user":{"email":"string","full_name":"string","user_id":"int"},"user_id":"int"},"realm_user:add":{"op":"string","person":{"avatar_url":"string","avatar_version":"int","date_joined":"string","delivery_email":"string","email":"string","full_name":"string","is_active":"bool","is_admin":"bool","is_bot":"bool","is_guest":"bool","is_owner":"bool","role":"int","timezone":"string","user_id":"int"},"type":"string"},"realm_user:update":{"op":"string","person":{"full_name":"string","user_id":"int"},"type":"string"},"subscription:peer_add":{"op":"string","stream_ids":["int"],"type":"string","user_ids":["int"]},"subscription:peer_remove":{"op":"string","stream_ids":["int"],"type":"string","user_ids":["int"]},"typing:start:direct":{"message_type":"string","op":"string","recipients":[{"email":"string","user_id":"int"},{"email":"string","user_id":"int"}],"sender":{"email":"string","user_id":"int"},"type":"string"},"update_message":{"content":"string","edit_timestamp":"int","flags":[],"is_me_message":"bool","message_id":"int","message_ids":["int"],"orig_content":"string","orig_rendered_content":"string","rendered_content":"string","rendering_only":"bool","stream_id":"int","stream_name":"string","type":"string","user_id":"int"},"update_message:move":{"edit_timestamp":"int","flags":[],"message_id":"int","message_ids":["int"],"orig_subject":"string","propagate_mode":"string","rendering_only":"bool","stream_id":"int","stream_name":"string","subject":"string","topic_links":[],"type":"string","user_id":"int"},"user_group:add_members":{"group_id":"int","op":"string","type":"string","user_ids":["int"]},"user_topic":{"last_updated":"int","stream_id":"int","topic_name":"string","type":"string","visibility_policy":"int"}}"#,
+        ),
+    );
+}
+
+/// The channel object's skeleton (a public channel with a message, made by one user with two
+/// subscribers), with `extra` keys added.
+fn channel_shape(extra: &[(&str, Value)]) -> Value {
+    let mut v = shape(
+        r#"{"can_add_subscribers_group":"int","can_administer_channel_group":{"direct_members":["int"],"direct_subgroups":[]},"can_create_topic_group":"int","can_delete_any_message_group":"int","can_delete_own_message_group":"int","can_move_messages_out_of_channel_group":"int","can_move_messages_within_channel_group":"int","can_remove_subscribers_group":"int","can_resolve_topics_group":"int","can_send_message_group":"int","can_subscribe_group":"int","creator_id":"int","date_created":"int","description":"string","first_message_id":"int","folder_id":"null","history_public_to_subscribers":"bool","invite_only":"bool","is_announcement_only":"bool","is_archived":"bool","is_recently_active":"bool","is_web_public":"bool","message_retention_days":"null","name":"string","rendered_description":"string","stream_id":"int","stream_post_policy":"int","stream_weekly_traffic":"null","subscriber_count":"int","topics_policy":"string"}"#,
+    );
+    for (k, t) in extra {
+        v[*k] = t.clone();
+    }
+    v
+}
+
+/// The subscription object's skeleton: the channel's plus the personal settings (`null` while
+/// they follow the user's defaults).
+fn subscription_shape(extra: &[(&str, Value)]) -> Value {
+    let mut personal = vec![
+        ("audible_notifications", json!("null")),
+        ("color", json!("string")),
+        ("desktop_notifications", json!("null")),
+        ("email_notifications", json!("null")),
+        ("in_home_view", json!("bool")),
+        ("is_muted", json!("bool")),
+        ("pin_to_top", json!("bool")),
+        ("push_notifications", json!("null")),
+        ("wildcard_mentions_notify", json!("null")),
+    ];
+    personal.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
+    channel_shape(&personal)
+}
+
+#[tokio::test]
+async fn channels_subscriptions_presence_and_statuses_keep_their_keys_and_types() {
+    let (o, ch) = people_and_channel().await;
+    o.send_channel(&o.alice, "wire", "shape", "hello").await;
+    let other = o.channel(&o.bob, "other", &[&o.bob, &o.owner], &[]).await;
+    o.send_channel(&o.bob, "other", "shape", "hello").await;
+    o.channel(&o.alice, "left", &[&o.alice, &o.bob], &[]).await;
+    o.send_channel(&o.alice, "left", "shape", "hello").await;
+    o.srv
+        .delete(
+            "/api/v1/users/me/subscriptions",
+            &o.alice,
+            &[("subscriptions", "[\"left\"]")],
+        )
+        .await
+        .assert_success("DELETE /users/me/subscriptions");
+    let streams = o
+        .srv
+        .get("/api/v1/streams", &o.alice, &[("include_default", "true")])
+        .await;
+    let streams = streams.assert_success("GET /streams");
+    let wire = streams["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["stream_id"] == ch)
+        .unwrap();
+    pinned(
+        "GET /streams?include_default=true",
+        wire,
+        channel_shape(&[("is_default", json!("bool"))]),
+    );
+    let one = o
+        .srv
+        .get(&format!("/api/v1/streams/{other}"), &o.alice, &[])
+        .await;
+    pinned(
+        "GET /streams/{stream_id}",
+        &one.assert_success("GET /streams/{stream_id}")["stream"],
+        channel_shape(&[]),
+    );
+
+    o.srv
+        .post(
+            "/api/v1/users/me/status",
+            &o.bob,
+            &[("status_text", "out"), ("emoji_name", "octopus")],
+        )
+        .await
+        .assert_success("POST /users/me/status");
+    let status = o
+        .srv
+        .get(&format!("/api/v1/users/{}/status", o.bob.id), &o.alice, &[])
+        .await;
+    let status_shape = shape(
+        r#"{"emoji_code":"string","emoji_name":"string","reaction_type":"string","status_text":"string"}"#,
+    );
+    pinned(
+        "GET /users/{user_id}/status",
+        &status.assert_success("GET /users/{user_id}/status")["status"],
+        status_shape.clone(),
+    );
+
+    let presence = o
+        .srv
+        .post("/api/v1/users/me/presence", &o.bob, &[("status", "active")])
+        .await;
+    let presence = presence.assert_success("POST /users/me/presence");
+    let legacy_shape = shape(
+        r#"{"aggregated":{"client":"string","status":"string","timestamp":"int"},"website":{"client":"string","pushable":"bool","status":"string","timestamp":"int"}}"#,
+    );
+    let only = |v: &Value| {
+        let obj = v.as_object().unwrap();
+        assert_eq!(obj.len(), 1, "one user reported presence: {v}");
+        obj.iter()
+            .next()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .unwrap()
+    };
+    let (key, entry) = only(&presence["presences"]);
+    assert!(
+        key.contains('@'),
+        "legacy presence is keyed by email: {key}"
+    );
+    pinned("POST /users/me/presence", &entry, legacy_shape.clone());
+    let realm = o.srv.get("/api/v1/realm/presence", &o.alice, &[]).await;
+    let (_, entry) = only(&realm.assert_success("GET /realm/presence")["presences"]);
+    pinned("GET /realm/presence", &entry, legacy_shape);
+    let mine = o
+        .srv
+        .get(
+            &format!("/api/v1/users/{}/presence", o.bob.id),
+            &o.alice,
+            &[],
+        )
+        .await;
+    pinned(
+        "GET /users/{user_id_or_email}/presence",
+        &mine.assert_success("GET /users/{user_id_or_email}/presence")["presence"],
+        shape(
+            r#"{"aggregated":{"status":"string","timestamp":"int"},"website":{"status":"string","timestamp":"int"}}"#,
+        ),
+    );
+
+    let (_, state) = o
+        .register(
+            &o.alice,
+            &[
+                (
+                    "fetch_event_types",
+                    r#"["subscription","stream","presence","user_status"]"#,
+                ),
+                ("include_subscribers", "true"),
+                ("slim_presence", "true"),
+            ],
+        )
+        .await;
+    let subscribers = json!(["int", "int"]);
+    pinned(
+        "register subscriptions",
+        &state["subscriptions"][0],
+        subscription_shape(&[("subscribers", subscribers.clone())]),
+    );
+    pinned(
+        "register unsubscribed",
+        &state["unsubscribed"][0],
+        subscription_shape(&[("subscribers", json!(["int"]))]),
+    );
+    pinned(
+        "register never_subscribed",
+        &state["never_subscribed"][0],
+        channel_shape(&[("subscribers", subscribers)]),
+    );
+    let listed = state["streams"].as_array().unwrap();
+    assert!(!listed.is_empty());
+    for s in listed {
+        pinned("register streams", s, channel_shape(&[]));
+    }
+    let (key, entry) = only(&state["presences"]);
+    assert_eq!(
+        key,
+        o.bob.id.to_string(),
+        "slim presence is keyed by user id"
+    );
+    pinned(
+        "register presences (slim)",
+        &entry,
+        shape(r#"{"active_timestamp":"int","idle_timestamp":"int"}"#),
+    );
+    let (key, entry) = only(&state["user_status"]);
+    assert_eq!(key, o.bob.id.to_string());
+    pinned("register user_status", &entry, status_shape);
+}
+
+#[tokio::test]
+async fn the_other_typed_events_keep_their_keys_and_types() {
+    let (o, ch) = people_and_channel().await;
+    let other = o.channel(&o.alice, "wire2", &[&o.alice, &o.bob], &[]).await;
+    let (q, _) = o.register(&o.alice, &[]).await;
+    let id = o.send_channel(&o.bob, "wire", "shape", "hello").await;
+    let dm = o.send_dm(&o.bob, &[&o.alice], "psst").await;
+    o.srv
+        .patch(
+            &format!("/api/v1/messages/{id}"),
+            &o.owner,
+            &[
+                ("stream_id", other.to_string().as_str()),
+                ("propagate_mode", "change_one"),
+                ("send_notification_to_old_thread", "false"),
+                ("send_notification_to_new_thread", "false"),
+            ],
+        )
+        .await
+        .assert_success("PATCH /messages/{message_id}");
+    let list = json!([dm]).to_string();
+    o.srv
+        .post(
+            "/api/v1/messages/flags",
+            &o.alice,
+            &[
+                ("messages", list.as_str()),
+                ("op", "remove"),
+                ("flag", "read"),
+            ],
+        )
+        .await
+        .assert_success("POST /messages/flags");
+    o.srv
+        .post(
+            "/api/v1/users/me/status",
+            &o.bob,
+            &[("status_text", "away"), ("emoji_name", "car")],
+        )
+        .await
+        .assert_success("POST /users/me/status");
+    o.srv
+        .patch(
+            &format!("/api/v1/users/{}", o.bob.id),
+            &o.owner,
+            &[("role", "200")],
+        )
+        .await
+        .assert_success("PATCH /users/{user_id}");
+    let sub_data =
+        json!([{"stream_id": ch, "property": "desktop_notifications", "value": true}]).to_string();
+    o.srv
+        .post(
+            "/api/v1/users/me/subscriptions/properties",
+            &o.alice,
+            &[("subscription_data", sub_data.as_str())],
+        )
+        .await
+        .assert_success("POST /users/me/subscriptions/properties");
+    o.srv
+        .post(
+            "/api/v1/user_topics",
+            &o.alice,
+            &[
+                ("stream_id", ch.to_string().as_str()),
+                ("topic", "quiet"),
+                ("visibility_policy", "1"),
+            ],
+        )
+        .await
+        .assert_success("POST /user_topics");
+    // The last change's event comes last: delivery keeps commit order.
+    let mut events = Vec::new();
+    for _ in 0..100 {
+        events = wait_events(&o, &o.alice, &q, 1).await;
+        if events.iter().any(|e| e["type"] == "user_topic") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The messages and the role's group changes are pinned above.
+    let mut got = by_kind(&events);
+    got.retain(|k, _| !k.starts_with("message:") && !k.starts_with("user_group:"));
+    pinned(
+        "alice's events (the other typed shapes)",
+        &Value::Object(got),
+        shape(
+            r#"{"realm_user:update":{"op":"string","person":{"role":"int","user_id":"int"},"type":"string"},"subscription:update:desktop_notifications":{"op":"string","property":"string","stream_id":"int","type":"string","value":"bool"},"update_message:move":{"edit_timestamp":"int","flags":[],"message_id":"int","message_ids":["int"],"new_stream_id":"int","orig_subject":"string","propagate_mode":"string","rendering_only":"bool","stream_id":"int","stream_name":"string","type":"string","user_id":"int"},"update_message_flags:remove:read":{"all":"bool","flag":"string","message_details":{"9":{"type":"string","user_ids":["int","int"]}},"messages":["int"],"op":"string","operation":"string","type":"string"},"user_status":{"away":"bool","emoji_code":"string","emoji_name":"string","reaction_type":"string","status_text":"string","type":"string","user_id":"int"},"user_topic":{"last_updated":"int","stream_id":"int","topic_name":"string","type":"string","visibility_policy":"int"}}"#,
         ),
     );
 }

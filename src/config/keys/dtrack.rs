@@ -79,14 +79,14 @@ pub(super) const DTRACK: &[Key] = &[
                     .all(|e| {
                         e.len() <= 64
                             && e.bytes()
-                                .all(|b| b.is_ascii_alphanumeric() || b"._:-".contains(&b))
+                                .all(|b| b.is_ascii_alphanumeric() || b"._:- ".contains(&b))
                     })
             },
             problem: "dtrack.osv.ecosystems must be a comma-separated list of OSV ecosystem names",
             get: |c| c.dtrack.osv_ecosystems.clone(),
             set: |c, v| c.dtrack.osv_ecosystems = v,
         },
-        "The ecosystems fetched from base_url, comma-separated as OSV names them (npm,PyPI).",
+        "The ecosystems fetched from base_url, comma-separated as OSV names them (npm,PyPI,Red Hat).",
     ),
     key(
         "dtrack.osv",

@@ -5,7 +5,7 @@ use crate::db::{WriteTx, channels as db, users as users_db};
 use crate::domain::core::Core;
 use crate::domain::notices;
 use crate::error::{Error, ErrorKind, Result};
-use crate::events::Event;
+use crate::events::{ChannelCreated, Event};
 use crate::ids::{ChannelId, UserId};
 use crate::model::{Channel, ChannelSetting, GroupSetting, Role, TopicsPolicy, User};
 
@@ -108,7 +108,7 @@ pub(super) fn insert_channel(
         first_message_id: None,
     };
     ch.id = db::insert(tx, &ch)?;
-    tx.emit(Event::ChannelCreated { channel_id: ch.id });
+    tx.emit(Event::ChannelCreated(ChannelCreated { channel_id: ch.id }));
     Ok(ch)
 }
 

@@ -8,7 +8,7 @@ use crate::db::{WriteTx, channels as db, users as users_db};
 use crate::domain::core::Core;
 use crate::domain::notices;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, Subscribed, SubscriptionPropertyChanged, Unsubscribed};
 use crate::ids::{ChannelId, UserId};
 use crate::model::{ChannelSetting, Role, SubscriptionProperty, User};
 
@@ -45,10 +45,10 @@ pub(super) fn subscribe_one(
     };
     let added = db::subscribe(tx, user, ch, &color)?;
     if added {
-        tx.emit(Event::Subscribed {
+        tx.emit(Event::Subscribed(Subscribed {
             user_id: user,
             channel_id: ch,
-        });
+        }));
     }
     Ok(added)
 }
@@ -306,10 +306,10 @@ pub async fn unsubscribe(
                 let mut any = false;
                 for u in &targets {
                     if db::unsubscribe(tx, *u, a.channel.id)? {
-                        tx.emit(Event::Unsubscribed {
+                        tx.emit(Event::Unsubscribed(Unsubscribed {
                             user_id: *u,
                             channel_id: a.channel.id,
-                        });
+                        }));
                         any = true;
                     }
                 }
@@ -392,11 +392,13 @@ pub async fn set_properties(
                     }
                 }
                 db::update_subscription(tx, &sub)?;
-                tx.emit(Event::SubscriptionPropertyChanged {
-                    user_id: actor_id,
-                    channel_id: ch,
-                    property,
-                });
+                tx.emit(Event::SubscriptionPropertyChanged(
+                    SubscriptionPropertyChanged {
+                        user_id: actor_id,
+                        channel_id: ch,
+                        property,
+                    },
+                ));
             }
             Ok(())
         })

@@ -5,7 +5,7 @@ use crate::db::channels as db;
 use crate::db::topics as topics_db;
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{ChannelArchived, ChannelUpdated, Event};
 use crate::ids::ChannelId;
 use crate::model::{ChannelProperty, ChannelSetting, GroupSetting, Role, TopicsPolicy, User};
 
@@ -150,7 +150,7 @@ pub async fn update(state: &Core, actor: &User, id: ChannelId, up: ChannelUpdate
             }
             db::update(tx, &ch)?;
             for property in changed {
-                tx.emit(Event::ChannelUpdated { channel_id: ch.id, property });
+                tx.emit(Event::ChannelUpdated(ChannelUpdated { channel_id: ch.id, property }));
             }
             Ok(())
         })
@@ -178,7 +178,9 @@ pub async fn archive(state: &Core, actor: &User, id: ChannelId) -> Result<()> {
             ch.is_archived = true;
             ch.is_default = false;
             db::update(tx, &ch)?;
-            tx.emit(Event::ChannelArchived { channel_id: ch.id });
+            tx.emit(Event::ChannelArchived(ChannelArchived {
+                channel_id: ch.id,
+            }));
             Ok(())
         })
         .await

@@ -216,14 +216,18 @@ fn import(tx: &rusqlite::Connection, project: ProjectId, bom: &cyclonedx::Bom) -
         if !seen.insert(key.clone()) {
             continue;
         }
-        match existing.remove(&key) {
-            Some(id) => pdb::update_component(tx, id, comp)?,
+        let id = match existing.remove(&key) {
+            Some(id) => {
+                pdb::update_component(tx, id, comp)?;
+                id
+            }
             None => {
                 let mut c = comp.clone();
                 c.uuid = uuid::Uuid::new_v4().to_string();
-                pdb::insert_component(tx, project, &c)?;
+                pdb::insert_component(tx, project, &c)?
             }
-        }
+        };
+        crate::db::dtrack_osv::set_component_source(tx, id, comp.source_package.as_ref())?;
     }
     for (_, id) in existing {
         pdb::delete_component(tx, id)?;

@@ -172,6 +172,16 @@ fn component(v: &Value, out: &mut Vec<Component>) {
         sha1: hash("SHA-1"),
         sha256: hash("SHA-256"),
         sha512: hash("SHA-512"),
+        source_package: v
+            .get("properties")
+            .and_then(Value::as_array)
+            .and_then(|ps| {
+                super::osv::purl::trivy_source(
+                    ps.iter().take(1000).filter_map(|p| {
+                        Some((p.get("name")?.as_str()?, p.get("value")?.as_str()?))
+                    }),
+                )
+            }),
         ..Component::default()
     });
 }

@@ -109,6 +109,13 @@ fn component(c: Node<'_, '_>, out: &mut Vec<Component>) {
         sha1: hash("SHA-1"),
         sha256: hash("SHA-256"),
         sha512: hash("SHA-512"),
+        source_package: child(c, "properties").and_then(|ps| {
+            super::osv::purl::trivy_source(
+                elements(ps, "property")
+                    .take(1000)
+                    .filter_map(|p| Some((p.attribute("name")?, p.text()?))),
+            )
+        }),
         ..Component::default()
     });
 }
@@ -165,6 +172,32 @@ pub fn bom_of(doc: &Document<'_>) -> Result<Bom, InvalidBom> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trivy_source_properties_are_kept() {
+        let doc = r#"<?xml version="1.0" encoding="UTF-8"?>
+<bom xmlns="http://cyclonedx.org/schema/bom/1.5" version="1">
+  <components>
+    <component type="library">
+      <name>libssl3</name><version>3.0.11-1~deb12u2</version>
+      <purl>pkg:deb/debian/libssl3@3.0.11-1~deb12u2?distro=debian-12.4</purl>
+      <properties>
+        <property name="aquasecurity:trivy:SrcName">openssl</property>
+        <property name="aquasecurity:trivy:SrcVersion">3.0.11</property>
+        <property name="aquasecurity:trivy:SrcRelease">1~deb12u2</property>
+      </properties>
+    </component>
+    <component type="library"><name>plain</name></component>
+  </components>
+</bom>"#;
+        let bom = parse(doc).unwrap().unwrap();
+        let src = bom.components[0].source_package.clone().unwrap();
+        assert_eq!(
+            (src.name.as_str(), src.version.as_deref()),
+            ("openssl", Some("3.0.11-1~deb12u2"))
+        );
+        assert_eq!(bom.components[1].source_package, None);
+    }
 
     #[test]
     fn components_of_an_xml_bom() {

@@ -456,7 +456,7 @@ pub async fn create_component(
         }
         f.uuid = uuid::Uuid::new_v4().to_string();
         let id = db::insert_component(tx, p.id, &f)?;
-        super::osv::matching::match_component(tx, id, f.purl.as_deref(), &mut Default::default())?;
+        super::osv::matching::match_stored_component(tx, id, &mut Default::default())?;
         super::policies::evaluate_project(tx, p.id)?;
         Ok(db::component_by_uuid(tx, &f.uuid)?
             .ok_or_else(|| Error::internal("component vanished"))?
@@ -479,10 +479,9 @@ pub async fn update_component(state: &Core, who: &Principal, f: Component) -> Re
             COMPONENT_FORBIDDEN,
         )?;
         db::update_component(tx, cur.component_id(), &f)?;
-        super::osv::matching::match_component(
+        super::osv::matching::match_stored_component(
             tx,
             cur.component_id(),
-            f.purl.as_deref(),
             &mut Default::default(),
         )?;
         super::policies::evaluate_project(tx, project)?;

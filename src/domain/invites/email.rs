@@ -9,7 +9,7 @@ use crate::domain::core::Core;
 use crate::domain::realm_settings;
 use crate::domain::users;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, InvitesChanged};
 use crate::ids::InvitationId;
 use crate::mail::Mail;
 use crate::model::{Invitation, InvitationStatus, Secret, User};
@@ -172,7 +172,7 @@ pub async fn invite(
                 db::insert(tx, &inv)?;
                 sent.push((email, inv.key.0));
             }
-            tx.emit(Event::InvitesChanged { referrer: actor.id });
+            tx.emit(Event::InvitesChanged(InvitesChanged { referrer: actor.id }));
             Ok((sent, skipped))
         })
         .await?;
@@ -205,9 +205,9 @@ pub async fn resend(state: &Core, actor: &User, id: i64) -> Result<()> {
                 return Err(Error::bad_request("No such invitation"));
             }
             let referrer = users_db::get(tx, inv.referrer)?.unwrap_or_else(|| actor.clone());
-            tx.emit(Event::InvitesChanged {
+            tx.emit(Event::InvitesChanged(InvitesChanged {
                 referrer: inv.referrer,
-            });
+            }));
             Ok((inv, referrer))
         })
         .await?;

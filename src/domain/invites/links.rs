@@ -8,7 +8,7 @@ use crate::db::invites as db;
 use crate::domain::core::Core;
 use crate::domain::realm_settings;
 use crate::error::Result;
-use crate::events::Event;
+use crate::events::{Event, InvitesChanged};
 use crate::ids::InvitationId;
 use crate::model::{Invitation, InvitationStatus, Secret, User};
 
@@ -66,7 +66,7 @@ pub async fn create_link(state: &Core, actor: &User, opts: InviteOptions) -> Res
                 status: InvitationStatus::Open,
             };
             db::insert(tx, &inv)?;
-            tx.emit(Event::InvitesChanged { referrer: actor.id });
+            tx.emit(Event::InvitesChanged(InvitesChanged { referrer: actor.id }));
             Ok(inv.key.0)
         })
         .await?;

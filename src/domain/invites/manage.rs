@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use crate::db::{invites as db, users as users_db};
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, InvitesChanged};
 use crate::ids::{InvitationId, UserId};
 use crate::model::{Invitation, InvitationStatus, User};
 
@@ -67,9 +67,9 @@ pub async fn revoke(state: &Core, actor: &User, id: i64, multiuse: bool) -> Resu
         .write(move |tx| {
             let inv = manageable(tx, &actor, id, multiuse)?;
             db::set_status(tx, inv.id, InvitationStatus::Revoked)?;
-            tx.emit(Event::InvitesChanged {
+            tx.emit(Event::InvitesChanged(InvitesChanged {
                 referrer: inv.referrer,
-            });
+            }));
             Ok(())
         })
         .await

@@ -13,7 +13,7 @@ use crate::domain::core::Core;
 use crate::domain::notices;
 use crate::domain::users::{self, NewUser};
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, InvitesChanged, UserGroupMembers};
 use crate::ids::UserId;
 use crate::model::{Invitation, InvitationStatus, User};
 
@@ -169,9 +169,9 @@ pub async fn join(
                 db::set_status(tx, inv.id, InvitationStatus::Used)?;
                 db::revoke_others_for_email(tx, prepared.email(), inv.id)?;
             }
-            tx.emit(Event::InvitesChanged {
+            tx.emit(Event::InvitesChanged(InvitesChanged {
                 referrer: inv.referrer,
-            });
+            }));
             Ok(Ok((id, prepared.email().to_string())))
         })
         .await
@@ -193,11 +193,11 @@ fn join_rest(tx: &mut WriteTx<'_>, inv: &Invitation, user: &User, realm_url: &st
         if groups::get(tx, *g)?.is_some_and(|g| !g.deactivated && !g.is_system_group)
             && groups::add_member(tx, *g, user.id)?
         {
-            tx.emit(Event::UserGroupMembers {
+            tx.emit(Event::UserGroupMembers(UserGroupMembers {
                 group_id: *g,
                 user_ids: vec![user.id],
                 add: true,
-            });
+            }));
         }
     }
     if inv.notify_referrer && users_db::get(tx, inv.referrer)?.is_some_and(|r| r.is_active) {

@@ -15,7 +15,7 @@ use crate::db::{
 use crate::domain::core::Core;
 use crate::domain::{notices, realm_settings};
 use crate::error::{Error, Result};
-use crate::events::{ContentEdit, Event, MessageMove};
+use crate::events::{ContentEdit, Event, MessageMove, MessageUpdated, MessagesDeleted};
 use crate::ids::{ChannelId, MessageId};
 use crate::model::{Channel, ChannelSetting, Message, MessageEdit, Role, User};
 
@@ -322,14 +322,14 @@ pub async fn edit(state: &Core, user: &User, id: MessageId, req: EditRequest) ->
                 }
             }
             let content_edited = content_edit.is_some();
-            tx.emit(Event::MessageUpdated {
+            tx.emit(Event::MessageUpdated(MessageUpdated {
                 message_id: m.id,
                 message_ids: changed_ids.clone(),
                 edited_by: user.id,
                 edited_at: now,
                 content_edit,
                 moved,
-            });
+            }));
             if let Some(f) = facts {
                 let toggle = resolve_direction(&m.topic, &f.to_topic);
                 let moved_all = f.propagate == Propagate::All
@@ -411,12 +411,12 @@ pub async fn delete(state: &Core, user: &User, id: MessageId) -> Result<()> {
                 None => Vec::new(),
             };
             db::delete(tx, m.id)?;
-            tx.emit(Event::MessagesDeleted {
+            tx.emit(Event::MessagesDeleted(MessagesDeleted {
                 message_ids: vec![m.id],
                 channel_id: m.channel_id,
                 topic: m.topic,
                 dm_members,
-            });
+            }));
             // Uploads only this message linked go with it.
             crate::domain::uploads::drop_orphans(tx)
         })
@@ -454,12 +454,12 @@ pub async fn delete_topic(
                 }
                 let done = ids.len() < DELETE_BATCH;
                 if !ids.is_empty() {
-                    tx.emit(Event::MessagesDeleted {
+                    tx.emit(Event::MessagesDeleted(MessagesDeleted {
                         message_ids: ids,
                         channel_id: Some(channel),
                         topic: topic.clone(),
                         dm_members: Vec::new(),
-                    });
+                    }));
                 }
                 Ok((done, crate::domain::uploads::drop_orphans(tx)?))
             })

@@ -9,7 +9,7 @@ use crate::db::{message_flags as flags_db, topics as topics_db};
 use crate::db::{message_narrows as narrows_db, messages as db};
 use crate::domain::core::Core;
 use crate::error::{Error, ErrorKind, Result};
-use crate::events::Event;
+use crate::events::{Event, FlagsChanged};
 use crate::ids::{ChannelId, MessageId};
 use crate::model::{User, flags as bits};
 
@@ -154,13 +154,13 @@ pub async fn update(
                 }
                 let count = changed.len();
                 if !changed.is_empty() {
-                    tx.emit(Event::FlagsChanged {
+                    tx.emit(Event::FlagsChanged(FlagsChanged {
                         user_id: user.id,
                         flag: flag_name,
                         add,
                         message_ids: changed,
                         all: false,
-                    });
+                    }));
                 }
                 Ok((ignored, count))
             })
@@ -277,13 +277,13 @@ pub async fn mark_all(state: &Core, user: &User) -> Result<bool> {
     state
         .db
         .write(move |tx| {
-            tx.emit(Event::FlagsChanged {
+            tx.emit(Event::FlagsChanged(FlagsChanged {
                 user_id: uid,
                 flag: "read",
                 add: true,
                 message_ids: Vec::new(),
                 all: true,
-            });
+            }));
             Ok(())
         })
         .await?;
@@ -300,13 +300,13 @@ pub async fn mark_channel(state: &Core, user: &User, channel: ChannelId) -> Resu
             let ids = narrows_db::unread_in_channel(tx, user.id, channel)?;
             flags_db::read_whole_scope(tx, user.id, channel.0)?;
             if !ids.is_empty() {
-                tx.emit(Event::FlagsChanged {
+                tx.emit(Event::FlagsChanged(FlagsChanged {
                     user_id: user.id,
                     flag: "read",
                     add: true,
                     message_ids: ids,
                     all: false,
-                });
+                }));
             }
             Ok(())
         })
@@ -333,13 +333,13 @@ pub async fn mark_topic(
                 flags_db::change(tx, user.id, *id, bits::READ, bits::UNREAD_OVERRIDE)?;
             }
             if !ids.is_empty() {
-                tx.emit(Event::FlagsChanged {
+                tx.emit(Event::FlagsChanged(FlagsChanged {
                     user_id: user.id,
                     flag: "read",
                     add: true,
                     message_ids: ids,
                     all: false,
-                });
+                }));
             }
             Ok(())
         })

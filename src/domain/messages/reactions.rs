@@ -3,7 +3,7 @@
 use crate::db::reactions as reactions_db;
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, ReactionChanged};
 use crate::ids::MessageId;
 use crate::model::{Reaction, User};
 
@@ -105,14 +105,14 @@ pub async fn add(
                     vec![],
                 ));
             }
-            tx.emit(Event::ReactionChanged {
+            tx.emit(Event::ReactionChanged(ReactionChanged {
                 message_id: id,
                 user_id: user.id,
                 add: true,
                 emoji_name: reaction.emoji_name,
                 emoji_code: reaction.emoji_code,
                 reaction_type: reaction.reaction_type,
-            });
+            }));
             Ok(())
         })
         .await
@@ -151,14 +151,14 @@ pub async fn remove(
                 reactions_db::remove(tx, id, user.id, rtype, &code)?.ok_or_else(|| {
                     Error::coded("REACTION_DOES_NOT_EXIST", "Reaction doesn't exist.", vec![])
                 })?;
-            tx.emit(Event::ReactionChanged {
+            tx.emit(Event::ReactionChanged(ReactionChanged {
                 message_id: id,
                 user_id: user.id,
                 add: false,
                 emoji_name: removed.emoji_name,
                 emoji_code: removed.emoji_code,
                 reaction_type: removed.reaction_type,
-            });
+            }));
             Ok(())
         })
         .await

@@ -3,8 +3,10 @@
 //!
 //! The recipient is resolved, permissions checked and the content rendered on a reader thread;
 //! the writer then stores one message row plus the few per-user rows that differ from the
-//! default (the sender's copy, mentions), so the cost of a send does not grow with the number
-//! of subscribers.
+//! default (the sender's copy, mentions), so the rows a send writes do not grow with the number
+//! of subscribers. Its event carries the stored message and its recipients with their flags,
+//! read in the same write (one indexed read of the subscriber ids), so delivery renders it
+//! without reading it back.
 
 use rusqlite::Connection;
 
@@ -14,7 +16,7 @@ use crate::db::{
 };
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, MessageSent, SentChannel, SentMessage, UserTopicChanged};
 use crate::ids::{GroupId, MessageId, UserId};
 use crate::markdown::Rendered;
 use crate::model::{Channel, Message, User, flags as bits, system_groups, wildcard};
@@ -345,18 +347,28 @@ fn store(
     if let Some(members) = &prepared.dm_members {
         prepared.message.conversation_id = Some(conversations_db::get_or_create(tx, members)?);
     }
-    if let Some(ch) = prepared.message.channel_id
-        && channels_db::is_archived(tx, ch)?.unwrap_or(true)
-    {
-        return Err(Error::bad_request(
-            "The channel was archived while sending.",
-        ));
-    }
+    let channel = match prepared.message.channel_id {
+        Some(ch) => match channels_db::get(tx, ch)? {
+            Some(channel) if !channel.is_archived => Some(SentChannel {
+                id: channel.id,
+                name: channel.name,
+                invite_only: channel.invite_only,
+            }),
+            _ => {
+                return Err(Error::bad_request(
+                    "The channel was archived while sending.",
+                ));
+            }
+        },
+        None => None,
+    };
     let id = db::insert(tx, &prepared.message)?;
+    prepared.message.id = id;
     crate::domain::uploads::link_message(tx, sender, id, &prepared.message.content)?;
     // `/poll` and `/todo` messages start their widget in the same commit, so the message
     // event already carries it.
-    if let Some(widget) = super::widgets::widget_for(&prepared.message.content) {
+    let widget = super::widgets::widget_for(&prepared.message.content);
+    if let Some(widget) = &widget {
         crate::db::submessages::insert(tx, id, sender_id, "widget", &widget.to_string())?;
     }
     for (u, b) in &prepared.flag_rows {
@@ -375,18 +387,19 @@ fn store(
     {
         policy = auto_follow(tx, sender_id, ch, &prepared.message.topic, id)?;
         if let Some(p) = policy {
-            tx.emit(Event::UserTopicChanged {
+            tx.emit(Event::UserTopicChanged(UserTopicChanged {
                 user_id: sender_id,
                 channel_id: ch,
                 topic: prepared.message.topic.clone(),
                 visibility_policy: p,
-            });
+            }));
         }
     }
-    tx.emit(Event::MessageSent {
-        message_id: id,
+    let message = sent_message(tx, &prepared, channel, widget.is_some())?;
+    tx.emit(Event::MessageSent(MessageSent {
+        message: std::sync::Arc::new(message),
         local,
-    });
+    }));
     // In the message's own commit, so a triggered delivery is never lost.
     crate::domain::outgoing_webhooks::enqueue(
         tx,
@@ -398,6 +411,54 @@ fn store(
     Ok(Sent {
         id,
         automatic_new_visibility_policy: policy,
+    })
+}
+
+/// The new message as this write leaves it, for its event: delivery renders it from this
+/// alone. Read after every row of the message is written, inside the same transaction, so the
+/// recipients and their flags are those of the commit.
+fn sent_message(
+    tx: &WriteTx<'_>,
+    prepared: &Prepared,
+    channel: Option<SentChannel>,
+    has_widget: bool,
+) -> Result<SentMessage> {
+    let m = &prepared.message;
+    let mut wanted = vec![m.sender_id];
+    wanted.extend(prepared.dm_members.iter().flatten().copied());
+    let mut users = crate::db::users::get_many(tx, &wanted)?;
+    let sender = users
+        .get(&m.sender_id)
+        .cloned()
+        .ok_or_else(|| Error::internal("a message's sender vanished in its own write"))?;
+    let dm_members = match &prepared.dm_members {
+        Some(members) => members.iter().filter_map(|u| users.remove(u)).collect(),
+        None => Vec::new(),
+    };
+    let stored = flags_db::stored_for_message(tx, m.id)?;
+    let recipients = super::audience(tx, m)?
+        .into_iter()
+        .map(|u| (u, stored.get(&u.0).copied().unwrap_or(0)))
+        .collect();
+    let topic_participants = match m.channel_id {
+        Some(ch) if m.wildcard & wildcard::TOPIC != 0 => {
+            topics_db::senders_upto(tx, ch, &m.topic, m.id)?
+        }
+        _ => Vec::new(),
+    };
+    let submessages = if has_widget {
+        crate::db::submessages::of_messages(tx, &[m.id])?
+    } else {
+        Vec::new()
+    };
+    Ok(SentMessage {
+        message: m.clone(),
+        sender,
+        channel,
+        dm_members,
+        recipients,
+        topic_participants,
+        submessages,
     })
 }
 

@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use crate::db::{channels as channels_db, topics as db};
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, UserTopicChanged};
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::model::{Channel, TopicsPolicy, User};
 
@@ -74,12 +74,12 @@ pub async fn set_policy(
                 return Ok(());
             }
             db::set_visibility_policy(tx, user.id, ch.id, &topic, policy, crate::time::now_secs())?;
-            tx.emit(Event::UserTopicChanged {
+            tx.emit(Event::UserTopicChanged(UserTopicChanged {
                 user_id: user.id,
                 channel_id: ch.id,
                 topic,
                 visibility_policy: policy,
-            });
+            }));
             Ok(())
         })
         .await

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use crate::db::submessages as db;
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, SubmessageAdded};
 use crate::ids::MessageId;
 use crate::model::User;
 
@@ -187,13 +187,13 @@ pub async fn add(
                 check_data(widget, &data, m.sender_id == user.id)?;
             }
             let id = db::insert(tx, message, user.id, &msg_type, &content)?;
-            tx.emit(Event::SubmessageAdded {
+            tx.emit(Event::SubmessageAdded(SubmessageAdded {
                 message_id: message,
                 submessage_id: id,
                 sender_id: user.id,
                 msg_type,
                 content,
-            });
+            }));
             Ok(())
         })
         .await

@@ -8,7 +8,7 @@ use rusqlite::Connection;
 use crate::db::{channels as channels_db, groups, realm_settings as db, users as users_db};
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, RealmSettingChanged};
 use crate::ids::{ChannelId, GroupId, UserId};
 use crate::model::{GroupSetting, RealmValue, Role, User, system_groups as sys};
 
@@ -78,10 +78,10 @@ pub async fn update(
                 changed.push((s.name, value));
             }
             for &(name, ref value) in &changed {
-                tx.emit(Event::RealmSettingChanged {
+                tx.emit(Event::RealmSettingChanged(RealmSettingChanged {
                     name,
                     value: value.clone(),
-                });
+                }));
             }
             Ok(changed)
         })

@@ -9,7 +9,7 @@ use crate::db::WriteTx;
 use crate::db::uploads as db;
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::{AttachmentChange, Event};
+use crate::events::{AttachmentChange, AttachmentChanged, Event};
 use crate::ids::UserId;
 use crate::model::User;
 use crate::model::uploads::{Attachment, AttachmentView};
@@ -126,11 +126,11 @@ pub(super) fn emit_change(
     change: AttachmentChange,
 ) -> Result<()> {
     let upload_space_used = db::space_used_by(tx, owner)?;
-    tx.emit(Event::AttachmentChanged {
+    tx.emit(Event::AttachmentChanged(AttachmentChanged {
         user_id: owner,
         change,
         upload_space_used,
-    });
+    }));
     Ok(())
 }
 

@@ -6,7 +6,7 @@ use crate::db::groups as db;
 use crate::domain::core::Core;
 use crate::domain::realm_settings;
 use crate::error::{Error, Result};
-use crate::events::{Event, GroupChange};
+use crate::events::{Event, GroupChange, UserGroupAdded, UserGroupUpdated};
 use crate::ids::{GroupId, UserId};
 use crate::model::{GroupPermission, GroupSetting, User, UserGroup};
 
@@ -84,7 +84,7 @@ pub async fn create(state: &Core, actor: &User, new: NewGroup) -> Result<GroupId
             for s in &subs {
                 db::add_subgroup(tx, group.id, *s)?;
             }
-            tx.emit(Event::UserGroupAdded { group_id: group.id });
+            tx.emit(Event::UserGroupAdded(UserGroupAdded { group_id: group.id }));
             Ok(group.id)
         })
         .await
@@ -163,10 +163,10 @@ pub async fn update(state: &Core, actor: &User, id: GroupId, up: GroupUpdate) ->
             }
             db::update(tx, &g)?;
             for change in changes {
-                tx.emit(Event::UserGroupUpdated {
+                tx.emit(Event::UserGroupUpdated(UserGroupUpdated {
                     group_id: id,
                     change,
-                });
+                }));
             }
             Ok(())
         })
@@ -193,10 +193,10 @@ pub async fn deactivate(state: &Core, actor: &User, id: GroupId) -> Result<()> {
             }
             g.deactivated = true;
             db::update(tx, &g)?;
-            tx.emit(Event::UserGroupUpdated {
+            tx.emit(Event::UserGroupUpdated(UserGroupUpdated {
                 group_id: id,
                 change: GroupChange::Deactivated,
-            });
+            }));
             Ok(())
         })
         .await

@@ -9,7 +9,7 @@ use crate::db::groups as db;
 use crate::domain::core::Core;
 use crate::domain::notices;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, UserGroupMembers, UserGroupSubgroups};
 use crate::ids::{GroupId, UserId};
 use crate::model::{GroupPermission, Role, User, system_groups as sys};
 
@@ -113,18 +113,18 @@ pub async fn update_members(
                 db::remove_member(tx, id, *u)?;
             }
             if !added.is_empty() {
-                events.push(Event::UserGroupMembers {
+                events.push(Event::UserGroupMembers(UserGroupMembers {
                     group_id: id,
                     user_ids: added,
                     add: true,
-                });
+                }));
             }
             if !removed.is_empty() {
-                events.push(Event::UserGroupMembers {
+                events.push(Event::UserGroupMembers(UserGroupMembers {
                     group_id: id,
                     user_ids: removed,
                     add: false,
-                });
+                }));
             }
             events.extend(change_subgroups(
                 tx,
@@ -199,18 +199,18 @@ fn change_subgroups(
     }
     let mut events = Vec::new();
     if !added.is_empty() {
-        events.push(Event::UserGroupSubgroups {
+        events.push(Event::UserGroupSubgroups(UserGroupSubgroups {
             group_id: id,
             subgroup_ids: added,
             add: true,
-        });
+        }));
     }
     if !removed.is_empty() {
-        events.push(Event::UserGroupSubgroups {
+        events.push(Event::UserGroupSubgroups(UserGroupSubgroups {
             group_id: id,
             subgroup_ids: removed,
             add: false,
-        });
+        }));
     }
     Ok(events)
 }
@@ -257,18 +257,18 @@ pub fn role_events(user: UserId, old: Option<Role>, new: Option<Role>) -> Vec<Ev
     }
     let mut events = Vec::new();
     if let Some(role) = old {
-        events.push(Event::UserGroupMembers {
+        events.push(Event::UserGroupMembers(UserGroupMembers {
             group_id: sys::of_role(role),
             user_ids: vec![user],
             add: false,
-        });
+        }));
     }
     if let Some(role) = new {
-        events.push(Event::UserGroupMembers {
+        events.push(Event::UserGroupMembers(UserGroupMembers {
             group_id: sys::of_role(role),
             user_ids: vec![user],
             add: true,
-        });
+        }));
     }
     events
 }
@@ -279,11 +279,11 @@ pub fn remove_from_all(c: &Connection, user: UserId) -> Result<Vec<Event>> {
     let mut events = Vec::new();
     for g in db::groups_of(c, user)? {
         db::remove_member(c, g, user)?;
-        events.push(Event::UserGroupMembers {
+        events.push(Event::UserGroupMembers(UserGroupMembers {
             group_id: g,
             user_ids: vec![user],
             add: false,
-        });
+        }));
     }
     Ok(events)
 }

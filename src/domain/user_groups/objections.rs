@@ -1,30 +1,18 @@
 //! What refuses a group's deactivation: the settings (organization, active channels, other
-//! active groups) that still name it, and the `CANNOT_DEACTIVATE_GROUP_IN_USE` error that
-//! reports them. Reads only; never changes a setting.
+//! active groups) that still name it, and the error that reports them (as plain data: the chat
+//! API's wire renders `CANNOT_DEACTIVATE_GROUP_IN_USE`). Reads only; never changes a setting;
+//! builds no JSON.
 
 use rusqlite::Connection;
 
 use crate::db::{channels as channels_db, groups as db};
 use crate::domain::realm_settings;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ids::GroupId;
 use crate::model::{ChannelSetting, GroupPermission, GroupSetting};
 
-/// Where a group is in use, as `CANNOT_DEACTIVATE_GROUP_IN_USE` reports it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Objection {
-    Realm {
-        settings: Vec<&'static str>,
-    },
-    Channel {
-        channel_id: i64,
-        settings: Vec<&'static str>,
-    },
-    Group {
-        group_id: GroupId,
-        settings: Vec<&'static str>,
-    },
-}
+/// Where a group is in use: the error's plain data (`crate::error::GroupObjection`).
+pub use crate::error::GroupObjection as Objection;
 
 fn names(setting: &GroupSetting, group: GroupId) -> bool {
     match setting {
@@ -70,7 +58,7 @@ pub(super) fn objections(c: &Connection, group: GroupId) -> Result<Vec<Objection
             .collect();
         if !settings.is_empty() {
             out.push(Objection::Group {
-                group_id: g.id,
+                group_id: g.id.0,
                 settings,
             });
         }
@@ -78,34 +66,10 @@ pub(super) fn objections(c: &Connection, group: GroupId) -> Result<Vec<Objection
     Ok(out)
 }
 
-/// `CANNOT_DEACTIVATE_GROUP_IN_USE` with its objections (as the error's plain data).
+/// The refusal of a deactivation, with its objections as plain data (each API renders them).
 pub(super) fn in_use(objections: Vec<Objection>) -> Error {
-    let list: Vec<serde_json::Value> = objections
-        .into_iter()
-        .map(|o| {
-            let mut m = serde_json::Map::new();
-            let (kind, settings) = match o {
-                Objection::Realm { settings } => ("realm", settings),
-                Objection::Channel {
-                    channel_id,
-                    settings,
-                } => {
-                    m.insert("channel_id".into(), channel_id.into());
-                    ("channel", settings)
-                }
-                Objection::Group { group_id, settings } => {
-                    m.insert("group_id".into(), group_id.0.into());
-                    ("user_group", settings)
-                }
-            };
-            m.insert("type".into(), kind.into());
-            m.insert("settings".into(), settings.into());
-            serde_json::Value::Object(m)
-        })
-        .collect();
-    Error::coded(
-        "CANNOT_DEACTIVATE_GROUP_IN_USE",
+    Error::new(
+        ErrorKind::GroupInUse(objections),
         "Cannot deactivate user group in use.",
-        vec![("objections", serde_json::Value::Array(list))],
     )
 }

@@ -5,7 +5,7 @@
 use crate::db::{WriteTx, users as users_db};
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, UserCreated};
 use crate::ids::UserId;
 use crate::model::{Role, User};
 use crate::password;
@@ -103,7 +103,7 @@ pub fn insert_prepared(
             can_change_user_emails: p.can_change_user_emails,
         },
     )?;
-    tx.emit(Event::UserCreated { user_id: id });
+    tx.emit(Event::UserCreated(UserCreated { user_id: id }));
     for e in crate::domain::user_groups::role_events(id, None, Some(p.role)) {
         tx.emit(e);
     }
@@ -182,7 +182,7 @@ pub fn insert_bot(
         },
     )?;
     users_db::make_bot(tx, id, bot_type, owner)?;
-    tx.emit(Event::UserCreated { user_id: id });
+    tx.emit(Event::UserCreated(UserCreated { user_id: id }));
     for e in crate::domain::user_groups::role_events(id, None, Some(p.role)) {
         tx.emit(e);
     }

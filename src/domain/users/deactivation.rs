@@ -6,7 +6,7 @@
 use crate::db::{WriteTx, users as users_db};
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, UserDeactivated, UserReactivated};
 use crate::ids::UserId;
 use crate::model::{Role, User};
 
@@ -82,7 +82,7 @@ fn deactivate_one(tx: &mut WriteTx<'_>, user: &User) -> Result<()> {
     ));
     // A deactivated user's devices get no notifications; their registrations go.
     crate::domain::push::forget_devices(tx, target)?;
-    tx.emit(Event::UserDeactivated { user_id: target });
+    tx.emit(Event::UserDeactivated(UserDeactivated { user_id: target }));
     for e in left {
         tx.emit(e);
     }
@@ -104,7 +104,7 @@ pub async fn reactivate(state: &Core, actor: &User, target: UserId) -> Result<()
                 return Err(Error::bad_request("User is already active."));
             }
             users_db::set_active(tx, target, true)?;
-            tx.emit(Event::UserReactivated { user_id: target });
+            tx.emit(Event::UserReactivated(UserReactivated { user_id: target }));
             for e in crate::domain::user_groups::role_events(target, None, Some(user.role)) {
                 tx.emit(e);
             }

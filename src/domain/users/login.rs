@@ -8,7 +8,7 @@ use crate::db::users as users_db;
 use crate::domain::core::Core;
 use crate::domain::email_keys;
 use crate::error::{Error, ErrorKind, LoginFailure, Result};
-use crate::events::{Event, PersonChange};
+use crate::events::{Event, PersonChange, UserUpdated};
 use crate::ids::UserId;
 use crate::model::User;
 use crate::password;
@@ -94,10 +94,10 @@ pub async fn regenerate_api_key(state: &Core, user: UserId) -> Result<String> {
             users_db::set_api_key(tx, user, &stored)?;
             // A new key means the old credentials are compromised: web logins end too.
             crate::domain::sessions::end_all_for(tx, user)?;
-            tx.emit(Event::UserUpdated {
+            tx.emit(Event::UserUpdated(UserUpdated {
                 user_id: user,
                 change: PersonChange::ApiKey,
-            });
+            }));
             Ok(())
         })
         .await?;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::db::{WriteTx, profile_fields as fields_db, users as users_db};
 use crate::domain::core::Core;
 use crate::error::{Error, Result};
-use crate::events::{Event, PersonChange};
+use crate::events::{Event, PersonChange, UserUpdated};
 use crate::ids::{ProfileFieldId, UserId};
 use crate::model::{ProfileValue, Role, User};
 
@@ -20,10 +20,10 @@ use super::values::{check_full_name, is_valid_email};
 pub fn rename(tx: &mut WriteTx<'_>, user: &User, name: String) -> Result<()> {
     if name != user.full_name {
         users_db::set_full_name(tx, user.id, &name)?;
-        tx.emit(Event::UserUpdated {
+        tx.emit(Event::UserUpdated(UserUpdated {
             user_id: user.id,
             change: PersonChange::FullName(name),
-        });
+        }));
     }
     Ok(())
 }
@@ -88,10 +88,10 @@ pub async fn update(state: &Core, actor: &User, target: UserId, up: UserUpdate) 
                     return Err(Error::bad_request(clash.message()));
                 }
                 users_db::set_email(tx, target, &email)?;
-                tx.emit(Event::UserUpdated {
+                tx.emit(Event::UserUpdated(UserUpdated {
                     user_id: target,
                     change: PersonChange::Email(email),
-                });
+                }));
             }
             Ok(())
         })
@@ -144,14 +144,14 @@ fn apply_profile_edits(
         };
         let Some(value) = value else {
             fields_db::clear_value(tx, user, field_id)?;
-            tx.emit(Event::UserUpdated {
+            tx.emit(Event::UserUpdated(UserUpdated {
                 user_id: user,
                 change: PersonChange::ProfileField {
                     field_id,
                     value: None,
                     rendered_value: None,
                 },
-            });
+            }));
             continue;
         };
         let stored = crate::domain::profile_fields::values::validate(tx, &field, &value)?;
@@ -168,14 +168,14 @@ fn apply_profile_edits(
                 rendered_value: rendered.clone(),
             },
         )?;
-        tx.emit(Event::UserUpdated {
+        tx.emit(Event::UserUpdated(UserUpdated {
             user_id: user,
             change: PersonChange::ProfileField {
                 field_id,
                 value: Some(stored),
                 rendered_value: rendered,
             },
-        });
+        }));
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 
 use crate::db::{WriteTx, users as users_db};
 use crate::error::{Error, Result};
-use crate::events::{Event, PersonChange};
+use crate::events::{Event, PersonChange, UserUpdated};
 use crate::model::{Role, User};
 
 /// Inside a write: gives `user` a new role on the request of an administrator (`actor_is_owner`
@@ -33,10 +33,10 @@ pub fn change_role_in(
         ));
     }
     users_db::set_role(tx, target, role)?;
-    tx.emit(Event::UserUpdated {
+    tx.emit(Event::UserUpdated(UserUpdated {
         user_id: target,
         change: PersonChange::Role(role.code()),
-    });
+    }));
     // The system groups list active users only.
     let (old, new) = if user.is_active {
         (Some(user.role), Some(role))

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::{Queue, Queues};
+use super::{EventJson, Queue, Queues};
 use crate::ids::UserId;
 
 /// What a waiting poll should do next, read under one lock.
@@ -23,9 +23,9 @@ pub enum PollState {
 }
 
 impl Queue {
-    /// Adds a heartbeat if a poll is waiting, its heartbeat is due and nothing else is queued;
+    /// Adds `heartbeat` if a poll is waiting, its heartbeat is due and nothing else is queued;
     /// wakes the poll. Returns whether it did.
-    fn heartbeat_if_due(&self, now: Instant) -> bool {
+    fn heartbeat_if_due(&self, now: Instant, heartbeat: &EventJson) -> bool {
         let mut q = self.lock();
         let due = q.connected > 0
             && q.events.is_empty()
@@ -37,8 +37,7 @@ impl Queue {
         q.heartbeat_due = None;
         let id = q.next_id;
         q.next_id += 1;
-        q.events
-            .push_back((id, Arc::from("{\"type\":\"heartbeat\"")));
+        q.events.push_back((id, Arc::clone(heartbeat)));
         drop(q);
         self.notify.notify_waiters();
         true
@@ -142,11 +141,13 @@ impl Queues {
     }
 
     /// Gives every waiting poll whose heartbeat is due at `now` a heartbeat; returns how many.
-    /// One periodic pass replaces a timer per parked poll; the timer task passes the real clock.
-    pub fn heartbeats(&self, now: Instant) -> usize {
+    /// One periodic pass replaces a timer per parked poll; the timer task passes the real clock
+    /// and the heartbeat event's text (without its closing brace, like every queued event),
+    /// which the API's wire module owns.
+    pub fn heartbeats(&self, now: Instant, heartbeat: &EventJson) -> usize {
         self.all()
             .iter()
-            .filter(|q| q.heartbeat_if_due(now))
+            .filter(|q| q.heartbeat_if_due(now, heartbeat))
             .count()
     }
 

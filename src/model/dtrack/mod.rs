@@ -245,6 +245,16 @@ pub struct Component {
     pub sha256: Option<String>,
     pub sha512: Option<String>,
     pub is_internal: bool,
+    /// The source package a BOM names for an OS package (Trivy's `SrcName` properties), kept
+    /// for the internal analyzer; not part of upstream's component JSON.
+    pub source_package: Option<SourcePackage>,
+}
+
+/// A binary package's source package: name and version (`[epoch:]version[-release]`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct SourcePackage {
+    pub name: String,
+    pub version: Option<String>,
 }
 
 impl Component {

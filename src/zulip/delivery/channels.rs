@@ -135,7 +135,7 @@ pub(super) async fn deliver_subscription(
     let Some((access, sub, stats, audience, subscribers)) = loaded else {
         return Ok(());
     };
-    let own = if added {
+    if added {
         let Some(sub) = sub else { return Ok(()) };
         let listed = channels_domain::Listed {
             access,
@@ -143,11 +143,12 @@ pub(super) async fn deliver_subscription(
             subscribers: Some(subscribers),
             stats,
         };
-        events::subscription_added(wire::subscription(&listed, &sub))
+        let own = events::subscription_added(wire::subscription(&listed, &sub));
+        push_to_users(state, seq, Some(&[user]), "subscription", &own);
     } else {
-        events::subscription_removed(ch, &access.channel.name)
-    };
-    push_to_users(state, seq, Some(&[user]), "subscription", &own);
+        let own = events::subscription_removed(ch, &access.channel.name);
+        push_to_users(state, seq, Some(&[user]), "subscription", &own);
+    }
     let peers: Vec<UserId> = audience.into_iter().filter(|u| *u != user).collect();
     let peer = events::subscription_peer(added, ch, user);
     push_to_users(state, seq, Some(&peers), "subscription", &peer);

@@ -6,17 +6,19 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
+use crate::db::conversations as conversations_db;
 use crate::db::{channels as channels_db, messages as messages_db, users as users_db};
-use crate::db::{
-    conversations as conversations_db, message_flags as flags_db, topics as topics_db,
-};
 use crate::domain::messages::fetch::{self, Bundle, Viewed};
 use crate::domain::messages::{audience, audience_of};
 use crate::error::Result;
-use crate::events::queues::{EventJson, Queue, Queues};
-use crate::events::{ContentEdit, MessageMove};
-use crate::ids::{ChannelId, MessageId, UserId};
-use crate::model::{User, flags as bits, wildcard};
+use crate::events::queues::{EventJson, Queue};
+use crate::events::{
+    FlagsChanged, MessageSent, MessageUpdated, MessagesDeleted, ReactionChanged, SentMessage,
+    SubmessageAdded,
+};
+use crate::ids::MessageId;
+use crate::ids::UserId;
+use crate::model::{User, flags as bits};
 use crate::zulip::ChatState;
 use crate::zulip::wire::events::{self, MessageEdited, MessagePlace};
 use crate::zulip::wire::{self, MessageOptions, Viewer};
@@ -24,58 +26,54 @@ use crate::zulip::wire::{self, MessageOptions, Viewer};
 use super::{event_json, push_to_users, queues_wanting};
 
 /// A widget's submessage, to everyone who received its message.
-pub(super) async fn submessage(
-    state: &ChatState,
-    seq: u64,
-    message_id: MessageId,
-    submessage_id: i64,
-    sender_id: UserId,
-    msg_type: &str,
-    content: &str,
-) -> Result<()> {
+pub(super) async fn submessage(state: &ChatState, seq: u64, e: &SubmessageAdded) -> Result<()> {
+    let message_id = e.message_id;
     let recipients = state.db.read(move |c| audience_of(c, message_id)).await?;
-    let body = events::submessage(message_id, submessage_id, sender_id, msg_type, content);
+    let body = events::submessage(
+        message_id,
+        e.submessage_id,
+        e.sender_id,
+        &e.msg_type,
+        &e.content,
+    );
     push_to_users(state, seq, Some(&recipients), "submessage", &body);
     Ok(())
 }
 
 /// A reaction added or removed, to everyone who received the message.
-pub(super) async fn reaction(
-    state: &ChatState,
-    seq: u64,
-    message_id: MessageId,
-    user_id: UserId,
-    add: bool,
-    emoji: [&str; 3],
-) -> Result<()> {
+pub(super) async fn reaction(state: &ChatState, seq: u64, e: &ReactionChanged) -> Result<()> {
+    let (message_id, user_id) = (e.message_id, e.user_id);
     let (recipients, user) = state
         .db
         .read(move |c| Ok((audience_of(c, message_id)?, users_db::get_any(c, user_id)?)))
         .await?;
     let Some(user) = user else { return Ok(()) };
-    let body = events::reaction(add, &user, state.config.realm_host(), message_id, emoji);
+    let emoji = [
+        e.emoji_name.as_str(),
+        e.emoji_code.as_str(),
+        e.reaction_type.as_str(),
+    ];
+    let body = events::reaction(e.add, &user, state.config.realm_host(), message_id, emoji);
     push_to_users(state, seq, Some(&recipients), "reaction", &body);
     Ok(())
 }
 
 /// A user's flags changed, to their own queues; unread marks carry the messages' places.
-pub(super) async fn flags(
-    state: &ChatState,
-    seq: u64,
-    user_id: UserId,
-    flag: &str,
-    add: bool,
-    message_ids: &[MessageId],
-    all: bool,
-) -> Result<()> {
-    let details = if !add && flag == "read" {
-        let ids = message_ids.to_vec();
+pub(super) async fn flags(state: &ChatState, seq: u64, e: &FlagsChanged) -> Result<()> {
+    let details = if !e.add && e.flag == "read" {
+        let ids = e.message_ids.clone();
         Some(state.db.read(move |c| message_places(c, &ids)).await?)
     } else {
         None
     };
-    let body = events::flags(add, flag, message_ids, all, details.as_deref());
-    push_to_users(state, seq, Some(&[user_id]), "update_message_flags", &body);
+    let body = events::flags(e.add, e.flag, &e.message_ids, e.all, details.as_deref());
+    push_to_users(
+        state,
+        seq,
+        Some(&[e.user_id]),
+        "update_message_flags",
+        &body,
+    );
     Ok(())
 }
 
@@ -93,88 +91,32 @@ fn message_places(c: &Connection, ids: &[MessageId]) -> Result<Vec<(MessageId, M
     Ok(out)
 }
 
-/// Everything needed to render one new message for each of its recipients.
-struct MessageDelivery {
-    bundle: Bundle,
-    /// Recipient → stored flag bits.
-    recipients: Vec<(User, i64)>,
-    /// Users who only see it through `all_public_streams` or a narrow (public channels).
-    channel_public: bool,
-    topic_participants: Vec<UserId>,
-}
-
-/// Loads a new message for delivery to those of its recipients who have event queues.
-fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option<MessageDelivery>> {
-    let Some(m) = messages_db::get(c, id)? else {
-        return Ok(None);
-    };
-    let stored = flags_db::stored_for_message(c, id)?;
-    // The recipients with queues, and the sender and conversation members the message
-    // object names, in one read.
-    let listening: Vec<UserId> = audience(c, &m)?
-        .into_iter()
-        .filter(|u| queues.has_user(*u))
-        .collect();
-    let members = match m.conversation_id {
-        Some(conv) => Some((conv, conversations_db::members(c, conv)?)),
-        None => None,
-    };
-    let mut wanted = listening.clone();
-    wanted.push(m.sender_id);
-    if let Some((_, members)) = &members {
-        wanted.extend(members.iter().copied());
-    }
-    let users = users_db::get_many(c, &wanted)?;
-    let mut recipients = Vec::with_capacity(listening.len());
-    for u in listening {
-        if let Some(user) = users.get(&u).filter(|u| u.is_active) {
-            let f = stored.get(&u.0).copied().unwrap_or(0);
-            recipients.push((user.clone(), f));
-        }
-    }
-    let channel_public = match m.channel_id {
-        Some(ch) => channels_db::get(c, ch)?.is_some_and(|ch| !ch.invite_only),
-        None => false,
-    };
-    let topic_participants = match m.channel_id {
-        Some(ch) if m.wildcard & wildcard::TOPIC != 0 => {
-            topics_db::senders_upto(c, ch, &m.topic, m.id)?
-        }
-        _ => Vec::new(),
-    };
+/// The message objects' context for a new message: its sender, channel name and
+/// conversation, all from the event (never read back).
+fn bundle_of(sent: &SentMessage) -> Bundle {
+    let m = &sent.message;
     let mut bundle = Bundle::default();
-    if let Some(s) = users.get(&m.sender_id) {
-        bundle.users.insert(s.id, s.clone());
+    bundle.users.insert(sent.sender.id, sent.sender.clone());
+    if let Some(ch) = &sent.channel {
+        bundle.channel_names.insert(ch.id, ch.name.clone());
     }
-    if let Some(ch) = m.channel_id
-        && let Some(channel) = channels_db::get(c, ch)?
-    {
-        bundle.channel_names.insert(ch, channel.name);
-    }
-    if let Some((conv, members)) = members {
-        for u in &members {
-            if let Some(user) = users.get(u) {
-                bundle.users.insert(user.id, user.clone());
-            }
+    if let Some(conv) = m.conversation_id {
+        for u in &sent.dm_members {
+            bundle.users.insert(u.id, u.clone());
         }
+        let members = sent.dm_members.iter().map(|u| u.id).collect();
         bundle.conversations.insert(conv, members);
     }
-    let submessages = crate::db::submessages::of_messages(c, &[m.id])?;
     bundle.messages.push(Viewed {
-        message: m,
+        message: m.clone(),
         flags: Vec::new(),
         reactions: Vec::new(),
-        submessages,
+        submessages: sent.submessages.clone(),
         edits: Vec::new(),
         match_content: None,
         match_subject: None,
     });
-    Ok(Some(MessageDelivery {
-        bundle,
-        recipients,
-        channel_public,
-        topic_participants,
-    }))
+    bundle
 }
 
 /// The rendering choices that shape a message object: `apply_markdown`, whether the sender's
@@ -182,17 +124,33 @@ fn load_message(c: &Connection, id: MessageId, queues: &Queues) -> Result<Option
 /// messages (0 for channel messages, which look the same to everyone).
 type Variant = (bool, bool, bool, i64);
 
-pub(super) async fn deliver_message(
-    state: &ChatState,
-    seq: u64,
-    id: MessageId,
-    local: Option<(String, String)>,
-) -> Result<()> {
-    let queues = Arc::clone(&state.queues);
-    let Some(d) = state.db.read(move |c| load_message(c, id, &queues)).await? else {
-        return Ok(());
+pub(super) async fn deliver_message(state: &ChatState, seq: u64, e: &MessageSent) -> Result<()> {
+    let sent = Arc::clone(&e.message);
+    let local = &e.local;
+    let m = &sent.message;
+    let bundle = bundle_of(&sent);
+    // The recipients with event queues. Only their records are read here, not the message's:
+    // a viewer's record must be current when their event is rendered (a deactivated account
+    // gets nothing; the role and settings shape what they see).
+    let listening: Vec<UserId> = sent
+        .recipients
+        .iter()
+        .map(|(u, _)| *u)
+        .filter(|u| state.queues.has_user(*u))
+        .collect();
+    let viewers = if listening.is_empty() {
+        Default::default()
+    } else {
+        state
+            .db
+            .read(move |c| users_db::get_many(c, &listening))
+            .await?
     };
-    let m = d.bundle.messages[0].message.clone();
+    let recipients: Vec<(&User, i64)> = sent
+        .recipients
+        .iter()
+        .filter_map(|(u, f)| viewers.get(u).filter(|u| u.is_active).map(|u| (u, *f)))
+        .collect();
     let host = state.config.realm_host();
     // Serialized message objects, shared by every queue with the same rendering choices.
     let mut variants: HashMap<Variant, Arc<str>> = HashMap::new();
@@ -202,11 +160,7 @@ pub(super) async fn deliver_message(
             host,
             client_gravatar: q.options.client_gravatar,
         };
-        let sender_hidden_avatar = d
-            .bundle
-            .users
-            .get(&m.sender_id)
-            .is_some_and(|s| v.leaves_avatar_to_client(s));
+        let sender_hidden_avatar = v.leaves_avatar_to_client(&sent.sender);
         // Direct messages carry a per-viewer recipient id.
         let per_viewer = if m.conversation_id.is_some() {
             viewer.id.0
@@ -226,23 +180,20 @@ pub(super) async fn deliver_message(
                 allow_empty_topic_name: q.options.empty_topic_name,
                 with_flags: false,
             };
-            let record = wire::message_record(&v, &d.bundle.messages[0], &d.bundle, &opts);
+            let record = wire::message_record(&v, &bundle.messages[0], &bundle, &opts);
             Arc::from(serde_json::to_string(&record).expect("messages serialize"))
         });
         (key, Arc::clone(text))
     };
-    let channel_name = m
-        .channel_id
-        .and_then(|c| d.bundle.channel_names.get(&c))
-        .map(String::as_str);
+    let channel_name = sent.channel.as_ref().map(|c| c.name.as_str());
     let mut delivered: HashSet<UserId> = HashSet::new();
     // One event text per rendering variant and set of flags, shared by every recipient's
     // queues (most recipients of a channel message have the same flags), so that the events
     // a message leaves in queues cost memory per distinct text, not per recipient; only the
     // queue that sent the message (local echo) gets its own.
     let mut shared: HashMap<(Variant, String), EventJson> = HashMap::new();
-    for (user, stored) in &d.recipients {
-        let participant = d.topic_participants.contains(&user.id);
+    for (user, stored) in &recipients {
+        let participant = sent.topic_participants.contains(&user.id);
         let flags = fetch::flag_names(
             *stored,
             true,
@@ -252,7 +203,7 @@ pub(super) async fn deliver_message(
         );
         let flags_json = serde_json::to_string(&flags).expect("strings serialize");
         for q in queues_wanting(state, seq, Some(&[user.id]), "message") {
-            if !q.options.narrow.matches(&m, channel_name, &flags) {
+            if !q.options.narrow.matches(m, channel_name, &flags) {
                 continue;
             }
             let (key, message) = render(user, &q);
@@ -275,7 +226,7 @@ pub(super) async fn deliver_message(
         delivered.insert(user.id);
     }
     // Queues that follow all public channels (or have a narrow) also see public messages.
-    if d.channel_public {
+    if sent.channel.as_ref().is_some_and(|ch| !ch.invite_only) {
         let flags = vec!["read", "historical"];
         let followers: Vec<Arc<Queue>> = queues_wanting(state, seq, None, "message")
             .into_iter()
@@ -300,7 +251,7 @@ pub(super) async fn deliver_message(
             else {
                 continue;
             };
-            if !q.options.narrow.matches(&m, channel_name, &flags) {
+            if !q.options.narrow.matches(m, channel_name, &flags) {
                 continue;
             }
             let (_, message) = render(viewer, &q);
@@ -313,21 +264,15 @@ pub(super) async fn deliver_message(
     Ok(())
 }
 
-/// What `deliver_update` renders: one committed edit.
-pub(super) struct Update<'a> {
-    pub(super) message_id: MessageId,
-    pub(super) message_ids: &'a [MessageId],
-    pub(super) edited_by: UserId,
-    pub(super) edited_at: i64,
-    pub(super) content_edit: Option<&'a ContentEdit>,
-    pub(super) moved: Option<&'a MessageMove>,
-}
-
-pub(super) async fn deliver_update(state: &ChatState, seq: u64, u: Update<'_>) -> Result<()> {
+/// One committed edit, to those who received the messages (and, for a move out of a
+/// channel, that channel's subscribers). The message is read as it is now, so an edit the
+/// event does not carry (a later one) is never undone on clients.
+pub(super) async fn deliver_update(state: &ChatState, seq: u64, u: &MessageUpdated) -> Result<()> {
     let id = u.message_id;
-    let orig_channel = u.moved.map(|mv| mv.orig_channel);
+    let orig_channel = u.moved.as_ref().map(|mv| mv.orig_channel);
     let left_channel = u
         .moved
+        .as_ref()
         .and_then(|mv| mv.new_channel.map(|_| mv.orig_channel));
     let loaded = state
         .db
@@ -357,25 +302,20 @@ pub(super) async fn deliver_update(state: &ChatState, seq: u64, u: Update<'_>) -
     };
     let body = events::update_message(&MessageEdited {
         m: &m,
-        message_ids: u.message_ids,
+        message_ids: &u.message_ids,
         edited_by: u.edited_by,
         edited_at: u.edited_at,
-        content_edit: u.content_edit,
-        moved: u.moved,
+        content_edit: u.content_edit.as_ref(),
+        moved: u.moved.as_ref(),
         channel_name: channel_name.as_deref(),
     });
     push_to_users(state, seq, Some(&hearers), "update_message", &body);
     Ok(())
 }
 
-pub(super) async fn deliver_delete(
-    state: &ChatState,
-    seq: u64,
-    ids: &[MessageId],
-    channel: Option<ChannelId>,
-    topic: &str,
-    dm_members: &[UserId],
-) -> Result<()> {
+/// Deleted messages, to the channel's subscribers or the conversation's members.
+pub(super) async fn deliver_delete(state: &ChatState, seq: u64, d: &MessagesDeleted) -> Result<()> {
+    let (ids, channel, topic) = (&d.message_ids, d.channel_id, d.topic.as_str());
     let audience = match channel {
         Some(ch) => {
             state
@@ -383,7 +323,7 @@ pub(super) async fn deliver_delete(
                 .read(move |c| channels_db::subscriber_ids(c, ch))
                 .await?
         }
-        None => dm_members.to_vec(),
+        None => d.dm_members.clone(),
     };
     let (bulk, singles) = events::delete_messages(ids, channel.map(|ch| (ch, topic)));
     let bulk = event_json(&bulk);

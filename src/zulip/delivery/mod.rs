@@ -4,7 +4,9 @@
 //! Runs as one task consuming the hub's pipeline, so queues receive events in commit order.
 //! A user's (or bot's) deactivation ends that account's queues at its place in that order.
 //! Each wire event is serialized once per distinct shape (for messages: per rendering variant)
-//! and the same text is shared by every queue it goes to. This file dispatches; one submodule
+//! and the same text is shared by every queue it goes to. A new message is rendered from its
+//! event alone (the write job put the stored message, its recipients and their flags in it);
+//! only the viewers' own records are read, since they must be current. This file dispatches; one submodule
 //! per event family renders: `messages`, `channels`, `users` (people and settings) and
 //! `presence` (presence and typing). Who may see what is decided in `domain`
 //! (`domain::messages::audience`, `domain::channels::metadata_audience`).
@@ -49,6 +51,11 @@ pub fn restart_event(server_generation: i64) -> EventJson {
         FEATURE_LEVEL,
         server_generation,
     ))
+}
+
+/// The heartbeat event the queues' periodic pass gives a waiting poll.
+pub fn heartbeat_event() -> EventJson {
+    event_json(&crate::zulip::wire::events::heartbeat())
 }
 
 /// Serializes an event object (a typed wire struct or, for dynamic shapes, a `Value`) without
@@ -99,203 +106,101 @@ async fn deliver(state: &ChatState, seq: u64, event: &Event) -> Result<()> {
         return Ok(());
     }
     match event {
-        Event::MessageSent { message_id, local } => {
-            messages::deliver_message(state, seq, *message_id, local.clone()).await
-        }
-        Event::MessageUpdated {
-            message_id,
-            message_ids,
-            edited_by,
-            edited_at,
-            content_edit,
-            moved,
-        } => {
-            let update = messages::Update {
-                message_id: *message_id,
-                message_ids,
-                edited_by: *edited_by,
-                edited_at: *edited_at,
-                content_edit: content_edit.as_ref(),
-                moved: moved.as_ref(),
-            };
-            messages::deliver_update(state, seq, update).await
-        }
-        Event::MessagesDeleted {
-            message_ids,
-            channel_id,
-            topic,
-            dm_members,
-        } => {
-            messages::deliver_delete(state, seq, message_ids, *channel_id, topic, dm_members).await
-        }
-        Event::SubmessageAdded {
-            message_id,
-            submessage_id,
-            sender_id,
-            msg_type,
-            content,
-        } => {
-            messages::submessage(
-                state,
-                seq,
-                *message_id,
-                *submessage_id,
-                *sender_id,
-                msg_type,
-                content,
-            )
-            .await
-        }
-        Event::ReactionChanged {
-            message_id,
-            user_id,
-            add,
-            emoji_name,
-            emoji_code,
-            reaction_type,
-        } => {
-            let emoji = [
-                emoji_name.as_str(),
-                emoji_code.as_str(),
-                reaction_type.as_str(),
-            ];
-            messages::reaction(state, seq, *message_id, *user_id, *add, emoji).await
-        }
-        Event::FlagsChanged {
-            user_id,
-            flag,
-            add,
-            message_ids,
-            all,
-        } => messages::flags(state, seq, *user_id, flag, *add, message_ids, *all).await,
-        Event::UserTopicChanged {
-            user_id,
-            channel_id,
-            topic,
-            visibility_policy,
-        } => {
-            channels::user_topic(state, seq, *user_id, *channel_id, topic, *visibility_policy);
+        Event::MessageSent(sent) => messages::deliver_message(state, seq, sent).await,
+        Event::MessageUpdated(update) => messages::deliver_update(state, seq, update).await,
+        Event::MessagesDeleted(deleted) => messages::deliver_delete(state, seq, deleted).await,
+        Event::SubmessageAdded(added) => messages::submessage(state, seq, added).await,
+        Event::ReactionChanged(changed) => messages::reaction(state, seq, changed).await,
+        Event::FlagsChanged(changed) => messages::flags(state, seq, changed).await,
+        Event::UserTopicChanged(e) => {
+            let policy = e.visibility_policy;
+            channels::user_topic(state, seq, e.user_id, e.channel_id, &e.topic, policy);
             Ok(())
         }
-        Event::Subscribed {
-            user_id,
-            channel_id,
-        } => channels::deliver_subscription(state, seq, *user_id, *channel_id, true).await,
-        Event::Unsubscribed {
-            user_id,
-            channel_id,
-        } => channels::deliver_subscription(state, seq, *user_id, *channel_id, false).await,
-        Event::SubscriptionPropertyChanged {
-            user_id,
-            channel_id,
-            property,
-        } => channels::subscription_property(state, seq, *user_id, *channel_id, *property).await,
-        Event::ChannelCreated { channel_id } => channels::created(state, seq, *channel_id).await,
-        Event::ChannelArchived { channel_id } => {
-            channels::deliver_archive(state, seq, *channel_id).await
+        Event::Subscribed(e) => {
+            channels::deliver_subscription(state, seq, e.user_id, e.channel_id, true).await
         }
-        Event::ChannelUpdated {
-            channel_id,
-            property,
-        } => channels::updated(state, seq, *channel_id, *property).await,
-        Event::UserCreated { user_id } => users::lifecycle(state, seq, *user_id, true).await,
-        Event::UserReactivated { user_id } => users::lifecycle(state, seq, *user_id, false).await,
-        Event::UserDeactivated { user_id } => {
+        Event::Unsubscribed(e) => {
+            channels::deliver_subscription(state, seq, e.user_id, e.channel_id, false).await
+        }
+        Event::SubscriptionPropertyChanged(e) => {
+            channels::subscription_property(state, seq, e.user_id, e.channel_id, e.property).await
+        }
+        Event::ChannelCreated(e) => channels::created(state, seq, e.channel_id).await,
+        Event::ChannelArchived(e) => channels::deliver_archive(state, seq, e.channel_id).await,
+        Event::ChannelUpdated(e) => channels::updated(state, seq, e.channel_id, e.property).await,
+        Event::UserCreated(e) => users::lifecycle(state, seq, e.user_id, true).await,
+        Event::UserReactivated(e) => users::lifecycle(state, seq, e.user_id, false).await,
+        Event::UserDeactivated(e) => {
             // A deactivated account (a bot included) keeps no queue: nothing after this
             // reaches it, not even through a poll that was waiting.
-            state.queues.end_all_of(*user_id);
-            users::lifecycle(state, seq, *user_id, false).await
+            state.queues.end_all_of(e.user_id);
+            users::lifecycle(state, seq, e.user_id, false).await
         }
-        Event::UserUpdated { user_id, change } => {
-            users::updated(state, seq, *user_id, change).await
+        Event::UserUpdated(e) => users::updated(state, seq, e.user_id, &e.change).await,
+        Event::UserStatusChanged(e) => users::status(state, seq, e.user_id).await,
+        Event::SettingChanged(e) => {
+            users::deliver_setting(state, seq, e.user_id, e.name, &e.value).await
         }
-        Event::UserStatusChanged { user_id } => users::status(state, seq, *user_id).await,
-        Event::SettingChanged {
-            user_id,
-            name,
-            value,
-        } => users::deliver_setting(state, seq, *user_id, name, value).await,
-        Event::RealmSettingChanged { name, value } => {
-            users::realm_setting(state, seq, name, value);
+        Event::RealmSettingChanged(e) => {
+            users::realm_setting(state, seq, e.name, &e.value);
             Ok(())
         }
         Event::ProfileFieldsChanged => users::profile_fields(state, seq).await,
-        Event::ScheduledChanged {
-            owner,
-            id,
-            kind,
-            op,
-        } => scheduled::changed(state, seq, *owner, *id, *kind, *op).await,
-        Event::InvitesChanged { referrer } => users::invites_changed(state, seq, *referrer).await,
+        Event::ScheduledChanged(e) => {
+            scheduled::changed(state, seq, e.owner, e.id, e.kind, e.op).await
+        }
+        Event::InvitesChanged(e) => users::invites_changed(state, seq, e.referrer).await,
         Event::OutgoingWebhooksQueued => Ok(()),
-        Event::ChannelFolderAdded { folder_id } => {
-            folders::folder(state, seq, *folder_id, None).await
+        Event::ChannelFolderAdded(e) => folders::folder(state, seq, e.folder_id, None).await,
+        Event::ChannelFolderUpdated(e) => {
+            folders::folder(state, seq, e.folder_id, Some(e.change)).await
         }
-        Event::ChannelFolderUpdated { folder_id, change } => {
-            folders::folder(state, seq, *folder_id, Some(*change)).await
-        }
-        Event::UserGroupAdded { group_id } => groups::added(state, seq, *group_id).await,
-        Event::UserGroupUpdated { group_id, change } => {
-            groups::updated(state, seq, *group_id, *change).await
-        }
-        Event::UserGroupMembers {
-            group_id,
-            user_ids,
-            add,
-        } => {
-            groups::members(state, seq, *group_id, user_ids, *add);
+        Event::UserGroupAdded(e) => groups::added(state, seq, e.group_id).await,
+        Event::UserGroupUpdated(e) => groups::updated(state, seq, e.group_id, e.change).await,
+        Event::UserGroupMembers(e) => {
+            groups::members(state, seq, e.group_id, &e.user_ids, e.add);
             Ok(())
         }
-        Event::UserGroupSubgroups {
-            group_id,
-            subgroup_ids,
-            add,
-        } => {
-            groups::subgroups(state, seq, *group_id, subgroup_ids, *add);
+        Event::UserGroupSubgroups(e) => {
+            groups::subgroups(state, seq, e.group_id, &e.subgroup_ids, e.add);
             Ok(())
         }
-        Event::AlertWordsChanged { user_id, words } => {
-            users::alert_words(state, seq, *user_id, words);
+        Event::AlertWordsChanged(e) => {
+            users::alert_words(state, seq, e.user_id, &e.words);
             Ok(())
         }
-        Event::MutedUsersChanged { user_id, muted } => {
-            let body = crate::zulip::wire::muted_users_event(muted);
-            push_to_users(state, seq, Some(&[*user_id]), "muted_users", &body);
+        Event::MutedUsersChanged(e) => {
+            let body = crate::zulip::wire::muted_users_event(&e.muted);
+            push_to_users(state, seq, Some(&[e.user_id]), "muted_users", &body);
             Ok(())
         }
-        Event::DraftsChanged { user_id, change } => {
-            let body = crate::zulip::wire::drafts_event(change);
-            push_to_users(state, seq, Some(&[*user_id]), "drafts", &body);
+        Event::DraftsChanged(e) => {
+            let body = crate::zulip::wire::drafts_event(&e.change);
+            push_to_users(state, seq, Some(&[e.user_id]), "drafts", &body);
             Ok(())
         }
-        Event::AttachmentChanged {
-            user_id,
-            change,
-            upload_space_used,
-        } => {
-            let body = crate::zulip::wire::uploads::attachment_event(change, *upload_space_used);
-            push_to_users(state, seq, Some(&[*user_id]), "attachment", &body);
+        Event::AttachmentChanged(e) => {
+            let body =
+                crate::zulip::wire::uploads::attachment_event(&e.change, e.upload_space_used);
+            push_to_users(state, seq, Some(&[e.user_id]), "attachment", &body);
             Ok(())
         }
-        Event::RealmEmojiChanged { emoji } => {
-            let body = crate::zulip::wire::emoji::realm_emoji_event(emoji);
+        Event::RealmEmojiChanged(e) => {
+            let body = crate::zulip::wire::emoji::realm_emoji_event(&e.emoji);
             push_to_users(state, seq, None, "realm_emoji", &body);
             Ok(())
         }
-        Event::SavedSnippetsChanged { user_id, change } => {
-            let body = crate::zulip::wire::saved_snippets_event(change);
-            push_to_users(state, seq, Some(&[*user_id]), "saved_snippets", &body);
+        Event::SavedSnippetsChanged(e) => {
+            let body = crate::zulip::wire::saved_snippets_event(&e.change);
+            push_to_users(state, seq, Some(&[e.user_id]), "saved_snippets", &body);
             Ok(())
         }
-        Event::PresenceChanged {
-            user_id,
-            active,
-            timestamp,
-        } => presence::deliver_presence(state, seq, *user_id, *active, *timestamp).await,
-        Event::Typing {
-            sender,
-            start,
-            target,
-        } => presence::deliver_typing(state, seq, *sender, *start, target).await,
+        Event::PresenceChanged(e) => {
+            presence::deliver_presence(state, seq, e.user_id, e.active, e.timestamp).await
+        }
+        Event::Typing(e) => {
+            presence::deliver_typing(state, seq, e.sender, e.start, &e.target).await
+        }
     }
 }

@@ -63,15 +63,15 @@ pub(super) fn subscriptions(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<
             subscribers,
             stats,
         };
-        let v = match &sub {
-            Some(s) => wire::subscription(&listed, s),
+        let record = match &sub {
+            Some(s) => wire::subscription_record(&listed, s),
             None => wire::never_subscribed(&listed),
         };
-        let v = if partial {
-            wire::as_partial_subscribers(v)
+        let v = Value::from(if partial {
+            record.with_partial_subscribers()
         } else {
-            v
-        };
+            record
+        });
         match sub {
             Some(s) if s.active => subscribed.push(v),
             Some(_) => unsubscribed.push(v),
@@ -96,7 +96,7 @@ pub(super) async fn streams(state: &ChatState, ctx: &Ctx, out: &mut State) -> Re
     let listed = channels::list(state, &ctx.user, filter).await?;
     let streams: Vec<Value> = listed
         .iter()
-        .map(|l| wire::basic_channel(l, false))
+        .map(|l| wire::basic_channel(l, false).into())
         .collect();
     out.insert("streams".into(), Value::Array(streams));
     Ok(())

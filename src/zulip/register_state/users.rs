@@ -9,7 +9,7 @@ use super::{Ctx, State};
 use crate::db::users as users_db;
 use crate::domain::realm_settings;
 use crate::error::Result;
-use crate::model::{Role, User};
+use crate::model::{Role, User, UserStatus};
 use crate::zulip::ChatState;
 use crate::zulip::wire::{self, CallerAbilities};
 
@@ -34,7 +34,7 @@ pub(super) fn realm_users(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()
     let all = users_db::all(c)?;
     let (active, inactive): (Vec<&User>, Vec<&User>) = all.iter().partition(|u| u.is_active);
     let values = crate::db::profile_fields::values(c, None)?;
-    let render = |u: &&User| Value::Object(wire::user(&viewer, u, Some(&values)));
+    let render = |u: &&User| Value::from(wire::user_record(&viewer, u, Some(&values)));
     m.insert(
         "realm_users".into(),
         Value::Array(active.iter().map(render).collect()),
@@ -49,7 +49,7 @@ pub(super) fn realm_users(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()
         "cross_realm_bots".into(),
         Value::Array(
             bots.iter()
-                .map(|u| Value::Object(wire::user(&viewer, u, None)))
+                .map(|u| Value::from(wire::user_record(&viewer, u, None)))
                 .collect(),
         ),
     );
@@ -78,16 +78,17 @@ pub(super) fn realm_users(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()
 
 /// `user_status`: the statuses of active users that have one (away counts).
 pub(super) fn user_status(c: &Connection, _ctx: &Ctx, m: &mut State) -> Result<()> {
-    let mut statuses = serde_json::Map::new();
     let stored = users_db::all_statuses(c)?;
-    for u in users_db::all(c)?.into_iter().filter(|u| u.is_active) {
-        let s = stored.get(&u.id).cloned().unwrap_or_default();
-        let w = wire::status(&s, u.presence_enabled);
-        if !w.is_empty() {
-            statuses.insert(u.id.0.to_string(), Value::Object(w));
-        }
-    }
-    m.insert("user_status".into(), Value::Object(statuses));
+    let none = UserStatus::default();
+    let active: Vec<User> = users_db::all(c)?
+        .into_iter()
+        .filter(|u| u.is_active)
+        .collect();
+    let statuses = active.iter().map(|u| {
+        let s = stored.get(&u.id).unwrap_or(&none);
+        (u.id, wire::status(s, u.presence_enabled))
+    });
+    m.insert("user_status".into(), wire::user_statuses(statuses));
     Ok(())
 }
 

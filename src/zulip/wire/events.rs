@@ -1,5 +1,10 @@
-//! The chat API's event shapes (`GET /events`) for messages, people, settings, presence and
-//! typing. Delivery decides who gets an event; these functions only say how it looks.
+//! The chat API's event shapes (`GET /events`) for settings, channels, subscriptions, folders,
+//! groups, presence, typing, the restart and the heartbeat; the message events are in
+//! `message_events` and the people events in `user_events`, both re-exported here. Delivery
+//! decides who gets an event; these functions only say how it looks. The frequent events are
+//! typed `Serialize` structs; those that were JSON trees before declare their fields in the
+//! order the trees wrote their keys (sorted), so the text clients receive is unchanged. The
+//! rarer, dynamic shapes are still built as JSON trees here.
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -8,98 +13,15 @@ use crate::events::{FolderChange, GroupChange};
 use crate::ids::{ChannelId, GroupId, UserId};
 use crate::model::{
     Channel, ChannelProperty, RealmValue, Subscription, SubscriptionProperty, User, UserGroup,
-    UserStatus,
 };
 
 use super::api_email;
 
 pub use super::message_events::*;
+pub use super::user_events::*;
 
 fn ids<T: Copy>(list: &[T], id: impl Fn(T) -> i64) -> Vec<i64> {
     list.iter().map(|x| id(*x)).collect()
-}
-
-/// `realm_user` `add`.
-#[derive(Serialize)]
-pub struct UserAdded<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    op: &'static str,
-    person: super::UserRecord<'a>,
-}
-
-/// A new person, as `viewer` may see them.
-pub fn user_added(person: super::UserRecord<'_>) -> UserAdded<'_> {
-    UserAdded {
-        kind: "realm_user",
-        op: "add",
-        person,
-    }
-}
-
-/// A change to a person's record (`person` holds `user_id` and the changed fields).
-pub fn user_updated(person: Value) -> Value {
-    json!({"type": "realm_user", "op": "update", "person": person})
-}
-
-/// The changed fields of a person, for [`user_updated`].
-pub enum PersonField<'a> {
-    Active(bool),
-    FullName(&'a str),
-    Role(i64),
-    Timezone {
-        email: String,
-        timezone: &'a str,
-    },
-    ProfileField {
-        id: i64,
-        value: &'a Option<String>,
-        rendered_value: &'a Option<String>,
-    },
-    DeliveryEmail(&'a str),
-    NewEmail(String),
-    BotOwner(Option<i64>),
-}
-
-/// `person` for [`user_updated`].
-pub fn person(user_id: UserId, field: PersonField<'_>) -> Value {
-    let id = user_id.0;
-    match field {
-        PersonField::Active(a) => json!({"user_id": id, "is_active": a}),
-        PersonField::FullName(n) => json!({"user_id": id, "full_name": n}),
-        PersonField::Role(r) => json!({"user_id": id, "role": r}),
-        PersonField::Timezone { email, timezone } => {
-            json!({"user_id": id, "email": email, "timezone": timezone})
-        }
-        PersonField::ProfileField {
-            id: field,
-            value,
-            rendered_value,
-        } => json!({
-            "user_id": id,
-            "custom_profile_field": {"id": field, "value": value, "rendered_value": rendered_value},
-        }),
-        PersonField::DeliveryEmail(e) => json!({"user_id": id, "delivery_email": e}),
-        PersonField::NewEmail(e) => json!({"user_id": id, "new_email": e}),
-        PersonField::BotOwner(o) => json!({"user_id": id, "bot_owner_id": o}),
-    }
-}
-
-/// A person's status.
-pub fn user_status(user_id: UserId, presence_enabled: bool, status: &UserStatus) -> Value {
-    let mut body = json!({
-        "type": "user_status",
-        "user_id": user_id.0,
-        "away": !presence_enabled,
-        "status_text": status.status_text,
-        "emoji_name": status.emoji_name,
-        "emoji_code": status.emoji_code,
-    });
-    // A cleared emoji has no reaction type.
-    if !status.reaction_type.is_empty() {
-        body["reaction_type"] = json!(status.reaction_type);
-    }
-    body
 }
 
 /// An organization setting's new value.
@@ -279,36 +201,82 @@ pub fn channel_folder_updated(f: &crate::model::ChannelFolder, change: FolderCha
 }
 
 /// A user's visibility policy for a topic.
-pub fn user_topic(channel_id: ChannelId, topic: &str, last_updated: i64, policy: i64) -> Value {
-    json!({
-        "type": "user_topic",
-        "stream_id": channel_id.0,
-        "topic_name": topic,
-        "last_updated": last_updated,
-        "visibility_policy": policy,
-    })
+pub fn user_topic(
+    channel_id: ChannelId,
+    topic: &str,
+    last_updated: i64,
+    policy: i64,
+) -> UserTopicEvent<'_> {
+    UserTopicEvent {
+        last_updated,
+        stream_id: channel_id.0,
+        topic_name: topic,
+        kind: "user_topic",
+        visibility_policy: policy,
+    }
+}
+
+/// `user_topic` (keys sorted, as before it was typed).
+#[derive(Serialize)]
+pub struct UserTopicEvent<'a> {
+    last_updated: i64,
+    stream_id: i64,
+    topic_name: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    visibility_policy: i64,
 }
 
 /// One of a user's subscription properties, as it is now.
-pub fn subscription_property(sub: &Subscription, property: SubscriptionProperty) -> Value {
+pub fn subscription_property(
+    sub: &Subscription,
+    property: SubscriptionProperty,
+) -> SubscriptionUpdate<'_> {
     let value = match property {
-        SubscriptionProperty::Color => json!(sub.color),
-        SubscriptionProperty::IsMuted => json!(sub.is_muted),
-        SubscriptionProperty::InHomeView => json!(!sub.is_muted),
-        SubscriptionProperty::PinToTop => json!(sub.pin_to_top),
-        SubscriptionProperty::DesktopNotifications => json!(sub.desktop_notifications),
-        SubscriptionProperty::AudibleNotifications => json!(sub.audible_notifications),
-        SubscriptionProperty::PushNotifications => json!(sub.push_notifications),
-        SubscriptionProperty::EmailNotifications => json!(sub.email_notifications),
-        SubscriptionProperty::WildcardMentionsNotify => json!(sub.wildcard_mentions_notify),
+        SubscriptionProperty::Color => PropertyValue::Text(&sub.color),
+        SubscriptionProperty::IsMuted => PropertyValue::Flag(sub.is_muted),
+        SubscriptionProperty::InHomeView => PropertyValue::Flag(!sub.is_muted),
+        SubscriptionProperty::PinToTop => PropertyValue::Flag(sub.pin_to_top),
+        SubscriptionProperty::DesktopNotifications => {
+            PropertyValue::Setting(sub.desktop_notifications)
+        }
+        SubscriptionProperty::AudibleNotifications => {
+            PropertyValue::Setting(sub.audible_notifications)
+        }
+        SubscriptionProperty::PushNotifications => PropertyValue::Setting(sub.push_notifications),
+        SubscriptionProperty::EmailNotifications => PropertyValue::Setting(sub.email_notifications),
+        SubscriptionProperty::WildcardMentionsNotify => {
+            PropertyValue::Setting(sub.wildcard_mentions_notify)
+        }
     };
-    json!({
-        "type": "subscription",
-        "op": "update",
-        "stream_id": sub.channel_id.0,
-        "property": property.name(),
-        "value": value,
-    })
+    SubscriptionUpdate {
+        op: "update",
+        property: property.name(),
+        stream_id: sub.channel_id.0,
+        kind: "subscription",
+        value,
+    }
+}
+
+/// `subscription` `update` (keys sorted, as before it was typed).
+#[derive(Serialize)]
+pub struct SubscriptionUpdate<'a> {
+    op: &'static str,
+    property: &'static str,
+    stream_id: i64,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    value: PropertyValue<'a>,
+}
+
+/// A subscription property's value: a color, a flag, or a notification setting that is
+/// `null` while it follows the user's default.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PropertyValue<'a> {
+    Text(&'a str),
+    Flag(bool),
+    Setting(Option<bool>),
 }
 
 /// A new channel.
@@ -354,12 +322,30 @@ pub fn subscription_added(subscription: Value) -> Value {
 }
 
 /// See [`subscription_added`].
-pub fn subscription_removed(ch: ChannelId, name: &str) -> Value {
-    json!({
-        "type": "subscription",
-        "op": "remove",
-        "subscriptions": [{"name": name, "stream_id": ch.0}],
-    })
+pub fn subscription_removed(ch: ChannelId, name: &str) -> SubscriptionRemoved<'_> {
+    SubscriptionRemoved {
+        op: "remove",
+        subscriptions: [RemovedSubscription {
+            name,
+            stream_id: ch.0,
+        }],
+        kind: "subscription",
+    }
+}
+
+/// `subscription` `remove` (keys sorted, as before it was typed).
+#[derive(Serialize)]
+pub struct SubscriptionRemoved<'a> {
+    op: &'static str,
+    subscriptions: [RemovedSubscription<'a>; 1],
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct RemovedSubscription<'a> {
+    name: &'a str,
+    stream_id: i64,
 }
 
 /// The others' event: `user` joined or left the channel.
@@ -480,17 +466,103 @@ pub fn scheduled_removed(kind: crate::model::ScheduledKind, id: i64) -> Value {
 
 /// The `restart` event every restored queue receives after a graceful restart: this server's
 /// versions and when the new process started.
-pub fn restart(
-    zulip_version: &str,
-    zulip_merge_base: &str,
+pub fn restart<'a>(
+    zulip_version: &'a str,
+    zulip_merge_base: &'a str,
     feature_level: i64,
     server_generation: i64,
-) -> Value {
-    json!({
-        "type": "restart",
-        "zulip_version": zulip_version,
-        "zulip_merge_base": zulip_merge_base,
-        "zulip_feature_level": feature_level,
-        "server_generation": server_generation,
-    })
+) -> Restart<'a> {
+    Restart {
+        server_generation,
+        kind: "restart",
+        zulip_feature_level: feature_level,
+        zulip_merge_base,
+        zulip_version,
+    }
+}
+
+/// `restart` (keys sorted, as before it was typed).
+#[derive(Serialize)]
+pub struct Restart<'a> {
+    server_generation: i64,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    zulip_feature_level: i64,
+    zulip_merge_base: &'a str,
+    zulip_version: &'a str,
+}
+
+/// `heartbeat`: what a waiting poll gets when nothing happened for a while.
+#[derive(Serialize)]
+pub struct Heartbeat {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// The heartbeat event (the queue adds its id).
+pub fn heartbeat() -> Heartbeat {
+    Heartbeat { kind: "heartbeat" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text<T: Serialize>(v: &T) -> String {
+        serde_json::to_string(v).unwrap()
+    }
+
+    #[test]
+    fn subscription_events_keep_the_text_of_their_json_trees() {
+        let sub = Subscription {
+            channel_id: ChannelId(3),
+            user_id: UserId(2),
+            active: true,
+            color: "#abcdef".into(),
+            is_muted: true,
+            pin_to_top: false,
+            desktop_notifications: None,
+            audible_notifications: Some(true),
+            push_notifications: Some(false),
+            email_notifications: None,
+            wildcard_mentions_notify: None,
+        };
+        for (property, value) in [
+            (SubscriptionProperty::Color, json!("#abcdef")),
+            (SubscriptionProperty::IsMuted, json!(true)),
+            (SubscriptionProperty::InHomeView, json!(false)),
+            (SubscriptionProperty::PinToTop, json!(false)),
+            (SubscriptionProperty::DesktopNotifications, json!(null)),
+            (SubscriptionProperty::AudibleNotifications, json!(true)),
+            (SubscriptionProperty::PushNotifications, json!(false)),
+            (SubscriptionProperty::EmailNotifications, json!(null)),
+            (SubscriptionProperty::WildcardMentionsNotify, json!(null)),
+        ] {
+            let tree = json!({"type": "subscription", "op": "update", "stream_id": 3,
+                "property": property.name(), "value": value});
+            assert_eq!(text(&subscription_property(&sub, property)), text(&tree));
+        }
+        let tree = json!({"type": "subscription", "op": "remove",
+            "subscriptions": [{"name": "chat", "stream_id": 3}]});
+        assert_eq!(
+            text(&subscription_removed(ChannelId(3), "chat")),
+            text(&tree)
+        );
+        // Already typed before: its text is the struct's order.
+        assert_eq!(
+            text(&subscription_peer(false, ChannelId(3), UserId(2))),
+            r#"{"type":"subscription","op":"peer_remove","stream_ids":[3],"user_ids":[2]}"#
+        );
+    }
+
+    #[test]
+    fn topics_restarts_and_heartbeats_keep_their_text() {
+        let tree = json!({"type": "user_topic", "stream_id": 3, "topic_name": "t",
+            "last_updated": 5, "visibility_policy": 2});
+        assert_eq!(text(&user_topic(ChannelId(3), "t", 5, 2)), text(&tree));
+        let tree = json!({"type": "restart", "zulip_version": "v", "zulip_merge_base": "b",
+            "zulip_feature_level": 4, "server_generation": 6});
+        assert_eq!(text(&restart("v", "b", 4, 6)), text(&tree));
+        assert_eq!(text(&heartbeat()), r#"{"type":"heartbeat"}"#);
+    }
 }

@@ -1,5 +1,6 @@
 //! The chat API's JSON shapes for statuses, settings and profile fields, and who sees what
-//! (`Viewer`); one submodule per family of shapes (`users`: the user record).
+//! (`Viewer`); one submodule per family of shapes (`users`: the user record and status,
+//! `channels`: the channel and subscription record, `presence`: presence entries).
 //!
 //! The only place that knows how domain records look on the wire. Visibility rules that change
 //! a record's shape per viewer (real email, gravatar URLs) are applied here, following
@@ -18,6 +19,7 @@ mod realm_state;
 mod records;
 pub mod scheduled;
 pub mod uploads;
+mod user_events;
 mod users;
 
 pub use bots::*;
@@ -34,7 +36,7 @@ use md5::{Digest, Md5};
 use serde_json::{Map, Value, json};
 
 use crate::domain::emails;
-use crate::model::{ProfileField, User, UserStatus};
+use crate::model::{ProfileField, User};
 
 /// Who is looking, and how they asked: decides emails and avatar URLs.
 pub struct Viewer<'a> {
@@ -97,22 +99,6 @@ pub fn realm_value(v: &crate::domain::realm_settings::RealmValue) -> Value {
         V::Str(s) => Value::String(s.clone()),
         V::Group(g) => group_setting(g),
     }
-}
-
-pub fn status(s: &UserStatus, presence_enabled: bool) -> Map<String, Value> {
-    let mut m = Map::new();
-    if !presence_enabled {
-        m.insert("away".into(), json!(true));
-    }
-    if !s.status_text.is_empty() {
-        m.insert("status_text".into(), json!(s.status_text));
-    }
-    if !s.emoji_name.is_empty() {
-        m.insert("emoji_name".into(), json!(s.emoji_name));
-        m.insert("emoji_code".into(), json!(s.emoji_code));
-        m.insert("reaction_type".into(), json!(s.reaction_type));
-    }
-    m
 }
 
 /// A custom profile field definition.

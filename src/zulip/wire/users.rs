@@ -1,14 +1,16 @@
-//! The user record (`GET /users`, `GET /users/{id}`, `GET /users/me`, `realm_user` events) as
-//! a typed `Serialize` struct, serialized without an intermediate `Value`.
+//! The user record (`GET /users`, `GET /users/{id}`, `GET /users/me`, register's
+//! `realm_users`, `realm_user` events) and the user status (`GET /users/{id}/status`,
+//! register's `user_status`) as typed `Serialize` structs.
 //!
 //! Must not touch the database; who sees which email and avatar is decided by [`Viewer`].
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::model::{ProfileValue, Role, User};
+use crate::ids::UserId;
+use crate::model::{ProfileValue, Role, User, UserStatus};
 
 use super::{Viewer, api_email, user_avatar_url};
 
@@ -92,11 +94,10 @@ pub fn user_record<'a>(
     r
 }
 
-/// [`user_record`] as a JSON object, for bodies that embed it.
-pub fn user(viewer: &Viewer<'_>, u: &User, profile: Option<&[ProfileValue]>) -> Map<String, Value> {
-    match serde_json::to_value(user_record(viewer, u, profile)).expect("users serialize") {
-        Value::Object(m) => m,
-        _ => unreachable!("a user record is an object"),
+/// A user record as JSON, for bodies built as `Value`s.
+impl From<UserRecord<'_>> for Value {
+    fn from(r: UserRecord<'_>) -> Value {
+        serde_json::to_value(r).expect("users serialize")
     }
 }
 
@@ -133,4 +134,96 @@ pub fn own_user<'a>(
     r.bot_owner_id = None;
     r.max_message_id = Some(max_message_id);
     r
+}
+
+/// A user's status: only the parts that are set (`away` when presence sharing is off, the
+/// text, the emoji with its code and type). Fields in alphabetical order, as a
+/// `serde_json::Map` keeps them.
+#[derive(Serialize)]
+pub struct StatusRecord<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    away: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    emoji_code: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    emoji_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reaction_type: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_text: Option<&'a str>,
+}
+
+impl StatusRecord<'_> {
+    /// Whether nothing is set (register's `user_status` leaves such users out).
+    pub fn is_empty(&self) -> bool {
+        self.away.is_none() && self.status_text.is_none() && self.emoji_name.is_none()
+    }
+}
+
+impl From<StatusRecord<'_>> for Value {
+    fn from(r: StatusRecord<'_>) -> Value {
+        serde_json::to_value(r).expect("statuses serialize")
+    }
+}
+
+/// `s` as its owner shows it.
+pub fn status(s: &UserStatus, presence_enabled: bool) -> StatusRecord<'_> {
+    let emoji = !s.emoji_name.is_empty();
+    StatusRecord {
+        away: (!presence_enabled).then_some(true),
+        emoji_code: emoji.then_some(s.emoji_code.as_str()),
+        emoji_name: emoji.then_some(s.emoji_name.as_str()),
+        reaction_type: emoji.then_some(s.reaction_type.as_str()),
+        status_text: (!s.status_text.is_empty()).then_some(s.status_text.as_str()),
+    }
+}
+
+/// Register's `user_status`: `{"<user id>": status}` for the users whose status has a part
+/// set.
+pub fn user_statuses<'a>(statuses: impl IntoIterator<Item = (UserId, StatusRecord<'a>)>) -> Value {
+    let map: BTreeMap<String, StatusRecord<'a>> = statuses
+        .into_iter()
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(u, s)| (u.0.to_string(), s))
+        .collect();
+    serde_json::to_value(map).expect("statuses serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_shows_only_its_set_parts_in_a_json_maps_order() {
+        let full = UserStatus {
+            status_text: "out".into(),
+            emoji_name: "octopus".into(),
+            emoji_code: "1f419".into(),
+            reaction_type: "unicode_emoji".into(),
+        };
+        let r = status(&full, false);
+        let direct = serde_json::to_string(&r).unwrap();
+        assert_eq!(direct, Value::from(status(&full, false)).to_string());
+        assert_eq!(
+            direct,
+            r#"{"away":true,"emoji_code":"1f419","emoji_name":"octopus","reaction_type":"unicode_emoji","status_text":"out"}"#
+        );
+        let none = UserStatus::default();
+        assert!(status(&none, true).is_empty());
+        assert!(!status(&none, false).is_empty());
+        assert_eq!(Value::from(status(&none, true)).to_string(), "{}");
+        let text_only = UserStatus {
+            status_text: "busy".into(),
+            ..UserStatus::default()
+        };
+        assert_eq!(
+            user_statuses([
+                (UserId(10), status(&text_only, true)),
+                (UserId(2), status(&none, true)),
+                (UserId(3), status(&none, false)),
+            ])
+            .to_string(),
+            r#"{"10":{"status_text":"busy"},"3":{"away":true}}"#
+        );
+    }
 }

@@ -14,103 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::dtrack::versions::{Scheme, Version};
 
-/// An ecosystem with a sound comparator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Ecosystem {
-    Npm,
-    PyPI,
-    Cargo,
-    Go,
-    Maven,
-    Debian,
-    RubyGems,
-}
-
-impl Ecosystem {
-    /// OSV's ecosystem name (`Debian:11` carries a release) → ecosystem and release.
-    pub fn from_osv(name: &str) -> Option<(Ecosystem, Option<String>)> {
-        let (base, release) = match name.split_once(':') {
-            Some((b, r)) => (b, Some(r.to_string())),
-            None => (name, None),
-        };
-        let eco = match base {
-            "npm" => Ecosystem::Npm,
-            "PyPI" => Ecosystem::PyPI,
-            "crates.io" => Ecosystem::Cargo,
-            "Go" => Ecosystem::Go,
-            "Maven" => Ecosystem::Maven,
-            "Debian" => Ecosystem::Debian,
-            "RubyGems" => Ecosystem::RubyGems,
-            _ => return None,
-        };
-        // Only Debian names releases; a suffix elsewhere is not an ecosystem we know.
-        if release.is_some() && eco != Ecosystem::Debian {
-            return None;
-        }
-        Some((eco, release))
-    }
-
-    pub fn from_purl_type(t: &str) -> Option<Ecosystem> {
-        Some(match t {
-            "npm" => Ecosystem::Npm,
-            "pypi" => Ecosystem::PyPI,
-            "cargo" => Ecosystem::Cargo,
-            "golang" => Ecosystem::Go,
-            "maven" => Ecosystem::Maven,
-            "deb" => Ecosystem::Debian,
-            "gem" => Ecosystem::RubyGems,
-            _ => return None,
-        })
-    }
-
-    /// The purl type, which is also how stored rows name the ecosystem.
-    pub fn purl_type(self) -> &'static str {
-        match self {
-            Ecosystem::Npm => "npm",
-            Ecosystem::PyPI => "pypi",
-            Ecosystem::Cargo => "cargo",
-            Ecosystem::Go => "golang",
-            Ecosystem::Maven => "maven",
-            Ecosystem::Debian => "deb",
-            Ecosystem::RubyGems => "gem",
-        }
-    }
-
-    /// How `ECOSYSTEM` ranges of this ecosystem order versions.
-    pub fn scheme(self) -> Scheme {
-        match self {
-            Ecosystem::Npm | Ecosystem::Cargo | Ecosystem::Go => Scheme::Semver,
-            Ecosystem::PyPI => Scheme::Pep440,
-            Ecosystem::Maven => Scheme::Maven,
-            Ecosystem::Debian => Scheme::Debian,
-            Ecosystem::RubyGems => Scheme::RubyGems,
-        }
-    }
-
-    /// The package name as it is looked up: PyPI names normalized as PEP 503 (lower case,
-    /// runs of `-_.` as one `-`); others as spelled.
-    pub fn package_key(self, name: &str) -> String {
-        match self {
-            Ecosystem::PyPI => {
-                let mut out = String::with_capacity(name.len());
-                let mut sep = false;
-                for ch in name.trim().chars() {
-                    if matches!(ch, '-' | '_' | '.') {
-                        sep = true;
-                    } else {
-                        if sep && !out.is_empty() {
-                            out.push('-');
-                        }
-                        sep = false;
-                        out.extend(ch.to_lowercase());
-                    }
-                }
-                out
-            }
-            _ => name.trim().to_string(),
-        }
-    }
-}
+pub use super::ecosystem::Ecosystem;
 
 /// One event of a range, in OSV's JSON form (`{"introduced": "1.0"}`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -161,13 +65,7 @@ pub enum Verdict {
 }
 
 fn scheme_name(s: Scheme) -> &'static str {
-    match s {
-        Scheme::Semver => "SemVer",
-        Scheme::Pep440 => "PEP 440",
-        Scheme::Debian => "Debian",
-        Scheme::Maven => "Maven",
-        Scheme::RubyGems => "RubyGems",
-    }
+    s.name()
 }
 
 /// An event's position: `introduced: "0"` is below every version.
@@ -260,7 +158,7 @@ pub fn evaluate(ecosystem: Ecosystem, spec: &AffectedSpec, version: &str) -> Ver
     let mut unknown = None;
     for range in &spec.ranges {
         let scheme = if range.semver {
-            Scheme::Semver
+            ecosystem.semver_scheme()
         } else {
             eco_scheme
         };
@@ -284,47 +182,16 @@ pub fn evaluate(ecosystem: Ecosystem, spec: &AffectedSpec, version: &str) -> Ver
     }
 }
 
-/// Checks a range for contradictions: no `introduced` at all, or (events in the record's
-/// order) a `fixed`/`last_affected` not above the `introduced` it closes. `Err` says why.
-pub fn check_range(ecosystem: Ecosystem, range: &RangeSpec) -> Result<(), String> {
+/// Checks that a range can be evaluated: it needs an `introduced` event. Events need not
+/// be sorted (the schema only recommends it), so their order is never a reason to drop a
+/// range; versions that do not parse make evaluations unknown rather than the range invalid.
+pub fn check_range(_ecosystem: Ecosystem, range: &RangeSpec) -> Result<(), String> {
     if !range
         .events
         .iter()
         .any(|e| matches!(e, Event::Introduced(_)))
     {
         return Err("a range without an introduced event".into());
-    }
-    let scheme = if range.semver {
-        Scheme::Semver
-    } else {
-        ecosystem.scheme()
-    };
-    let mut open: Option<Option<Version>> = None;
-    for e in &range.events {
-        match e {
-            Event::Introduced(s) => {
-                open = Some(if s.trim() == "0" {
-                    None
-                } else {
-                    scheme.parse(s)
-                });
-            }
-            Event::Fixed(s) | Event::LastAffected(s) => {
-                if let (Some(Some(start)), Some(end)) = (open.take(), scheme.parse(s)) {
-                    let o = end.compare(&start);
-                    let bad = match e {
-                        Event::Fixed(_) => o != Some(Ordering::Greater),
-                        _ => o == Some(Ordering::Less),
-                    };
-                    if bad {
-                        return Err(format!(
-                            "the range closes at {s:?} before it opens at an earlier event"
-                        ));
-                    }
-                }
-            }
-            Event::Limit(_) => {}
-        }
     }
     Ok(())
 }
@@ -524,14 +391,36 @@ mod tests {
     }
 
     #[test]
-    fn contradictions_are_found() {
+    fn unsorted_ranges_are_kept_and_sorted() {
         assert!(check_range(Ecosystem::Npm, &range(true, &[("f", "1.0.0")])).is_err());
-        assert!(
-            check_range(
-                Ecosystem::Npm,
-                &range(true, &[("i", "2.0.0"), ("f", "1.0.0")])
-            )
-            .is_err()
+        // Published out of order: both intervals hold once sorted.
+        let r = range(
+            true,
+            &[
+                ("i", "1.0.0"),
+                ("i", "2.0.0"),
+                ("f", "1.5.0"),
+                ("f", "2.5.0"),
+            ],
+        );
+        assert!(check_range(Ecosystem::Npm, &r).is_ok());
+        check(
+            Ecosystem::Npm,
+            &spec(vec![r]),
+            &[
+                ("0.9.0", false),
+                ("1.2.0", true),
+                ("1.7.0", false),
+                ("2.1.0", true),
+                ("2.5.0", false),
+            ],
+        );
+        let fixed_first = range(true, &[("f", "1.0.0"), ("i", "0")]);
+        assert!(check_range(Ecosystem::Npm, &fixed_first).is_ok());
+        check(
+            Ecosystem::Npm,
+            &spec(vec![fixed_first]),
+            &[("0.5.0", true), ("1.0.0", false)],
         );
         assert!(
             check_range(
@@ -541,16 +430,5 @@ mod tests {
             .is_ok()
         );
         assert!(check_range(Ecosystem::Npm, &range(true, &[("i", "0"), ("l", "0.1.0")])).is_ok());
-    }
-
-    #[test]
-    fn pypi_names_normalize() {
-        assert_eq!(Ecosystem::PyPI.package_key("Foo__Bar.baz"), "foo-bar-baz");
-        assert_eq!(
-            Ecosystem::from_osv("Debian:11"),
-            Some((Ecosystem::Debian, Some("11".into())))
-        );
-        assert_eq!(Ecosystem::from_osv("npm:x"), None);
-        assert_eq!(Ecosystem::from_osv("Hackage"), None);
     }
 }

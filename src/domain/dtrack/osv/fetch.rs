@@ -293,6 +293,8 @@ async fn sync_into(
     work: &Path,
     incremental: bool,
 ) -> Result<(), String> {
+    // Names such as `Red Hat` and `GitHub Actions` are one path segment.
+    let eco = &eco.replace(' ', "%20");
     if incremental {
         let csv = work.join("modified_id.csv");
         let listed = match get(format!("{base}/{eco}/modified_id.csv"), csv.clone()).await {

@@ -259,6 +259,7 @@ fn store_batch(c: &rusqlite::Connection, batch: &[Advisory]) -> Result<Stored> {
         touched.extend(db::affected_packages(c, id)?);
         fdb::set_aliases(c, id, &v.aliases)?;
         db::upsert_record(c, id, &a.osv_id, &a.modified, a.withdrawn)?;
+        db::set_cvss(c, id, &(a.rating.v2.clone(), a.rating.v4.clone()))?;
         let rows = if a.withdrawn {
             out.withdrawn += 1;
             Vec::new()

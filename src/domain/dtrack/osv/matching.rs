@@ -1,4 +1,5 @@
-//! The internal analyzer: matches components (by package URL) against the stored OSV data and
+//! The internal analyzer: matches components (by package URL, with the component's own version
+//! when the purl has none, and the source package its BOM names) against the stored OSV data and
 //! keeps their findings (`INTERNAL_ANALYZER`) and undecidable matches in step, inside the
 //! caller's write. Runs when a BOM is imported, when a component is created or changed, when
 //! new OSV data arrives (only for the packages it names), and for `POST
@@ -11,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::Connection;
 
 use super::eval::{AffectedSpec, Verdict, evaluate};
-use super::purl;
+use super::{distro, purl};
 use crate::db::dtrack_osv as db;
 use crate::domain::core::Core;
 use crate::error::Result;
@@ -44,16 +45,55 @@ fn specs<'a>(
     Ok(cache.get(&key).map(Vec::as_slice).unwrap_or(&[]))
 }
 
-/// Whether a Debian entry's release applies to a purl's `distro` qualifier (both must be
-/// given to exclude: `debian-11` or `11` for release `11`).
-fn release_applies(release: Option<&str>, distro: Option<&str>) -> bool {
-    match (release, distro) {
-        (Some(r), Some(d)) => {
-            let d = d.to_ascii_lowercase();
-            d == r || d.strip_prefix("debian-") == Some(r)
+/// One package a component is looked up as: its key, and the version compared.
+struct Candidate {
+    key: String,
+    version: Option<String>,
+}
+
+/// The keys a component is looked up under. Distribution records name source packages, so
+/// a known source (Trivy's properties first, then syft's `upstream=`) is looked up with its
+/// version; RPM records may also name binary packages, which are looked up as well.
+fn candidates(p: &purl::Package, subject: &db::Subject) -> Vec<Candidate> {
+    let eco = p.ecosystem;
+    // A purl without a version takes the component's version.
+    let own = p
+        .version
+        .clone()
+        .or_else(|| subject.version.clone().filter(|v| !v.trim().is_empty()));
+    let source = subject
+        .source
+        .as_ref()
+        .filter(|_| eco.is_distribution())
+        .map(|s| (eco.package_key(&s.name), s.version.clone()))
+        .or_else(|| p.source.clone());
+    let mut out = Vec::new();
+    if let Some((key, version)) = source {
+        let binary_too = eco.is_rpm() && key != p.key;
+        out.push(Candidate {
+            key,
+            version: version.or_else(|| own.clone()),
+        });
+        if !binary_too {
+            return out;
         }
-        _ => true,
     }
+    out.push(Candidate {
+        key: p.key.clone(),
+        version: own,
+    });
+    out
+}
+
+/// Matches one component (read from the database) and reconciles its findings; true when
+/// they changed.
+pub fn match_stored_component(
+    c: &Connection,
+    comp: ComponentId,
+    cache: &mut SpecCache,
+) -> Result<bool> {
+    let subject = db::component_subject(c, comp)?.unwrap_or_default();
+    match_component(c, comp, &subject, cache)
 }
 
 /// Matches one component and reconciles its analyzer findings and unknown matches; true when
@@ -61,38 +101,88 @@ fn release_applies(release: Option<&str>, distro: Option<&str>) -> bool {
 pub fn match_component(
     c: &Connection,
     comp: ComponentId,
-    purl_text: Option<&str>,
+    subject: &db::Subject,
     cache: &mut SpecCache,
 ) -> Result<bool> {
-    let package = purl_text.and_then(purl::parse);
+    let package = subject.purl.as_deref().and_then(purl::parse);
     let mut wanted: HashSet<VulnerabilityId> = HashSet::new();
     let mut unknown: Vec<(VulnerabilityId, String)> = Vec::new();
     match &package {
         None => db::set_component_package(c, comp, "", "")?,
         Some(p) => {
-            let eco = p.ecosystem.purl_type();
-            db::set_component_package(c, comp, eco, &p.key)?;
-            for (vuln, spec) in specs(c, cache, eco, &p.key)? {
-                if wanted.contains(vuln)
-                    || !release_applies(spec.release.as_deref(), p.distro.as_deref())
-                {
-                    continue;
-                }
-                let verdict = match &p.version {
-                    Some(v) => evaluate(p.ecosystem, spec, v),
-                    None => Verdict::Unknown("the package URL has no version".into()),
-                };
-                match verdict {
-                    Verdict::Affected => {
-                        wanted.insert(*vuln);
+            let eco = p.ecosystem;
+            let list = candidates(p, subject);
+            db::set_component_package(c, comp, eco.purl_type(), &list[0].key)?;
+            for cand in &list {
+                let version = cand
+                    .version
+                    .as_deref()
+                    .map(|v| purl::comparable_version(eco, &cand.key, v, p.epoch.as_deref()));
+                // The component's release: its `distro` qualifier, else its version's.
+                let from_distro = p.distro.as_deref().map(|d| distro::of_distro(eco, d));
+                let unreadable = matches!(from_distro, Some(None)) && eco.is_distribution();
+                let release = from_distro.flatten().or_else(|| {
+                    version
+                        .as_deref()
+                        .filter(|_| p.distro.is_none())
+                        .and_then(|v| distro::of_version(eco, v))
+                });
+                for (vuln, spec) in specs(c, cache, eco.purl_type(), &cand.key)? {
+                    if wanted.contains(vuln) {
+                        continue;
                     }
-                    Verdict::NotAffected => {}
-                    Verdict::Unknown(reason) => unknown.push((*vuln, reason)),
+                    if let Some(suffix) = spec.release.as_deref().filter(|_| eco.is_distribution())
+                    {
+                        let Some(r) = distro::of_record(eco, suffix) else {
+                            // An entry whose release we cannot read applies only where the
+                            // component's release is unknown too (as upstream).
+                            if release.is_some() || unreadable {
+                                continue;
+                            }
+                            if version.is_none() {
+                                unknown.push((*vuln, "the package URL has no version".into()));
+                            } else if let Some(v) = &version
+                                && evaluate(eco, spec, v) == Verdict::Affected
+                            {
+                                wanted.insert(*vuln);
+                            }
+                            continue;
+                        };
+                        if unreadable {
+                            unknown.push((
+                                *vuln,
+                                format!(
+                                    "the distro qualifier {:?} names no release we know",
+                                    p.distro.as_deref().unwrap_or("")
+                                ),
+                            ));
+                            continue;
+                        }
+                        if !distro::applies(
+                            Some(&r),
+                            release.as_ref(),
+                            version.as_deref().unwrap_or(""),
+                        ) {
+                            continue;
+                        }
+                    }
+                    let verdict = match &version {
+                        Some(v) => evaluate(eco, spec, v),
+                        None => Verdict::Unknown("the package URL has no version".into()),
+                    };
+                    match verdict {
+                        Verdict::Affected => {
+                            wanted.insert(*vuln);
+                        }
+                        Verdict::NotAffected => {}
+                        Verdict::Unknown(reason) => unknown.push((*vuln, reason)),
+                    }
                 }
             }
         }
     }
     unknown.retain(|(v, _)| !wanted.contains(v));
+    unknown.sort_by_key(|u| u.0.0);
     unknown.dedup_by(|a, b| a.0 == b.0);
     if !unknown.is_empty() {
         tracing::warn!(
@@ -118,8 +208,8 @@ pub fn match_component(
 /// Matches every component of a project (inside the caller's write; policies and metrics are
 /// the caller's next step).
 pub fn match_project(c: &Connection, project: ProjectId, cache: &mut SpecCache) -> Result<()> {
-    for (comp, purl) in db::project_components(c, project)? {
-        match_component(c, comp, purl.as_deref(), cache)?;
+    for (comp, subject) in db::project_components(c, project)? {
+        match_component(c, comp, &subject, cache)?;
     }
     Ok(())
 }
@@ -135,8 +225,8 @@ pub fn recheck_packages(c: &Connection, packages: &HashSet<(String, String)>) ->
         if batch.is_empty() {
             break;
         }
-        for (comp, project, purl) in batch {
-            if match_component(c, comp, purl.as_deref(), &mut cache)? {
+        for (comp, project, subject) in batch {
+            if match_component(c, comp, &subject, &mut cache)? {
                 projects.insert(project);
             }
         }
@@ -144,8 +234,8 @@ pub fn recheck_packages(c: &Connection, packages: &HashSet<(String, String)>) ->
     let mut sorted: Vec<&(String, String)> = packages.iter().collect();
     sorted.sort();
     for (eco, pkg) in sorted {
-        for (comp, project, purl) in db::components_of_package(c, eco, pkg)? {
-            if match_component(c, comp, purl.as_deref(), &mut cache)? {
+        for (comp, project, subject) in db::components_of_package(c, eco, pkg)? {
+            if match_component(c, comp, &subject, &mut cache)? {
                 projects.insert(project);
             }
         }

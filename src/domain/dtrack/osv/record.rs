@@ -3,13 +3,14 @@
 //! affected packages of supported ecosystems with their ranges.
 //!
 //! Records that violate the schema are refused with a reason; parts that cannot be used
-//! (unknown ecosystems, `GIT` ranges, contradictory ranges) are dropped and reported as
+//! (unknown ecosystems, `GIT` ranges, ranges without an `introduced` event) are dropped and reported as
 //! problems while the rest is kept. Pure.
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::eval::{AffectedSpec, Ecosystem, Event, RangeSpec, check_range};
+use super::severity::{self, Rating};
 use crate::model::dtrack::Vulnerability;
 
 /// Bounds on what one record may hold.
@@ -57,6 +58,8 @@ struct RawAffected {
     versions: Option<Vec<String>>,
     database_specific: Option<Value>,
     ecosystem_specific: Option<Value>,
+    #[serde(default)]
+    severity: Option<Vec<RawSeverity>>,
 }
 
 #[derive(Deserialize)]
@@ -83,6 +86,8 @@ pub struct Advisory {
     pub affected: Vec<(Ecosystem, String, AffectedSpec)>,
     /// What was dropped and why.
     pub problems: Vec<String>,
+    /// CVSS v2, v3 and v4 vectors and scores, and the rating upstream gives the record.
+    pub rating: Rating,
 }
 
 /// Upstream's source for an OSV id: GHSA ids are GitHub's, CVE ids the NVD's, others OSV's.
@@ -92,32 +97,6 @@ pub fn source_of(id: &str) -> &'static str {
         Some("CVE") => "NVD",
         _ => "OSV",
     }
-}
-
-/// Upstream's severity for a CVSS v3 base score.
-fn severity_of_score(score: f64) -> &'static str {
-    if score >= 9.0 {
-        "CRITICAL"
-    } else if score >= 7.0 {
-        "HIGH"
-    } else if score >= 4.0 {
-        "MEDIUM"
-    } else if score > 0.0 {
-        "LOW"
-    } else {
-        "UNASSIGNED"
-    }
-}
-
-/// A textual severity (GitHub's `MODERATE` is upstream's `MEDIUM`).
-fn severity_of_text(s: &str) -> Option<&'static str> {
-    Some(match s.trim().to_ascii_uppercase().as_str() {
-        "CRITICAL" => "CRITICAL",
-        "HIGH" => "HIGH",
-        "MODERATE" | "MEDIUM" => "MEDIUM",
-        "LOW" => "LOW",
-        _ => return None,
-    })
 }
 
 fn printable_id(s: &str) -> bool {
@@ -177,41 +156,40 @@ pub fn parse(bytes: &[u8]) -> Result<Advisory, String> {
         return Err(format!("{}: too many affected entries", raw.id));
     }
 
-    // Severity: the database's own rating first (GitHub's), then a CVSS v3 vector's score.
-    let mut text_severity = raw
-        .database_specific
-        .as_ref()
-        .and_then(|d| d.get("severity"))
-        .and_then(Value::as_str)
-        .and_then(severity_of_text);
-    let mut vector = None;
-    let mut score = None;
-    let all_severities = raw.severity.iter().flatten().collect::<Vec<_>>();
-    for s in &all_severities {
-        if s.kind == "CVSS_V3" && vector.is_none() {
-            match s.score.parse::<cvss::v3::Vector>() {
-                Ok(v) => {
-                    score = Some(v.score().value());
-                    vector = Some(s.score.clone());
-                }
-                Err(_) => problems.push(format!("{}: an unreadable CVSS v3 vector", raw.id)),
-            }
-        }
+    // Severity as upstream ranks it: CVSS v4, v3, v2, then the textual ratings.
+    let text_of = |d: &Option<Value>, key: &str| {
+        d.as_ref()
+            .and_then(|d| d.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let mut vectors: Vec<(String, String)> = Vec::new();
+    for s in raw.severity.iter().flatten() {
+        vectors.push((s.kind.clone(), s.score.clone()));
     }
+    let mut affected_ratings = Vec::new();
     for a in &affected_raw {
-        for spec in [&a.ecosystem_specific, &a.database_specific] {
-            if text_severity.is_none() {
-                text_severity = spec
-                    .as_ref()
-                    .and_then(|d| d.get("severity"))
-                    .and_then(Value::as_str)
-                    .and_then(severity_of_text);
-            }
+        for s in a.severity.iter().flatten() {
+            vectors.push((s.kind.clone(), s.score.clone()));
         }
+        affected_ratings.push((
+            text_of(&a.database_specific, "cvss"),
+            text_of(&a.ecosystem_specific, "severity")
+                .or_else(|| text_of(&a.database_specific, "severity")),
+        ));
     }
-    let severity = text_severity
-        .or_else(|| score.map(severity_of_score))
-        .unwrap_or("UNASSIGNED");
+    let rating = severity::rate(
+        &raw.id,
+        &vectors,
+        text_of(&raw.database_specific, "severity").as_deref(),
+        &affected_ratings,
+    );
+    problems.extend(rating.problems.iter().cloned());
+    let severity = rating.severity;
+    let (vector, score) = match &rating.v3 {
+        Some((v, s)) => (Some(v.clone()), Some(*s)),
+        None => (None, None),
+    };
 
     let mut affected = Vec::new();
     for a in affected_raw {
@@ -322,6 +300,7 @@ pub fn parse(bytes: &[u8]) -> Result<Advisory, String> {
         vulnerability,
         affected,
         problems,
+        rating,
     })
 }
 
@@ -338,12 +317,13 @@ mod tests {
             "affected":[{"package":{"ecosystem":"npm","name":"x"},
                 "ranges":[{"type":"SEMVER","events":[{"introduced":"0"},{"fixed":"1.0.0"}]},
                           {"type":"GIT","repo":"r","events":[{"introduced":"abc"}]}]},
-                {"package":{"ecosystem":"Hackage","name":"y"},"versions":["1"]}],
+                {"package":{"ecosystem":"Android","name":"y"},"versions":["1"]}],
             "references":[{"type":"WEB","url":"https://example.org/a"}],
             "database_specific":{"severity":"MODERATE","cwe_ids":["CWE-79"]}}"#;
         let a = parse(rec).unwrap();
         assert_eq!(a.vulnerability.source, "GITHUB");
-        assert_eq!(a.vulnerability.severity.as_deref(), Some("MEDIUM"));
+        // CVSS ranks before the database's own rating, as upstream.
+        assert_eq!(a.vulnerability.severity.as_deref(), Some("CRITICAL"));
         assert_eq!(a.vulnerability.cvss_v3_score, Some(9.8));
         assert_eq!(a.vulnerability.cwes, vec![79]);
         assert_eq!(a.vulnerability.aliases, vec!["CVE-2023-1"]);

@@ -138,7 +138,12 @@ fn cmp_null(i: &Item) -> Ordering {
             }
         }
         Item::Str(k) => k.as_str().cmp(RELEASE),
-        Item::List(l) => l.first().map_or(Ordering::Equal, cmp_null),
+        // The whole list, as current Maven (MNG-6964): `1.0-0.1` is above `1.0`.
+        Item::List(l) => l
+            .iter()
+            .map(cmp_null)
+            .find(|o| *o != Ordering::Equal)
+            .unwrap_or(Ordering::Equal),
     }
 }
 
@@ -249,5 +254,10 @@ mod tests {
         lt("2.0.0-M1", "2.0.0");
         lt("5.3.18", "5.3.20");
         lt("1.0-SNAPSHOT", "1.0");
+        // Current Maven and osv.dev compare the whole sublist with nothing.
+        lt("1.0", "1.0-0.1");
+        eq("1.0", "1.0-0");
+        lt("1.0-alpha-1", "1.0");
+        lt("1.0", "1.0-1");
     }
 }

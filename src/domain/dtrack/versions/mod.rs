@@ -1,14 +1,23 @@
 //! Version comparators, one per ecosystem, for matching components against OSV ranges:
 //! Cargo, npm, Go and OSV `SEMVER` ranges by SemVer 2.0 precedence (`semver`), PyPI by PEP 440
-//! (`pep440_rs`), Debian by dpkg's rules, Maven by `ComparableVersion`'s rules, RubyGems by
-//! `Gem::Version`'s (the last three written here).
+//! (`pep440_rs`), and written here: Debian and Ubuntu by dpkg's rules (`debian`), Maven by
+//! `ComparableVersion`'s (`maven`), RubyGems by `Gem::Version`'s (`rubygems`), the RPM family
+//! by rpmvercmp (`rpm`), Alpine by apk's (`apk`), Packagist by PHP's `version_compare`
+//! (`packagist`), and NuGet, Pub, Hex, SwiftURL, GitHub Actions, Hackage and CRAN by their
+//! SemVer-like or numeric rules (`semverlike`).
 //!
 //! A version a comparator cannot parse is `None`, which the caller reports as unknown, never
 //! as not affected. Pure: no I/O.
 
+pub mod apk;
 pub mod debian;
 pub mod maven;
+pub mod packagist;
+pub mod rpm;
 pub mod rubygems;
+pub mod semverlike;
+
+use semverlike::Flavor;
 
 use std::cmp::Ordering;
 use std::str::FromStr as _;
@@ -22,6 +31,15 @@ pub enum Scheme {
     Debian,
     Maven,
     RubyGems,
+    Rpm,
+    Apk,
+    NuGet,
+    Pub,
+    /// SemVer-like, lenient: Hex, SwiftURL, GitHub Actions.
+    Lenient,
+    Packagist,
+    Hackage,
+    Cran,
 }
 
 /// A version parsed under one scheme; versions of different schemes never compare.
@@ -32,6 +50,11 @@ pub enum Version {
     Debian(debian::DebVersion),
     Maven(maven::MavenVersion),
     RubyGems(rubygems::GemVersion),
+    Rpm(rpm::RpmVersion),
+    Apk(apk::ApkVersion),
+    Loose(semverlike::LooseVersion),
+    Php(packagist::PhpVersion),
+    Numeric(semverlike::NumericVersion),
 }
 
 /// Longest version text considered (longer ones are unknown).
@@ -52,7 +75,34 @@ impl Scheme {
             Scheme::Debian => Version::Debian(debian::DebVersion::parse(s)?),
             Scheme::Maven => Version::Maven(maven::MavenVersion::parse(s)?),
             Scheme::RubyGems => Version::RubyGems(rubygems::GemVersion::parse(s)?),
+            Scheme::Rpm => Version::Rpm(rpm::RpmVersion::parse(s)?),
+            Scheme::Apk => Version::Apk(apk::ApkVersion::parse(s)?),
+            Scheme::NuGet => Version::Loose(semverlike::LooseVersion::parse(s, Flavor::NuGet)?),
+            Scheme::Pub => Version::Loose(semverlike::LooseVersion::parse(s, Flavor::Pub)?),
+            Scheme::Lenient => Version::Loose(semverlike::LooseVersion::parse(s, Flavor::Lenient)?),
+            Scheme::Packagist => Version::Php(packagist::PhpVersion::parse(s)?),
+            Scheme::Hackage => Version::Numeric(semverlike::NumericVersion::parse(s, false)?),
+            Scheme::Cran => Version::Numeric(semverlike::NumericVersion::parse(s, true)?),
         })
+    }
+
+    /// The scheme's name in reasons given for undecidable matches.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Semver => "SemVer",
+            Scheme::Pep440 => "PEP 440",
+            Scheme::Debian => "Debian",
+            Scheme::Maven => "Maven",
+            Scheme::RubyGems => "RubyGems",
+            Scheme::Rpm => "RPM",
+            Scheme::Apk => "Alpine",
+            Scheme::NuGet => "NuGet",
+            Scheme::Pub => "Pub",
+            Scheme::Lenient => "SemVer-like",
+            Scheme::Packagist => "Composer",
+            Scheme::Hackage => "Hackage",
+            Scheme::Cran => "CRAN",
+        }
     }
 }
 
@@ -65,6 +115,11 @@ impl Version {
             (Version::Debian(a), Version::Debian(b)) => a.cmp(b),
             (Version::Maven(a), Version::Maven(b)) => a.cmp(b),
             (Version::RubyGems(a), Version::RubyGems(b)) => a.cmp(b),
+            (Version::Rpm(a), Version::Rpm(b)) => a.cmp(b),
+            (Version::Apk(a), Version::Apk(b)) => a.cmp(b),
+            (Version::Loose(a), Version::Loose(b)) => a.cmp(b),
+            (Version::Php(a), Version::Php(b)) => a.cmp(b),
+            (Version::Numeric(a), Version::Numeric(b)) => a.cmp(b),
             _ => return None,
         })
     }

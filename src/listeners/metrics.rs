@@ -2,9 +2,13 @@
 //! own address (`[metrics] listen`, loopback by default), served by the same listener loop as
 //! the APIs (`http::server`) so they get its limits and graceful shutdown.
 //!
-//! A scrape reads the counters ([`super`]), counts the event queues and waiting polls, and asks
+//! A scrape reads the counters ([`crate::metrics`]), counts the event queues and waiting polls, and asks
 //! the database for the scheduled items and Dependency-Track BOM uploads still waiting. Nothing
 //! here needs credentials or reveals any: counts and route names only.
+//!
+//! It sits in the listeners layer, not beside the counters: the counters are updated by `db`
+//! and `http`, so `metrics` must name neither, while this scrape reads the database and the
+//! queues. Must not touch: the APIs' state, SQL (it calls `db::health`).
 
 use std::fmt::Write as _;
 use std::net::SocketAddr;
@@ -14,9 +18,9 @@ use std::sync::atomic::Ordering;
 use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
-use super::{render_request_headers, single};
 use crate::http::server::{Admission, Api, BoxFuture};
 use crate::http::{self, Request, Response};
+use crate::metrics::{RequestMetrics, header, render_request_headers, resident_bytes, single};
 
 /// What the metrics listener serves.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,7 +48,7 @@ pub struct MetricsState {
     /// When this process opened the state (seconds since the epoch).
     pub started_at: i64,
     /// Every listener's request counters, in the order they are rendered.
-    pub requests: Vec<Arc<super::RequestMetrics>>,
+    pub requests: Vec<Arc<RequestMetrics>>,
 }
 
 impl MetricsState {
@@ -54,13 +58,13 @@ impl MetricsState {
 }
 
 /// `/metrics` and `/health` over a [`MetricsState`].
-pub struct MetricsApi {
+pub struct MetricsListener {
     state: MetricsState,
 }
 
-impl MetricsApi {
-    pub fn new(state: MetricsState) -> MetricsApi {
-        MetricsApi { state }
+impl MetricsListener {
+    pub fn new(state: MetricsState) -> MetricsListener {
+        MetricsListener { state }
     }
 }
 
@@ -93,7 +97,7 @@ async fn health(state: &MetricsState) -> Response {
 /// The whole scrape.
 pub async fn render(state: &MetricsState) -> String {
     let mut out = String::with_capacity(16 * 1024);
-    let requests: Vec<&super::RequestMetrics> = state.requests.iter().map(|r| &**r).collect();
+    let requests: Vec<&RequestMetrics> = state.requests.iter().map(|r| &**r).collect();
     render_request_headers(&mut out, &requests);
     let q = state.queues.stats();
     single(
@@ -160,7 +164,7 @@ pub async fn render(state: &MetricsState) -> String {
         "Open client connections (all listeners).",
         state.connections.load(Ordering::Relaxed),
     );
-    if let Some(rss) = super::resident_bytes() {
+    if let Some(rss) = resident_bytes() {
         single(
             &mut out,
             "outpost_resident_memory_bytes",
@@ -176,7 +180,7 @@ pub async fn render(state: &MetricsState) -> String {
         "When the process started, in seconds since the epoch.",
         state.started_at,
     );
-    super::header(
+    header(
         &mut out,
         "outpost_build_info",
         "gauge",
@@ -190,7 +194,7 @@ pub async fn render(state: &MetricsState) -> String {
     out
 }
 
-impl Api for MetricsApi {
+impl Api for MetricsListener {
     type Ticket = Page;
 
     async fn admit(&self, head: &Parts, _peer: SocketAddr) -> Result<Admission<Page>, Response> {

@@ -2,7 +2,9 @@
 //! the API under `/api/v1` or `/json`), the caller authenticated as the row's policy says
 //! (Basic auth, the web session and its CSRF token, an incoming webhook's key, a download's
 //! optional credentials), the body limit and upload slot, and the rate limit. Reads each
-//! endpoint's policy from its row; compares no endpoints.
+//! endpoint's policy from its row; compares no endpoints. The chat API's own credentials
+//! (Basic auth, webhook keys) are checked by `zulip::auth`, the web session's by
+//! `web::sessions`; this file only decides which a request needs.
 
 use std::net::IpAddr;
 
@@ -16,29 +18,16 @@ use crate::http::route::{self, NoRoute};
 use crate::http::server::Admission;
 use crate::model::User;
 
-use super::envelope::error_response;
+use crate::web::sessions;
+use crate::zulip::envelope::error_response;
+use crate::zulip::routes::{self, Auth, Body};
+use crate::zulip::{api_segments, auth, json_segments, uploads};
+
 use super::pages::{self, Page};
-use super::routes::{self, Auth, Body};
-use super::{ChatApi, ChatTicket, Routed, auth, uploads};
+use super::{ChatListener, ChatTicket, Routed};
 
 /// Largest body of an unauthenticated request (`fetch_api_key` and friends): a login form.
 const UNAUTHENTICATED_BODY: usize = 16 * 1024;
-
-/// Splits `/api/v1/a/b%40c` into decoded segments after the prefix; `None` outside the API.
-pub(super) fn api_segments(path: &str) -> Option<Vec<String>> {
-    let rest = path
-        .strip_prefix("/api/v1/")
-        .or_else(|| (path == "/api/v1").then_some(""))?;
-    route::segments(rest)
-}
-
-/// The same for the web client's `/json/a/b` (the same table, with session credentials).
-fn json_segments(path: &str) -> Option<Vec<String>> {
-    let rest = path
-        .strip_prefix("/json/")
-        .or_else(|| (path == "/json").then_some(""))?;
-    route::segments(rest)
-}
 
 /// The answer to a `/json` request that is not logged in: upstream names the session scheme.
 fn session_error(e: &Error) -> Response {
@@ -117,7 +106,7 @@ fn resolve(method: &Method, path: &str) -> Result<Resolved, Box<Response>> {
     }
 }
 
-impl ChatApi {
+impl ChatListener {
     /// Counts the request against its rate limit (see `Rates::admit`) when its row says so.
     fn rate_check(
         &self,
@@ -150,7 +139,7 @@ impl ChatApi {
                 Err(e) => Err(error_response(&e)),
             };
         }
-        match crate::web::sessions::from_cookie(&self.state, &head.headers).await {
+        match sessions::from_cookie(&self.state, &head.headers).await {
             Ok(s) => Ok((s.map(|s| s.user), limits.max_body_bytes)),
             Err(e) => Err(error_response(&e)),
         }
@@ -190,16 +179,15 @@ impl ChatApi {
             _ if via_session => {
                 // Authenticated by the session cookie alone (never Basic), and anything but a
                 // read must carry the session's CSRF token; both before the body is read.
-                let session =
-                    match crate::web::sessions::from_cookie(&self.state, &head.headers).await {
-                        Ok(Some(s)) => s,
-                        Ok(None) => {
-                            return Err(session_error(&crate::web::sessions::not_logged_in()));
-                        }
-                        Err(e) => return Err(error_response(&e)),
-                    };
+                let session = match sessions::from_cookie(&self.state, &head.headers).await {
+                    Ok(Some(s)) => s,
+                    Ok(None) => {
+                        return Err(session_error(&sessions::not_logged_in()));
+                    }
+                    Err(e) => return Err(error_response(&e)),
+                };
                 if head.method != Method::GET && head.method != Method::HEAD {
-                    crate::web::sessions::check_csrf(&head.headers, &session)
+                    sessions::check_csrf(&head.headers, &session)
                         .map_err(|e| error_response(&e))?;
                 }
                 session_csrf = Some(session.csrf_token);
