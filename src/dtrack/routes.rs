@@ -227,6 +227,9 @@ route::routes! {
         needs(P::ViewVulnerability) => findings::analyze_project(state, me()?, &project).await;
     GetVulnerabilities = GET ["v1", "vulnerability"], needs(P::ViewPortfolio) =>
         findings::get_vulnerabilities(state, q).await;
+    GetProjectVulnerabilities(project: String) =
+        GET ["v1", "vulnerability", "project", project], needs(P::ViewPortfolio) =>
+        findings::get_project_vulnerabilities(state, me()?, &project, q).await;
     GetVulnerabilityByKey(source: String, vuln: String) =
         GET ["v1", "vulnerability", "source", source, "vuln", vuln], needs(P::ViewPortfolio) =>
         findings::get_vulnerability_by_key(state, &source, &vuln).await;

@@ -314,6 +314,14 @@ pub fn vulnerability(v: &Vulnerability) -> Value {
     Value::Object(m)
 }
 
+/// A vulnerability as one component of a project has it (`/vulnerability/project/{uuid}`):
+/// upstream's `Vulnerability` with `components` holding that component.
+pub fn component_vulnerability(f: &Finding) -> Value {
+    let mut v = vulnerability(&f.vulnerability);
+    v["components"] = Value::from(vec![component(&f.component)]);
+    v
+}
+
 /// The `VulnerabilityAlias` field an id belongs in, by its prefix.
 fn alias_field(id: &str) -> &'static str {
     match id.split('-').next() {

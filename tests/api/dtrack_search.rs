@@ -154,3 +154,81 @@ async fn components_are_found_by_hash_and_identity_within_visible_projects() {
         .await;
     assert_eq!(r.status, 400);
 }
+
+#[tokio::test]
+async fn project_vulnerabilities_list_one_entry_per_affected_component() {
+    let dt = Dt::start_with(|c| c.dtrack.acl_enabled = true).await;
+    let admin = dt.key("Admins", &all()).await;
+    let (project, lib, vuln) = dt.finding(&admin, "acme", "1.0").await;
+    let other = dt.component(&admin, &project, "other-lib").await;
+    let r = dt
+        .req(
+            hyper::Method::POST,
+            &format!("/api/v1/vulnerability/{vuln}/component/{other}"),
+            &[("X-Api-Key", &admin.key)],
+            "",
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    let path = format!("/api/v1/vulnerability/project/{project}");
+
+    let r = dt.get(&path, &admin).await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    assert_eq!(r.headers["x-total-count"], "2");
+    let rows = r.body.as_array().unwrap();
+    let mut seen: Vec<&str> = rows
+        .iter()
+        .map(|v| {
+            assert_eq!(v["uuid"], vuln.as_str());
+            assert_eq!(v["vulnId"], "INT-1");
+            assert_eq!(v["source"], "INTERNAL");
+            assert_eq!(v["severity"], "HIGH");
+            assert!(v["aliases"].is_array(), "{v}");
+            let cs = v["components"].as_array().unwrap();
+            assert_eq!(cs.len(), 1, "{v}");
+            assert_eq!(cs[0]["project"]["uuid"], project.as_str());
+            cs[0]["uuid"].as_str().unwrap()
+        })
+        .collect();
+    seen.sort();
+    let mut want = vec![lib.as_str(), other.as_str()];
+    want.sort();
+    assert_eq!(seen, want);
+
+    // A suppressed analysis hides that component's entry unless `suppressed=true`.
+    let r = dt
+        .json(
+            hyper::Method::PUT,
+            "/api/v1/analysis",
+            &admin,
+            &json!({"project": project, "component": other, "vulnerability": vuln,
+                    "analysisState": "FALSE_POSITIVE", "isSuppressed": true}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    let r = dt.get(&path, &admin).await;
+    assert_eq!(r.headers["x-total-count"], "1");
+    assert_eq!(r.body[0]["components"][0]["uuid"], lib.as_str());
+    let r = dt.get(&format!("{path}?suppressed=true"), &admin).await;
+    assert_eq!(r.headers["x-total-count"], "2");
+
+    // Errors in upstream's words; the ACL decides who sees the project.
+    let viewer = dt.key("Viewers", &[P::ViewPortfolio]).await;
+    let r = dt.get(&path, &viewer).await;
+    assert_eq!(
+        (r.status, text(&r)),
+        (403, "Access to the specified project is forbidden")
+    );
+    let r = dt
+        .get(
+            "/api/v1/vulnerability/project/0f8fad5b-d9cb-469f-a165-70867728950e",
+            &admin,
+        )
+        .await;
+    assert_eq!(r.status, 404, "{:?}", r.raw);
+    let r = dt.get("/api/v1/vulnerability/project/nope", &admin).await;
+    assert_eq!(r.status, 400, "{:?}", r.raw);
+    let nobody = dt.key("Nobody", &[]).await;
+    let r = dt.get(&path, &nobody).await;
+    assert_eq!(r.status, 403, "{:?}", r.raw);
+}
