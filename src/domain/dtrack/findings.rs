@@ -134,10 +134,13 @@ pub async fn project_vulnerabilities(
             let mut known: std::collections::HashMap<i64, Vec<String>> = Default::default();
             for f in &mut fs {
                 let v = &mut f.vulnerability;
-                if !known.contains_key(&v.id) {
-                    known.insert(v.id, db::aliases(c, v.vulnerability_id())?);
-                }
-                v.aliases = known[&v.id].clone();
+                let aliases = match known.entry(v.id) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(db::aliases(c, v.vulnerability_id())?)
+                    }
+                };
+                v.aliases = aliases.clone();
             }
             Ok(fs)
         })
