@@ -85,7 +85,8 @@
 //!   logins, JWTs, `odt_` keys), portfolio and ACL, the further project rules (`projects`:
 //!   PATCH, clones, latest/children listings, properties, with `sealed` for ENCRYPTEDSTRING
 //!   values), findings and analyses with their audit trail, policies and their evaluation,
-//!   metrics (collections aggregate their children) and badge facts, BOM acceptance and
+//!   metrics (project, component and portfolio history kept as upstream keeps it;
+//!   collections aggregate their children) and badge facts, BOM acceptance and
 //!   import, exports and VEX import (`exchange`, `vex`; XML within `xml_bounds`, checked in
 //!   one linear pass before parsing), OSV data (`osv`: record reading and severity,
 //!   ecosystems, package URLs, distribution releases, OSV's evaluation algorithm, streaming
@@ -193,7 +194,7 @@
 //!   credentials (`X-Api-Key`, bearer JWT, `?apiKey=` on badges), upstream's error forms
 //!   (`respond`), input rules (`params`), handlers (one file per area), `wire` (the only place
 //!   that knows its JSON shapes, and with `wire::cyclonedx` the CycloneDX JSON and XML it
-//!   exports) and `svg` (the badges, byte for byte).
+//!   exports) and `svg` (the violations and vulnerability badges, byte for byte).
 //! - [`model`], [`ids`]: plain records of both APIs (the chat API's, among them the parsed
 //!   `Narrow` whose rules live in `domain::messages::narrow` and whose SQL in
 //!   `db::message_narrows`, and the `ChannelProperty`/`SubscriptionProperty` names events carry; Dependency-Track's in `model::dtrack` with its permissions and
@@ -229,18 +230,21 @@
 //!   database, for checks that a request changed nothing), `groups`, `message_mentions`,
 //!   `profile_fields`, `read_receipts`, `realm_emoji`, `realm_settings`, `scheduled`, `settings`,
 //!   `submessages`, `unreads`, `user_records`, and Dependency-Track's `dtrack_bom`,
-//!   `dtrack_clone`, `dtrack_epss`, `dtrack_findings`, `dtrack_identity`, `dtrack_osv`, `dtrack_policies`,
-//!   `dtrack_portfolio`, `dtrack_projects`;
+//!   `dtrack_clone`, `dtrack_epss`, `dtrack_findings`, `dtrack_identity`, `dtrack_licenses`,
+//!   `dtrack_metrics`, `dtrack_osv`, `dtrack_policies`, `dtrack_portfolio`, `dtrack_projects`,
+//!   `dtrack_search`;
 //! - in `domain`: `channel_folders`, `credentials` (the user cache and the login limiter),
 //!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
 //!   in `domain::messages`: `edit`, `fetch`, `flags`, `preview`, `receipts`, `report`,
 //!   `widgets`; in `domain::dtrack`: `bom`, `cwe`, `cyclonedx`, `cyclonedx_xml`,
-//!   `epss` (`outpost dtrack import-epss`), `findings`,
-//!   `identity`, `jwt`, `keys`, `policies`, `policy_eval`, `portfolio`, `state`, with
+//!   `epss` (`outpost dtrack import-epss`), `findings`, `identity`, `jwt`, `keys`, `licenses`
+//!   (the vendored SPDX catalogue and license groups), `policies`, `policy_eval`, `portfolio`,
+//!   `search` (component searches), `state`, with
 //!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}` and
 //!   `versions::{debian, maven, rubygems, rpm, apk, packagist, semverlike}`;
-//! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `policies`,
-//!   `portfolio`, and `wire::input`, `wire::policy`, `wire::findings` (findings, SARIF, FPF);
+//! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `licenses`,
+//!   `metrics`, `policies`, `portfolio`, `search`, and `wire::input`, `wire::licenses`,
+//!   `wire::metrics`, `wire::policy`, `wire::findings` (findings, SARIF, FPF);
 //! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
 //!   `scheduled`, `webhooks::payload`, `delivery::{folders, groups, scheduled}` and
 //!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled, user_events}`;

@@ -194,8 +194,54 @@ pub fn parse_iso8601(s: &str) -> Option<i64> {
     Some(civil_secs(y, mo, day, (h, mi, sec), false)? - offset)
 }
 
+/// The (year, month 1–12) of a UTC day counted from the epoch (day 0 = 1970-01-01).
+pub fn year_month_of_day(day: i64) -> (i64, i64) {
+    let t = utc(day.saturating_mul(86_400));
+    (i64::from(t.year()), i64::from(u8::from(t.month())))
+}
+
+/// `YYYYMMDD` (exactly eight digits, a day the month has) → epoch milliseconds of that day's
+/// start in UTC, as Dependency-Track's metrics history reads its `since` dates.
+pub fn parse_short_date_millis(s: &str) -> Option<i64> {
+    if s.len() != 8 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let year: i32 = s[..4].parse().ok()?;
+    let month = Month::try_from(s[4..6].parse::<u8>().ok()?).ok()?;
+    let day: u8 = s[6..].parse().ok()?;
+    let date = Date::from_calendar_date(year, month, day).ok()?;
+    Some(date.midnight().assume_utc().unix_timestamp() * 1000)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn short_dates_are_eight_digits_of_a_real_day() {
+        assert_eq!(super::parse_short_date_millis("19700102"), Some(86_400_000));
+        assert_eq!(
+            super::parse_short_date_millis("20240229"),
+            Some(1_709_164_800_000)
+        );
+        for bad in [
+            "20230229",
+            "20241301",
+            "2024011",
+            "2024-01-01",
+            "+2024011",
+            "20240100",
+            "",
+        ] {
+            assert_eq!(super::parse_short_date_millis(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn days_name_their_year_and_month() {
+        assert_eq!(super::year_month_of_day(0), (1970, 1));
+        assert_eq!(super::year_month_of_day(19_782), (2024, 2));
+        assert_eq!(super::year_month_of_day(-1), (1969, 12));
+    }
+
     use super::*;
 
     #[test]

@@ -1,5 +1,5 @@
 //! SQL of Dependency-Track vulnerabilities, findings (component × vulnerability), analyses
-//! with their audit trail, and project metrics snapshots.
+//! with their audit trail.
 //!
 //! Synchronous functions over a connection; no HTTP types.
 
@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension as _, Row, params};
 use crate::db::dtrack_portfolio::{ComponentCols, component_at};
 use crate::error::Result;
 use crate::ids::{AnalysisId, ComponentId, ProjectId, VulnerabilityId};
-use crate::model::dtrack::{Analysis, AnalysisComment, Finding, ProjectMetrics, Vulnerability};
+use crate::model::dtrack::{Analysis, AnalysisComment, Finding, Vulnerability};
 
 const VULN_COLS: &str = "v.id, v.uuid, v.vuln_id, v.source, v.severity, v.title, v.description,
     v.recommendation, v.cvss_v3_vector, v.created_ms, v.published_ms, v.cvss_v3_score,
@@ -486,71 +486,6 @@ pub fn insert_comment(
     Ok(())
 }
 
-const METRIC_COLS: &str = "first_occurrence_ms, last_occurrence_ms, components,
-    vulnerable_components, vulnerabilities, critical, high, medium, low, unassigned, suppressed,
-    findings_total, findings_audited, policy_violations_fail, policy_violations_warn,
-    policy_violations_info";
-
-/// The most recent metrics snapshot of a project.
-pub fn latest_metrics(c: &Connection, project: ProjectId) -> Result<Option<ProjectMetrics>> {
-    let sql = format!(
-        "SELECT {METRIC_COLS} FROM dt_project_metrics WHERE project_id = ?1
-         ORDER BY last_occurrence_ms DESC, id DESC LIMIT 1"
-    );
-    Ok(c.prepare_cached(&sql)?
-        .query_row([project.0], |r| {
-            Ok(ProjectMetrics {
-                first_occurrence_ms: r.get(0)?,
-                last_occurrence_ms: r.get(1)?,
-                components: r.get(2)?,
-                vulnerable_components: r.get(3)?,
-                vulnerabilities: r.get(4)?,
-                critical: r.get(5)?,
-                high: r.get(6)?,
-                medium: r.get(7)?,
-                low: r.get(8)?,
-                unassigned: r.get(9)?,
-                suppressed: r.get(10)?,
-                findings_total: r.get(11)?,
-                findings_audited: r.get(12)?,
-                policy_violations_fail: r.get(13)?,
-                policy_violations_warn: r.get(14)?,
-                policy_violations_info: r.get(15)?,
-            })
-        })
-        .optional()?)
-}
-
-pub fn insert_metrics(c: &Connection, project: ProjectId, m: &ProjectMetrics) -> Result<()> {
-    let sql = format!(
-        "INSERT INTO dt_project_metrics (project_id, {METRIC_COLS})
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
-    );
-    c.execute(
-        &sql,
-        params![
-            project.0,
-            m.first_occurrence_ms,
-            m.last_occurrence_ms,
-            m.components,
-            m.vulnerable_components,
-            m.vulnerabilities,
-            m.critical,
-            m.high,
-            m.medium,
-            m.low,
-            m.unassigned,
-            m.suppressed,
-            m.findings_total,
-            m.findings_audited,
-            m.policy_violations_fail,
-            m.policy_violations_warn,
-            m.policy_violations_info
-        ],
-    )?;
-    Ok(())
-}
-
 /// Number of components of a project.
 pub fn component_count(c: &Connection, project: ProjectId) -> Result<i64> {
     Ok(c.query_row(
@@ -560,20 +495,32 @@ pub fn component_count(c: &Connection, project: ProjectId) -> Result<i64> {
     )?)
 }
 
-/// A project's findings counted for its metrics in one grouped query: (suppressed, and of
-/// the unsuppressed ones: total, audited, vulnerable components, critical, high, medium, low
-/// (with INFO), unassigned). Within one component, a finding whose vulnerability is an alias
-/// of an earlier one's (by id) counts once, as upstream's metrics skip aliases already seen.
-pub fn finding_counts(c: &Connection, project: ProjectId) -> Result<FindingCounts> {
-    let suppressed: i64 = c
-        .prepare_cached(
-            "SELECT count(*) FROM dt_component_vulnerabilities cv
-             JOIN dt_components c ON c.id = cv.component_id
-             JOIN dt_analyses a ON a.component_id = cv.component_id
-                 AND a.vulnerability_id = cv.vulnerability_id
-             WHERE c.project_id = ?1 AND a.suppressed = 1",
-        )?
-        .query_row([project.0], |r| r.get(0))?;
+/// A project's findings counted for its metrics, per component, in two grouped queries:
+/// (suppressed, and of the unsuppressed ones: total, audited, critical, high, medium, low
+/// (with INFO), unassigned; `vulnerable_components` is 1 where there is any). Within one
+/// component, a finding whose vulnerability is an alias of an earlier one's (by id) counts
+/// once, as upstream's metrics skip aliases already seen. Components without findings are
+/// not listed.
+pub fn finding_counts(
+    c: &Connection,
+    project: ProjectId,
+) -> Result<Vec<(ComponentId, FindingCounts)>> {
+    let mut by: std::collections::BTreeMap<i64, FindingCounts> = Default::default();
+    let mut st = c.prepare_cached(
+        "SELECT cv.component_id, count(*) FROM dt_component_vulnerabilities cv
+         JOIN dt_components c ON c.id = cv.component_id
+         JOIN dt_analyses a ON a.component_id = cv.component_id
+             AND a.vulnerability_id = cv.vulnerability_id
+         WHERE c.project_id = ?1 AND a.suppressed = 1
+         GROUP BY cv.component_id",
+    )?;
+    let rows = st.query_map([project.0], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+    })?;
+    for row in rows {
+        let (comp, n) = row?;
+        by.entry(comp).or_default().suppressed = n;
+    }
     let sql = "WITH f AS (
             SELECT cv.component_id AS comp, v.id AS vid, v.vuln_id AS vuln_id,
                 coalesce(v.severity, 'UNASSIGNED') AS sev, coalesce(a.state, 'NOT_SET') AS state
@@ -583,8 +530,7 @@ pub fn finding_counts(c: &Connection, project: ProjectId) -> Result<FindingCount
             LEFT JOIN dt_analyses a ON a.component_id = cv.component_id
                 AND a.vulnerability_id = cv.vulnerability_id
             WHERE c.project_id = ?1 AND coalesce(a.suppressed, 0) = 0)
-        SELECT count(*), coalesce(sum(state NOT IN ('NOT_SET', 'IN_TRIAGE')), 0),
-            count(DISTINCT comp),
+        SELECT comp, count(*), coalesce(sum(state NOT IN ('NOT_SET', 'IN_TRIAGE')), 0),
             coalesce(sum(sev = 'CRITICAL'), 0), coalesce(sum(sev = 'HIGH'), 0),
             coalesce(sum(sev = 'MEDIUM'), 0), coalesce(sum(sev IN ('LOW', 'INFO')), 0),
             coalesce(sum(sev NOT IN ('CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO')), 0)
@@ -593,21 +539,33 @@ pub fn finding_counts(c: &Connection, project: ProjectId) -> Result<FindingCount
                 EXISTS (SELECT 1 FROM dt_vulnerability_aliases x
                         WHERE x.vulnerability_id = g.vid AND x.alias = f.vuln_id)
                 OR EXISTS (SELECT 1 FROM dt_vulnerability_aliases x
-                        WHERE x.vulnerability_id = f.vid AND x.alias = g.vuln_id)))";
-    let counts = c.prepare_cached(sql)?.query_row([project.0], |r| {
-        Ok(FindingCounts {
-            suppressed,
-            total: r.get(0)?,
-            audited: r.get(1)?,
-            vulnerable_components: r.get(2)?,
-            critical: r.get(3)?,
-            high: r.get(4)?,
-            medium: r.get(5)?,
-            low: r.get(6)?,
-            unassigned: r.get(7)?,
-        })
+                        WHERE x.vulnerability_id = f.vid AND x.alias = g.vuln_id)))
+        GROUP BY comp";
+    let mut st = c.prepare_cached(sql)?;
+    let rows = st.query_map([project.0], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            [
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+            ],
+        ))
     })?;
-    Ok(counts)
+    for row in rows {
+        let (comp, [total, audited, critical, high, medium, low, unassigned]) = row?;
+        let n = by.entry(comp).or_default();
+        n.total = total;
+        n.audited = audited;
+        n.vulnerable_components = i64::from(total > 0);
+        (n.critical, n.high, n.medium, n.low, n.unassigned) =
+            (critical, high, medium, low, unassigned);
+    }
+    Ok(by.into_iter().map(|(k, v)| (ComponentId(k), v)).collect())
 }
 
 /// What [`finding_counts`] counts.

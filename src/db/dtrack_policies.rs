@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension as _, Row, params};
 
 use crate::db::dtrack_portfolio::{ComponentCols, component_at};
 use crate::error::Result;
-use crate::ids::ProjectId;
+use crate::ids::{ProjectId, TeamId};
 use crate::model::dtrack::{
     AnalysisComment, Component, Policy, PolicyCondition, PolicyViolation, ViolationAnalysis,
 };
@@ -304,20 +304,77 @@ pub fn violations(
     offset: i64,
     limit: Option<i64>,
 ) -> Result<(Vec<PolicyViolation>, i64)> {
-    let filter = "v.project_id = ?1 AND (?2 OR NOT EXISTS (SELECT 1 FROM dt_violation_analyses a
-                  WHERE a.violation_id = v.id AND a.suppressed = 1))";
+    violations_in(
+        c,
+        &ViolationScope::Project(project),
+        suppressed,
+        offset,
+        limit,
+    )
+}
+
+/// Whose violations a listing reads.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ViolationScope {
+    Project(ProjectId),
+    Component(i64),
+    /// The portfolio: projects the teams are mapped to (`None` = every project), active
+    /// ones only unless `inactive`.
+    Portfolio {
+        teams: Option<Vec<TeamId>>,
+        inactive: bool,
+    },
+}
+
+/// A page of violations in a scope (oldest first), suppressed ones only when asked, and the
+/// total.
+pub fn violations_in(
+    c: &Connection,
+    scope: &ViolationScope,
+    suppressed: bool,
+    offset: i64,
+    limit: Option<i64>,
+) -> Result<(Vec<PolicyViolation>, i64)> {
+    let (cond, key) = match scope {
+        ViolationScope::Project(p) => ("v.project_id = ?1".to_string(), p.0),
+        ViolationScope::Component(id) => ("v.component_id = ?1".to_string(), *id),
+        ViolationScope::Portfolio { teams, inactive } => {
+            let mut cond = String::from("?1 = ?1");
+            if !inactive {
+                cond.push_str(
+                    " AND EXISTS (SELECT 1 FROM dt_projects ap WHERE ap.id = v.project_id AND ap.active = 1)",
+                );
+            }
+            if let Some(teams) = teams {
+                let list = teams
+                    .iter()
+                    .map(|t| t.0.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                cond.push_str(&format!(
+                    " AND EXISTS (SELECT 1 FROM dt_project_access_teams t
+                       WHERE t.project_id = v.project_id AND t.team_id IN ({list}))"
+                ));
+            }
+            (cond, 0)
+        }
+    };
+    let filter = format!(
+        "{cond} AND (?2 OR NOT EXISTS (SELECT 1 FROM dt_violation_analyses a
+                  WHERE a.violation_id = v.id AND a.suppressed = 1))"
+    );
     let total: i64 = c.query_row(
         &format!("SELECT count(*) FROM dt_policy_violations v WHERE {filter}"),
-        params![project.0, suppressed],
+        params![key, suppressed],
         |r| r.get(0),
     )?;
     let sql = format!(
         "{} WHERE {filter} ORDER BY v.timestamp_ms, v.id LIMIT ?3 OFFSET ?4",
         violation_sql()
     );
-    let mut st = c.prepare_cached(&sql)?;
+    let mut st = c.prepare(&sql)?;
     let rows = st.query_map(
-        params![project.0, suppressed, limit.unwrap_or(-1), offset.max(0)],
+        params![key, suppressed, limit.unwrap_or(-1), offset.max(0)],
         violation_row,
     )?;
     let mut out: Vec<PolicyViolation> = rows.collect::<rusqlite::Result<_>>()?;

@@ -39,6 +39,7 @@ pub const STEPS: &[(i64, &str)] = &[
     (20, include_str!("upgrades/0020_web_sessions.sql")),
     (21, include_str!("upgrades/0021_matching_sources.sql")),
     (22, include_str!("upgrades/0022_findings.sql")),
+    (23, include_str!("upgrades/0023_portfolio_metrics.sql")),
 ];
 
 /// The step into version `to`, if there is one.
@@ -110,7 +111,7 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(n, 32);
+        assert_eq!(n, 36);
         let settings: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'user_settings'",

@@ -1,4 +1,4 @@
-//! Badge and metrics endpoints.
+//! The badge endpoints: policy violations and vulnerabilities.
 //!
 //! Badges authenticate inside the handler, as upstream: unless badges are unauthenticated by
 //! configuration, an API key (header, or `apiKey` query parameter) or a JWT with `VIEW_BADGES`
@@ -13,15 +13,21 @@ use crate::domain::dtrack::metrics::{self as domain, BadgeTarget};
 use crate::domain::dtrack::portfolio::PROJECT_FORBIDDEN;
 use crate::error::Error;
 use crate::http::{self, Request};
-use crate::model::dtrack::Principal;
 use crate::model::dtrack::permissions::Permission;
 
 use super::auth;
 use super::params::{Query, valid_uuids};
-use super::respond::{Out, json};
-use super::{svg, wire};
+use super::respond::Out;
+use super::svg;
 
-async fn badge(state: &Core, req: &Request, target: BadgeTarget) -> Out {
+/// Which badge is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Violations,
+    Vulns,
+}
+
+async fn badge(state: &Core, req: &Request, target: BadgeTarget, kind: Kind) -> Out {
     let cfg = &state.config.dtrack;
     let who = if cfg.badges_unauthenticated {
         None
@@ -41,7 +47,19 @@ async fn badge(state: &Core, req: &Request, target: BadgeTarget) -> Out {
     Ok(http::with_body(
         StatusCode::OK,
         "image/svg+xml",
-        svg::violations(facts.violations),
+        match kind {
+            Kind::Violations => svg::violations(facts.violations),
+            Kind::Vulns => svg::vulns(facts.vulns.map(|v| {
+                [
+                    v.vulnerabilities,
+                    v.critical,
+                    v.high,
+                    v.medium,
+                    v.low,
+                    v.unassigned,
+                ]
+            })),
+        },
     ))
 }
 
@@ -50,7 +68,13 @@ async fn badge(state: &Core, req: &Request, target: BadgeTarget) -> Out {
 /// `image/svg+xml` policy-violations badge from the latest metrics.
 pub async fn by_uuid(state: &Core, req: &Request, _q: &Query, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getProjectPolicyViolationsBadge.arg0")])?;
-    badge(state, req, BadgeTarget::Uuid(uuid.to_string())).await
+    badge(
+        state,
+        req,
+        BadgeTarget::Uuid(uuid.to_string()),
+        Kind::Violations,
+    )
+    .await
 }
 
 /// # `GET /api/v1/badge/violations/project/{name}/{version}`
@@ -59,26 +83,32 @@ pub async fn by_name(state: &Core, req: &Request, _q: &Query, name: &str, versio
         state,
         req,
         BadgeTarget::NameVersion(name.to_string(), version.to_string()),
+        Kind::Violations,
     )
     .await
 }
 
-/// # `GET /api/v1/metrics/project/{uuid}/refresh`
+/// # `GET /api/v1/badge/vulns/project/{uuid}`
 ///
-/// Records a new metrics snapshot; 200 empty.
-pub async fn refresh_metrics(state: &Core, who: &Principal, uuid: &str) -> Out {
-    valid_uuids(&[(uuid, "RefreshProjectMetrics.arg0")])?;
-    domain::refresh(state, who, uuid).await?;
-    Ok(http::empty(StatusCode::OK))
+/// `image/svg+xml` vulnerability badge from the latest metrics (the violations badge's rules).
+pub async fn vulns_by_uuid(state: &Core, req: &Request, _q: &Query, uuid: &str) -> Out {
+    valid_uuids(&[(uuid, "getProjectVulnerabilitiesBadge.arg0")])?;
+    badge(state, req, BadgeTarget::Uuid(uuid.to_string()), Kind::Vulns).await
 }
 
-/// # `GET /api/v1/metrics/project/{uuid}/current`
-///
-/// The latest snapshot; 204 when there is none yet.
-pub async fn current_metrics(state: &Core, who: &Principal, uuid: &str) -> Out {
-    valid_uuids(&[(uuid, "getProjectCurrentMetrics.arg0")])?;
-    match domain::current(state, who, uuid).await? {
-        Some(m) => Ok(json(StatusCode::OK, &wire::metrics(&m))),
-        None => Ok(http::empty(StatusCode::NO_CONTENT)),
-    }
+/// # `GET /api/v1/badge/vulns/project/{name}/{version}`
+pub async fn vulns_by_name(
+    state: &Core,
+    req: &Request,
+    _q: &Query,
+    name: &str,
+    version: &str,
+) -> Out {
+    badge(
+        state,
+        req,
+        BadgeTarget::NameVersion(name.to_string(), version.to_string()),
+        Kind::Vulns,
+    )
+    .await
 }

@@ -186,6 +186,23 @@ pub async fn export_findings(state: &Core, who: &Principal, uuid: &str) -> Out {
     Ok(named("application/json", bytes, &disposition))
 }
 
+/// # `GET /api/v1/vulnerability/project/{uuid}`
+///
+/// The project's vulnerabilities as upstream lists them: a `Vulnerability` per affected
+/// component, with that component in `components`; `suppressed` (bool) includes suppressed
+/// ones; `X-Total-Count`. 404 for an unknown project, 403 outside the caller's ACL.
+pub async fn get_project_vulnerabilities(
+    state: &Core,
+    who: &Principal,
+    uuid: &str,
+    q: &Query,
+) -> Out {
+    valid_uuids(&[(uuid, "getVulnerabilitiesByProject.arg0")])?;
+    let fs = domain::project_vulnerabilities(state, who, uuid, q.flag("suppressed")).await?;
+    let body: Vec<Value> = fs.iter().map(wire::component_vulnerability).collect();
+    Ok(json_list(&body, fs.len() as i64))
+}
+
 /// A comma-separated list of upper-case names, each one of `allowed` (else 400).
 fn names_param(q: &Query, name: &str, allowed: &[&str]) -> Result<Option<String>, Fail> {
     let Some(raw) = q.get(name).map(str::trim).filter(|s| !s.is_empty()) else {

@@ -16,12 +16,15 @@ pub mod bom;
 pub mod exchange;
 pub mod findings;
 pub mod identity;
+pub mod licenses;
+pub mod metrics;
 pub mod params;
 pub mod policies;
 pub mod portfolio;
 pub mod projects;
 pub mod respond;
 pub mod routes;
+pub mod search;
 pub mod svg;
 pub mod wire;
 

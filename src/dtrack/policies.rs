@@ -161,6 +161,43 @@ pub async fn project_violations(state: &Core, who: &Principal, uuid: &str, q: &Q
     Ok(json_list(&body, total))
 }
 
+/// # `GET /api/v1/violation`
+///
+/// The portfolio's violations (`suppressed`, `showInactive`), paged; `X-Total-Count`.
+pub async fn portfolio_violations(state: &Core, who: &Principal, q: &Query) -> Out {
+    let page = q.page();
+    let (vs, total) = domain::portfolio_violations(
+        state,
+        who,
+        q.flag("suppressed"),
+        q.flag("showInactive"),
+        page.offset,
+        page.limit,
+    )
+    .await?;
+    let body: Vec<Value> = vs.iter().map(pw::violation).collect();
+    Ok(json_list(&body, total))
+}
+
+/// # `GET /api/v1/violation/component/{uuid}`
+///
+/// One component's violations (`suppressed`), paged; 404 `The component could not be found.`
+pub async fn component_violations(state: &Core, who: &Principal, uuid: &str, q: &Query) -> Out {
+    valid_uuids(&[(uuid, "getViolationsByComponent.arg0")])?;
+    let page = q.page();
+    let (vs, total) = domain::component_violations(
+        state,
+        who,
+        uuid,
+        q.flag("suppressed"),
+        page.offset,
+        page.limit,
+    )
+    .await?;
+    let body: Vec<Value> = vs.iter().map(pw::violation).collect();
+    Ok(json_list(&body, total))
+}
+
 /// # `PUT /api/v1/violation/analysis`
 ///
 /// `{"component","policyViolation","analysisState","comment","isSuppressed"}`; 200

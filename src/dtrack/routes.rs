@@ -15,7 +15,10 @@ use crate::model::dtrack::permissions::Permission;
 
 use super::params::Query;
 use super::respond::Out;
-use super::{acl, badges, bom, exchange, findings, identity, policies, portfolio, projects};
+use super::{
+    acl, badges, bom, exchange, findings, identity, licenses, metrics, policies, portfolio,
+    projects, search,
+};
 
 /// Who may call an endpoint.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -225,6 +228,10 @@ route::routes! {
         needs(P::ViewPortfolio) => portfolio::get_component(state, me()?, &component).await;
     DeleteComponent(component: String) = DELETE ["v1", "component", component],
         needs(P::PortfolioManagement) => portfolio::delete_component(state, me()?, &component).await;
+    ComponentsByHash(hash: String) = GET ["v1", "component", "hash", hash],
+        needs(P::ViewPortfolio) => search::by_hash(state, me()?, &hash, q).await;
+    ComponentsByIdentity = GET ["v1", "component", "identity"], needs(P::ViewPortfolio) =>
+        search::by_identity(state, me()?, q).await;
     CreateVulnerability = PUT ["v1", "vulnerability"],
         needs(P::VulnerabilityManagement).consumes(JSON) =>
         findings::create_vulnerability(state, body).await;
@@ -246,6 +253,9 @@ route::routes! {
         needs(P::ViewVulnerability) => findings::analyze_project(state, me()?, &project).await;
     GetVulnerabilities = GET ["v1", "vulnerability"], needs(P::ViewPortfolio) =>
         findings::get_vulnerabilities(state, q).await;
+    GetProjectVulnerabilities(project: String) =
+        GET ["v1", "vulnerability", "project", project], needs(P::ViewPortfolio) =>
+        findings::get_project_vulnerabilities(state, me()?, &project, q).await;
     GetVulnerabilityByKey(source: String, vuln: String) =
         GET ["v1", "vulnerability", "source", source, "vuln", vuln], needs(P::ViewPortfolio) =>
         findings::get_vulnerability_by_key(state, &source, &vuln).await;
@@ -271,10 +281,43 @@ route::routes! {
     BadgeByName(name: String, version: String) =
         GET ["v1", "badge", "violations", "project", name, version], BADGE =>
         badges::by_name(state, req, q, &name, &version).await;
+    VulnsBadgeByUuid(project: String) = GET ["v1", "badge", "vulns", "project", project], BADGE =>
+        badges::vulns_by_uuid(state, req, q, &project).await;
+    VulnsBadgeByName(name: String, version: String) =
+        GET ["v1", "badge", "vulns", "project", name, version], BADGE =>
+        badges::vulns_by_name(state, req, q, &name, &version).await;
     RefreshMetrics(project: String) = GET ["v1", "metrics", "project", project, "refresh"],
-        needs(P::PortfolioManagement) => badges::refresh_metrics(state, me()?, &project).await;
+        needs(P::PortfolioManagement) => metrics::refresh_project(state, me()?, &project).await;
     CurrentMetrics(project: String) = GET ["v1", "metrics", "project", project, "current"],
-        needs(P::ViewPortfolio) => badges::current_metrics(state, me()?, &project).await;
+        needs(P::ViewPortfolio) => metrics::current_project(state, me()?, &project).await;
+    ProjectMetricsDays(project: String, days: String) =
+        GET ["v1", "metrics", "project", project, "days", days], needs(P::ViewPortfolio) =>
+        metrics::project_days(state, me()?, &project, &days).await;
+    ProjectMetricsSince(project: String, date: String) =
+        GET ["v1", "metrics", "project", project, "since", date], needs(P::ViewPortfolio) =>
+        metrics::project_since(state, me()?, &project, &date).await;
+    CurrentComponentMetrics(component: String) =
+        GET ["v1", "metrics", "component", component, "current"], needs(P::ViewPortfolio) =>
+        metrics::current_component(state, me()?, &component).await;
+    ComponentMetricsDays(component: String, days: String) =
+        GET ["v1", "metrics", "component", component, "days", days], needs(P::ViewPortfolio) =>
+        metrics::component_days(state, me()?, &component, &days).await;
+    ComponentMetricsSince(component: String, date: String) =
+        GET ["v1", "metrics", "component", component, "since", date], needs(P::ViewPortfolio) =>
+        metrics::component_since(state, me()?, &component, &date).await;
+    RefreshComponentMetrics(component: String) =
+        GET ["v1", "metrics", "component", component, "refresh"], needs(P::PortfolioManagement) =>
+        metrics::refresh_component(state, me()?, &component).await;
+    CurrentPortfolioMetrics = GET ["v1", "metrics", "portfolio", "current"],
+        needs(P::ViewPortfolio) => metrics::current_portfolio(state).await;
+    PortfolioMetricsDays(days: String) = GET ["v1", "metrics", "portfolio", days, "days"],
+        needs(P::ViewPortfolio) => metrics::portfolio_days(state, &days).await;
+    PortfolioMetricsSince(date: String) = GET ["v1", "metrics", "portfolio", "since", date],
+        needs(P::ViewPortfolio) => metrics::portfolio_since(state, &date).await;
+    RefreshPortfolioMetrics = GET ["v1", "metrics", "portfolio", "refresh"],
+        needs(P::PortfolioManagement) => metrics::refresh_portfolio(state).await;
+    VulnerabilityMetrics = GET ["v1", "metrics", "vulnerability"], needs(P::ViewPortfolio) =>
+        metrics::vulnerability(state).await;
     GetPolicies = GET ["v1", "policy"], needs(P::PolicyManagement) =>
         policies::get_policies(state).await;
     CreatePolicy = PUT ["v1", "policy"], needs(P::PolicyManagement).consumes(JSON) =>
@@ -292,9 +335,35 @@ route::routes! {
         needs(P::PolicyManagement).consumes(JSON) => policies::update_condition(state, body).await;
     DeleteCondition(condition: String) = DELETE ["v1", "policy", "condition", condition],
         needs(P::PolicyManagement) => policies::delete_condition(state, &condition).await;
+    GetLicenses = GET ["v1", "license"], AUTHENTICATED => licenses::get_licenses(q).await;
+    GetConciseLicenses = GET ["v1", "license", "concise"], AUTHENTICATED =>
+        licenses::get_concise().await;
+    GetLicense(license: String) = GET ["v1", "license", license], AUTHENTICATED =>
+        licenses::get_license(&license).await;
+    GetLicenseGroups = GET ["v1", "licenseGroup"], needs(P::PolicyManagement) =>
+        licenses::get_groups(state, q).await;
+    CreateLicenseGroup = PUT ["v1", "licenseGroup"], needs(P::PolicyManagement).consumes(JSON) =>
+        licenses::create_group(state, body).await;
+    UpdateLicenseGroup = POST ["v1", "licenseGroup"],
+        needs(P::PolicyManagement).consumes(JSON) => licenses::update_group(state, body).await;
+    GetLicenseGroup(group: String) = GET ["v1", "licenseGroup", group],
+        needs(P::PolicyManagement) => licenses::get_group(state, &group).await;
+    DeleteLicenseGroup(group: String) = DELETE ["v1", "licenseGroup", group],
+        needs(P::PolicyManagement) => licenses::delete_group(state, &group).await;
+    AddGroupLicense(group: String, license: String) =
+        POST ["v1", "licenseGroup", group, "license", license], needs(P::PolicyManagement) =>
+        licenses::set_member(state, &group, &license, true).await;
+    RemoveGroupLicense(group: String, license: String) =
+        DELETE ["v1", "licenseGroup", group, "license", license], needs(P::PolicyManagement) =>
+        licenses::set_member(state, &group, &license, false).await;
     ProjectViolations(project: String) = GET ["v1", "violation", "project", project],
         needs(P::ViewPolicyViolation) =>
         policies::project_violations(state, me()?, &project, q).await;
+    PortfolioViolations = GET ["v1", "violation"], needs(P::ViewPolicyViolation) =>
+        policies::portfolio_violations(state, me()?, q).await;
+    ComponentViolations(component: String) = GET ["v1", "violation", "component", component],
+        needs(P::ViewPolicyViolation) =>
+        policies::component_violations(state, me()?, &component, q).await;
     AnalyzeViolation = PUT ["v1", "violation", "analysis"],
         needs(P::PolicyViolationAnalysis).consumes(JSON) =>
         policies::analyze(state, me()?, body).await;
@@ -325,6 +394,6 @@ pub fn route(method: &Method, segs: &[String]) -> std::result::Result<Endpoint, 
 
 /// One request per endpoint, as (method, path after `/api/`), with `{team}`, `{key}`,
 /// `{perm}`, `{project}`, `{component}`, `{vuln}`, `{source}`, `{policy}`, `{condition}`,
-/// `{token}`, `{name}`, `{version}`, `{tag}` and `{classifier}` marking path parameters: for
+/// `{token}`, `{name}`, `{version}`, `{tag}`, `{classifier}`, `{days}`, `{date}`, `{license}`, `{group}` and `{hash}` marking path parameters: for
 /// tests that walk every route.
 pub const SAMPLE_ROUTES: &[(&str, &str)] = Endpoint::SAMPLES;

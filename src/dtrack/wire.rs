@@ -1,6 +1,6 @@
 //! Dependency-Track's JSON shapes: the only place that knows them (responses here, request
-//! bodies in [`input`], policies and violations in [`policy`], findings and their SARIF and
-//! FPF documents in [`findings`]).
+//! bodies in [`input`], policies and violations in [`policy`], metrics in [`metrics`], findings
+//! and their SARIF and FPF documents in [`findings`]).
 //!
 //! Jackson conventions of upstream: camelCase keys, dates as epoch milliseconds, `null` fields
 //! omitted. Request bodies are typed structs that refuse unknown fields.
@@ -12,14 +12,17 @@ use serde_json::{Map, Value, json};
 pub mod cyclonedx;
 pub mod findings;
 pub mod input;
+pub mod licenses;
+pub mod metrics;
 pub mod policy;
 
 pub use input::*;
+pub use metrics::metrics;
 
 use crate::domain::dtrack::keys;
 use crate::model::dtrack::permissions::{PermSet, Permission};
 use crate::model::dtrack::{
-    Analysis, ApiKey, Component, Contact, ExternalRef, Organization, Project, ProjectMetrics,
+    Analysis, ApiKey, Component, Contact, ExternalRef, Finding, Organization, Project,
     ProjectProperty, ProjectRef, Team, Vulnerability,
 };
 
@@ -313,6 +316,14 @@ pub fn vulnerability(v: &Vulnerability) -> Value {
     Value::Object(m)
 }
 
+/// A vulnerability as one component of a project has it (`/vulnerability/project/{uuid}`):
+/// upstream's `Vulnerability` with `components` holding that component.
+pub fn component_vulnerability(f: &Finding) -> Value {
+    let mut v = vulnerability(&f.vulnerability);
+    v["components"] = Value::from(vec![component(&f.component)]);
+    v
+}
+
 /// The `VulnerabilityAlias` field an id belongs in, by its prefix.
 fn alias_field(id: &str) -> &'static str {
     match id.split('-').next() {
@@ -364,33 +375,6 @@ pub fn analysis(a: &Analysis) -> Value {
     );
     m.insert("isSuppressed".into(), Value::from(a.suppressed));
     Value::Object(m)
-}
-
-pub fn metrics(m: &ProjectMetrics) -> Value {
-    let total = m.policy_violations_fail + m.policy_violations_warn + m.policy_violations_info;
-    json!({
-        "critical": m.critical,
-        "high": m.high,
-        "medium": m.medium,
-        "low": m.low,
-        "unassigned": m.unassigned,
-        "vulnerabilities": m.vulnerabilities,
-        "vulnerableComponents": m.vulnerable_components,
-        "components": m.components,
-        "suppressed": m.suppressed,
-        "findingsTotal": m.findings_total,
-        "findingsAudited": m.findings_audited,
-        "findingsUnaudited": m.findings_total - m.findings_audited,
-        "inheritedRiskScore": (10 * m.critical + 5 * m.high + 3 * m.medium + m.low + 5 * m.unassigned) as f64,
-        "policyViolationsFail": m.policy_violations_fail,
-        "policyViolationsWarn": m.policy_violations_warn,
-        "policyViolationsInfo": m.policy_violations_info,
-        "policyViolationsTotal": total,
-        "policyViolationsAudited": 0,
-        "policyViolationsUnaudited": total,
-        "firstOccurrence": m.first_occurrence_ms,
-        "lastOccurrence": m.last_occurrence_ms,
-    })
 }
 
 /// Upstream's problem details for a BOM that fails validation.

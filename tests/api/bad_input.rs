@@ -12,6 +12,7 @@ use hyper::Method;
 use serde_json::{Value, json};
 
 use outpost::db::digest::{self, TableDigest};
+use outpost::domain::dtrack::licenses;
 use outpost::model::Role;
 
 use crate::support::dtrack::{Dt, Key, all, text};
@@ -1227,6 +1228,10 @@ fn dt_input(method: &str, path: &str) -> DtInput {
         ("POST", "v1/policy") => Json(
             r#"{"uuid": "{policy}", "name": "renamed policy", "operator": "ALL", "violationState": "WARN", "includeChildren": true}"#,
         ),
+        ("PUT", "v1/licenseGroup") => Json(r#"{"name": "another group", "riskWeight": 2}"#),
+        ("POST", "v1/licenseGroup") => {
+            Json(r#"{"uuid": "{group}", "name": "renamed group", "riskWeight": 3}"#)
+        }
         ("PUT", "v1/policy/{policy}/condition") => {
             Json(r#"{"subject": "PACKAGE_URL", "operator": "MATCHES", "value": "pkg:npm/y"}"#)
         }
@@ -1249,7 +1254,9 @@ fn dt_input(method: &str, path: &str) -> DtInput {
         }
         ("GET", "v1/project/lookup") => Query("name=sweep&version=1.0"),
         // Refreshing metrics legitimately writes, whatever its (ignored) query says.
-        ("GET", "v1/metrics/project/{project}/refresh") => Nothing,
+        ("GET", "v1/metrics/project/{project}/refresh")
+        | ("GET", "v1/metrics/component/{component}/refresh")
+        | ("GET", "v1/metrics/portfolio/refresh") => Nothing,
         ("GET", _) => Query(""),
         (
             "DELETE" | "PUT" | "POST",
@@ -1262,6 +1269,8 @@ fn dt_input(method: &str, path: &str) -> DtInput {
             | "v1/acl/mapping/team/{team}/project/{project}"
             | "v1/policy/{policy}"
             | "v1/policy/condition/{condition}"
+            | "v1/licenseGroup/{group}"
+            | "v1/licenseGroup/{group}/license/{license}"
             | "v1/finding/project/{project}/analyze",
         ) => Nothing,
         _ => panic!("no input spec for {method} {path}: add one to the sweep"),
@@ -1304,6 +1313,7 @@ struct DtFixture {
     vuln: String,
     policy: String,
     condition: String,
+    group: String,
 }
 
 const SOME_UUID: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
@@ -1324,6 +1334,11 @@ impl DtFixture {
             .replace("{version}", "1.0")
             .replace("{tag}", "t")
             .replace("{classifier}", "APPLICATION")
+            .replace("{days}", "30")
+            .replace("{hash}", "d41d8cd98f00b204e9800998ecf8427e")
+            .replace("{group}", &self.group)
+            .replace("{license}", &licenses::license_uuid("MIT"))
+            .replace("{date}", "20240101")
     }
 }
 
@@ -1351,6 +1366,16 @@ async fn dt_fixture(dt: &Dt) -> DtFixture {
         .await;
     assert_eq!(r.status, 201, "{:?}", r.raw);
     let condition = r.body["uuid"].as_str().unwrap().to_string();
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/licenseGroup",
+            &admin,
+            &json!({"name": "sweep group"}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.raw);
+    let group = r.body["uuid"].as_str().unwrap().to_string();
     DtFixture {
         admin,
         other,
@@ -1359,6 +1384,7 @@ async fn dt_fixture(dt: &Dt) -> DtFixture {
         vuln,
         policy,
         condition,
+        group,
     }
 }
 
@@ -1377,6 +1403,10 @@ const PLACEHOLDERS: &[&str] = &[
     "{version}",
     "{tag}",
     "{classifier}",
+    "{days}",
+    "{date}",
+    "{group}",
+    "{license}",
 ];
 
 /// Bodies that are not JSON at all, or JSON of the wrong type.

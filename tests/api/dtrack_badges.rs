@@ -1,4 +1,4 @@
-//! Dependency-Track policy-violations badges, byte for byte.
+//! Dependency-Track badges (policy violations and vulnerabilities), byte for byte.
 
 use hyper::Method;
 use serde_json::json;
@@ -129,4 +129,125 @@ async fn unauthenticated_badges_ignore_credentials() {
         )
         .await;
     assert_eq!((r.status, text(&r)), (200, NOMETRICS));
+}
+
+/// Upstream's badge test compares whitespace-insensitively; its vulnerability fixtures are
+/// only comparable that way: each line trimmed, blank ones dropped.
+fn upstream_normalised(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn vulnerability_badges_render_upstreams_templates() {
+    use outpost::dtrack::svg::vulns;
+    let counted = vulns(Some([15, 1, 2, 3, 4, 5]));
+    assert_eq!(
+        upstream_normalised(&counted),
+        upstream_normalised(include_str!("../dtrack-badges/project-vulns.expected.svg"))
+    );
+    assert_eq!(
+        vulns(Some([0, 0, 0, 0, 0, 0])),
+        include_str!("../dtrack-badges/project-vulns-none.expected.svg")
+            .replace("    ", "  ")
+            .trim_start()
+    );
+    assert_eq!(
+        vulns(None),
+        include_str!("../dtrack-badges/project-vulns-nometrics.expected.svg")
+            .replace("    ", "  ")
+            .trim_start()
+    );
+    // Byte for byte: Pebble keeps the newline after each tag, so the template's `set`/`if`
+    // lines leave blank (indented) lines, and without unassigned findings the badge is
+    // 204 wide with no unassigned cell.
+    assert!(counted.starts_with("\n\n<svg width=\"234\" height=\"20\" viewBox=\"0 0 234 20\""));
+    assert!(counted.contains(
+        "x=\"174\"/>\n    \n    <rect width=\"30\" height=\"20\" fill=\"#c0c0c0\" x=\"204\"/>\n    \n  </g>\n"
+    ));
+    assert!(counted.ends_with("<text x=\"215\" y=\"14\">5</text>\n    \n  </g>\n</svg>\n"));
+    let narrow = vulns(Some([112, 12, 0, 100, 0, 0]));
+    assert!(
+        narrow.starts_with("\n\n    \n\n<svg width=\"204\" height=\"20\" viewBox=\"0 0 204 20\"")
+    );
+    assert!(narrow.contains("<mask id=\"m\"><rect width=\"204\" height=\"20\" rx=\"3\""));
+    assert!(!narrow.contains("#c0c0c0") && !narrow.contains("Unassigned"));
+    assert!(narrow.contains("x=\"174\"/>\n    \n  </g>\n"));
+    // Counts are placed 3 px left per digit.
+    assert!(narrow.contains("<text x=\"93\" y=\"15\" fill=\"#000\" opacity=\"0.25\">12</text>\n    <text x=\"92\" y=\"14\">12</text>"));
+    assert!(narrow.contains("<text x=\"150\" y=\"15\" fill=\"#000\" opacity=\"0.25\">100</text>"));
+    assert!(narrow.ends_with("<text x=\"185\" y=\"14\">0</text>\n    \n  </g>\n</svg>\n"));
+}
+
+#[tokio::test]
+async fn vulnerability_badge_follows_the_metrics_with_the_violation_badges_rules() {
+    use outpost::dtrack::svg::vulns;
+    let dt = Dt::start_with(|c| c.dtrack.acl_enabled = true).await;
+    let admin = dt.key("Admins", &all()).await;
+    let badges = dt.key("Badge Readers", &[P::ViewBadges]).await;
+    let other = dt.key("Other", &[P::ViewPortfolio]).await;
+    let p = dt
+        .project(&admin, json!({"name": "acme", "version": "1.0"}))
+        .await;
+    let uuid = p["uuid"].as_str().unwrap();
+    let r = dt
+        .json(
+            Method::PUT,
+            "/api/v1/acl/mapping",
+            &admin,
+            &json!({"team": badges.team_uuid, "project": uuid}),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    let by_uuid = format!("/api/v1/badge/vulns/project/{uuid}");
+    let r = dt.get(&by_uuid, &badges).await;
+    assert_eq!((r.status, text(&r)), (200, vulns(None).as_str()));
+    assert_eq!(r.headers["content-type"], "image/svg+xml");
+    let r = dt.req(Method::GET, &by_uuid, &[], "").await;
+    assert_eq!((r.status, r.raw.len()), (401, 0));
+    let r = dt.get(&by_uuid, &other).await;
+    assert_eq!((r.status, r.raw.len()), (403, 0));
+
+    let comp = dt.component(&admin, uuid, "lib").await;
+    let r = dt.get(&by_uuid, &badges).await;
+    assert_eq!(text(&r), vulns(Some([0; 6])));
+    let vuln = dt.vulnerability(&admin, "INT-9", "CRITICAL").await;
+    let r = dt
+        .req(
+            Method::POST,
+            &format!("/api/v1/vulnerability/{vuln}/component/{comp}"),
+            &[("X-Api-Key", &admin.key)],
+            "",
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    dt.get(&format!("/api/v1/metrics/project/{uuid}/refresh"), &admin)
+        .await;
+    let r = dt
+        .req(
+            Method::GET,
+            &format!("/api/v1/badge/vulns/project/acme/1.0?apiKey={}", badges.key),
+            &[],
+            "",
+        )
+        .await;
+    assert_eq!(
+        (r.status, text(&r)),
+        (200, vulns(Some([1, 1, 0, 0, 0, 0])).as_str())
+    );
+    assert!(text(&r).contains("width=\"204\""));
+    let r = dt
+        .get("/api/v1/badge/vulns/project/acme/2.0", &badges)
+        .await;
+    assert_eq!(
+        (r.status, text(&r)),
+        (404, "The project could not be found.")
+    );
+    let r = dt
+        .get("/api/v1/badge/vulns/project/not-a-uuid", &badges)
+        .await;
+    assert_eq!(r.status, 400);
 }

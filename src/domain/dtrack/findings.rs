@@ -164,6 +164,45 @@ pub async fn findings_rendered(
     Ok((bytes, count))
 }
 
+/// `GET /vulnerability/project/{uuid}`: upstream's list of a project's vulnerabilities, one
+/// entry per component and vulnerability (so a vulnerability of two components is there
+/// twice), each vulnerability with its aliases; suppressed ones only when asked.
+pub async fn project_vulnerabilities(
+    state: &Core,
+    who: &Principal,
+    project: &str,
+    suppressed: bool,
+) -> Result<Vec<Finding>> {
+    let acl = state.config.dtrack.acl_enabled;
+    let (who, project) = (who.clone(), project.to_string());
+    state
+        .db
+        .read(move |c| {
+            let id = visible_project(c, acl, &who, &project)?;
+            let filter = db::FindingFilter {
+                project: Some(id),
+                suppressed,
+                inactive: true,
+                ..db::FindingFilter::default()
+            };
+            let mut fs = db::findings_page(c, &filter)?.0;
+            // One alias query per distinct vulnerability, however many components share it.
+            let mut known: std::collections::HashMap<i64, Vec<String>> = Default::default();
+            for f in &mut fs {
+                let v = &mut f.vulnerability;
+                let aliases = match known.entry(v.id) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(db::aliases(c, v.vulnerability_id())?)
+                    }
+                };
+                v.aliases = aliases.clone();
+            }
+            Ok(fs)
+        })
+        .await
+}
+
 /// `GET /finding`: the portfolio's findings the caller may see (the ACL's team filter), a
 /// page of them rendered by `render` on the reader thread, and the total.
 pub async fn portfolio_findings<T, R>(

@@ -35,11 +35,21 @@ pub fn evaluate_project(c: &Connection, project: ProjectId) -> Result<()> {
         .filter(|p| is_latest || !p.only_latest_project_version)
         .collect();
     let components = db::components_for_evaluation(c, project)?;
+    // The catalogue's maps are built only when some condition compares licenses.
+    let lic = if policies.iter().any(|p| {
+        p.conditions
+            .iter()
+            .any(|k| k.subject == "LICENSE" || k.subject == "LICENSE_GROUP")
+    }) {
+        super::licenses::facts(c)?
+    } else {
+        super::licenses::LicenseFacts::default()
+    };
     let mut wanted: HashSet<(i64, i64)> = HashSet::new();
     let now = crate::time::now_millis();
     for (comp, vulns) in &components {
         for p in &policies {
-            for cond in super::policy_eval::evaluate(p, comp, vulns) {
+            for cond in super::policy_eval::evaluate_with(p, comp, vulns, &lic) {
                 if wanted.insert((comp.id, cond.id)) {
                     db::insert_violation(
                         c,
@@ -233,6 +243,52 @@ pub async fn violations(
         .read(move |c| {
             let id = visible_project(c, acl, &who, &project)?;
             db::violations(c, id, suppressed, offset, limit)
+        })
+        .await
+}
+
+/// `GET /violation`: the portfolio's violations the caller may see (under the ACL, those of
+/// projects mapped to its teams), active projects' only unless `inactive`.
+pub async fn portfolio_violations(
+    state: &Core,
+    who: &Principal,
+    suppressed: bool,
+    inactive: bool,
+    offset: i64,
+    limit: Option<i64>,
+) -> Result<(Vec<PolicyViolation>, i64)> {
+    let teams = super::portfolio::visibility(state.config.dtrack.acl_enabled, who);
+    let scope = db::ViolationScope::Portfolio { teams, inactive };
+    state
+        .db
+        .read(move |c| db::violations_in(c, &scope, suppressed, offset, limit))
+        .await
+}
+
+/// `GET /violation/component/{uuid}`: one component's violations, under its project's ACL.
+pub async fn component_violations(
+    state: &Core,
+    who: &Principal,
+    uuid: &str,
+    suppressed: bool,
+    offset: i64,
+    limit: Option<i64>,
+) -> Result<(Vec<PolicyViolation>, i64)> {
+    let acl = state.config.dtrack.acl_enabled;
+    let (who, uuid) = (who.clone(), uuid.to_string());
+    state
+        .db
+        .read(move |c| {
+            let (comp, _) = super::portfolio::visible(
+                c,
+                acl,
+                &who,
+                pdb::component_by_uuid(c, &uuid)?,
+                super::portfolio::COMPONENT_NOT_FOUND,
+                super::portfolio::COMPONENT_FORBIDDEN,
+            )?;
+            let scope = db::ViolationScope::Component(comp.id);
+            db::violations_in(c, &scope, suppressed, offset, limit)
         })
         .await
 }

@@ -3,10 +3,15 @@
 //! Pure functions over records, following upstream's evaluators: `MATCHES`/`NO_MATCH` use
 //! upstream's wildcard-or-regex matcher (anchored with `.*` unless the value anchors itself),
 //! versions compare segment by segment, `ANY` policies keep every violated condition and `ALL`
-//! policies only when every condition is violated. Differences: `LICENSE` compares the
-//! component's license text (this server has no license catalogue; `unresolved` matches a
-//! component without a license), and a condition is violated at most once per component.
+//! policies only when every condition is violated. `LICENSE` and `LICENSE_GROUP` compare
+//! license identities as upstream does: the component's license text resolves to a license of
+//! the SPDX catalogue (`domain::dtrack::licenses`), a `LICENSE` value names a license by UUID
+//! (or `unresolved`: no license resolves) and a `LICENSE_GROUP` value a group by UUID; an
+//! unresolved license is in no group. A `LICENSE` value that is no catalogue UUID is compared
+//! with the license text and id (conditions written before the catalogue). A condition is
+//! violated at most once per component.
 
+use super::licenses::LicenseFacts;
 use crate::model::dtrack::{Component, Policy, PolicyCondition};
 
 /// Upstream's `Matcher.matches(value, condition)`.
@@ -109,6 +114,16 @@ fn json_field<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a str> {
 /// Whether one condition is violated by a component with these unsuppressed vulnerabilities
 /// (`(vulnId, severity)`).
 pub fn violated(cond: &PolicyCondition, c: &Component, vulns: &[(String, String)]) -> bool {
+    violated_with(cond, c, vulns, &LicenseFacts::default())
+}
+
+/// [`violated`] with the license catalogue and groups at hand.
+pub fn violated_with(
+    cond: &PolicyCondition,
+    c: &Component,
+    vulns: &[(String, String)],
+    lic: &LicenseFacts,
+) -> bool {
     let op = cond.operator.as_str();
     let value = cond.value.as_str();
     match cond.subject.as_str() {
@@ -133,14 +148,29 @@ pub fn violated(cond: &PolicyCondition, c: &Component, vulns: &[(String, String)
             None => false,
         },
         "LICENSE" => {
+            let resolved = c.license.as_deref().and_then(|t| lic.resolve(t));
             let matches = if value == "unresolved" {
-                c.license.is_none()
+                resolved.is_none() && (!lic.ids_by_uuid.is_empty() || c.license.is_none())
+            } else if let Some(id) = lic.ids_by_uuid.get(value) {
+                resolved == Some(id.as_str())
             } else {
-                c.license.as_deref() == Some(value)
+                c.license.as_deref() == Some(value) || resolved == Some(value)
             };
             match op {
                 "IS" => matches,
                 "IS_NOT" => !matches,
+                _ => false,
+            }
+        }
+        "LICENSE_GROUP" => {
+            let Some(members) = lic.groups.get(value) else {
+                return false;
+            };
+            let resolved = c.license.as_deref().and_then(|t| lic.resolve(t));
+            let inside = resolved.is_some_and(|id| members.iter().any(|m| m == id));
+            match op {
+                "IS" => inside,
+                "IS_NOT" => !inside,
                 _ => false,
             }
         }
@@ -194,10 +224,20 @@ pub fn evaluate<'p>(
     c: &Component,
     vulns: &[(String, String)],
 ) -> Vec<&'p PolicyCondition> {
+    evaluate_with(policy, c, vulns, &LicenseFacts::default())
+}
+
+/// [`evaluate`] with the license catalogue and groups at hand.
+pub fn evaluate_with<'p>(
+    policy: &'p Policy,
+    c: &Component,
+    vulns: &[(String, String)],
+    lic: &LicenseFacts,
+) -> Vec<&'p PolicyCondition> {
     let hits: Vec<&PolicyCondition> = policy
         .conditions
         .iter()
-        .filter(|cond| violated(cond, c, vulns))
+        .filter(|cond| violated_with(cond, c, vulns, lic))
         .collect();
     if policy.operator == "ALL" && hits.len() != policy.conditions.len() {
         return Vec::new();

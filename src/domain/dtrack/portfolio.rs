@@ -339,7 +339,7 @@ pub async fn lookup(
 
 /// What upstream adds to single-project reads: the latest metrics and the name's versions.
 fn attach_metrics_and_versions(c: &rusqlite::Connection, p: &mut Project) -> Result<()> {
-    p.metrics = crate::db::dtrack_findings::latest_metrics(c, p.id)?;
+    p.metrics = crate::db::dtrack_metrics::latest_metrics(c, p.id)?;
     p.versions = Some(db::versions(c, &p.name)?);
     Ok(())
 }
@@ -360,7 +360,7 @@ pub async fn list(
                     p.children = Some(db::children(c, p.id)?);
                 }
                 if with_metrics {
-                    p.metrics = crate::db::dtrack_findings::latest_metrics(c, p.id)?;
+                    p.metrics = crate::db::dtrack_metrics::latest_metrics(c, p.id)?;
                 }
             }
             Ok((ps, total))

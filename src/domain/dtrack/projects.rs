@@ -207,7 +207,7 @@ pub async fn latest(state: &Core, who: &Principal, name: &str) -> Result<Project
             )?;
             let mut p =
                 db::project_by_id(c, id)?.ok_or_else(|| Error::not_found(PROJECT_NOT_FOUND))?;
-            p.metrics = crate::db::dtrack_findings::latest_metrics(c, p.id)?;
+            p.metrics = crate::db::dtrack_metrics::latest_metrics(c, p.id)?;
             Ok(p)
         })
         .await

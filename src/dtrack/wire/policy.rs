@@ -115,6 +115,7 @@ pub enum Subject {
     Coordinates,
     Cpe,
     License,
+    LicenseGroup,
     PackageUrl,
     Severity,
     SwidTagid,

@@ -354,6 +354,70 @@ pub struct ProjectMetrics {
     pub policy_violations_fail: i64,
     pub policy_violations_warn: i64,
     pub policy_violations_info: i64,
+    /// Violations with an analysis state other than NOT_SET (suppressed ones apart).
+    pub policy_violations_audited: i64,
+    pub policy_violations_security_total: i64,
+    pub policy_violations_security_audited: i64,
+    pub policy_violations_license_total: i64,
+    pub policy_violations_license_audited: i64,
+    pub policy_violations_operational_total: i64,
+    pub policy_violations_operational_audited: i64,
+}
+
+impl ProjectMetrics {
+    /// The same counters, whenever they were taken (history keeps a new row only when these
+    /// differ from the latest row's).
+    pub fn same_counts(&self, other: &ProjectMetrics) -> bool {
+        let strip = |m: &ProjectMetrics| ProjectMetrics {
+            first_occurrence_ms: 0,
+            last_occurrence_ms: 0,
+            ..m.clone()
+        };
+        strip(self) == strip(other)
+    }
+
+    /// Adds another snapshot's counters into this one (timestamps untouched).
+    pub fn add(&mut self, x: &ProjectMetrics) {
+        self.components += x.components;
+        self.vulnerable_components += x.vulnerable_components;
+        self.vulnerabilities += x.vulnerabilities;
+        self.critical += x.critical;
+        self.high += x.high;
+        self.medium += x.medium;
+        self.low += x.low;
+        self.unassigned += x.unassigned;
+        self.suppressed += x.suppressed;
+        self.findings_total += x.findings_total;
+        self.findings_audited += x.findings_audited;
+        self.policy_violations_fail += x.policy_violations_fail;
+        self.policy_violations_warn += x.policy_violations_warn;
+        self.policy_violations_info += x.policy_violations_info;
+        self.policy_violations_audited += x.policy_violations_audited;
+        self.policy_violations_security_total += x.policy_violations_security_total;
+        self.policy_violations_security_audited += x.policy_violations_security_audited;
+        self.policy_violations_license_total += x.policy_violations_license_total;
+        self.policy_violations_license_audited += x.policy_violations_license_audited;
+        self.policy_violations_operational_total += x.policy_violations_operational_total;
+        self.policy_violations_operational_audited += x.policy_violations_operational_audited;
+    }
+}
+
+/// A snapshot of the whole portfolio: the latest metrics of its active non-collection
+/// projects summed, with how many projects there are and how many are vulnerable.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct PortfolioMetrics {
+    pub projects: i64,
+    pub vulnerable_projects: i64,
+    pub m: ProjectMetrics,
+}
+
+/// How many vulnerabilities the database holds for a year (`month` `None`) or a month of it,
+/// by creation date (publication date when there is none).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VulnerabilityMetric {
+    pub year: i64,
+    pub month: Option<i64>,
+    pub count: i64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -408,4 +472,30 @@ pub struct PolicyViolation {
     pub policy: Policy,
     pub component: Component,
     pub analysis: Option<ViolationAnalysis>,
+}
+
+/// A license of the built-in SPDX catalogue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct License {
+    pub uuid: String,
+    /// The SPDX identifier (`Apache-2.0`).
+    pub license_id: String,
+    pub name: String,
+    pub osi_approved: bool,
+    pub fsf_libre: bool,
+    /// A deprecated SPDX id (`GPL-2.0`, superseded by `GPL-2.0-only`).
+    pub deprecated: bool,
+}
+
+/// A named set of catalogue licenses.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct LicenseGroup {
+    pub id: i64,
+    pub uuid: String,
+    pub name: String,
+    pub risk_weight: i64,
+    /// Member SPDX ids, sorted.
+    pub licenses: Vec<String>,
+    /// The members as catalogue records (filled by the domain).
+    pub license_records: Vec<License>,
 }
