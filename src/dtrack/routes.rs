@@ -15,7 +15,9 @@ use crate::model::dtrack::permissions::Permission;
 
 use super::params::Query;
 use super::respond::Out;
-use super::{acl, badges, bom, exchange, findings, identity, policies, portfolio, projects};
+use super::{
+    acl, badges, bom, evaluation, exchange, findings, identity, policies, portfolio, projects,
+};
 
 /// Who may call an endpoint.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -191,6 +193,8 @@ route::routes! {
         projects::delete_property(state, me()?, &project, body).await;
     GetComponents(project: String) = GET ["v1", "component", "project", project],
         needs(P::ViewPortfolio) => portfolio::get_components(state, me()?, &project, q).await;
+    NotEvaluated(project: String) = GET ["v1", "outpost", "project", project, "notEvaluated"],
+        needs(P::ViewPortfolio) => evaluation::not_evaluated(state, me()?, &project, q).await;
     CreateComponent(project: String) = PUT ["v1", "component", "project", project],
         needs(P::PortfolioManagement).consumes(JSON) =>
         portfolio::create_component(state, me()?, &project, body).await;

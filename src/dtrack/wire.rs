@@ -9,6 +9,7 @@
 use serde_json::{Map, Value, json};
 
 pub mod cyclonedx;
+pub mod evaluation;
 pub mod input;
 pub mod policy;
 

@@ -8,6 +8,7 @@
 pub mod bom;
 pub mod cyclonedx;
 pub mod cyclonedx_xml;
+pub mod evaluation;
 pub mod exchange;
 pub mod findings;
 pub mod identity;

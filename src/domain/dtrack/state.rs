@@ -27,6 +27,8 @@ pub struct DtState {
     pub keys: Cache<Arc<crate::model::dtrack::Principal>>,
     /// Badge facts by project uuid or `name\0version`.
     pub badges: Cache<Arc<super::metrics::BadgeFacts>>,
+    /// What the imported OSV data covers, and the portfolio's evaluation summary.
+    pub evaluation: super::evaluation::EvaluationCache,
     /// Wakes the BOM worker when an upload has been accepted.
     pub bom_ready: tokio::sync::Notify,
     /// A password hash checked for unknown usernames, so they cost as much as known ones.
@@ -78,6 +80,7 @@ impl DtState {
             system_uuid: OnceLock::new(),
             keys: Cache::default(),
             badges: Cache::default(),
+            evaluation: Default::default(),
             bom_ready: tokio::sync::Notify::new(),
             dummy_hash: OnceLock::new(),
             key_usage: std::sync::Mutex::new(HashMap::new()),
