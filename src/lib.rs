@@ -90,7 +90,9 @@
 //!   one linear pass before parsing), OSV data (`osv`: record reading and severity,
 //!   ecosystems, package URLs, distribution releases, OSV's evaluation algorithm, streaming
 //!   zip import, the internal analyzer) over
-//!   per-ecosystem version comparators (`versions`), and the per-process state (signing key,
+//!   per-ecosystem version comparators (`versions`), the evaluation state of every component
+//!   (`domain::dtrack::evaluation`: findings, clean, or not evaluated with a reason, over the
+//!   ecosystems and releases the imported data covers), and the per-process state (signing key,
 //!   system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
 //!   values) behind `PATCH /settings` and the `user_settings` register state;
@@ -229,7 +231,8 @@
 //!   database, for checks that a request changed nothing), `groups`, `message_mentions`,
 //!   `profile_fields`, `read_receipts`, `realm_emoji`, `realm_settings`, `scheduled`, `settings`,
 //!   `submessages`, `unreads`, `user_records`, and Dependency-Track's `dtrack_bom`,
-//!   `dtrack_clone`, `dtrack_findings`, `dtrack_identity`, `dtrack_osv`, `dtrack_policies`,
+//!   `dtrack_clone`, `db::dtrack_evaluation`, `dtrack_findings`, `dtrack_identity`,
+//!   `dtrack_osv`, `dtrack_policies`,
 //!   `dtrack_portfolio`, `dtrack_projects`;
 //! - in `domain`: `channel_folders`, `credentials` (the user cache and the login limiter),
 //!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
@@ -238,8 +241,9 @@
 //!   `identity`, `jwt`, `keys`, `policies`, `policy_eval`, `portfolio`, `state`, with
 //!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}` and
 //!   `versions::{debian, maven, rubygems, rpm, apk, packagist, semverlike}`;
-//! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `policies`,
-//!   `portfolio`, and `wire::input`, `wire::policy`;
+//! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `dtrack::evaluation` (our not-evaluated
+//!   listing), `findings`, `identity`, `policies`, `portfolio`, and `wire::input`,
+//!   `wire::policy`, `dtrack::wire::evaluation`;
 //! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
 //!   `scheduled`, `webhooks::payload`, `delivery::{folders, groups, scheduled}` and
 //!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled, user_events}`;
