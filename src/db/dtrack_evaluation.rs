@@ -40,6 +40,7 @@ const INPUT_FROM: &str = "dt_components c JOIN dt_projects p ON p.id = c.project
 
 fn input_row(r: &Row<'_>) -> rusqlite::Result<EvaluationInput> {
     let source: Option<String> = r.get(7)?;
+    let source_version: Option<String> = r.get(8)?;
     Ok(EvaluationInput {
         id: ComponentId(r.get(0)?),
         uuid: r.get(1)?,
@@ -51,7 +52,7 @@ fn input_row(r: &Row<'_>) -> rusqlite::Result<EvaluationInput> {
             version: r.get(6)?,
             source: source.map(|name| SourcePackage {
                 name,
-                version: r.get(8).ok().flatten(),
+                version: source_version,
             }),
         },
         project: ProjectId(r.get(9)?),
