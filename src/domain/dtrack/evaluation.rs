@@ -527,7 +527,13 @@ mod tests {
 
     #[test]
     fn every_reason_and_the_two_evaluated_states() {
-        let cases: &[(Option<&str>, Option<&str>, Option<&str>, Evaluation)] = &[
+        type Case<'a> = (
+            Option<&'a str>,
+            Option<&'a str>,
+            Option<&'a str>,
+            Evaluation,
+        );
+        let cases: &[Case] = &[
             (None, None, Some("1.0"), Not(Reason::NoIdentity)),
             (Some("  "), Some(" "), None, Not(Reason::NoIdentity)),
             (
