@@ -272,6 +272,7 @@ pub async fn start(
                     hub: Arc::clone(&state.hub),
                     queues: Arc::clone(&state.queues),
                     dtrack_enabled: state.config.dtrack.enabled,
+                    dtrack: state.config.dtrack.enabled.then(|| Arc::clone(&state.core)),
                     stopping: state.stopping.subscribe(),
                     delivered: state.delivered.subscribe(),
                     connections: Arc::clone(&state.connections),

@@ -1,5 +1,6 @@
 //! The `outpost` command line: `serve`, `check-config`, `create-user`,
-//! `dtrack create-team`, `dtrack import-osv`, `dtrack import-epss`, `dtrack unknown-matches`, `backup`,
+//! `dtrack create-team`, `dtrack import-osv`, `dtrack import-epss`, `dtrack unknown-matches`,
+//! `dtrack not-evaluated`, `backup`,
 //! `restore`.
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
@@ -139,6 +140,12 @@ enum DtrackCommand {
     /// List the matches the analyzer could not decide because a version does not parse
     /// (they are neither findings nor clean).
     UnknownMatches {
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// List the components the analyzer could not evaluate (neither findings nor clean), with
+    /// the reason, as the API's not-evaluated listing gives them.
+    NotEvaluated {
         #[arg(long)]
         config: Option<PathBuf>,
     },
@@ -411,6 +418,33 @@ fn run(command: Command) -> Result<(), String> {
                     pv.unwrap_or_default(),
                     cv.unwrap_or_default(),
                     purl.unwrap_or_default()
+                ));
+            }
+            std::io::stdout()
+                .lock()
+                .write_all(text.as_bytes())
+                .map_err(|e| format!("cannot write the result: {e}"))
+        }
+        Command::Dtrack {
+            command: DtrackCommand::NotEvaluated { config },
+        } => {
+            let cfg = load(config.as_ref())?;
+            let rows = runtime()?.block_on(async {
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                crate::domain::dtrack::evaluation::portfolio_not_evaluated(&core)
+                    .await
+                    .map_err(|e| describe(&e))
+            })?;
+            let mut text = String::new();
+            for (c, reason) in rows {
+                text.push_str(&format!(
+                    "{} {}\t{} {}\t{}\t{}\n",
+                    c.project_name,
+                    c.project_version.unwrap_or_default(),
+                    c.name,
+                    c.subject.version.unwrap_or_default(),
+                    c.subject.purl.or(c.cpe).unwrap_or_default(),
+                    reason.name()
                 ));
             }
             std::io::stdout()

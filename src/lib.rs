@@ -91,7 +91,9 @@
 //!   one linear pass before parsing), OSV data (`osv`: record reading and severity,
 //!   ecosystems, package URLs, distribution releases, OSV's evaluation algorithm, streaming
 //!   zip import, the internal analyzer) over
-//!   per-ecosystem version comparators (`versions`), and the per-process state (signing key,
+//!   per-ecosystem version comparators (`versions`), the evaluation state of every component
+//!   (`domain::dtrack::evaluation`: findings, clean, or not evaluated with a reason, over the
+//!   ecosystems and releases the imported data covers), and the per-process state (signing key,
 //!   system UUID, generation-checked caches).
 //!   [`domain::settings`] is the catalogue of personal settings (types, defaults, allowed
 //!   values) behind `PATCH /settings` and the `user_settings` register state;
@@ -230,7 +232,7 @@
 //!   database, for checks that a request changed nothing), `groups`, `message_mentions`,
 //!   `profile_fields`, `read_receipts`, `realm_emoji`, `realm_settings`, `scheduled`, `settings`,
 //!   `submessages`, `unreads`, `user_records`, and Dependency-Track's `dtrack_bom`,
-//!   `dtrack_clone`, `dtrack_epss`, `dtrack_findings`, `dtrack_identity`, `dtrack_licenses`,
+//!   `dtrack_clone`, `dtrack_epss`, `dtrack_evaluation`, `dtrack_findings`, `dtrack_identity`, `dtrack_licenses`,
 //!   `dtrack_metrics`, `dtrack_osv`, `dtrack_policies`, `dtrack_portfolio`, `dtrack_projects`,
 //!   `dtrack_search`;
 //! - in `domain`: `channel_folders`, `credentials` (the user cache and the login limiter),
@@ -242,9 +244,10 @@
 //!   `search` (component searches), `state`, with
 //!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}` and
 //!   `versions::{debian, maven, rubygems, rpm, apk, packagist, semverlike}`;
-//! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `findings`, `identity`, `licenses`,
+//! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `evaluation` (our not-evaluated listing), `findings`, `identity`, `licenses`,
 //!   `metrics`, `policies`, `portfolio`, `search`, and `wire::input`, `wire::licenses`,
-//!   `wire::metrics`, `wire::policy`, `wire::findings` (findings, SARIF, FPF);
+//!   `wire::metrics`, `wire::policy`, `wire::findings` (findings, SARIF, FPF),
+//!   `wire::evaluation`;
 //! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
 //!   `scheduled`, `webhooks::payload`, `delivery::{folders, groups, scheduled}` and
 //!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled, user_events}`;

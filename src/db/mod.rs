@@ -19,6 +19,7 @@ pub mod digest;
 pub mod dtrack_bom;
 pub mod dtrack_clone;
 pub mod dtrack_epss;
+pub mod dtrack_evaluation;
 pub mod dtrack_findings;
 pub mod dtrack_identity;
 pub mod dtrack_licenses;

@@ -52,11 +52,15 @@ pub async fn refresh_project(state: &Core, who: &Principal, uuid: &str) -> Out {
 
 /// # `GET /api/v1/metrics/project/{uuid}/current`
 ///
-/// The latest snapshot; 204 when there is none yet.
+/// The latest snapshot, with our own `notEvaluated` (components the analyzer could not
+/// evaluate, counted now); 204 when there is none yet.
 pub async fn current_project(state: &Core, who: &Principal, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getProjectCurrentMetrics.arg0")])?;
-    match domain::current(state, who, uuid).await? {
-        Some(m) => Ok(json(StatusCode::OK, &wire::metrics(&m))),
+    match crate::domain::dtrack::evaluation::current_metrics(state, who, uuid).await? {
+        Some((m, n)) => Ok(json(
+            StatusCode::OK,
+            &super::wire::evaluation::metrics(&m, n),
+        )),
         None => Ok(http::empty(StatusCode::NO_CONTENT)),
     }
 }

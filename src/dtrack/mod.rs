@@ -13,6 +13,7 @@ pub mod acl;
 pub mod auth;
 pub mod badges;
 pub mod bom;
+pub mod evaluation;
 pub mod exchange;
 pub mod findings;
 pub mod identity;

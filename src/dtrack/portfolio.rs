@@ -481,7 +481,12 @@ pub async fn delete_component(state: &Core, who: &Principal, uuid: &str) -> Out 
 pub async fn get_components(state: &Core, who: &Principal, project: &str, q: &Query) -> Out {
     valid_uuids(&[(project, "getAllComponents.arg0")])?;
     let page = q.page();
-    let (cs, total) = domain::components(state, who, project, page.offset, page.limit).await?;
-    let body: Vec<Value> = cs.iter().map(wire::component).collect();
+    let (cs, total) =
+        crate::domain::dtrack::evaluation::components(state, who, project, page.offset, page.limit)
+            .await?;
+    let body: Vec<Value> = cs
+        .iter()
+        .map(|(c, e)| wire::evaluation::component(c, *e))
+        .collect();
     Ok(json_list(&body, total))
 }

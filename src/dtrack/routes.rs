@@ -16,8 +16,8 @@ use crate::model::dtrack::permissions::Permission;
 use super::params::Query;
 use super::respond::Out;
 use super::{
-    acl, badges, bom, exchange, findings, identity, licenses, metrics, policies, portfolio,
-    projects, search,
+    acl, badges, bom, evaluation, exchange, findings, identity, licenses, metrics, policies,
+    portfolio, projects, search,
 };
 
 /// Who may call an endpoint.
@@ -219,6 +219,8 @@ route::routes! {
         projects::delete_property(state, me()?, &project, body).await;
     GetComponents(project: String) = GET ["v1", "component", "project", project],
         needs(P::ViewPortfolio) => portfolio::get_components(state, me()?, &project, q).await;
+    NotEvaluated(project: String) = GET ["v1", "outpost", "project", project, "notEvaluated"],
+        needs(P::ViewPortfolio) => evaluation::not_evaluated(state, me()?, &project, q).await;
     CreateComponent(project: String) = PUT ["v1", "component", "project", project],
         needs(P::PortfolioManagement).consumes(JSON) =>
         portfolio::create_component(state, me()?, &project, body).await;

@@ -10,6 +10,7 @@
 use serde_json::{Map, Value, json};
 
 pub mod cyclonedx;
+pub mod evaluation;
 pub mod findings;
 pub mod input;
 pub mod licenses;

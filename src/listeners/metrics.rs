@@ -39,6 +39,8 @@ pub struct MetricsState {
     pub queues: Arc<crate::events::queues::Queues>,
     /// Whether the Dependency-Track listener is on (its BOM backlog is reported).
     pub dtrack_enabled: bool,
+    /// The domain, when Dependency-Track is on: the portfolio's evaluation summary.
+    pub dtrack: Option<Arc<crate::domain::Core>>,
     /// Becomes true when the server starts shutting down.
     pub stopping: tokio::sync::watch::Receiver<bool>,
     /// The hub sequence number of the newest event the delivery task has handled.
@@ -157,6 +159,9 @@ pub async fn render(state: &MetricsState) -> String {
         }
         Err(e) => tracing::warn!(error = %e, "metrics: cannot read the backlog"),
     }
+    if let Some(core) = &state.dtrack {
+        render_evaluation(&mut out, core).await;
+    }
     single(
         &mut out,
         "outpost_connections_active",
@@ -192,6 +197,45 @@ pub async fn render(state: &MetricsState) -> String {
         env!("CARGO_PKG_VERSION")
     );
     out
+}
+
+/// The portfolio's components by evaluation state and the not-evaluated ones by reason (every
+/// reason written, so the series are fixed). The summary is cached per write generation and
+/// computed at most every few seconds (`domain::dtrack::evaluation::portfolio_summary`).
+async fn render_evaluation(out: &mut String, core: &crate::domain::Core) {
+    use crate::domain::dtrack::evaluation::{Reason, portfolio_summary};
+    let s = match portfolio_summary(core).await {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "metrics: cannot read the evaluation summary");
+            return;
+        }
+    };
+    let name = "outpost_dtrack_components";
+    header(
+        out,
+        name,
+        "gauge",
+        "Dependency-Track components of the portfolio by how their analysis ended.",
+    );
+    let not_evaluated: i64 = s.not_evaluated.iter().sum();
+    for (state, n) in [
+        ("FINDINGS", s.findings),
+        ("CLEAN", s.clean),
+        ("NOT_EVALUATED", not_evaluated),
+    ] {
+        let _ = writeln!(out, "{name}{{state=\"{state}\"}} {n}");
+    }
+    let name = "outpost_dtrack_components_not_evaluated";
+    header(
+        out,
+        name,
+        "gauge",
+        "Dependency-Track components the internal analyzer could not evaluate, by reason.",
+    );
+    for r in Reason::ALL {
+        let _ = writeln!(out, "{name}{{reason=\"{}\"}} {}", r.name(), s.of(r));
+    }
 }
 
 impl Api for MetricsListener {

@@ -83,6 +83,7 @@ fn endpoints() -> Vec<(Method, &'static str, &'static str, bool)> {
             true,
         ),
         (M::GET, "/api/v1/component/project/{u}", "", true),
+        (M::GET, "/api/v1/outpost/project/{u}/notEvaluated", "", true),
         (
             M::PUT,
             "/api/v1/component/project/{u}",

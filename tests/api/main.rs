@@ -29,6 +29,7 @@ mod dtrack_auth_matrix;
 mod dtrack_badges;
 mod dtrack_bom;
 mod dtrack_cli;
+mod dtrack_evaluation;
 mod dtrack_exchange;
 mod dtrack_finding_formats;
 mod dtrack_findings;

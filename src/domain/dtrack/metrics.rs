@@ -223,19 +223,6 @@ pub async fn refresh(state: &Core, who: &Principal, uuid: &str) -> Result<()> {
     .await
 }
 
-/// `GET /metrics/project/{uuid}/current`: the latest snapshot, if any.
-pub async fn current(state: &Core, who: &Principal, uuid: &str) -> Result<Option<ProjectMetrics>> {
-    let acl = state.config.dtrack.acl_enabled;
-    let (who, uuid) = (who.clone(), uuid.to_string());
-    state
-        .db
-        .read(move |c| {
-            let id = visible_project(c, acl, &who, &uuid)?;
-            mdb::latest_metrics(c, id)
-        })
-        .await
-}
-
 /// Since when a history listing reads: the last `n` days, or from a day's start.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Since {

@@ -29,6 +29,8 @@ pub struct DtState {
     pub badges: Cache<Arc<super::metrics::BadgeFacts>>,
     /// Rendered findings answers (JSON, SARIF) by project and parameters, with their count.
     pub rendered: ByteCache,
+    /// What the imported OSV data covers, and the portfolio's evaluation summary.
+    pub evaluation: super::evaluation::EvaluationCache,
     /// Wakes the BOM worker when an upload has been accepted.
     pub bom_ready: tokio::sync::Notify,
     /// A password hash checked for unknown usernames, so they cost as much as known ones.
@@ -81,6 +83,7 @@ impl DtState {
             keys: Cache::default(),
             badges: Cache::default(),
             rendered: ByteCache::default(),
+            evaluation: Default::default(),
             bom_ready: tokio::sync::Notify::new(),
             dummy_hash: OnceLock::new(),
             key_usage: std::sync::Mutex::new(HashMap::new()),

@@ -46,15 +46,15 @@ fn specs<'a>(
 }
 
 /// One package a component is looked up as: its key, and the version compared.
-struct Candidate {
-    key: String,
-    version: Option<String>,
+pub struct Candidate {
+    pub key: String,
+    pub version: Option<String>,
 }
 
 /// The keys a component is looked up under. Distribution records name source packages, so
 /// a known source (Trivy's properties first, then syft's `upstream=`) is looked up with its
 /// version; RPM records may also name binary packages, which are looked up as well.
-fn candidates(p: &purl::Package, subject: &db::Subject) -> Vec<Candidate> {
+pub fn candidates(p: &purl::Package, subject: &db::Subject) -> Vec<Candidate> {
     let eco = p.ecosystem;
     // A purl without a version takes the component's version.
     let own = p
