@@ -346,14 +346,10 @@ pub fn violations_in(
                 );
             }
             if let Some(teams) = teams {
-                let list = teams
-                    .iter()
-                    .map(|t| t.0.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                cond.push_str(&format!(
-                    " AND EXISTS (SELECT 1 FROM dt_project_access_teams t
-                       WHERE t.project_id = v.project_id AND t.team_id IN ({list}))"
+                cond.push_str(" AND ");
+                cond.push_str(&crate::db::dtrack_portfolio::mapped_to_teams(
+                    "v.project_id",
+                    teams,
                 ));
             }
             (cond, 0)

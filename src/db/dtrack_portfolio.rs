@@ -303,14 +303,7 @@ pub fn projects(c: &Connection, q: &ProjectQuery) -> Result<(Vec<Project>, i64)>
         ));
     }
     if let Some(teams) = &q.visible_to {
-        let list = teams
-            .iter()
-            .map(|t| t.0.to_string())
-            .collect::<Vec<_>>()
-            .join(",");
-        conds.push(format!(
-            "p.id IN (SELECT project_id FROM dt_project_access_teams WHERE team_id IN ({list}))"
-        ));
+        conds.push(mapped_to_teams("p.id", teams));
     }
     if let Some(n) = &q.name {
         args.push(SqlValue::Text(n.clone()));
@@ -605,6 +598,19 @@ pub fn versions(c: &Connection, name: &str) -> Result<Vec<(String, Option<String
     )?;
     let rows = st.query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The SQL condition that the project in column `project` is mapped to one of `teams` (the
+/// ACL's filter); the ids are integers, so they are written into the text.
+pub fn mapped_to_teams(project: &str, teams: &[TeamId]) -> String {
+    let list = teams
+        .iter()
+        .map(|t| t.0.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    format!(
+        "{project} IN (SELECT project_id FROM dt_project_access_teams WHERE team_id IN ({list}))"
+    )
 }
 
 #[cfg(test)]

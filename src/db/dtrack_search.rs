@@ -80,14 +80,10 @@ pub fn components(
         cond.push_str(&format!(" AND c.project_id = {}", p.0));
     }
     if let Some(teams) = &s.teams {
-        let list = teams
-            .iter()
-            .map(|t| t.0.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        cond.push_str(&format!(
-            " AND EXISTS (SELECT 1 FROM dt_project_access_teams t
-               WHERE t.project_id = c.project_id AND t.team_id IN ({list}))"
+        cond.push_str(" AND ");
+        cond.push_str(&crate::db::dtrack_portfolio::mapped_to_teams(
+            "c.project_id",
+            teams,
         ));
     }
     let bind: Vec<&dyn ToSql> = args.iter().map(|a| a as &dyn ToSql).collect();

@@ -138,7 +138,7 @@ pub async fn get_findings(
             domain::findings_rendered(state, who, uuid, suppressed, source, "sarif", sarif_log)
                 .await?;
         let disposition = format!("attachment; filename=\"findings-{uuid}.sarif\"");
-        return Ok(named(SARIF, shared(bytes), &disposition));
+        return Ok(named(SARIF, bytes, &disposition));
     }
     let (bytes, total) = domain::findings_rendered(
         state,
@@ -151,20 +151,9 @@ pub async fn get_findings(
     )
     .await?;
     Ok(total_count(
-        http::with_body(StatusCode::OK, "application/json", shared(bytes)),
+        http::with_body(StatusCode::OK, "application/json", bytes),
         total as i64,
     ))
-}
-
-/// A cached answer as a body, without copying it.
-fn shared(bytes: std::sync::Arc<Vec<u8>>) -> bytes::Bytes {
-    struct Owner(std::sync::Arc<Vec<u8>>);
-    impl AsRef<[u8]> for Owner {
-        fn as_ref(&self) -> &[u8] {
-            &self.0
-        }
-    }
-    bytes::Bytes::from_owner(Owner(bytes))
 }
 
 fn sarif_log(fs: &[crate::model::dtrack::Finding]) -> Vec<u8> {

@@ -128,7 +128,7 @@ pub async fn findings_rendered(
     source: Option<String>,
     kind: &'static str,
     render: fn(&[Finding]) -> Vec<u8>,
-) -> Result<(std::sync::Arc<Vec<u8>>, usize)> {
+) -> Result<(bytes::Bytes, usize)> {
     let acl = state.config.dtrack.acl_enabled;
     let read_at = state.dtrack.generation();
     let (who2, uuid) = (who.clone(), project.to_string());
@@ -155,7 +155,7 @@ pub async fn findings_rendered(
                 ..db::FindingFilter::default()
             };
             let fs = db::findings_page(c, &filter)?.0;
-            Ok((std::sync::Arc::new(render(&fs)), fs.len()))
+            Ok((bytes::Bytes::from(render(&fs)), fs.len()))
         })
         .await?;
     let dt = &state.dtrack;

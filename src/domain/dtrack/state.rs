@@ -181,7 +181,7 @@ impl<V: Clone> Cache<V> {
 const BYTE_CACHE_LIMIT: usize = 64 * 1024 * 1024;
 
 /// A rendered answer and the count it shows.
-type Rendered = (Arc<Vec<u8>>, usize);
+type Rendered = (bytes::Bytes, usize);
 
 /// Rendered answers valid for one generation, bounded by their total size.
 #[derive(Default)]
@@ -201,7 +201,7 @@ impl ByteCache {
     }
 
     /// Stores an answer rendered under generation `read_at`, unless a write happened since.
-    pub fn put(&self, key: &str, bytes: Arc<Vec<u8>>, count: usize, read_at: u64, current: u64) {
+    pub fn put(&self, key: &str, bytes: bytes::Bytes, count: usize, read_at: u64, current: u64) {
         if read_at != current || bytes.len() > BYTE_CACHE_LIMIT / 4 {
             return;
         }
