@@ -74,6 +74,24 @@ pub fn project_inputs(c: &Connection, project: ProjectId) -> Result<Vec<Evaluati
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The components with these ids (a listing's page) with what they are classified by; the
+/// ids are integers, so they are written into the text.
+pub fn inputs_of(c: &Connection, ids: &[ComponentId]) -> Result<Vec<EvaluationInput>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = ids
+        .iter()
+        .map(|i| i.0.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut st = c.prepare(&format!(
+        "SELECT {INPUT_COLS} FROM {INPUT_FROM} WHERE c.id IN ({list})"
+    ))?;
+    let rows = st.query_map([], input_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Calls `each` for every component of the portfolio (streamed, in id order).
 pub fn each_input(c: &Connection, mut each: impl FnMut(EvaluationInput)) -> Result<()> {
     let mut st = c.prepare_cached(&format!(

@@ -35,7 +35,7 @@ use crate::db::dtrack_portfolio as pdb;
 use crate::db::dtrack_projects as more;
 use crate::domain::core::Core;
 use crate::error::Result;
-use crate::ids::ProjectId;
+use crate::ids::{ComponentId, ProjectId};
 use crate::model::dtrack::{Component, Principal, ProjectMetrics};
 
 use super::osv::ecosystem::Ecosystem;
@@ -340,7 +340,9 @@ pub async fn components(
         .read(move |c| {
             let id = visible_project(c, acl, &who, &project)?;
             let (page, total) = pdb::components(c, id, offset, limit)?;
-            let by_id: HashMap<i64, Evaluation> = db::project_inputs(c, id)?
+            // Only the page's components are classified.
+            let ids: Vec<ComponentId> = page.iter().map(|comp| ComponentId(comp.id)).collect();
+            let by_id: HashMap<i64, Evaluation> = db::inputs_of(c, &ids)?
                 .iter()
                 .map(|i| (i.id.0, classify(i, &coverage)))
                 .collect();
