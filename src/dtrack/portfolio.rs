@@ -363,7 +363,7 @@ pub async fn get_projects(state: &Core, who: &Principal, q: &Query) -> Out {
     };
     let with_metrics = query.name.is_none();
     let (projects, total) = domain::list(state, query, with_metrics).await?;
-    let body: Vec<Value> = projects.iter().map(wire::project).collect();
+    let body = super::evaluation::projects(state, &projects).await?;
     Ok(json_list(&body, total))
 }
 
@@ -371,14 +371,20 @@ pub async fn get_projects(state: &Core, who: &Principal, q: &Query) -> Out {
 pub async fn lookup_project(state: &Core, who: &Principal, q: &Query) -> Out {
     let name = q.get("name").unwrap_or("");
     let p = domain::lookup(state, who, name, q.get("version")).await?;
-    Ok(json(StatusCode::OK, &wire::project(&p)))
+    Ok(json(
+        StatusCode::OK,
+        &super::evaluation::project(state, &p).await?,
+    ))
 }
 
 /// # `GET /api/v1/project/{uuid}`
 pub async fn get_project(state: &Core, who: &Principal, uuid: &str) -> Out {
     valid_uuids(&[(uuid, "getProject.arg0")])?;
     let p = domain::project(state, who, uuid).await?;
-    Ok(json(StatusCode::OK, &wire::project(&p)))
+    Ok(json(
+        StatusCode::OK,
+        &super::evaluation::project(state, &p).await?,
+    ))
 }
 
 /// # `DELETE /api/v1/project/{uuid}`

@@ -178,7 +178,7 @@ async fn listing(
     };
     filter(&mut query);
     let (projects, total) = portfolio_domain::list(state, query, true).await?;
-    let body: Vec<Value> = projects.iter().map(wire::project).collect();
+    let body = super::evaluation::projects(state, &projects).await?;
     Ok(json_list(&body, total))
 }
 
@@ -270,7 +270,10 @@ pub async fn children_by_tag(
 /// The version of `name` flagged latest, with metrics; 404 `The project could not be found.`
 pub async fn latest(state: &Core, who: &Principal, name: &str) -> Out {
     let p = domain::latest(state, who, name).await?;
-    Ok(json(StatusCode::OK, &wire::project(&p)))
+    Ok(json(
+        StatusCode::OK,
+        &super::evaluation::project(state, &p).await?,
+    ))
 }
 
 /// Upstream's bean constraints on a property's group, name, value and description.

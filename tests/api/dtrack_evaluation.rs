@@ -404,6 +404,21 @@ async fn without_osv_data_a_project_is_mostly_not_evaluated() {
         (json!(2), json!(2))
     );
     assert_eq!(r.body["vulnerabilities"], 0);
+    // Project reads and listings carry the same count in their `metrics` object.
+    let listed = |body: &Value| -> Vec<Value> {
+        body.as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["uuid"] == project.as_str())
+            .map(|p| p["metrics"]["notEvaluated"].clone())
+            .collect()
+    };
+    let r = dt.get("/api/v1/project", &k).await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    assert_eq!(listed(&r.body), [json!(2)]);
+    assert_eq!(r.body[0]["metrics"]["components"], 2);
+    let r = dt.get(&format!("/api/v1/project/{project}"), &k).await;
+    assert_eq!(r.body["metrics"]["notEvaluated"], 2, "{:?}", r.raw);
     let r = dt
         .get(
             &format!("/api/v1/outpost/project/{project}/notEvaluated"),
@@ -430,4 +445,10 @@ async fn without_osv_data_a_project_is_mostly_not_evaluated() {
         .get(&format!("/api/v1/metrics/project/{project}/current"), &k)
         .await;
     assert_eq!(r.body["notEvaluated"], 1);
+    let r = dt.get("/api/v1/project", &k).await;
+    assert_eq!(listed(&r.body), [json!(1)]);
+    let r = dt
+        .get("/api/v1/project/lookup?name=bare&version=1", &k)
+        .await;
+    assert_eq!(r.body["metrics"]["notEvaluated"], 1, "{:?}", r.raw);
 }

@@ -242,6 +242,8 @@ type Stamped<T> = Mutex<Option<(u64, i64, Arc<T>)>>;
 pub struct EvaluationCache {
     coverage: Stamped<Coverage>,
     summary: Stamped<Summary>,
+    /// Not-evaluated counts of the projects listings asked for, under one generation.
+    counts: Stamped<Mutex<HashMap<ProjectId, i64>>>,
 }
 
 fn stamped<T>(slot: &Stamped<T>) -> Option<(u64, i64, Arc<T>)> {
@@ -299,6 +301,56 @@ fn count_not_evaluated(
         .iter()
         .filter(|i| classify(i, coverage).reason().is_some())
         .count() as i64)
+}
+
+/// The not-evaluated count of each of `projects` (as [`current_metrics`] counts it), for the
+/// `metrics` object of project listings. Counts are kept per write generation (and at most as
+/// long as the coverage), so listing pages again costs nothing until the next write.
+pub async fn not_evaluated_counts(
+    state: &Core,
+    projects: &[ProjectId],
+) -> Result<HashMap<ProjectId, i64>> {
+    let dt = &state.dtrack;
+    let read_at = dt.generation();
+    let now = crate::time::now_millis();
+    let cached = match stamped(&dt.evaluation.counts) {
+        Some((g, at, m)) if g == read_at && now - at < COVERAGE_MAX_AGE_MS => m,
+        _ => {
+            let fresh = Arc::new(Mutex::new(HashMap::new()));
+            store(&dt.evaluation.counts, read_at, now, &fresh);
+            fresh
+        }
+    };
+    let mut out = HashMap::new();
+    let mut missing = Vec::new();
+    if let Ok(m) = cached.lock() {
+        for id in projects {
+            match m.get(id) {
+                Some(n) => {
+                    out.insert(*id, *n);
+                }
+                None => missing.push(*id),
+            }
+        }
+    }
+    if missing.is_empty() {
+        return Ok(out);
+    }
+    let coverage = coverage(state).await?;
+    let counted = state
+        .db
+        .read(move |c| {
+            missing
+                .into_iter()
+                .map(|id| Ok((id, count_not_evaluated(c, id, &coverage, 0)?)))
+                .collect::<Result<Vec<_>>>()
+        })
+        .await?;
+    if let Ok(mut m) = cached.lock() {
+        m.extend(counted.iter().copied());
+    }
+    out.extend(counted);
+    Ok(out)
 }
 
 /// `GET /metrics/project/{uuid}/current`: the latest snapshot with the number of components

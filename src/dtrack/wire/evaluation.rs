@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::db::dtrack_evaluation::EvaluationInput;
 use crate::domain::dtrack::evaluation::{Evaluation, Reason};
-use crate::model::dtrack::{Component, ProjectMetrics};
+use crate::model::dtrack::{Component, Project, ProjectMetrics};
 
 pub fn evaluation(e: Evaluation) -> Value {
     match e.reason() {
@@ -55,6 +55,17 @@ pub fn metrics(m: &ProjectMetrics, not_evaluated: i64) -> Value {
     let mut v = super::metrics(m);
     if let Some(o) = v.as_object_mut() {
         o.insert("notEvaluated".into(), Value::from(not_evaluated));
+    }
+    v
+}
+
+/// A project as upstream renders it, its `metrics` object (when present) with `notEvaluated`.
+pub fn project(p: &Project, not_evaluated: Option<i64>) -> Value {
+    let mut v = super::project(p);
+    if let Some(n) = not_evaluated
+        && let Some(m) = v.get_mut("metrics").and_then(Value::as_object_mut)
+    {
+        m.insert("notEvaluated".into(), Value::from(n));
     }
     v
 }
