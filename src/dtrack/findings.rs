@@ -251,7 +251,8 @@ pub async fn get_all_findings(state: &Core, who: &Principal, q: &Query) -> Out {
         ..FindingFilter::default()
     };
     let (bytes, total) =
-        domain::portfolio_findings(state, who, filter, wire::findings::findings_json).await?;
+        domain::portfolio_findings(state, who, filter, wire::findings::portfolio_findings_json)
+            .await?;
     Ok(total_count(
         http::with_body(StatusCode::OK, "application/json", bytes),
         total,

@@ -150,6 +150,8 @@ async fn finding_set(dt: &Dt, k: &Key, project: &str) -> BTreeSet<String> {
         .unwrap()
         .iter()
         .map(|f| {
+            assert!(f["component"].get("projectName").is_none(), "{f}");
+            assert_eq!(f["component"]["project"], project);
             format!(
                 "{}@{} {}",
                 f["component"]["name"].as_str().unwrap(),
@@ -493,6 +495,15 @@ async fn vulnerability_and_portfolio_finding_listings() {
     let r = dt.get("/api/v1/finding", &k).await;
     assert_eq!(r.status, 200, "{:?}", r.raw);
     assert_eq!(r.headers["x-total-count"], "9");
+    // Upstream's portfolio query names each component's project; its project-scoped one
+    // gives only the project's uuid.
+    let c = &r.body[0]["component"];
+    assert!(
+        c["projectName"] == "cli" || c["projectName"] == "shop",
+        "{c}"
+    );
+    assert!(c["projectVersion"].is_string(), "{c}");
+    assert!(c["project"].is_string(), "{c}");
     let r = dt.get("/api/v1/finding?severity=CRITICAL", &k).await;
     // GHSA-acme-0001-npm1 is CRITICAL by its CVSS score (upstream ranks it before the text).
     assert_eq!(r.headers["x-total-count"], "4");

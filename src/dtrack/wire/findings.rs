@@ -168,10 +168,13 @@ struct FFinding<'a> {
     matrix: String,
 }
 
-fn finding_of(f: &Finding, with_detail: bool) -> FFinding<'_> {
+/// `with_project` adds the project's name and version to the component, as upstream's
+/// portfolio query does (its project-scoped queries and the FPF give only the project's uuid).
+fn finding_of(f: &Finding, with_detail: bool, with_project: bool) -> FFinding<'_> {
     let c = &f.component;
     let v = &f.vulnerability;
     let p = c.project.as_ref();
+    let named = p.filter(|_| with_project);
     let severity = v.effective_severity();
     let cwes: Vec<Cwe> = v
         .cwes
@@ -190,8 +193,8 @@ fn finding_of(f: &Finding, with_detail: bool) -> FFinding<'_> {
             purl: c.purl.as_deref(),
             cpe: c.cpe.as_deref(),
             project: p.map(|p| p.uuid.as_str()),
-            project_name: p.map(|p| p.name.as_str()),
-            project_version: p.and_then(|p| p.version.as_deref()),
+            project_name: named.map(|p| p.name.as_str()),
+            project_version: named.and_then(|p| p.version.as_deref()),
         },
         vulnerability: FVulnerability {
             uuid: &v.uuid,
@@ -247,7 +250,20 @@ fn to_bytes<T: Serialize>(v: &T) -> Vec<u8> {
 
 /// `GET /finding/project/{uuid}` and `GET /finding`: a JSON array of findings.
 pub fn findings_json(fs: &[Finding]) -> Vec<u8> {
-    let list: Vec<FFinding<'_>> = fs.iter().map(|f| finding_of(f, false)).collect();
+    list_json(fs, false)
+}
+
+/// `GET /finding`: as [`findings_json`], each component with `projectName` and
+/// `projectVersion`.
+pub fn portfolio_findings_json(fs: &[Finding]) -> Vec<u8> {
+    list_json(fs, true)
+}
+
+fn list_json(fs: &[Finding], with_project: bool) -> Vec<u8> {
+    let list: Vec<FFinding<'_>> = fs
+        .iter()
+        .map(|f| finding_of(f, false, with_project))
+        .collect();
     to_bytes(&list)
 }
 
@@ -498,7 +514,7 @@ pub fn fpf(project: &Project, fs: &[Finding], version: &'static str, timestamp: 
             purl: project.purl.as_deref(),
             cpe: project.cpe.as_deref(),
         },
-        findings: fs.iter().map(|f| finding_of(f, true)).collect(),
+        findings: fs.iter().map(|f| finding_of(f, true, false)).collect(),
     })
 }
 
