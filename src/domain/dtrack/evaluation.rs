@@ -8,8 +8,9 @@
 //! The classification follows the analyzer's own (`osv::matching`): the package URL read as it
 //! reads it, the candidates it looks up (source packages included), the version it compares and
 //! the distribution release it matches by. Which ecosystems and releases the imported data
-//! covers comes from one grouped query, kept until the next Dependency-Track write (and at most
-//! a minute, so an import by another process shows too).
+//! covers comes from one grouped query, kept until this process next imports OSV data (and at
+//! most a minute, so an import by another process shows too): BOM uploads and other writes do
+//! not repeat it.
 //!
 //! Reasons and their wire names (stable):
 //! - `NO_IDENTITY`: neither a package URL nor a CPE.
@@ -226,8 +227,9 @@ pub fn classify(input: &EvaluationInput, coverage: &Coverage) -> Evaluation {
     Evaluation::Clean
 }
 
-/// How long a coverage read is used at most without a write (an import by another process,
-/// `outpost dtrack import-osv` beside a running server, does not bump this one's generation).
+/// How long a coverage read is used at most without an import by this process (an import by
+/// another, `outpost dtrack import-osv` beside a running server, does not bump this one's
+/// generations).
 const COVERAGE_MAX_AGE_MS: i64 = 60_000;
 
 /// The Prometheus summary is computed at most this often (scrapes between writes cost nothing;
@@ -261,10 +263,11 @@ fn store<T>(slot: &Stamped<T>, read_at: u64, at: i64, value: &Arc<T>) {
     }
 }
 
-/// What the imported OSV data covers (one grouped query per write generation).
+/// What the imported OSV data covers: one grouped query (over every affected entry) after
+/// each OSV import by this process, and at most once a minute for imports by another.
 pub async fn coverage(state: &Core) -> Result<Arc<Coverage>> {
     let dt = &state.dtrack;
-    let read_at = dt.generation();
+    let read_at = dt.osv_generation();
     let now = crate::time::now_millis();
     if let Some((g, at, c)) = stamped(&dt.evaluation.coverage)
         && g == read_at

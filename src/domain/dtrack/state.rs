@@ -22,6 +22,8 @@ const CACHE_LIMIT: usize = 10_000;
 pub struct DtState {
     secret_key: [u8; 32],
     generation: AtomicU64,
+    /// Bumped after each OSV import batch commits (what the imported data covers changes only then).
+    osv_generation: AtomicU64,
     system_uuid: OnceLock<String>,
     /// Verified API keys (full key text) → principal.
     pub keys: Cache<Arc<crate::model::dtrack::Principal>>,
@@ -79,6 +81,7 @@ impl DtState {
         Ok(DtState {
             secret_key: key,
             generation: AtomicU64::new(0),
+            osv_generation: AtomicU64::new(0),
             system_uuid: OnceLock::new(),
             keys: Cache::default(),
             badges: Cache::default(),
@@ -101,6 +104,19 @@ impl DtState {
 
     fn bump(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Changes when this process has imported OSV data (see [`DtState::osv_data_changed`]).
+    pub fn osv_generation(&self) -> u64 {
+        self.osv_generation.load(Ordering::Acquire)
+    }
+
+    /// Called after an OSV import batch has committed (and after [`write`] has bumped the
+    /// generation): bumps the generation again, so nothing cached under the generation from
+    /// the earlier coverage outlives the new one.
+    pub fn osv_data_changed(&self) {
+        self.osv_generation.fetch_add(1, Ordering::AcqRel);
+        self.bump();
     }
 
     pub fn system_uuid(&self) -> &str {

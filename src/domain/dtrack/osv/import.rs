@@ -301,7 +301,9 @@ pub async fn import_path(state: &Core, path: &Path) -> Result<ImportReport> {
             }
             Item::Batch(batch) => {
                 report.records += batch.len();
-                let s = write(state, move |tx| store_batch(tx, &batch)).await?;
+                let s = write(state, move |tx| store_batch(tx, &batch)).await;
+                state.dtrack.osv_data_changed();
+                let s = s?;
                 report.stored += s.stored;
                 report.unchanged += s.unchanged;
                 report.withdrawn += s.withdrawn;
