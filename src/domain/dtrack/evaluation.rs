@@ -326,7 +326,9 @@ pub async fn not_evaluated_counts(
     };
     let mut out = HashMap::new();
     let mut missing = Vec::new();
-    if let Ok(m) = cached.lock() {
+    {
+        // The map holds plain numbers: a poisoned lock still holds valid ones.
+        let m = cached.lock().unwrap_or_else(|e| e.into_inner());
         for id in projects {
             match m.get(id) {
                 Some(n) => {
@@ -349,9 +351,10 @@ pub async fn not_evaluated_counts(
                 .collect::<Result<Vec<_>>>()
         })
         .await?;
-    if let Ok(mut m) = cached.lock() {
-        m.extend(counted.iter().copied());
-    }
+    cached
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(counted.iter().copied());
     out.extend(counted);
     Ok(out)
 }

@@ -248,7 +248,8 @@ fn to_bytes<T: Serialize>(v: &T) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
-/// `GET /finding/project/{uuid}` and `GET /finding`: a JSON array of findings.
+/// `GET /finding/project/{uuid}`: a JSON array of findings, each component naming its project
+/// by uuid only.
 pub fn findings_json(fs: &[Finding]) -> Vec<u8> {
     list_json(fs, false)
 }
