@@ -705,6 +705,11 @@ CREATE TABLE dt_project_tags (
     name       TEXT NOT NULL,
     PRIMARY KEY (project_id, name)
 ) WITHOUT ROWID;
+CREATE INDEX dt_project_tags_name ON dt_project_tags (name);
+-- Every tag (lower-cased, trimmed): it outlives the projects carrying it, as upstream's do.
+CREATE TABLE dt_tags (
+    name TEXT PRIMARY KEY
+) WITHOUT ROWID;
 -- Portfolio access control: which teams may see a project.
 CREATE TABLE dt_project_access_teams (
     project_id INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
@@ -912,6 +917,20 @@ CREATE TABLE dt_policy_conditions (
     value     TEXT NOT NULL
 );
 CREATE INDEX dt_policy_conditions_policy ON dt_policy_conditions (policy_id);
+-- A policy with neither projects nor tags is global; otherwise it applies to its projects
+-- (and their descendants when `include_children`) and to projects carrying one of its tags.
+CREATE TABLE dt_policy_projects (
+    policy_id  INTEGER NOT NULL REFERENCES dt_policies (id) ON DELETE CASCADE,
+    project_id INTEGER NOT NULL REFERENCES dt_projects (id) ON DELETE CASCADE,
+    PRIMARY KEY (policy_id, project_id)
+) WITHOUT ROWID;
+CREATE INDEX dt_policy_projects_project ON dt_policy_projects (project_id);
+CREATE TABLE dt_policy_tags (
+    policy_id INTEGER NOT NULL REFERENCES dt_policies (id) ON DELETE CASCADE,
+    name      TEXT NOT NULL REFERENCES dt_tags (name) ON DELETE CASCADE,
+    PRIMARY KEY (policy_id, name)
+) WITHOUT ROWID;
+CREATE INDEX dt_policy_tags_name ON dt_policy_tags (name);
 CREATE TABLE dt_policy_violations (
     id           INTEGER PRIMARY KEY,
     uuid         TEXT NOT NULL UNIQUE,
@@ -1042,4 +1061,4 @@ CREATE TABLE dt_epss_import (
     imported_ms   INTEGER NOT NULL
 );
 
-PRAGMA user_version = 23;
+PRAGMA user_version = 24;

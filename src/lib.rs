@@ -234,20 +234,20 @@
 //!   `submessages`, `unreads`, `user_records`, and Dependency-Track's `dtrack_bom`,
 //!   `dtrack_clone`, `dtrack_epss`, `dtrack_evaluation`, `dtrack_findings`, `dtrack_identity`, `dtrack_licenses`,
 //!   `dtrack_metrics`, `dtrack_osv`, `dtrack_policies`, `dtrack_portfolio`, `dtrack_projects`,
-//!   `dtrack_search`;
+//!   `dtrack_search`, `dtrack_tags`;
 //! - in `domain`: `channel_folders`, `credentials` (the user cache and the login limiter),
 //!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
 //!   in `domain::messages`: `edit`, `fetch`, `flags`, `preview`, `receipts`, `report`,
 //!   `widgets`; in `domain::dtrack`: `bom`, `cwe`, `cyclonedx`, `cyclonedx_xml`,
 //!   `epss` (`outpost dtrack import-epss`), `findings`, `identity`, `jwt`, `keys`, `licenses`
 //!   (the vendored SPDX catalogue and license groups), `policies`, `policy_eval`, `portfolio`,
-//!   `search` (component searches), `state`, with
+//!   `search` (component searches), `state`, `tags` (the tag resource), with
 //!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}` and
 //!   `versions::{debian, maven, rubygems, rpm, apk, packagist, semverlike}`;
 //! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `evaluation` (our not-evaluated listing), `findings`, `identity`, `licenses`,
-//!   `metrics`, `policies`, `portfolio`, `search`, and `wire::input`, `wire::licenses`,
+//!   `metrics`, `policies`, `portfolio`, `search`, `tags`, and `wire::input`, `wire::licenses`,
 //!   `wire::metrics`, `wire::policy`, `wire::findings` (findings, SARIF, FPF),
-//!   `wire::evaluation`;
+//!   `wire::evaluation`, `wire::tags`;
 //! - in `zulip`: `auth` (Basic auth and the `api_key` query), `bots`, `channel_folders`,
 //!   `scheduled`, `webhooks::payload`, `delivery::{folders, groups, scheduled}` and
 //!   `wire::{bots, groups, initial_state, message_events, realm_state, scheduled, user_events}`;

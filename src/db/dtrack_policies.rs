@@ -21,6 +21,8 @@ fn policy_row(r: &Row<'_>) -> rusqlite::Result<Policy> {
         include_children: r.get(5)?,
         only_latest_project_version: r.get(6)?,
         conditions: Vec::new(),
+        projects: Vec::new(),
+        tags: Vec::new(),
     })
 }
 
@@ -55,6 +57,18 @@ pub fn policies(c: &Connection) -> Result<Vec<Policy>> {
         p.conditions = conditions(c, p.id)?;
     }
     Ok(out)
+}
+
+/// Reads a policy's scope: its projects (whole, by name and version) and tags.
+pub fn load_scope(c: &Connection, p: &mut Policy) -> Result<()> {
+    p.tags = super::dtrack_tags::policy_tags(c, p.id)?;
+    p.projects = Vec::new();
+    for id in super::dtrack_tags::policy_projects(c, p.id)? {
+        if let Some(project) = super::dtrack_portfolio::project_by_id(c, id)? {
+            p.projects.push(project);
+        }
+    }
+    Ok(())
 }
 
 pub fn policy_by_uuid(c: &Connection, uuid: &str) -> Result<Option<Policy>> {
@@ -258,6 +272,8 @@ fn violation_sql() -> String {
         pc.id, pc.uuid, pc.subject, pc.operator, pc.value,
         p.id, p.uuid, p.name, p.operator, p.violation_state, p.include_children,
         p.only_latest_project_version,
+        (NOT EXISTS (SELECT 1 FROM dt_policy_projects WHERE policy_id = p.id)
+         AND NOT EXISTS (SELECT 1 FROM dt_policy_tags WHERE policy_id = p.id)),
         {}
     FROM dt_policy_violations v
     JOIN dt_policy_conditions pc ON pc.id = v.condition_id
@@ -290,8 +306,11 @@ fn violation_row(r: &Row<'_>) -> rusqlite::Result<PolicyViolation> {
             include_children: r.get(14)?,
             only_latest_project_version: r.get(15)?,
             conditions: Vec::new(),
+            projects: Vec::new(),
+            tags: Vec::new(),
         },
-        component: component_at(r, 16, ComponentCols::Brief)?,
+        policy_global: r.get(16)?,
+        component: component_at(r, 17, ComponentCols::Brief)?,
         analysis: None,
     })
 }

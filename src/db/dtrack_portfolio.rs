@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension as _, Row, params, params_from_iter
 
 use crate::error::Result;
 use crate::ids::{ComponentId, ProjectId, TeamId};
-use crate::model::dtrack::{Component, Project, ProjectFields, ProjectRef};
+use crate::model::dtrack::{Component, Project, ProjectFields, ProjectRef, tag_name};
 
 const PROJECT_COLS: &str = "p.id, p.uuid, p.name, p.version, p.grp, p.description, p.publisher,
     p.classifier, p.cpe, p.purl, p.swid_tag_id, p.active, p.is_latest, p.collection_logic,
@@ -202,13 +202,7 @@ fn logic(f: &ProjectFields) -> &str {
 
 fn set_tags(c: &Connection, id: ProjectId, tags: &[String]) -> Result<()> {
     c.execute("DELETE FROM dt_project_tags WHERE project_id = ?1", [id.0])?;
-    for t in tags {
-        c.execute(
-            "INSERT OR IGNORE INTO dt_project_tags (project_id, name) VALUES (?1, ?2)",
-            params![id.0, t],
-        )?;
-    }
-    Ok(())
+    add_tags(c, id, tags)
 }
 
 /// Clears the "latest" flag of the other versions of a project name.
@@ -312,7 +306,7 @@ pub fn projects(c: &Connection, q: &ProjectQuery) -> Result<(Vec<Project>, i64)>
     if let Some(text) = &q.search {
         args.push(SqlValue::Text(format!("%{}%", text.to_lowercase())));
         let like = args.len();
-        args.push(SqlValue::Text(text.trim().to_string()));
+        args.push(SqlValue::Text(tag_name(text).unwrap_or_default()));
         conds.push(format!(
             "(lower(p.name) LIKE ?{like} OR p.id IN (SELECT project_id FROM dt_project_tags WHERE name = ?{}))",
             args.len()
@@ -571,9 +565,12 @@ pub fn access_teams(c: &Connection, project: ProjectId) -> Result<Vec<TeamId>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Adds tags to a project (existing ones stay).
+/// Adds tags to a project (existing ones stay), as upstream stores tag names (trimmed,
+/// lower-cased; blank ones dropped), creating the tags that do not exist yet.
 pub fn add_tags(c: &Connection, id: ProjectId, tags: &[String]) -> Result<()> {
-    for t in tags {
+    let names: Vec<String> = tags.iter().filter_map(|t| tag_name(t)).collect();
+    super::dtrack_tags::ensure(c, &names)?;
+    for t in &names {
         c.execute(
             "INSERT OR IGNORE INTO dt_project_tags (project_id, name) VALUES (?1, ?2)",
             params![id.0, t],

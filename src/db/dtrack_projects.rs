@@ -143,6 +143,14 @@ pub fn decode(
 /// Writes a project's details and collection tag.
 pub fn set_details(c: &Connection, id: ProjectId, d: &ProjectDetails) -> Result<()> {
     let (authors, manufacturer, supplier, references) = encode(d);
+    // The collection tag is a tag like any other (created if new, stored as upstream does).
+    let collection_tag = d
+        .collection_tag
+        .as_deref()
+        .and_then(crate::model::dtrack::tag_name);
+    if let Some(t) = &collection_tag {
+        super::dtrack_tags::ensure(c, std::slice::from_ref(t))?;
+    }
     c.execute(
         "UPDATE dt_projects SET authors = ?2, manufacturer = ?3, supplier = ?4,
              external_references = ?5, collection_tag = ?6 WHERE id = ?1",
@@ -152,7 +160,7 @@ pub fn set_details(c: &Connection, id: ProjectId, d: &ProjectDetails) -> Result<
             manufacturer,
             supplier,
             references,
-            d.collection_tag
+            collection_tag
         ],
     )?;
     Ok(())

@@ -29,6 +29,7 @@ pub mod dtrack_policies;
 pub mod dtrack_portfolio;
 pub mod dtrack_projects;
 pub mod dtrack_search;
+pub mod dtrack_tags;
 pub mod groups;
 pub mod health;
 pub mod invites;

@@ -27,6 +27,7 @@ pub mod respond;
 pub mod routes;
 pub mod search;
 pub mod svg;
+pub mod tags;
 pub mod wire;
 
 use std::sync::Arc;

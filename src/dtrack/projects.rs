@@ -193,7 +193,7 @@ fn classifier(name: &str) -> Result<String, Fail> {
 ///
 /// Paginated, `excludeInactive`, `onlyRoot`; ACL-filtered; each project with its metrics.
 pub async fn by_tag(state: &Core, who: &Principal, tag: &str, q: &Query) -> Out {
-    let tag = tag.trim().to_string();
+    let tag = crate::model::dtrack::tag_name(tag).unwrap_or_default();
     let only_root = q.flag("onlyRoot");
     listing(state, who, q, |query| {
         query.tag = Some(tag);
@@ -257,7 +257,7 @@ pub async fn children_by_tag(
     q: &Query,
 ) -> Out {
     let id = parent(state, who, uuid, "getChildrenProjectsByTag.arg1").await?;
-    let tag = tag.trim().to_string();
+    let tag = crate::model::dtrack::tag_name(tag).unwrap_or_default();
     listing(state, who, q, |query| {
         query.parent = Some(id);
         query.tag = Some(tag);

@@ -30,6 +30,20 @@ pub enum Fail {
     },
     /// `application/problem+json` with status 400 and this complete body.
     Raw(Value),
+    /// `application/problem+json` with status 404, as upstream's `NoSuchElementException`
+    /// mapper answers (title `Resource does not exist`, this detail).
+    Missing(String),
+}
+
+impl Fail {
+    /// A domain error, with "not found" in upstream's problem form (resources added in 4.12,
+    /// such as tags, answer so).
+    pub fn missing_as_problem(e: Error) -> Fail {
+        match e.kind {
+            ErrorKind::NotFound => Fail::Missing(e.msg.into_owned()),
+            _ => Fail::Error(e),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -147,12 +161,20 @@ pub fn fail_response(f: &Fail, produces: &'static str) -> Response {
             problem(&json!({"status": 400, "title": title, "detail": detail}))
         }
         Fail::Raw(body) => problem(body),
+        Fail::Missing(detail) => problem_with(
+            StatusCode::NOT_FOUND,
+            &json!({"status": 404, "title": "Resource does not exist", "detail": detail}),
+        ),
     }
 }
 
 fn problem(body: &Value) -> Response {
+    problem_with(StatusCode::BAD_REQUEST, body)
+}
+
+fn problem_with(status: StatusCode, body: &Value) -> Response {
     let bytes = serde_json::to_vec(body).expect("JSON values serialize");
-    http::with_body(StatusCode::BAD_REQUEST, "application/problem+json", bytes)
+    http::with_body(status, "application/problem+json", bytes)
 }
 
 /// A JSON body.

@@ -17,7 +17,7 @@ use super::params::Query;
 use super::respond::Out;
 use super::{
     acl, badges, bom, evaluation, exchange, findings, identity, licenses, metrics, policies,
-    portfolio, projects, search,
+    portfolio, projects, search, tags,
 };
 
 /// Who may call an endpoint.
@@ -337,6 +337,45 @@ route::routes! {
         needs(P::PolicyManagement).consumes(JSON) => policies::update_condition(state, body).await;
     DeleteCondition(condition: String) = DELETE ["v1", "policy", "condition", condition],
         needs(P::PolicyManagement) => policies::delete_condition(state, &condition).await;
+    AddPolicyProject(policy: String, project: String) =
+        POST ["v1", "policy", policy, "project", project], needs(P::PolicyManagement) =>
+        tags::scope_project(state, &policy, &project, true).await;
+    RemovePolicyProject(policy: String, project: String) =
+        DELETE ["v1", "policy", policy, "project", project], needs(P::PolicyManagement) =>
+        tags::scope_project(state, &policy, &project, false).await;
+    AddPolicyTag(policy: String, tag: String) =
+        POST ["v1", "policy", policy, "tag", tag], needs(P::PolicyManagement) =>
+        tags::scope_tag(state, &policy, &tag, true).await;
+    RemovePolicyTag(policy: String, tag: String) =
+        DELETE ["v1", "policy", policy, "tag", tag], needs(P::PolicyManagement) =>
+        tags::scope_tag(state, &policy, &tag, false).await;
+    GetTags = GET ["v1", "tag"], needs(P::ViewPortfolio) => tags::list(state, me()?, q).await;
+    CreateTags = PUT ["v1", "tag"], needs(P::TagManagement).consumes(JSON) =>
+        tags::create(state, body).await;
+    DeleteTags = DELETE ["v1", "tag"], needs(P::TagManagement).consumes(JSON) =>
+        tags::delete(state, me()?, body).await;
+    TaggedProjects(tag: String) = GET ["v1", "tag", tag, "project"], needs(P::ViewPortfolio) =>
+        tags::projects(state, me()?, &tag, false, q).await;
+    TagProjects(tag: String) = POST ["v1", "tag", tag, "project"],
+        needs(P::PortfolioManagement).consumes(JSON) =>
+        tags::tag_projects(state, me()?, &tag, body, true).await;
+    UntagProjects(tag: String) = DELETE ["v1", "tag", tag, "project"],
+        needs(P::PortfolioManagement).consumes(JSON) =>
+        tags::tag_projects(state, me()?, &tag, body, false).await;
+    TaggedCollectionProjects(tag: String) = GET ["v1", "tag", tag, "collectionProject"],
+        needs(P::ViewPortfolio) => tags::projects(state, me()?, &tag, true, q).await;
+    TaggedPolicies(tag: String) = GET ["v1", "tag", tag, "policy"], needs(P::ViewPortfolio) =>
+        tags::policies(state, &tag, q).await;
+    TagPolicies(tag: String) = POST ["v1", "tag", tag, "policy"],
+        needs(P::PolicyManagement).consumes(JSON) =>
+        tags::tag_policies(state, &tag, body, true).await;
+    UntagPolicies(tag: String) = DELETE ["v1", "tag", tag, "policy"],
+        needs(P::PolicyManagement).consumes(JSON) =>
+        tags::tag_policies(state, &tag, body, false).await;
+    TagsOfPolicy(policy: String) = GET ["v1", "tag", "policy", policy], needs(P::ViewPortfolio) =>
+        tags::of_policy(state, &policy, "getTagsForPolicy.arg0").await;
+    TagsOfPolicyDeprecated(policy: String) = GET ["v1", "tag", policy],
+        needs(P::ViewPortfolio) => tags::of_policy(state, &policy, "getTags.arg0").await;
     GetLicenses = GET ["v1", "license"], AUTHENTICATED => licenses::get_licenses(q).await;
     GetConciseLicenses = GET ["v1", "license", "concise"], AUTHENTICATED =>
         licenses::get_concise().await;

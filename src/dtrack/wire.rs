@@ -16,6 +16,7 @@ pub mod input;
 pub mod licenses;
 pub mod metrics;
 pub mod policy;
+pub mod tags;
 
 pub use input::*;
 pub use metrics::metrics;

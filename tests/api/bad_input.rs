@@ -1228,6 +1228,9 @@ fn dt_input(method: &str, path: &str) -> DtInput {
         ("POST", "v1/policy") => Json(
             r#"{"uuid": "{policy}", "name": "renamed policy", "operator": "ALL", "violationState": "WARN", "includeChildren": true}"#,
         ),
+        ("PUT", "v1/tag") | ("DELETE", "v1/tag") => Json(r#"["swept"]"#),
+        ("POST" | "DELETE", "v1/tag/{tag}/project") => Json(r#"["{project}"]"#),
+        ("POST" | "DELETE", "v1/tag/{tag}/policy") => Json(r#"["{policy}"]"#),
         ("PUT", "v1/licenseGroup") => Json(r#"{"name": "another group", "riskWeight": 2}"#),
         ("POST", "v1/licenseGroup") => {
             Json(r#"{"uuid": "{group}", "name": "renamed group", "riskWeight": 3}"#)
@@ -1269,6 +1272,8 @@ fn dt_input(method: &str, path: &str) -> DtInput {
             | "v1/acl/mapping/team/{team}/project/{project}"
             | "v1/policy/{policy}"
             | "v1/policy/condition/{condition}"
+            | "v1/policy/{policy}/project/{project}"
+            | "v1/policy/{policy}/tag/{tag}"
             | "v1/licenseGroup/{group}"
             | "v1/licenseGroup/{group}/license/{license}"
             | "v1/finding/project/{project}/analyze",
@@ -1626,7 +1631,15 @@ fn dt_cases(fx: &DtFixture, method: &str, template: &str) -> Vec<Case> {
                     good_body.clone(),
                 ));
             }
-            for bad in BAD_JSON_BODIES {
+            // Endpoints taking a JSON array of strings (the tag resource) take `["x", "y"]`:
+            // that body is well-formed for them.
+            let takes_strings = |body: &[u8]| {
+                serde_json::from_slice::<Vec<String>>(body).is_ok_and(|v| !v.is_empty())
+            };
+            for bad in BAD_JSON_BODIES
+                .iter()
+                .filter(|bad| !(takes_strings(b.as_bytes()) && takes_strings(bad)))
+            {
                 out.push(case(
                     format!("body {:?}", String::from_utf8_lossy(bad)),
                     good_path.clone(),

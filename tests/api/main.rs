@@ -42,6 +42,7 @@ mod dtrack_policies;
 mod dtrack_portfolio;
 mod dtrack_projects_more;
 mod dtrack_search;
+mod dtrack_tags;
 mod emoji_names;
 mod incoming_webhooks;
 mod invites;

@@ -26,6 +26,7 @@ pub mod projects;
 pub mod sealed;
 pub mod search;
 pub mod state;
+pub mod tags;
 pub mod versions;
 pub mod vex;
 pub mod xml_bounds;

@@ -11,6 +11,7 @@ use rusqlite::Connection;
 
 use crate::db::dtrack_policies as db;
 use crate::db::dtrack_portfolio as pdb;
+use crate::db::dtrack_tags as tdb;
 use crate::domain::core::Core;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::ProjectId;
@@ -24,14 +25,18 @@ use crate::model::dtrack::{
 pub const POLICY_NOT_FOUND: &str = "The policy could not be found.";
 pub const POLICY_UUID_NOT_FOUND: &str = "The UUID of the policy could not be found.";
 pub const CONDITION_NOT_FOUND: &str = "The UUID of the policy condition could not be found.";
+pub const TAG_NOT_FOUND: &str = "The tag could not be found.";
 
 /// Re-evaluates every policy against a project's components, keeping violations that still
 /// hold (with their analyses), adding new ones and removing the rest; then records metrics.
 pub fn evaluate_project(c: &Connection, project: ProjectId) -> Result<()> {
     let is_latest = pdb::project_by_id(c, project)?.is_some_and(|p| p.is_latest);
     // Policies limited to the latest version of a project skip the other versions.
+    // Global policies, and those scoped to the project, an ancestor or one of its tags.
+    let applicable = crate::db::dtrack_tags::applicable_policies(c, project)?;
     let policies: Vec<Policy> = db::policies(c)?
         .into_iter()
+        .filter(|p| applicable.contains(&p.id))
         .filter(|p| is_latest || !p.only_latest_project_version)
         .collect();
     let components = db::components_for_evaluation(c, project)?;
@@ -72,7 +77,7 @@ pub fn evaluate_project(c: &Connection, project: ProjectId) -> Result<()> {
     super::metrics::record(c, project)
 }
 
-fn evaluate_all(c: &Connection) -> Result<()> {
+pub(super) fn evaluate_all(c: &Connection) -> Result<()> {
     for p in db::project_ids(c)? {
         evaluate_project(c, p)?;
     }
@@ -80,16 +85,81 @@ fn evaluate_all(c: &Connection) -> Result<()> {
 }
 
 pub async fn policies(state: &Core) -> Result<Vec<Policy>> {
-    state.db.read(db::policies).await
+    state
+        .db
+        .read(|c| {
+            let mut ps = db::policies(c)?;
+            for p in &mut ps {
+                db::load_scope(c, p)?;
+            }
+            Ok(ps)
+        })
+        .await
+}
+
+/// A policy with its conditions and scope.
+fn whole(c: &Connection, uuid: &str, missing: &'static str) -> Result<Policy> {
+    let mut p = db::policy_by_uuid(c, uuid)?.ok_or_else(|| Error::not_found(missing))?;
+    db::load_scope(c, &mut p)?;
+    Ok(p)
 }
 
 pub async fn policy(state: &Core, uuid: &str) -> Result<Policy> {
     let uuid = uuid.to_string();
     state
         .db
-        .read(move |c| db::policy_by_uuid(c, &uuid))
-        .await?
-        .ok_or_else(|| Error::not_found(POLICY_NOT_FOUND))
+        .read(move |c| whole(c, &uuid, POLICY_NOT_FOUND))
+        .await
+}
+
+/// What scoping a policy changed: the policy as it is now, or nothing (upstream's 304).
+pub type Scoped = Option<Policy>;
+
+/// `POST`/`DELETE /policy/{policy}/project/{project}`: adds a project to a policy's scope or
+/// removes it, then re-evaluates the portfolio. Nothing changes (and `None` is returned) when
+/// the project already is, or is not, in the scope.
+pub async fn scope_project(state: &Core, policy: &str, project: &str, add: bool) -> Result<Scoped> {
+    let (policy, project) = (policy.to_string(), project.to_string());
+    write(state, move |tx| {
+        let p = whole(tx, &policy, POLICY_NOT_FOUND)?;
+        let id = pdb::project_id_by_uuid(tx, &project)?
+            .ok_or_else(|| Error::not_found(super::portfolio::PROJECT_NOT_FOUND))?;
+        let changed = if add {
+            tdb::add_policy_project(tx, p.id, id)?
+        } else {
+            tdb::remove_policy_project(tx, p.id, id)?
+        };
+        if !changed {
+            return Ok(None);
+        }
+        evaluate_all(tx)?;
+        whole(tx, &policy, POLICY_NOT_FOUND).map(Some)
+    })
+    .await
+}
+
+/// `POST`/`DELETE /policy/{policy}/tag/{tag}` (upstream's deprecated forms of the tag
+/// resource's policy operations), as [`scope_project`] for a tag that must exist.
+pub async fn scope_tag(state: &Core, policy: &str, tag: &str, add: bool) -> Result<Scoped> {
+    let (policy, tag) = (policy.to_string(), crate::model::dtrack::tag_name(tag));
+    write(state, move |tx| {
+        let p = whole(tx, &policy, POLICY_NOT_FOUND)?;
+        let tag = match tag {
+            Some(t) if tdb::exists(tx, &t)? => t,
+            _ => return Err(Error::not_found(TAG_NOT_FOUND)),
+        };
+        let changed = if add {
+            tdb::tag_policy(tx, p.id, &tag)?
+        } else {
+            tdb::untag_policy(tx, p.id, &tag)?
+        };
+        if !changed {
+            return Ok(None);
+        }
+        evaluate_all(tx)?;
+        whole(tx, &policy, POLICY_NOT_FOUND).map(Some)
+    })
+    .await
 }
 
 /// The fields a client sets on a policy.
@@ -123,9 +193,11 @@ pub async fn create_policy(state: &Core, f: PolicyFields) -> Result<Policy> {
             include_children: f.include_children,
             only_latest_project_version: f.only_latest_project_version,
             conditions: Vec::new(),
+            projects: Vec::new(),
+            tags: Vec::new(),
         };
         db::insert_policy(tx, &p)?;
-        db::policy_by_uuid(tx, &p.uuid)?.ok_or_else(|| Error::internal("policy vanished"))
+        whole(tx, &p.uuid, POLICY_NOT_FOUND)
     })
     .await
 }
@@ -145,7 +217,7 @@ pub async fn update_policy(state: &Core, uuid: &str, f: PolicyFields) -> Result<
         p.only_latest_project_version = f.only_latest_project_version;
         db::update_policy(tx, &p)?;
         evaluate_all(tx)?;
-        db::policy_by_uuid(tx, &uuid)?.ok_or_else(|| Error::internal("policy vanished"))
+        whole(tx, &uuid, POLICY_NOT_FOUND)
     })
     .await
 }

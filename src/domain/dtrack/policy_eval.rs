@@ -344,6 +344,8 @@ mod tests {
                 cond("LICENSE", "IS", "Apache-2.0"),
                 cond("VERSION", "NUMERIC_GREATER_THAN", "9"),
             ],
+            projects: Vec::new(),
+            tags: Vec::new(),
         };
         assert!(evaluate(&p, &c, &[]).is_empty());
         p.operator = "ANY".into();

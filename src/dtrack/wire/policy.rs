@@ -31,7 +31,6 @@ fn policy_fields(p: &Policy) -> Map<String, Value> {
         "onlyLatestProjectVersion".into(),
         Value::from(p.only_latest_project_version),
     );
-    m.insert("global".into(), Value::from(true));
     m
 }
 
@@ -41,8 +40,20 @@ pub fn policy(p: &Policy) -> Value {
         "policyConditions".into(),
         Value::from(p.conditions.iter().map(condition).collect::<Vec<_>>()),
     );
-    m.insert("projects".into(), json!([]));
-    m.insert("tags".into(), json!([]));
+    m.insert(
+        "projects".into(),
+        Value::from(p.projects.iter().map(super::project).collect::<Vec<_>>()),
+    );
+    m.insert(
+        "tags".into(),
+        Value::from(
+            p.tags
+                .iter()
+                .map(|t| json!({"name": t}))
+                .collect::<Vec<_>>(),
+        ),
+    );
+    m.insert("global".into(), Value::from(p.is_global()));
     Value::Object(m)
 }
 
@@ -64,7 +75,9 @@ pub fn analysis(a: &ViolationAnalysis) -> Value {
 
 pub fn violation(v: &PolicyViolation) -> Value {
     let mut cond = condition(&v.condition);
-    cond["policy"] = Value::Object(policy_fields(&v.policy));
+    let mut policy = policy_fields(&v.policy);
+    policy.insert("global".into(), Value::from(v.policy_global));
+    cond["policy"] = Value::Object(policy);
     let mut m = Map::new();
     m.insert("uuid".into(), Value::from(v.uuid.as_str()));
     m.insert("type".into(), Value::from(v.kind.as_str()));

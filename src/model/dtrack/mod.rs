@@ -452,6 +452,23 @@ pub struct Policy {
     pub include_children: bool,
     pub only_latest_project_version: bool,
     pub conditions: Vec<PolicyCondition>,
+    /// The projects the policy is scoped to (read only where a policy is shown whole).
+    pub projects: Vec<Project>,
+    /// The tags the policy is scoped to, by name (read only where a policy is shown whole).
+    pub tags: Vec<String>,
+}
+
+impl Policy {
+    /// Upstream's `isGlobal`: scoped to neither projects nor tags.
+    pub fn is_global(&self) -> bool {
+        self.projects.is_empty() && self.tags.is_empty()
+    }
+}
+
+/// A tag name as upstream stores it (trimmed, lower-cased); `None` for a blank one.
+pub fn tag_name(raw: &str) -> Option<String> {
+    let t = raw.trim();
+    (!t.is_empty()).then(|| t.to_lowercase())
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -468,8 +485,10 @@ pub struct PolicyViolation {
     pub kind: String,
     pub timestamp_ms: i64,
     pub condition: PolicyCondition,
-    /// The owning policy, without its conditions.
+    /// The owning policy, without its conditions or scope.
     pub policy: Policy,
+    /// Whether the owning policy is global (scoped to neither projects nor tags).
+    pub policy_global: bool,
     pub component: Component,
     pub analysis: Option<ViolationAnalysis>,
 }
