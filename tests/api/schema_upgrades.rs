@@ -383,3 +383,45 @@ fn normalising_touches_only_whitespace_and_comments() {
     );
     assert_ne!(normalise("a TEXT"), normalise("a  INTEGER"));
 }
+
+#[test]
+fn upgrading_to_24_stores_tags_as_upstream_does() {
+    // Version 23 kept project tags as written; 24 trims and lower-cases them (as upstream's tag
+    // store does), merges the ones that become equal on one project, and records every tag.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v23.sqlite3");
+    let (_, file) = fixtures().into_iter().find(|(v, _)| *v == 23).unwrap();
+    {
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(&std::fs::read_to_string(&file).unwrap())
+            .unwrap();
+        c.execute_batch(
+            "INSERT INTO dt_projects (id, uuid, name, collection_logic, collection_tag)
+                 VALUES (1, 'u1', 'a', 'AGGREGATE_DIRECT_CHILDREN_WITH_TAG', ' Team ');
+             INSERT INTO dt_projects (id, uuid, name) VALUES (2, 'u2', 'b');
+             INSERT INTO dt_project_tags (project_id, name)
+                 VALUES (1, 'Prod'), (1, 'prod '), (1, 'edge'), (2, 'PROD');",
+        )
+        .unwrap();
+    }
+    let c = open_writer(&path, Synchronous::Normal).unwrap();
+    let rows = |sql: &str| -> Vec<String> {
+        let mut st = c.prepare(sql).unwrap();
+        st.query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(
+        rows("SELECT project_id || ':' || name FROM dt_project_tags ORDER BY 1"),
+        ["1:edge", "1:prod", "2:prod"]
+    );
+    assert_eq!(
+        rows("SELECT name FROM dt_tags ORDER BY 1"),
+        ["edge", "prod", "team"]
+    );
+    assert_eq!(
+        rows("SELECT collection_tag FROM dt_projects WHERE id = 1"),
+        ["team"]
+    );
+}
