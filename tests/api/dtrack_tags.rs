@@ -426,6 +426,30 @@ async fn policies_scoped_to_projects_and_tags_raise_violations_only_where_they_r
         .await;
     assert_eq!((r.status, r.body["tags"].clone()), (200, json!([])));
     assert_eq!(violations(&dt, &admin, &child).await, 1, "global again");
+    // Deleting a policy's only tag leaves it global, and the portfolio is evaluated again.
+    let r = send(&dt, Method::PUT, "/api/v1/tag", &admin, json!(["solo"])).await;
+    assert_eq!(r.status, 201);
+    let r = send(
+        &dt,
+        Method::POST,
+        "/api/v1/tag/solo/policy",
+        &admin,
+        json!([policy]),
+    )
+    .await;
+    assert_eq!(r.status, 204);
+    assert_eq!(
+        violations(&dt, &admin, &b).await,
+        0,
+        "no project carries solo"
+    );
+    let r = send(&dt, Method::DELETE, "/api/v1/tag", &admin, json!(["solo"])).await;
+    assert_eq!(r.status, 204, "{:?}", r.raw);
+    assert_eq!(
+        violations(&dt, &admin, &b).await,
+        1,
+        "global once its tag is gone"
+    );
 
     // Not found, in upstream's words.
     let r = dt

@@ -92,7 +92,9 @@ pub async fn delete(state: &Core, who: &Principal, names: Vec<String>) -> Result
             refused.sort();
             return Ok(refused);
         }
-        let reach_changed = rows.iter().any(|r| r.projects > 0 && r.policies > 0);
+        // A policy loses the tag: it reaches fewer projects, or every one once it has no
+        // scope left.
+        let reach_changed = rows.iter().any(|r| r.policies > 0);
         db::delete(tx, &names)?;
         if reach_changed {
             evaluate_all(tx)?;
