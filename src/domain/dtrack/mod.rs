@@ -13,6 +13,7 @@ pub mod epss;
 pub mod evaluation;
 pub mod exchange;
 pub mod findings;
+pub mod http_get;
 pub mod identity;
 pub mod jwt;
 pub mod keys;
