@@ -58,6 +58,8 @@
 //!   key by key in `config::walker`), reading the old `[deptrack]` as `[dtrack]` with a
 //!   warning; `config::listeners` checks the listeners' TLS and ACME settings (reading the PEM
 //!   files through [`pem`], so a bad certificate, key or CA file is reported at load);
+//!   `config::proxy_env` holds the process environment's outgoing proxies as curl reads them
+//!   (`ProxyEnv`, in `Config::proxy`: the command line does the one read of the environment);
 //!   `config::render` prints the redacted dump and `config.example.toml`. Each key is one row
 //!   of the catalogue in `config::keys`, which drives all of these; the rows sit in one file
 //!   per table (`config::keys::storage`, `config::keys::chat`, `config::keys::dtrack`,
@@ -90,7 +92,9 @@
 //!   import, exports and VEX import (`exchange`, `vex`; XML within `xml_bounds`, checked in
 //!   one linear pass before parsing), OSV data (`osv`: record reading and severity,
 //!   ecosystems, package URLs, distribution releases, OSV's evaluation algorithm, streaming
-//!   zip import, the internal analyzer) over
+//!   zip import, the scheduled fetch, the internal analyzer; downloads go through
+//!   `domain::dtrack::http_get`: `ureq` with the environment's proxies, redirects checked hop
+//!   by hop) over
 //!   per-ecosystem version comparators (`versions`), the evaluation state of every component
 //!   (`domain::dtrack::evaluation`: findings, clean, or not evaluated with a reason, over the
 //!   ecosystems and releases the imported data covers), and the per-process state (signing key,
