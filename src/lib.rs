@@ -243,7 +243,9 @@
 //!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
 //!   in `domain::messages`: `edit`, `fetch`, `flags`, `preview`, `receipts`, `report`,
 //!   `widgets`; in `domain::dtrack`: `bom`, `cwe`, `cyclonedx`, `cyclonedx_xml`,
-//!   `epss` (`outpost dtrack import-epss`), `findings`, `identity`, `jwt`, `keys`, `licenses`
+//!   `epss` (`outpost dtrack import-epss`), `epss_fetch` (the daily fetch of `[dtrack.epss]
+//!   url`), `http_get` (the downloads of both fetchers), `findings`, `identity`, `jwt`, `keys`,
+//!   `licenses`
 //!   (the vendored SPDX catalogue and license groups), `policies`, `policy_eval`, `portfolio`,
 //!   `search` (component searches), `state`, with
 //!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}` and

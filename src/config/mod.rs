@@ -210,6 +210,8 @@ pub struct DtrackConfig {
     pub osv_ecosystems: String,
     /// Time between two fetches of every ecosystem.
     pub osv_interval: std::time::Duration,
+    /// Where the EPSS scores are fetched from once a day; empty = never.
+    pub epss_url: String,
 }
 }
 

@@ -1,4 +1,5 @@
-//! Fetching OSV exports through a proxy and across redirects: the scheduled fetch goes through
+//! Fetching OSV exports (and the EPSS feed) through a proxy and across redirects: the
+//! scheduled fetch goes through
 //! the proxy the server's environment names (a stand-in proxy here, speaking both forms a
 //! client may use: `CONNECT host:port` and absolute-form `GET http://host/path`), with the
 //! proxy's credentials as `Proxy-Authorization`; a `301` to another path is followed through
@@ -305,4 +306,78 @@ async fn redirect_loops_and_refusing_proxies_are_reported() {
     );
     assert!(err.contains("407"), "{err}");
     assert!(!err.contains("hunter2") && !err.contains("who:"), "{err}");
+}
+
+#[tokio::test]
+async fn epss_scores_are_fetched_daily_through_the_proxy() {
+    use std::io::Write as _;
+    let csv = "#model_version:v2025.03.14,score_date:2025-03-14T00:00:00+0000\n\
+               cve,epss,percentile\nCVE-2099-5555,0.91234,0.99876\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(csv.as_bytes()).unwrap();
+    let (paths, osv_seen, proxy_seen) = (Paths::default(), Seen::default(), Seen::default());
+    paths.lock().unwrap().insert(
+        "/epss_scores-current.csv.gz".into(),
+        Answer::Redirect(302, "/2025-03-14/epss_scores.csv.gz".into()),
+    );
+    paths.lock().unwrap().insert(
+        "/2025-03-14/epss_scores.csv.gz".into(),
+        Answer::Body(gz.finish().unwrap()),
+    );
+    let feed = osv_server(paths, osv_seen.clone()).await;
+    let proxy = proxy_server(proxy_seen.clone()).await;
+    let env = proxy_env(&[("http_proxy", format!("http://{proxy}"))]);
+    let dt = Dt::start_with(|c| {
+        c.dtrack.epss_url = format!("http://{feed}/epss_scores-current.csv.gz");
+        c.proxy = env;
+    })
+    .await;
+    // A finding of CVE-2099-5555 shows the fetched score.
+    let k = dt.key("Admins", &all()).await;
+    let p = dt
+        .project(&k, serde_json::json!({"name": "scored", "version": "1"}))
+        .await;
+    let project = p["uuid"].as_str().unwrap().to_string();
+    let component = dt.component(&k, &project, "lib").await;
+    let vuln = dt.vulnerability(&k, "CVE-2099-5555", "HIGH").await;
+    let r = dt
+        .req(
+            hyper::Method::POST,
+            &format!("/api/v1/vulnerability/{vuln}/component/{component}"),
+            &[("X-Api-Key", &k.key)],
+            "",
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.raw);
+    let mut shown = serde_json::Value::Null;
+    for _ in 0..1000 {
+        let r = dt
+            .get(&format!("/api/v1/finding/project/{project}"), &k)
+            .await;
+        shown = r.body[0]["vulnerability"]["epssScore"].clone();
+        if !shown.is_null() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(shown, serde_json::json!(0.91234));
+    assert_eq!(
+        *osv_seen.lock().unwrap(),
+        vec![
+            "/epss_scores-current.csv.gz".to_string(),
+            "/2025-03-14/epss_scores.csv.gz".to_string()
+        ]
+    );
+    assert_eq!(proxy_seen.lock().unwrap().len(), 2);
+    // The download was temporary.
+    let dir = dt.server.state.config.data_dir.join("epss");
+    let mut left = Vec::new();
+    for _ in 0..500 {
+        left = std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>();
+        if left.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(left.is_empty(), "{left:?}");
 }

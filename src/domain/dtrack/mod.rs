@@ -10,6 +10,7 @@ pub mod cwe;
 pub mod cyclonedx;
 pub mod cyclonedx_xml;
 pub mod epss;
+pub mod epss_fetch;
 pub mod evaluation;
 pub mod exchange;
 pub mod findings;
