@@ -1,9 +1,9 @@
 //! Fetching OSV exports (and the EPSS feed) through a proxy and across redirects: the
-//! scheduled fetch goes through
-//! the proxy the server's environment names (a stand-in proxy here, speaking both forms a
-//! client may use: `CONNECT host:port` and absolute-form `GET http://host/path`), with the
-//! proxy's credentials as `Proxy-Authorization`; a `301` to another path is followed through
-//! the proxy too; a `no_proxy` host is fetched directly; a redirect loop is reported.
+//! scheduled fetch goes through the proxy the server's environment names (a stand-in proxy
+//! here, speaking both forms a client may use: `CONNECT host:port` and absolute-form
+//! `GET http://host/path`), with the proxy's credentials as `Proxy-Authorization`; a `301` to
+//! another path is followed through the proxy too; a `no_proxy` host is fetched directly, also when a redirect leads to it (the
+//! proxy is chosen per hop); a redirect loop and a refusing proxy are reported.
 //!
 //! The proxy environment is the server's (`Config::proxy`), never the test process's own.
 
@@ -248,6 +248,48 @@ async fn no_proxy_hosts_are_fetched_directly() {
     assert_eq!(wait_for_vulnerabilities(&dt, "3").await, "3");
     assert_eq!(*osv_seen.lock().unwrap(), vec!["/npm/all.zip".to_string()]);
     assert!(proxy_seen.lock().unwrap().is_empty());
+}
+
+/// The proxy is chosen again for each hop: the first through the proxy, the redirect's to a
+/// `no_proxy` host:port directly.
+#[tokio::test]
+async fn each_redirect_hop_chooses_its_proxy() {
+    let (mirror_paths, mirror_seen) = (Paths::default(), Seen::default());
+    mirror_paths
+        .lock()
+        .unwrap()
+        .insert("/npm/all.zip".into(), Answer::Body(zipped("npm")));
+    let mirror = osv_server(mirror_paths, mirror_seen.clone()).await;
+    let (paths, osv_seen, proxy_seen) = (Paths::default(), Seen::default(), Seen::default());
+    paths.lock().unwrap().insert(
+        "/npm/all.zip".into(),
+        Answer::Redirect(308, format!("http://{mirror}/npm/all.zip")),
+    );
+    let osv = osv_server(paths, osv_seen.clone()).await;
+    let proxy = proxy_server(proxy_seen.clone()).await;
+    let env = proxy_env(&[
+        ("http_proxy", format!("http://{proxy}")),
+        ("no_proxy", format!("127.0.0.1:{}", mirror.port())),
+    ]);
+    let dt = Dt::start_with(|c| {
+        c.dtrack.osv_base_url = format!("http://{osv}");
+        c.dtrack.osv_ecosystems = "npm".into();
+        c.proxy = env;
+    })
+    .await;
+    assert_eq!(wait_for_vulnerabilities(&dt, "3").await, "3");
+    assert_eq!(*osv_seen.lock().unwrap(), vec!["/npm/all.zip".to_string()]);
+    assert_eq!(
+        *mirror_seen.lock().unwrap(),
+        vec!["/npm/all.zip".to_string()]
+    );
+    let seen = proxy_seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(
+        seen[0].starts_with(&format!("CONNECT {osv} "))
+            || seen[0].starts_with(&format!("GET http://{osv}/")),
+        "{seen:?}"
+    );
 }
 
 #[tokio::test]
