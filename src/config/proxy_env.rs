@@ -64,8 +64,9 @@ impl ProxyChoice {
             Some((s, r)) => (s, r),
             None => ("http", self.url.as_str()),
         };
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        // After the last `@` first: a password may hold `/` or `?` unencoded.
+        let after = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
+        let host = after.split(['/', '?', '#']).next().unwrap_or("");
         format!("{scheme}://{host}")
     }
 }
@@ -381,6 +382,9 @@ mod tests {
         assert!(!format!("{c:?}").contains("s3cret"));
         assert!(!format!("{e:?}").contains("s3cret"));
         assert!(!format!("{e:?}").contains("alice"));
+        let e = env(&[("https_proxy", "http://u:pa/ss?x@proxy.corp:3128")]);
+        let shown = e.select(true, "a", 443).unwrap().shown();
+        assert_eq!(shown, "http://proxy.corp:3128");
         // Without a scheme the proxy is http://, as curl reads it.
         let e = env(&[("http_proxy", "bob:pw@proxy.corp:8080")]);
         assert_eq!(
