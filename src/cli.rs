@@ -164,7 +164,11 @@ pub fn main() -> ExitCode {
 }
 
 fn load(path: Option<&PathBuf>) -> Result<Config, String> {
-    config::load(path.map(PathBuf::as_path)).map_err(|e| format!("invalid configuration:\n{e}"))
+    let mut cfg = config::load(path.map(PathBuf::as_path))
+        .map_err(|e| format!("invalid configuration:\n{e}"))?;
+    // The one read of the process environment's proxy variables.
+    cfg.proxy = config::ProxyEnv::from_lookup(|name| std::env::var(name).ok());
+    Ok(cfg)
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {

@@ -58,6 +58,8 @@
 //!   key by key in `config::walker`), reading the old `[deptrack]` as `[dtrack]` with a
 //!   warning; `config::listeners` checks the listeners' TLS and ACME settings (reading the PEM
 //!   files through [`pem`], so a bad certificate, key or CA file is reported at load);
+//!   `config::proxy_env` holds the process environment's outgoing proxies as curl reads them
+//!   (`ProxyEnv`, in `Config::proxy`: the command line does the one read of the environment);
 //!   `config::render` prints the redacted dump and `config.example.toml`. Each key is one row
 //!   of the catalogue in `config::keys`, which drives all of these; the rows sit in one file
 //!   per table (`config::keys::storage`, `config::keys::chat`, `config::keys::dtrack`,
@@ -90,7 +92,9 @@
 //!   import, exports and VEX import (`exchange`, `vex`; XML within `xml_bounds`, checked in
 //!   one linear pass before parsing), OSV data (`osv`: record reading and severity,
 //!   ecosystems, package URLs, distribution releases, OSV's evaluation algorithm, streaming
-//!   zip import, the internal analyzer) over
+//!   zip import, the scheduled fetch, the internal analyzer; downloads go through
+//!   `domain::dtrack::http_get`: `ureq` with the environment's proxies, redirects checked hop
+//!   by hop) over
 //!   per-ecosystem version comparators (`versions`), the evaluation state of every component
 //!   (`domain::dtrack::evaluation`: findings, clean, or not evaluated with a reason, over the
 //!   ecosystems and releases the imported data covers), and the per-process state (signing key,
@@ -239,7 +243,9 @@
 //!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
 //!   in `domain::messages`: `edit`, `fetch`, `flags`, `preview`, `receipts`, `report`,
 //!   `widgets`; in `domain::dtrack`: `bom`, `cwe`, `cyclonedx`, `cyclonedx_xml`,
-//!   `epss` (`outpost dtrack import-epss`), `findings`, `identity`, `jwt`, `keys`, `licenses`
+//!   `epss` (`outpost dtrack import-epss`), `epss_fetch` (the daily fetch of `[dtrack.epss]
+//!   url`), `http_get` (the downloads of both fetchers), `findings`, `identity`, `jwt`, `keys`,
+//!   `licenses`
 //!   (the vendored SPDX catalogue and license groups), `policies`, `policy_eval`, `portfolio`,
 //!   `search` (component searches), `state`, `tags` (the tag resource), with
 //!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}` and

@@ -12,6 +12,7 @@
 mod keys;
 mod listeners;
 mod load;
+mod proxy_env;
 mod render;
 mod walker;
 
@@ -23,6 +24,7 @@ use render::quote;
 
 pub use listeners::{LETS_ENCRYPT_DIRECTORY, MAX_ACME_DOMAINS, TlsFiles, acme_domain_ok};
 pub use load::{ConfigError, load, parse};
+pub use proxy_env::{ProxyChoice, ProxyEnv};
 pub use render::example_toml;
 // Re-exported: `Config` holds it and callers (tests included) name it from here.
 pub use crate::model::EmailVisibility;
@@ -60,6 +62,7 @@ blank_as! {
     LogFormat => LogFormat::Text,
     MailTls => MailTls::StartTls,
     MailPassword => MailPassword(String::new()),
+    ProxyEnv => ProxyEnv::default(),
 }
 
 /// Declares a config struct and its [`Blank`] (every field blank).
@@ -97,6 +100,9 @@ pub struct Config {
     /// What the loader read but wants changed (old spellings), one line each: `check-config`
     /// prints them and the server logs them once at start. Not a key of the file.
     pub warnings: Vec<String>,
+    /// The outgoing proxies of the process environment (`https_proxy`, `no_proxy`, ...), read
+    /// by the command line, not from the file; empty by default.
+    pub proxy: ProxyEnv,
 }
 }
 
@@ -204,6 +210,8 @@ pub struct DtrackConfig {
     pub osv_ecosystems: String,
     /// Time between two fetches of every ecosystem.
     pub osv_interval: std::time::Duration,
+    /// Where the EPSS scores are fetched from once a day; empty = never.
+    pub epss_url: String,
 }
 }
 

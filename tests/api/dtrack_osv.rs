@@ -603,7 +603,7 @@ async fn export_server(files: Files) -> std::net::SocketAddr {
 }
 
 /// The zipped records of a fixture folder.
-fn zipped(folder: &str) -> Vec<u8> {
+pub(crate) fn zipped(folder: &str) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("all.zip");
     zip_folder(&fixtures().join(folder), &path);

@@ -38,6 +38,7 @@ mod dtrack_licenses;
 mod dtrack_matching;
 mod dtrack_metrics;
 mod dtrack_osv;
+mod dtrack_osv_proxy;
 mod dtrack_policies;
 mod dtrack_portfolio;
 mod dtrack_projects_more;

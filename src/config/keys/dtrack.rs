@@ -1,4 +1,5 @@
-//! The catalogue's rows for the `[dtrack]` listener, its `[dtrack.acme]` table and `[dtrack.osv]`.
+//! The catalogue's rows for the `[dtrack]` listener, its `[dtrack.acme]` table, `[dtrack.osv]`
+//! and `[dtrack.epss]`.
 //! Rows only, in catalogue order; the assembly in `keys/mod.rs` fixes where they go. Must
 //! not touch: the network, the database or global state.
 
@@ -93,5 +94,23 @@ pub(super) const DTRACK: &[Key] = &[
         "interval",
         secs!(dtrack.osv_interval, 86_400, 60, 30 * 86_400),
         "Seconds between two fetches of the OSV exports (upstream mirrors daily).",
+    ),
+    key(
+        "dtrack.epss",
+        "url",
+        Kind::Str {
+            default: "",
+            check: |v| {
+                v.is_empty()
+                    || ((v.starts_with("http://") || v.starts_with("https://"))
+                        && !v.chars().any(|c| c.is_whitespace() || c.is_control()))
+            },
+            problem: "dtrack.epss.url must be empty or an http:// or https:// URL",
+            get: |c| c.dtrack.epss_url.clone(),
+            set: |c, v| c.dtrack.epss_url = v,
+        },
+        "Fetch FIRST's EPSS scores (a CSV file, gzip or plain) from this URL once a day, e.g.\n\
+         https://epss.cyentia.com/epss_scores-current.csv.gz (upstream's feed); empty: scores\n\
+         come only from `outpost dtrack import-epss`.",
     ),
 ];
