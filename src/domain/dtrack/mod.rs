@@ -6,6 +6,7 @@
 //! [`crate::model::dtrack`]. Must not touch HTTP types.
 
 pub mod bom;
+pub mod cpe;
 pub mod cwe;
 pub mod cyclonedx;
 pub mod cyclonedx_xml;
