@@ -1,5 +1,6 @@
 //! The `outpost` command line: `serve`, `check-config`, `create-user`,
-//! `dtrack create-team`, `dtrack import-osv`, `dtrack import-epss`, `dtrack unknown-matches`,
+//! `dtrack create-team`, `dtrack import-osv`, `dtrack import-nvd`, `dtrack import-epss`,
+//! `dtrack unknown-matches`,
 //! `dtrack not-evaluated`, `backup`,
 //! `restore`.
 //!
@@ -119,6 +120,20 @@ enum DtrackCommand {
         #[arg(long)]
         config: Option<PathBuf>,
         /// A zip, a .json file, or a directory of .zip and .json files.
+        #[arg(long = "from")]
+        from: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Import NVD CVE JSON 2.0 data (the feed files `nvdcve-2.0-YYYY.json.gz`,
+    /// `nvdcve-2.0-modified.json.gz`, or CVE API 2.0 pages; gzip or plain, or a directory of
+    /// them) and re-check the components whose CPE it names. A record replaces the stored one
+    /// only when its `lastModified` is newer.
+    ImportNvd {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// A .json or .json.gz file, or a directory of them.
         #[arg(long = "from")]
         from: PathBuf,
         /// Print the report as JSON.
@@ -349,6 +364,61 @@ fn run(command: Command) -> Result<(), String> {
                     text.push_str(&format!(
                         "  … and {} more\n",
                         report.problem_count - report.problems.len()
+                    ));
+                }
+                write!(out, "{text}")
+            };
+            written.map_err(|e| format!("cannot write the result: {e}"))
+        }
+        Command::Dtrack {
+            command: DtrackCommand::ImportNvd { config, from, json },
+        } => {
+            let cfg = load(config.as_ref())?;
+            init_logging(&cfg);
+            let r = runtime()?.block_on(async {
+                let core = Core::open(cfg).map_err(|e| describe(&e))?;
+                crate::domain::dtrack::nvd::import_path(&core, &from)
+                    .await
+                    .map_err(|e| describe(&e))
+            })?;
+            let mut out = std::io::stdout().lock();
+            let written = if json {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({
+                        "files": r.files,
+                        "records": r.records,
+                        "imported": r.imported,
+                        "unchanged": r.unchanged,
+                        "older": r.older,
+                        "refused": r.refused,
+                        "projects_changed": r.projects_changed,
+                        "problem_count": r.problem_count,
+                        "problems": r.problems,
+                    })
+                )
+            } else {
+                let mut text = format!(
+                    "files: {}\nrecords: {}\nimported: {}\nunchanged: {}\n\
+                     skipped (a newer copy is stored): {}\nrefused: {}\n\
+                     projects with changed findings: {}\nproblems: {}\n",
+                    r.files,
+                    r.records,
+                    r.imported,
+                    r.unchanged,
+                    r.older,
+                    r.refused,
+                    r.projects_changed,
+                    r.problem_count
+                );
+                for p in &r.problems {
+                    text.push_str(&format!("  {p}\n"));
+                }
+                if r.problem_count > r.problems.len() {
+                    text.push_str(&format!(
+                        "  … and {} more\n",
+                        r.problem_count - r.problems.len()
                     ));
                 }
                 write!(out, "{text}")

@@ -40,6 +40,7 @@ pub const STEPS: &[(i64, &str)] = &[
     (21, include_str!("upgrades/0021_matching_sources.sql")),
     (22, include_str!("upgrades/0022_findings.sql")),
     (23, include_str!("upgrades/0023_portfolio_metrics.sql")),
+    (25, include_str!("upgrades/0025_nvd.sql")),
 ];
 
 /// The step into version `to`, if there is one.
@@ -111,7 +112,7 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(n, 36);
+        assert_eq!(n, 39);
         let settings: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'user_settings'",

@@ -1,5 +1,5 @@
-//! Dependency-Track domain: identity, portfolio, findings and analyses, metrics, OSV data and
-//! the internal analyzer.
+//! Dependency-Track domain: identity, portfolio, findings and analyses, metrics, OSV and NVD
+//! data, CPE names, and the internal analyzer.
 //!
 //! Owns the rules of the Dependency-Track API independent of its wire format; the HTTP side
 //! lives in [`crate::dtrack`], SQL in `db::dtrack_*`, the plain records in
@@ -19,6 +19,7 @@ pub mod jwt;
 pub mod keys;
 pub mod licenses;
 pub mod metrics;
+pub mod nvd;
 pub mod osv;
 pub mod policies;
 pub mod policy_eval;
