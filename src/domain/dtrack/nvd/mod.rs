@@ -81,6 +81,7 @@ impl ImportReport {
     }
 }
 
+/// What the reader thread sends.
 enum Item {
     Batch(Vec<NvdRecord>),
     Problem(String),

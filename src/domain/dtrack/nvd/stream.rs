@@ -133,8 +133,7 @@ pub fn stream_file(path: &Path, sink: Sink<'_>) -> std::result::Result<(), Strin
     Ok(())
 }
 
-/// What the reader thread sends.
-
+/// Whether a file in a directory is read: `.json` or `.json.gz`.
 fn is_input(p: &Path) -> bool {
     let name = p
         .file_name()
