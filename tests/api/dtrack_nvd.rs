@@ -355,3 +355,49 @@ async fn unreadable_input_is_reported_not_stored() {
             .is_err()
     );
 }
+
+#[test]
+fn the_command_line_imports_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let cfg = dir.path().join("outpost.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "data_dir = {:?}\n[database]\nsynchronous = \"normal\"\n",
+            data.display().to_string()
+        ),
+    )
+    .unwrap();
+    let run = |json: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_outpost"));
+        c.args(["dtrack", "import-nvd", "--config"]).arg(&cfg);
+        if json {
+            c.arg("--json");
+        }
+        let out = c.arg("--from").arg(fixture()).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let report: Value = serde_json::from_str(&run(true)).unwrap();
+    assert_eq!(
+        (&report["files"], &report["imported"], &report["refused"]),
+        (&json!(1), &json!(5), &json!(0)),
+        "{report}"
+    );
+    // Again, as text: nothing changes.
+    let text = run(false);
+    assert!(text.contains("imported: 0\nunchanged: 5\n"), "{text}");
+    let missing = std::process::Command::new(env!("CARGO_BIN_EXE_outpost"))
+        .args(["dtrack", "import-nvd", "--config"])
+        .arg(&cfg)
+        .arg("--from")
+        .arg(dir.path().join("nowhere"))
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+}
