@@ -1,5 +1,6 @@
 //! The `outpost` command line: `serve`, `check-config`, `create-user`,
-//! `dtrack create-team`, `dtrack import-osv`, `dtrack import-epss`, `dtrack unknown-matches`,
+//! `dtrack create-team`, `dtrack import-osv`, `dtrack import-nvd`, `dtrack import-epss`,
+//! `dtrack unknown-matches`,
 //! `dtrack not-evaluated`, `backup`,
 //! `restore`.
 //!
@@ -9,7 +10,7 @@
 //! event queue, background task or browser file.
 
 use std::io::{BufRead as _, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -119,6 +120,18 @@ enum DtrackCommand {
         #[arg(long)]
         config: Option<PathBuf>,
         /// A zip, a .json file, or a directory of .zip and .json files.
+        #[arg(long = "from")]
+        from: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Import NVD CVE JSON 2.0 files (`nvdcve-2.0-*.json.gz`, API pages) and re-check the
+    /// components whose CPE they name; only a newer `lastModified` replaces a stored record.
+    ImportNvd {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// A .json or .json.gz file, or a directory of them.
         #[arg(long = "from")]
         from: PathBuf,
         /// Print the report as JSON.
@@ -307,58 +320,10 @@ fn run(command: Command) -> Result<(), String> {
         Command::Restore { config, from } => restore(config.as_ref(), &from),
         Command::Dtrack {
             command: DtrackCommand::ImportOsv { config, from, json },
-        } => {
-            let cfg = load(config.as_ref())?;
-            init_logging(&cfg);
-            let report = runtime()?.block_on(async {
-                let core = Core::open(cfg).map_err(|e| describe(&e))?;
-                crate::domain::dtrack::osv::import::import_path(&core, &from)
-                    .await
-                    .map_err(|e| describe(&e))
-            })?;
-            let mut out = std::io::stdout().lock();
-            let written = if json {
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::json!({
-                        "files": report.files,
-                        "records": report.records,
-                        "stored": report.stored,
-                        "unchanged": report.unchanged,
-                        "withdrawn": report.withdrawn,
-                        "refused": report.refused,
-                        "projects_changed": report.projects_changed,
-                        "problem_count": report.problem_count,
-                        "problems": report.problems,
-                    })
-                )
-            } else {
-                let mut text = format!(
-                    "files: {}\nrecords: {}\nstored: {}\nunchanged: {}\nwithdrawn: {}\n\
-                     refused: {}\nprojects with changed findings: {}\nproblems: {}\n",
-                    report.files,
-                    report.records,
-                    report.stored,
-                    report.unchanged,
-                    report.withdrawn,
-                    report.refused,
-                    report.projects_changed,
-                    report.problem_count
-                );
-                for p in &report.problems {
-                    text.push_str(&format!("  {p}\n"));
-                }
-                if report.problem_count > report.problems.len() {
-                    text.push_str(&format!(
-                        "  … and {} more\n",
-                        report.problem_count - report.problems.len()
-                    ));
-                }
-                write!(out, "{text}")
-            };
-            written.map_err(|e| format!("cannot write the result: {e}"))
-        }
+        } => import_data(config.as_ref(), &from, json, false),
+        Command::Dtrack {
+            command: DtrackCommand::ImportNvd { config, from, json },
+        } => import_data(config.as_ref(), &from, json, true),
         Command::Dtrack {
             command: DtrackCommand::ImportEpss { config, from, json },
         } => {
@@ -494,6 +459,69 @@ fn run(command: Command) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// `dtrack import-osv` and (`nvd`) `dtrack import-nvd`: imports, then prints each count and
+/// the problems, as text or (with `--json`) one JSON object.
+fn import_data(config: Option<&PathBuf>, from: &Path, json: bool, nvd: bool) -> Result<(), String> {
+    use crate::domain::dtrack::{nvd, osv};
+    const CHANGED: &str = "projects with changed findings";
+    let fail = |e: Error| describe(&e);
+    let cfg = load(config)?;
+    init_logging(&cfg);
+    let (counts, problems, problem_count) = runtime()?.block_on(async {
+        let core = Core::open(cfg).map_err(fail)?;
+        Ok::<_, String>(if nvd {
+            let r = nvd::import_path(&core, from).await.map_err(fail)?;
+            let counts = vec![
+                ("files", "files", r.files),
+                ("records", "records", r.records),
+                ("imported", "imported", r.imported),
+                ("unchanged", "unchanged", r.unchanged),
+                ("older", "skipped (a newer copy is stored)", r.older),
+                ("refused", "refused", r.refused),
+                ("projects_changed", CHANGED, r.projects_changed),
+            ];
+            (counts, r.problems, r.problem_count)
+        } else {
+            let r = osv::import::import_path(&core, from).await.map_err(fail)?;
+            let counts = vec![
+                ("files", "files", r.files),
+                ("records", "records", r.records),
+                ("stored", "stored", r.stored),
+                ("unchanged", "unchanged", r.unchanged),
+                ("withdrawn", "withdrawn", r.withdrawn),
+                ("refused", "refused", r.refused),
+                ("projects_changed", CHANGED, r.projects_changed),
+            ];
+            (counts, r.problems, r.problem_count)
+        })
+    })?;
+    let mut out = std::io::stdout().lock();
+    let written = if json {
+        let mut m = serde_json::Map::new();
+        for (key, _, n) in &counts {
+            m.insert((*key).into(), (*n).into());
+        }
+        m.insert("problem_count".into(), problem_count.into());
+        m.insert("problems".into(), problems.into());
+        writeln!(out, "{}", serde_json::Value::Object(m))
+    } else {
+        let mut text = String::new();
+        for (_, label, n) in &counts {
+            text.push_str(&format!("{label}: {n}\n"));
+        }
+        text.push_str(&format!("problems: {problem_count}\n"));
+        for p in &problems {
+            text.push_str(&format!("  {p}\n"));
+        }
+        if problem_count > problems.len() {
+            let more = problem_count - problems.len();
+            text.push_str(&format!("  … and {more} more\n"));
+        }
+        write!(out, "{text}")
+    };
+    written.map_err(|e| format!("cannot write the result: {e}"))
 }
 
 fn restore(config: Option<&PathBuf>, from: &std::path::Path) -> Result<(), String> {

@@ -32,8 +32,10 @@
 //! that is invalidated by every Dependency-Track write), and handlers call the rules in
 //! [`domain::dtrack`]. Accepted BOM uploads are stored first and imported by a background
 //! worker started with the listener. Vulnerability data comes from OSV exports imported by
-//! `outpost dtrack import-osv`; the internal analyzer (`domain::dtrack::osv`) matches
-//! components against it in the same transaction as every change that could alter a match.
+//! `outpost dtrack import-osv` and NVD CVE JSON 2.0 files imported by `outpost dtrack
+//! import-nvd` (`domain::dtrack::nvd`); the internal analyzer (`domain::dtrack::osv`) matches
+//! components against it (by purl, and by CPE under `domain::dtrack::cpe`'s rules) in the
+//! same transaction as every change that could alter a match.
 //!
 //! # Code map
 //!
@@ -50,7 +52,7 @@
 //!   (with the web client's files, `web::assets`), startup and shutdown, and
 //!   `app::tasks`, the one list of background tasks (`tasks::spawn`) with the timer tasks.
 //! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
-//!   `dtrack create-team`, `dtrack import-osv`, `dtrack import-epss`, `backup`, `restore`); [`restore`] does the file work of
+//!   `dtrack create-team`, `dtrack import-osv`, `dtrack import-nvd`, `dtrack import-epss`, `backup`, `restore`); [`restore`] does the file work of
 //!   `outpost restore` (checks in `db::migrate::verify_restorable`), and [`data_lock`] is the
 //!   data directory's lock a running server holds.
 //! - [`config`]: the typed `Config` and its defaults (`config/mod.rs`); `config::load` turns
@@ -92,10 +94,11 @@
 //!   import, exports and VEX import (`exchange`, `vex`; XML within `xml_bounds`, checked in
 //!   one linear pass before parsing), OSV data (`osv`: record reading and severity,
 //!   ecosystems, package URLs, distribution releases, OSV's evaluation algorithm, streaming
-//!   zip import, the scheduled fetch, the internal analyzer; downloads go through
-//!   `domain::dtrack::http_get`: `ureq` with the environment's proxies, redirects checked hop
-//!   by hop) over
-//!   per-ecosystem version comparators (`versions`), the evaluation state of every component
+//!   zip import, the scheduled fetch, the internal analyzer, which also matches CPEs;
+//!   downloads go through `domain::dtrack::http_get`: `ureq` with the environment's proxies,
+//!   redirects checked hop by hop), NVD data (`nvd`: the streamed, incremental import of CVE
+//!   JSON 2.0 files) and CPE names with their matching rules (`cpe`) over
+//!   per-ecosystem version comparators and a generic order (`versions`), the evaluation state of every component
 //!   (`domain::dtrack::evaluation`: findings, clean, or not evaluated with a reason, over the
 //!   ecosystems and releases the imported data covers), and the per-process state (signing key,
 //!   system UUID, generation-checked caches).

@@ -54,6 +54,7 @@ fn input_row(r: &Row<'_>) -> rusqlite::Result<EvaluationInput> {
                 name,
                 version: source_version,
             }),
+            cpe: r.get(4)?,
         },
         project: ProjectId(r.get(9)?),
         project_name: r.get(10)?,

@@ -11,20 +11,21 @@ use crate::error::Result;
 use crate::ids::{ComponentId, ProjectId, VulnerabilityId};
 use crate::model::dtrack::SourcePackage;
 
-/// What a component is matched by: its purl, its own version (for a purl without one), and
-/// the source package its BOM named.
+/// What a component is matched by: its purl, its own version (for a purl without one), the
+/// source package its BOM named, and its CPE (matched against NVD data).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Subject {
     pub purl: Option<String>,
     pub version: Option<String>,
     pub source: Option<SourcePackage>,
+    pub cpe: Option<String>,
 }
 
 /// Columns of a component (alias `c`) and its source (alias `s`) read by [`subject_at`].
-const SUBJECT_COLS: &str = "c.purl, c.version, s.name, s.version";
-const SUBJECT_JOIN: &str = "LEFT JOIN dt_component_sources s ON s.component_id = c.id";
+pub(crate) const SUBJECT_COLS: &str = "c.purl, c.version, s.name, s.version, c.cpe";
+pub(crate) const SUBJECT_JOIN: &str = "LEFT JOIN dt_component_sources s ON s.component_id = c.id";
 
-fn subject_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Subject> {
+pub(crate) fn subject_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Subject> {
     let name: Option<String> = r.get(at + 2)?;
     let source_version: Option<String> = r.get(at + 3)?;
     Ok(Subject {
@@ -34,6 +35,7 @@ fn subject_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Subject> {
             name,
             version: source_version,
         }),
+        cpe: r.get(at + 4)?,
     })
 }
 

@@ -24,6 +24,7 @@ pub mod dtrack_findings;
 pub mod dtrack_identity;
 pub mod dtrack_licenses;
 pub mod dtrack_metrics;
+pub mod dtrack_nvd;
 pub mod dtrack_osv;
 pub mod dtrack_policies;
 pub mod dtrack_portfolio;

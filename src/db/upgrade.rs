@@ -41,6 +41,7 @@ pub const STEPS: &[(i64, &str)] = &[
     (22, include_str!("upgrades/0022_findings.sql")),
     (23, include_str!("upgrades/0023_portfolio_metrics.sql")),
     (24, include_str!("upgrades/0024_tags.sql")),
+    (25, include_str!("upgrades/0025_nvd.sql")),
 ];
 
 /// The step into version `to`, if there is one.
@@ -112,7 +113,7 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(n, 39);
+        assert_eq!(n, 42);
         let settings: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'user_settings'",

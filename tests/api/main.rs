@@ -37,6 +37,7 @@ mod dtrack_identity;
 mod dtrack_licenses;
 mod dtrack_matching;
 mod dtrack_metrics;
+mod dtrack_nvd;
 mod dtrack_osv;
 mod dtrack_osv_proxy;
 mod dtrack_policies;

@@ -12,12 +12,17 @@
 //! most a minute, so an import by another process shows too): BOM uploads and other writes do
 //! not repeat it.
 //!
+//! A component with a CPE that parses is also matched against imported NVD data: once any
+//! NVD data is imported, such a component counts as evaluated (clean when nothing matched)
+//! even when its package URL could not be, unless the analyzer recorded undecidable matches.
+//!
 //! Reasons and their wire names (stable):
 //! - `NO_IDENTITY`: neither a package URL nor a CPE.
-//! - `NO_PURL`: a CPE but no package URL (the analyzer matches OSV data by package URL).
+//! - `NO_PURL`: no package URL, and a CPE that does not parse (nothing to match by).
 //! - `UNSUPPORTED_ECOSYSTEM`: a package URL that does not parse, or whose type (or vendor, for
 //!   `deb`, `apk`, `rpm`) names no ecosystem the analyzer has a comparator for.
-//! - `NO_DATA_FOR_ECOSYSTEM`: a supported ecosystem of which no OSV data is imported.
+//! - `NO_DATA_FOR_ECOSYSTEM`: a supported ecosystem of which no OSV data is imported, or a
+//!   component matched by CPE alone while no NVD data is imported.
 //! - `NO_VERSION`: neither the package URL nor the component has a version.
 //! - `UNPARSABLE_VERSION`: the version does not parse under the ecosystem's order, or a
 //!   record's ranges for the package could not be compared with it (the analyzer's unknown
@@ -134,10 +139,12 @@ struct Releases {
     keys: HashSet<String>,
 }
 
-/// Which ecosystems (by stored key) and distribution releases the imported OSV data covers.
+/// Which ecosystems (by stored key) and distribution releases the imported OSV data covers,
+/// and whether NVD data (CPEs) is imported.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Coverage {
     ecosystems: HashMap<String, Releases>,
+    nvd: bool,
 }
 
 impl Coverage {
@@ -163,6 +170,12 @@ impl Coverage {
         out
     }
 
+    /// The same coverage, with NVD data imported or not.
+    pub fn with_nvd(mut self, nvd: bool) -> Coverage {
+        self.nvd = nvd;
+        self
+    }
+
     fn of(&self, eco: Ecosystem) -> Option<&Releases> {
         self.ecosystems.get(eco.purl_type())
     }
@@ -178,14 +191,33 @@ pub fn classify(input: &EvaluationInput, coverage: &Coverage) -> Evaluation {
     if input.has_findings {
         return Evaluation::Findings;
     }
-    let purl_text = input.subject.purl.as_deref();
-    if blank(purl_text) {
-        return Not(if blank(input.cpe.as_deref()) {
-            Reason::NoIdentity
-        } else {
-            Reason::NoPurl
-        });
+    // The CPE as the analyzer reads it (`matching::component_cpe`).
+    let cpe = (!blank(input.cpe.as_deref())).then(|| {
+        input
+            .cpe
+            .as_deref()
+            .is_some_and(|c| crate::domain::dtrack::cpe::Cpe::parse(c).is_ok())
+    });
+    let by_cpe = cpe == Some(true) && coverage.nvd;
+    if blank(input.subject.purl.as_deref()) {
+        return match cpe {
+            None => Not(Reason::NoIdentity),
+            Some(false) => Not(Reason::NoPurl),
+            Some(true) if !coverage.nvd => Not(Reason::NoDataForEcosystem),
+            Some(true) if input.has_unknown => Not(Reason::UnparsableVersion),
+            Some(true) => Evaluation::Clean,
+        };
     }
+    match classify_purl(input, coverage) {
+        Not(_) if by_cpe && !input.has_unknown => Evaluation::Clean,
+        e => e,
+    }
+}
+
+/// The classification by package URL alone (the component has one).
+fn classify_purl(input: &EvaluationInput, coverage: &Coverage) -> Evaluation {
+    use Evaluation::NotEvaluated as Not;
+    let purl_text = input.subject.purl.as_deref();
     let Some(p) = purl_text.and_then(purl::parse) else {
         return Not(Reason::UnsupportedEcosystem);
     };
@@ -275,8 +307,11 @@ pub async fn coverage(state: &Core) -> Result<Arc<Coverage>> {
     {
         return Ok(c);
     }
-    let rows = state.db.read(db::covered).await?;
-    let c = Arc::new(Coverage::from_rows(&rows));
+    let (rows, nvd) = state
+        .db
+        .read(|c| Ok((db::covered(c)?, crate::db::dtrack_nvd::has_cpes(c)?)))
+        .await?;
+    let c = Arc::new(Coverage::from_rows(&rows).with_nvd(nvd));
     store(&dt.evaluation.coverage, read_at, now, &c);
     Ok(c)
 }
@@ -559,6 +594,7 @@ mod tests {
                 purl: purl.map(str::to_string),
                 version: version.map(str::to_string),
                 source: None,
+                cpe: cpe.map(str::to_string),
             },
             has_findings: false,
             has_unknown: false,
@@ -595,12 +631,14 @@ mod tests {
         let cases: &[Case] = &[
             (None, None, Some("1.0"), Not(Reason::NoIdentity)),
             (Some("  "), Some(" "), None, Not(Reason::NoIdentity)),
+            // A CPE that parses, without NVD data; one that does not parse.
             (
                 None,
                 Some("cpe:2.3:a:x:y:1.0:*:*:*:*:*:*:*"),
                 None,
-                Not(Reason::NoPurl),
+                Not(Reason::NoDataForEcosystem),
             ),
+            (None, Some("cpe:2.3:a:x"), None, Not(Reason::NoPurl)),
             (
                 Some("pkg:conan/zlib@1.3"),
                 None,
@@ -707,6 +745,32 @@ mod tests {
                 "{purl:?} {cpe:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_cpe_is_evaluated_once_nvd_data_is_imported() {
+        let nvd = coverage().with_nvd(true);
+        let cpe = Some("cpe:2.3:a:acme:tool:2.4:*:*:*:*:*:*:*");
+        assert_eq!(classify(&input(None, cpe, None), &nvd), Clean);
+        assert_eq!(
+            classify(&input(None, Some("cpe:/a:acme:tool:2.4"), None), &nvd),
+            Clean
+        );
+        assert_eq!(
+            classify(&input(None, Some("not a cpe"), None), &nvd),
+            Not(Reason::NoPurl)
+        );
+        // A purl the analyzer cannot use, with a CPE it can: evaluated by CPE.
+        let both = input(Some("pkg:conan/zlib@1.3"), cpe, None);
+        assert_eq!(classify(&both, &nvd), Clean);
+        assert_eq!(state(&both), Not(Reason::UnsupportedEcosystem));
+        // Undecidable matches still are not clean.
+        let mut i = input(None, cpe, None);
+        i.has_unknown = true;
+        assert_eq!(classify(&i, &nvd), Not(Reason::UnparsableVersion));
+        let mut i = input(Some("pkg:npm/x@1.0.0"), cpe, None);
+        i.has_unknown = true;
+        assert_eq!(classify(&i, &nvd), Not(Reason::UnparsableVersion));
     }
 
     #[test]

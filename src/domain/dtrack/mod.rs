@@ -1,11 +1,12 @@
-//! Dependency-Track domain: identity, portfolio, findings and analyses, metrics, OSV data and
-//! the internal analyzer.
+//! Dependency-Track domain: identity, portfolio, findings and analyses, metrics, OSV and NVD
+//! data, CPE names, and the internal analyzer.
 //!
 //! Owns the rules of the Dependency-Track API independent of its wire format; the HTTP side
 //! lives in [`crate::dtrack`], SQL in `db::dtrack_*`, the plain records in
 //! [`crate::model::dtrack`]. Must not touch HTTP types.
 
 pub mod bom;
+pub mod cpe;
 pub mod cwe;
 pub mod cyclonedx;
 pub mod cyclonedx_xml;
@@ -20,6 +21,7 @@ pub mod jwt;
 pub mod keys;
 pub mod licenses;
 pub mod metrics;
+pub mod nvd;
 pub mod osv;
 pub mod policies;
 pub mod policy_eval;

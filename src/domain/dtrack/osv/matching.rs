@@ -1,9 +1,11 @@
 //! The internal analyzer: matches components (by package URL, with the component's own version
-//! when the purl has none, and the source package its BOM names) against the stored OSV data and
-//! keeps their findings (`INTERNAL_ANALYZER`) and undecidable matches in step, inside the
-//! caller's write. Runs when a BOM is imported, when a component is created or changed, when
-//! new OSV data arrives (only for the packages it names), and for `POST
-//! /finding/project/{uuid}/analyze` (queued, followed by token).
+//! when the purl has none, and the source package its BOM names) against the stored OSV data,
+//! and (by CPE, with or without a purl) against the stored NVD CPEs (`super::super::cpe`'s
+//! rules), and keeps their findings (`INTERNAL_ANALYZER`, one per vulnerability whichever path
+//! found it) and undecidable matches in step, inside the caller's write. Runs when a BOM is
+//! imported, when a component is created or changed, when new OSV or NVD data arrives (only
+//! for the packages or CPEs it names), and for `POST /finding/project/{uuid}/analyze` (queued,
+//! followed by token).
 //!
 //! Attributions made by hand are never removed here. Must not touch HTTP types or SQL.
 
@@ -13,8 +15,10 @@ use rusqlite::Connection;
 
 use super::eval::{AffectedSpec, Verdict, evaluate};
 use super::{distro, purl};
+use crate::db::dtrack_nvd as ndb;
 use crate::db::dtrack_osv as db;
 use crate::domain::core::Core;
+use crate::domain::dtrack::cpe::{self, Bounds, Cpe};
 use crate::error::Result;
 use crate::ids::{ComponentId, ProjectId, VulnerabilityId};
 use crate::model::dtrack::Principal;
@@ -22,8 +26,62 @@ use crate::model::dtrack::Principal;
 use crate::domain::dtrack::portfolio::visible_project;
 use crate::domain::dtrack::state::write;
 
-/// Affected entries already read in this run, by (ecosystem, package).
-pub type SpecCache = HashMap<(String, String), Vec<(VulnerabilityId, AffectedSpec)>>;
+/// A stored NVD CPE read back: the vulnerability, the record's CPE and its range.
+type CpeEntry = (VulnerabilityId, Cpe, Bounds);
+
+/// Stored data already read in this run: OSV affected entries by (ecosystem, package), NVD
+/// CPEs by the component's (part, vendor, product).
+#[derive(Default)]
+pub struct SpecCache {
+    osv: HashMap<(String, String), Vec<(VulnerabilityId, AffectedSpec)>>,
+    nvd: HashMap<(String, String, String), Vec<CpeEntry>>,
+}
+
+impl SpecCache {
+    pub fn new() -> SpecCache {
+        SpecCache::default()
+    }
+}
+
+fn cpe_candidates<'a>(
+    c: &Connection,
+    cache: &'a mut SpecCache,
+    target: &Cpe,
+) -> Result<&'a [CpeEntry]> {
+    let key = (
+        target.part.as_str().to_string(),
+        target.vendor().to_string(),
+        target.product().to_string(),
+    );
+    if !cache.nvd.contains_key(&key) {
+        let mut list = Vec::new();
+        for (v, row) in ndb::candidates(c, &key.0, &key.1, &key.2)? {
+            let Some(rec) = Cpe::from_stored(&row.part, row.attrs) else {
+                tracing::warn!("an unreadable stored NVD CPE was skipped");
+                continue;
+            };
+            let [si, se, ei, ee] = row.bounds;
+            let bounds = Bounds {
+                start_including: si,
+                start_excluding: se,
+                end_including: ei,
+                end_excluding: ee,
+            };
+            list.push((v, rec, bounds));
+        }
+        cache.nvd.insert(key.clone(), list);
+    }
+    Ok(cache.nvd.get(&key).map(Vec::as_slice).unwrap_or(&[]))
+}
+
+/// The component's CPE, when it has one that parses.
+pub fn component_cpe(subject: &db::Subject) -> Option<Cpe> {
+    subject
+        .cpe
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+        .and_then(|s| Cpe::parse(s).ok())
+}
 
 fn specs<'a>(
     c: &Connection,
@@ -31,6 +89,7 @@ fn specs<'a>(
     eco: &str,
     pkg: &str,
 ) -> Result<&'a [(VulnerabilityId, AffectedSpec)]> {
+    let cache = &mut cache.osv;
     let key = (eco.to_string(), pkg.to_string());
     if !cache.contains_key(&key) {
         let mut list = Vec::new();
@@ -181,6 +240,28 @@ pub fn match_component(
             }
         }
     }
+    // The CPE path (DT analyses both; one finding per vulnerability).
+    match component_cpe(subject) {
+        None => {
+            // A CPE that does not parse is keyed (as nothing) so it is not read again as never
+            // keyed: exactly the values `unkeyed_components` selects.
+            let blank = subject.cpe.as_deref().is_none_or(str::is_empty);
+            ndb::set_component_cpe(c, comp, (!blank).then_some(("", "", "")))?
+        }
+        Some(target) => {
+            ndb::set_component_cpe(
+                c,
+                comp,
+                Some((target.part.as_str(), target.vendor(), target.product())),
+            )?;
+            let scheme = package.as_ref().map(|p| p.ecosystem.scheme());
+            for (vuln, rec, bounds) in cpe_candidates(c, cache, &target)? {
+                if !wanted.contains(vuln) && cpe::matches(rec, bounds, &target, scheme) {
+                    wanted.insert(*vuln);
+                }
+            }
+        }
+    }
     unknown.retain(|(v, _)| !wanted.contains(v));
     unknown.sort_by_key(|u| u.0.0);
     unknown.dedup_by(|a, b| a.0 == b.0);
@@ -235,6 +316,45 @@ pub fn recheck_packages(c: &Connection, packages: &HashSet<(String, String)>) ->
     sorted.sort();
     for (eco, pkg) in sorted {
         for (comp, project, subject) in db::components_of_package(c, eco, pkg)? {
+            if match_component(c, comp, &subject, &mut cache)? {
+                projects.insert(project);
+            }
+        }
+    }
+    let mut projects: Vec<ProjectId> = projects.into_iter().collect();
+    projects.sort_by_key(|p| p.0);
+    for p in &projects {
+        crate::domain::dtrack::policies::evaluate_project(c, *p)?;
+    }
+    Ok(projects.len())
+}
+
+/// Re-checks, after NVD data changed, the components whose CPE the given record keys (part,
+/// vendor, product; `*` for ANY) may match, and every component with a CPE never keyed yet;
+/// then re-evaluates policies and records metrics of every project whose findings changed.
+/// Returns the number of such projects.
+pub fn recheck_cpes(c: &Connection, keys: &HashSet<(String, String, String)>) -> Result<usize> {
+    let mut cache = SpecCache::new();
+    let mut projects: HashSet<ProjectId> = HashSet::new();
+    loop {
+        let batch = ndb::unkeyed_components(c, 1000)?;
+        if batch.is_empty() {
+            break;
+        }
+        for (comp, project, subject) in batch {
+            if match_component(c, comp, &subject, &mut cache)? {
+                projects.insert(project);
+            }
+        }
+    }
+    let mut sorted: Vec<&(String, String, String)> = keys.iter().collect();
+    sorted.sort();
+    let mut seen: HashSet<ComponentId> = HashSet::new();
+    for (part, vendor, product) in sorted {
+        for (comp, project, subject) in ndb::components_of_cpe(c, part, vendor, product)? {
+            if !seen.insert(comp) {
+                continue;
+            }
             if match_component(c, comp, &subject, &mut cache)? {
                 projects.insert(project);
             }

@@ -4,13 +4,15 @@
 //! `ComparableVersion`'s (`maven`), RubyGems by `Gem::Version`'s (`rubygems`), the RPM family
 //! by rpmvercmp (`rpm`), Alpine by apk's (`apk`), Packagist by PHP's `version_compare`
 //! (`packagist`), and NuGet, Pub, Hex, SwiftURL, GitHub Actions, Hackage and CRAN by their
-//! SemVer-like or numeric rules (`semverlike`).
+//! SemVer-like or numeric rules (`semverlike`); a generic order for versions no scheme reads
+//! (`generic`, CPE matching's fallback).
 //!
 //! A version a comparator cannot parse is `None`, which the caller reports as unknown, never
 //! as not affected. Pure: no I/O.
 
 pub mod apk;
 pub mod debian;
+pub mod generic;
 pub mod maven;
 pub mod packagist;
 pub mod rpm;
