@@ -1,13 +1,11 @@
-//! The `outpost` command line: `serve`, `check-config`, `create-user`,
-//! `dtrack create-team`, `dtrack import-osv`, `dtrack import-nvd`, `dtrack import-epss`,
-//! `dtrack unknown-matches`,
-//! `dtrack not-evaluated`, `backup`,
-//! `restore`.
+//! The `outpost` command line: `serve`, `check-config`, `create-user`, `dtrack create-team`,
+//! `dtrack import-osv`, `dtrack import-nvd`, `dtrack import-epss`, `dtrack unknown-matches`,
+//! `dtrack not-evaluated`, `backup`, `restore`.
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
-//! defaults), does its one job and returns an exit code. Errors are printed once, here. The commands
-//! that touch the data open a `domain::Core` alone (database, config, caches): no listener,
-//! event queue, background task or browser file.
+//! defaults), does its one job and returns an exit code. Errors are printed once, here. The
+//! commands that touch the data open a `domain::Core` alone (database, config, caches): no
+//! listener, event queue, background task or browser file.
 
 use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -466,8 +464,7 @@ fn run(command: Command) -> Result<(), String> {
 fn import_data(config: Option<&PathBuf>, from: &Path, json: bool, nvd: bool) -> Result<(), String> {
     use crate::domain::dtrack::{nvd, osv};
     const CHANGED: &str = "projects with changed findings";
-    let fail = |e: Error| describe(&e);
-    let cfg = load(config)?;
+    let (fail, cfg) = (|e: Error| describe(&e), load(config)?);
     init_logging(&cfg);
     let (counts, problems, problem_count) = runtime()?.block_on(async {
         let core = Core::open(cfg).map_err(fail)?;
@@ -515,8 +512,7 @@ fn import_data(config: Option<&PathBuf>, from: &Path, json: bool, nvd: bool) -> 
         for p in &problems {
             text.push_str(&format!("  {p}\n"));
         }
-        if problem_count > problems.len() {
-            let more = problem_count - problems.len();
+        if let Some(more) = problem_count.checked_sub(problems.len()).filter(|m| *m > 0) {
             text.push_str(&format!("  … and {more} more\n"));
         }
         write!(out, "{text}")

@@ -241,7 +241,7 @@
 //!   `submessages`, `unreads`, `user_records`, and Dependency-Track's `dtrack_bom`,
 //!   `dtrack_clone`, `dtrack_epss`, `dtrack_evaluation`, `dtrack_findings`, `dtrack_identity`, `dtrack_licenses`,
 //!   `dtrack_metrics`, `dtrack_osv`, `dtrack_policies`, `dtrack_portfolio`, `dtrack_projects`,
-//!   `dtrack_search`, `dtrack_tags`;
+//!   `dtrack_nvd`, `dtrack_search`, `dtrack_tags`;
 //! - in `domain`: `channel_folders`, `credentials` (the user cache and the login limiter),
 //!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
 //!   in `domain::messages`: `edit`, `fetch`, `flags`, `preview`, `receipts`, `report`,
@@ -251,8 +251,9 @@
 //!   `licenses`
 //!   (the vendored SPDX catalogue and license groups), `policies`, `policy_eval`, `portfolio`,
 //!   `search` (component searches), `state`, `tags` (the tag resource), with
-//!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}` and
-//!   `versions::{debian, maven, rubygems, rpm, apk, packagist, semverlike}`;
+//!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}`,
+//!   `nvd::{record, stream}`, and
+//!   `versions::{debian, maven, rubygems, rpm, apk, packagist, semverlike, generic}`;
 //! - in `dtrack`: `acl`, `auth`, `badges`, `bom`, `evaluation` (our not-evaluated listing), `findings`, `identity`, `licenses`,
 //!   `metrics`, `policies`, `portfolio`, `search`, `tags`, and `wire::input`, `wire::licenses`,
 //!   `wire::metrics`, `wire::policy`, `wire::findings` (findings, SARIF, FPF),
