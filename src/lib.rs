@@ -250,7 +250,8 @@
 //!   url`), `http_get` (the downloads of both fetchers), `findings`, `identity`, `jwt`, `keys`,
 //!   `licenses`
 //!   (the vendored SPDX catalogue and license groups), `policies`, `policy_eval`, `portfolio`,
-//!   `search` (component searches), `state`, `tags` (the tag resource), with
+//!   `search` (component searches), `state`, `tags` (the tag resource), `watch` (commits by
+//!   other processes renew the caches), with
 //!   `osv::{record, severity, ecosystem, purl, distro, eval, matching, import, fetch}`,
 //!   `nvd::{record, stream}`, and
 //!   `versions::{debian, maven, rubygems, rpm, apk, packagist, semverlike, generic}`;

@@ -54,6 +54,10 @@ pub(super) fn spawn(state: &Arc<ChatState>, tls: &TlsListeners) -> Vec<JoinHandl
         ));
         tokio::spawn(crate::domain::dtrack::epss_fetch::worker(
             Arc::clone(core),
+            stop_rx.clone(),
+        ));
+        tokio::spawn(crate::domain::dtrack::watch::worker(
+            Arc::clone(core),
             stop_rx,
         ));
     }

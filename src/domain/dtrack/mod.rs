@@ -33,6 +33,7 @@ pub mod state;
 pub mod tags;
 pub mod versions;
 pub mod vex;
+pub mod watch;
 pub mod xml_bounds;
 
 // Kept at its old path so the API tests and the bench need no change; the type lives in `model`.

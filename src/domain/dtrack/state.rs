@@ -119,6 +119,13 @@ impl DtState {
         self.bump();
     }
 
+    /// Called when another connection committed (another process's import, or this one's
+    /// writes, seen by `db::health::ChangeWatch`): everything cached, the OSV coverage
+    /// included, is read again.
+    pub fn data_changed_elsewhere(&self) {
+        self.osv_data_changed();
+    }
+
     pub fn system_uuid(&self) -> &str {
         self.system_uuid.get().map(String::as_str).unwrap_or("")
     }
