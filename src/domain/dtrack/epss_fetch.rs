@@ -21,15 +21,9 @@ pub async fn fetch_once(state: &Core, url: &str) -> Result<EpssReport, String> {
     let dir = state.config.data_dir.join("epss");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let part = dir.join(format!("{}.part", uuid::Uuid::new_v4()));
-    let (owned_url, dest) = (url.to_string(), part.clone());
     let proxies = state.config.proxy.clone();
-    let limits = http_get::Limits::of(epss::MAX_BYTES);
-    let downloaded = tokio::task::spawn_blocking(move || {
-        http_get::download(&owned_url, &dest, &proxies, &limits)
-    })
-    .await
-    .map_err(|_| "the download panicked".to_string())
-    .and_then(|r| r);
+    let downloaded =
+        http_get::download_blocking(url.to_string(), part.clone(), proxies, epss::MAX_BYTES).await;
     let outcome = match downloaded {
         Ok(bytes) => {
             tracing::info!(bytes, "EPSS scores downloaded");

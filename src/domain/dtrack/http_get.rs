@@ -189,6 +189,20 @@ pub fn next_hop(from: &Target, location: &str, visited: &[String]) -> Result<Tar
     Ok(to)
 }
 
+/// [`download`] on a blocking thread, with [`Limits::of`] `max_bytes`: what the scheduled
+/// fetchers call.
+pub async fn download_blocking(
+    url: String,
+    dest: std::path::PathBuf,
+    proxies: ProxyEnv,
+    max_bytes: u64,
+) -> Result<u64, String> {
+    let limits = Limits::of(max_bytes);
+    tokio::task::spawn_blocking(move || download(&url, &dest, &proxies, &limits))
+        .await
+        .map_err(|_| "the download panicked".to_string())?
+}
+
 /// `GET url` into `dest` (created new, left in place on failure for the caller to remove);
 /// the number of bytes written. Each hop goes through the proxy `proxies` selects for its
 /// scheme and host.

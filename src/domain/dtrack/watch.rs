@@ -22,8 +22,8 @@ pub const CHANGE_WATCH_PERIOD: std::time::Duration = std::time::Duration::from_s
 pub async fn worker(core: Arc<Core>, mut stop: tokio::sync::watch::Receiver<bool>) {
     use crate::db::health::ChangeWatch;
     let path = core.db.path().to_path_buf();
-    let watch = match tokio::task::spawn_blocking(move || ChangeWatch::open(&path)).await {
-        Ok(Ok(w)) => Arc::new(std::sync::Mutex::new(w)),
+    let mut watch = match tokio::task::spawn_blocking(move || ChangeWatch::open(&path)).await {
+        Ok(Ok(w)) => w,
         _ => {
             tracing::warn!(
                 "cannot watch the database for other writers; imports by other processes show once this one writes"
@@ -38,13 +38,16 @@ pub async fn worker(core: Arc<Core>, mut stop: tokio::sync::watch::Receiver<bool
             _ = stop.changed() => return,
             _ = tick.tick() => {}
         }
-        let w = Arc::clone(&watch);
-        let changed = tokio::task::spawn_blocking(move || match w.lock() {
-            Ok(mut w) => w.changed().unwrap_or(false),
-            Err(_) => false,
+        // The watch goes to the blocking thread and comes back with the answer.
+        let Ok((back, changed)) = tokio::task::spawn_blocking(move || {
+            let changed = watch.changed().unwrap_or(false);
+            (watch, changed)
         })
         .await
-        .unwrap_or(false);
+        else {
+            return;
+        };
+        watch = back;
         if changed {
             core.dtrack.data_changed_elsewhere();
         }

@@ -95,11 +95,7 @@ pub async fn sync_ecosystem(state: &Core, base: &str, eco: &str) -> Result<(), S
 }
 
 async fn get(state: &Core, url: String, dest: PathBuf) -> Result<u64, String> {
-    let proxies = state.config.proxy.clone();
-    let limits = http_get::Limits::of(MAX_DOWNLOAD_BYTES);
-    tokio::task::spawn_blocking(move || http_get::download(&url, &dest, &proxies, &limits))
-        .await
-        .map_err(|_| "the download panicked".to_string())?
+    http_get::download_blocking(url, dest, state.config.proxy.clone(), MAX_DOWNLOAD_BYTES).await
 }
 
 async fn sync_into(
