@@ -128,6 +128,8 @@
 //!   (joining through the signup form: its token, the new account).
 //!   [`domain::records`] holds what a user keeps on the server for their clients (muted
 //!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices.
+//!   [`domain::notifications`] decides who is notified of a message and why
+//!   (`notifications::trigger`: upstream's triggers in priority order).
 //!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`);
 //!   [`domain::bots`] the bots users make (`/bots`: types, owners, services) and
 //!   [`domain::outgoing_webhooks`] their outgoing webhooks: which messages trigger which bot

@@ -16,6 +16,7 @@ pub mod invites;
 pub mod max_received;
 pub mod messages;
 pub mod notices;
+pub mod notifications;
 pub mod outgoing_webhooks;
 pub mod presence;
 pub mod profile_fields;
