@@ -1103,4 +1103,49 @@ CREATE TABLE dt_component_cpes (
 );
 CREATE INDEX dt_component_cpes_key ON dt_component_cpes (part, vendor, product);
 
-PRAGMA user_version = 25;
+-- ================================================================================================
+-- Notifications
+-- ================================================================================================
+
+-- Who is notified of a message, decided in the commit that stores (or edits) it: one row per
+-- user who may get a push or a missed-message email. The notification pass carries it out
+-- once the user's idleness is known (right after commit): `push_trigger` is sent when the user
+-- is idle, or also while active with `online_push`; `email_trigger` only when idle. `stage` 1
+-- is the second look at an email for a user who was active (after the queue timeout).
+-- Times are UNIX milliseconds; `claimed` is cleared at start-up.
+CREATE TABLE notification_jobs (
+    id                 INTEGER PRIMARY KEY,
+    user_id            INTEGER NOT NULL REFERENCES users (id),
+    message_id         INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    push_trigger       TEXT,
+    online_push        INTEGER NOT NULL DEFAULT 0,
+    email_trigger      TEXT,
+    mentioned_group_id INTEGER,
+    stage              INTEGER NOT NULL DEFAULT 0,
+    attempts           INTEGER NOT NULL DEFAULT 0,
+    due_at             INTEGER NOT NULL,
+    claimed            INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX notification_jobs_due ON notification_jobs (claimed, due_at);
+CREATE INDEX notification_jobs_message ON notification_jobs (message_id);
+
+-- Pushes a user's devices show (upstream's `active_mobile_push_notification`): reading the
+-- message retracts it. No foreign key: a deleted message's push is retracted too.
+CREATE TABLE push_active (
+    user_id    INTEGER NOT NULL REFERENCES users (id),
+    message_id INTEGER NOT NULL,
+    PRIMARY KEY (user_id, message_id)
+) WITHOUT ROWID;
+
+-- Remove notifications to send (`message_ids`: comma-separated, newest last).
+CREATE TABLE push_removals (
+    id          INTEGER PRIMARY KEY,
+    user_id     INTEGER NOT NULL REFERENCES users (id),
+    message_ids TEXT NOT NULL,
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    due_at      INTEGER NOT NULL,
+    claimed     INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX push_removals_due ON push_removals (claimed, due_at);
+
+PRAGMA user_version = 26;

@@ -128,8 +128,12 @@
 //!   (joining through the signup form: its token, the new account).
 //!   [`domain::records`] holds what a user keeps on the server for their clients (muted
 //!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices.
-//!   [`domain::notifications`] decides who is notified of a message and why
-//!   (`notifications::trigger`: upstream's triggers in priority order).
+//!   [`domain::notifications`] decides who is notified of a message and why, one idea a
+//!   file: `trigger` (upstream's triggers in priority order), `decide` (the per-recipient
+//!   rules), `gather` (the candidates and the jobs written in the message's commit),
+//!   `activity` (idle or active, from presence and event queues), `jobs` (the pass that
+//!   carries jobs out, retries pushes, and retracts pushes of messages read) and `deliver`
+//!   (where a due push or email goes).
 //!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`);
 //!   [`domain::bots`] the bots users make (`/bots`: types, owners, services) and
 //!   [`domain::outgoing_webhooks`] their outgoing webhooks: which messages trigger which bot
@@ -182,7 +186,9 @@
 //!   initial state of `POST /register` (`register_state`: a table of
 //!   event type → small builder; `presences` shares `GET /realm/presence`'s listing), event
 //!   delivery (`delivery`), the outgoing-webhook worker (`outgoing_webhooks`: claims due
-//!   deliveries, posts upstream's payload, reads the answer), and `wire`, the only place that
+//!   deliveries, posts upstream's payload, reads the answer), the notification worker
+//!   (`notifications`: runs the notification pass with the listener's presence and queues as
+//!   the measure of idleness), and `wire`, the only place that
 //!   knows Zulip's JSON shapes (the main ones are typed `Serialize` structs: the message, the
 //!   user and status in `wire::users`, the channel and subscription in `wire::channels`,
 //!   presence in `wire::presence`, and the frequent events in `wire::events` with

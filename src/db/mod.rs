@@ -40,6 +40,7 @@ pub mod message_mentions;
 pub mod message_narrows;
 pub mod messages;
 pub mod migrate;
+pub mod notifications;
 pub mod outgoing_webhooks;
 pub mod profile_fields;
 pub mod reactions;

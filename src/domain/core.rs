@@ -42,6 +42,9 @@ pub struct Core {
     pub dtrack: crate::domain::dtrack::state::DtState,
     /// Outgoing mail (`[email]`).
     pub mailer: crate::mail::Mailer,
+    /// Wakes the notification pass when a commit queued notification jobs or push removals
+    /// ([`OnCommit`] does).
+    pub notify_wake: Arc<Notify>,
     /// The per-process secret of signup forms' tokens.
     pub signup_forms: crate::domain::invites::FormKey,
     /// The per-process secret of temporary upload URLs.
@@ -71,6 +74,7 @@ impl Core {
             profile_data: Arc::default(),
             max_received: Arc::default(),
             webhook_wake: Arc::new(Notify::new()),
+            notify_wake: Arc::new(Notify::new()),
             hub: Arc::default(),
         };
         let OnCommit {
@@ -78,6 +82,7 @@ impl Core {
             profile_data,
             max_received,
             webhook_wake,
+            notify_wake,
             hub,
         } = hook.clone();
         let db = Db::open(
@@ -92,6 +97,7 @@ impl Core {
             upload_urls: crate::domain::uploads::UrlKey::random(),
             scheduler_wake: Notify::new(),
             webhook_wake,
+            notify_wake,
             thumbnailer: Semaphore::new(1),
             dtrack,
             config,
@@ -119,6 +125,7 @@ pub struct OnCommit {
     profile_data: Arc<ProfileCache>,
     max_received: Arc<MaxReceivedCache>,
     webhook_wake: Arc<Notify>,
+    notify_wake: Arc<Notify>,
     hub: Arc<EventHub>,
 }
 
@@ -131,6 +138,12 @@ impl OnCommit {
             .any(|e| matches!(e, Event::OutgoingWebhooksQueued))
         {
             self.webhook_wake.notify_one();
+        }
+        if events
+            .iter()
+            .any(|e| matches!(e, Event::NotificationsQueued))
+        {
+            self.notify_wake.notify_one();
         }
         self.hub.publish(events);
     }

@@ -70,6 +70,11 @@ pub async fn mute(state: &Core, user: &User, target: i64) -> Result<()> {
                     )?;
                 }
                 if !ids.is_empty() {
+                    crate::domain::notifications::jobs::retract_read(
+                        tx,
+                        me,
+                        crate::time::now_millis(),
+                    )?;
                     tx.emit(Event::FlagsChanged(FlagsChanged {
                         user_id: me,
                         flag: "read",

@@ -304,6 +304,34 @@ pub async fn flag(state: &Core, user: crate::ids::UserId, name: &'static str) ->
     Ok(value == SettingValue::Bool(true))
 }
 
+/// The boolean settings `names` of one user, read inside the caller's transaction: each
+/// stored value, else the catalogue's default (false for a name that is not a boolean setting).
+pub fn flags_in(
+    c: &rusqlite::Connection,
+    user: crate::ids::UserId,
+    names: &[&'static str],
+) -> Result<Vec<bool>> {
+    let stored = settings_db::of_user(c, user)?;
+    Ok(names
+        .iter()
+        .map(|name| {
+            let Some(spec) = CATALOGUE.iter().find(|s| s.name == *name) else {
+                return false;
+            };
+            let v = stored
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or_else(|| spec.default(), |(_, v)| spec.decode(v));
+            v == SettingValue::Bool(true)
+        })
+        .collect())
+}
+
+/// How a stored boolean setting reads when on (for SQL that filters on stored values).
+pub fn stored_true() -> String {
+    encode(&SettingValue::Bool(true))
+}
+
 /// What `PATCH /settings` asks to change; `settings` holds raw `(name, value)` pairs for
 /// names from [`names`].
 #[derive(Default)]

@@ -29,6 +29,9 @@ pub enum Event {
     ScheduledChanged(ScheduledChanged),
     /// Outgoing-webhook deliveries were queued (the delivery worker wakes; no client sees it).
     OutgoingWebhooksQueued,
+    /// Notification jobs or push removals were queued (the notification pass wakes; no
+    /// client sees it).
+    NotificationsQueued,
     InvitesChanged(InvitesChanged),
     UserCreated(UserCreated),
     UserUpdated(UserUpdated),

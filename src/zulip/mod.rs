@@ -16,6 +16,7 @@ pub mod emoji;
 pub mod envelope;
 pub mod invites;
 pub mod messages;
+pub mod notifications;
 pub mod outgoing_webhooks;
 pub mod params;
 pub mod presence;

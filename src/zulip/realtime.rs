@@ -126,10 +126,7 @@ pub fn parse_registration(p: &mut Params) -> Result<Registration> {
         user_avatar_url_field_optional: cap("user_avatar_url_field_optional")?,
         archived_channels: cap("archived_channels")?,
         include_deactivated_groups: cap("include_deactivated_groups")?,
-        lifespan: p
-            .int("queue_lifespan_secs")?
-            .filter(|s| *s > 0)
-            .map(|s| std::time::Duration::from_secs(s as u64)),
+        lifespan: idle_queue_timeout(p)?,
     };
     for known in [
         "notification_settings_null",
@@ -192,6 +189,30 @@ pub async fn register(state: &ChatState, caller: &User, p: &mut Params) -> Resul
         .fields(body)
         .field("queue_id", queue.id.as_str())
         .field("last_event_id", -1))
+}
+
+/// Upstream's idle lifetime of a mobile client's queue (`idle_queue_timeout="mobile"`): a phone
+/// in a pocket for hours resumes its queue instead of reloading everything.
+pub const MOBILE_QUEUE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(12 * 3600);
+
+/// The idle lifetime a register asks for: `idle_queue_timeout` (`"mobile"` or seconds, as the
+/// mobile app sends it) or the older `queue_lifespan_secs`; the queue table bounds it.
+fn idle_queue_timeout(p: &mut Params) -> Result<Option<std::time::Duration>> {
+    if let Some(raw) = p.str("idle_queue_timeout") {
+        let v = raw.trim().trim_matches('"');
+        if v == "mobile" {
+            return Ok(Some(MOBILE_QUEUE_TIMEOUT));
+        }
+        return match v.parse::<u64>() {
+            Ok(secs) if secs > 0 => Ok(Some(std::time::Duration::from_secs(secs))),
+            _ => Err(Error::bad_request(
+                "Invalid idle_queue_timeout: expected \"mobile\" or a positive number of seconds",
+            )),
+        };
+    }
+    Ok(p.int("queue_lifespan_secs")?
+        .filter(|s| *s > 0)
+        .map(|s| std::time::Duration::from_secs(s as u64)))
 }
 
 /// The answer `POST /register` with the parameters `form` would give `caller`, as its JSON

@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Org, TestUser, org, wait_events};
+use crate::support::{Org, TestUser, org, poll_now, register_queue, wait_events};
 
 /// A JSON type as the app's parser casts it.
 #[derive(Clone, Copy)]
@@ -1176,4 +1176,88 @@ async fn the_realm_icon_is_served_to_anyone() {
     let r = o.srv.call(hyper::Method::POST, path, None, &[]).await;
     assert_eq!(r.status, 405);
     assert_eq!(r.headers["allow"], "GET, HEAD");
+}
+
+#[tokio::test]
+async fn the_mobile_app_queue_lives_twelve_hours_idle() {
+    let o = org().await;
+    let b = app_register(&o, &o.alice).await;
+    let q = b["queue_id"].as_str().unwrap().to_string();
+    let plain = o
+        .srv
+        .post(
+            "/api/v1/register",
+            &o.bob,
+            &[("event_types", r#"["message"]"#)],
+        )
+        .await;
+    let plain = plain.assert_success("POST /register");
+    // An hour in a pocket: the app's queue is still there, the ten-minute one is gone.
+    let later = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+    o.srv.state.queues.sweep(later);
+    poll_now(&o.srv, &o.alice, &q, -1)
+        .await
+        .assert_success("GET /events");
+    let gone = poll_now(&o.srv, &o.bob, plain["queue_id"].as_str().unwrap(), -1).await;
+    gone.assert_error(400, "BAD_EVENT_QUEUE_ID");
+    // Twelve hours and a bit: the app's queue is collected too.
+    o.srv
+        .state
+        .queues
+        .sweep(std::time::Instant::now() + std::time::Duration::from_secs(12 * 3600 + 60));
+    poll_now(&o.srv, &o.alice, &q, -1)
+        .await
+        .assert_error(400, "BAD_EVENT_QUEUE_ID");
+    // A number of seconds works too; anything else is refused and registers nothing.
+    let r = o
+        .srv
+        .post(
+            "/api/v1/register",
+            &o.bob,
+            &[("idle_queue_timeout", "7200")],
+        )
+        .await;
+    r.assert_success("POST /register");
+    let before = o
+        .srv
+        .state
+        .queues
+        .count_of_user(outpost::ids::UserId(o.bob.id));
+    for bad in ["\"desktop\"", "-5", "0", "1.5"] {
+        let r = o
+            .srv
+            .post("/api/v1/register", &o.bob, &[("idle_queue_timeout", bad)])
+            .await;
+        r.assert_error(400, "BAD_REQUEST");
+    }
+    let after = o
+        .srv
+        .state
+        .queues
+        .count_of_user(outpost::ids::UserId(o.bob.id));
+    assert_eq!(before, after);
+}
+
+#[tokio::test]
+async fn a_cleared_status_emoji_says_so_to_the_app() {
+    let o = org().await;
+    let q = register_queue(&o.srv, &o.bob, &[("event_types", r#"["user_status"]"#)]).await;
+    o.srv
+        .post(
+            "/api/v1/users/me/status",
+            &o.alice,
+            &[("emoji_name", "car"), ("status_text", "driving")],
+        )
+        .await
+        .assert_success("POST /users/me/status");
+    o.srv
+        .post("/api/v1/users/me/status", &o.alice, &[("emoji_name", "")])
+        .await
+        .assert_success("POST /users/me/status");
+    let evs = wait_events(&o, &o.bob, &q, 2).await;
+    assert_eq!(evs[0]["reaction_type"], "unicode_emoji");
+    assert_eq!(evs[1]["emoji_name"], "");
+    assert_eq!(evs[1]["emoji_code"], "");
+    // Present and empty: the app reads a missing key as "unchanged".
+    assert_eq!(evs[1]["reaction_type"], json!(""));
 }

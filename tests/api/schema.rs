@@ -36,6 +36,15 @@ fn document() -> &'static Value {
             doc["responses"]["GET /events"]["allOf"][1]["properties"]["events"]["items"]["oneOf"]
                 .as_array_mut()
                 .expect("the event alternatives");
+        // The document says a cleared status emoji has `reaction_type: ""` but leaves `""`
+        // out of the enum; upstream sends it, and the mobile app needs it.
+        for event in events.iter_mut() {
+            let is_status = event["properties"]["type"]["allOf"][1]["enum"][0] == "user_status";
+            let reaction = &mut event["properties"]["reaction_type"]["enum"];
+            if is_status && let Some(values) = reaction.as_array_mut() {
+                values.push(Value::from(""));
+            }
+        }
         events.extend(
             additions["events"]
                 .as_array()

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use crate::db::{message_flags as flags_db, topics as topics_db};
 use crate::db::{message_narrows as narrows_db, messages as db};
 use crate::domain::core::Core;
+use crate::domain::notifications::jobs::retract_read;
 use crate::error::{Error, ErrorKind, Result};
 use crate::events::{Event, FlagsChanged};
 use crate::ids::{ChannelId, MessageId};
@@ -153,6 +154,9 @@ pub async fn update(
                     changed.push(MessageId(id));
                 }
                 let count = changed.len();
+                if bit == bits::READ && add && !changed.is_empty() {
+                    retract_read(tx, user.id, crate::time::now_millis())?;
+                }
                 if !changed.is_empty() {
                     tx.emit(Event::FlagsChanged(FlagsChanged {
                         user_id: user.id,
@@ -277,6 +281,7 @@ pub async fn mark_all(state: &Core, user: &User) -> Result<bool> {
     state
         .db
         .write(move |tx| {
+            retract_read(tx, uid, crate::time::now_millis())?;
             tx.emit(Event::FlagsChanged(FlagsChanged {
                 user_id: uid,
                 flag: "read",
@@ -300,6 +305,7 @@ pub async fn mark_channel(state: &Core, user: &User, channel: ChannelId) -> Resu
             let ids = narrows_db::unread_in_channel(tx, user.id, channel)?;
             flags_db::read_whole_scope(tx, user.id, channel.0)?;
             if !ids.is_empty() {
+                retract_read(tx, user.id, crate::time::now_millis())?;
                 tx.emit(Event::FlagsChanged(FlagsChanged {
                     user_id: user.id,
                     flag: "read",
@@ -333,6 +339,7 @@ pub async fn mark_topic(
                 flags_db::change(tx, user.id, *id, bits::READ, bits::UNREAD_OVERRIDE)?;
             }
             if !ids.is_empty() {
+                retract_read(tx, user.id, crate::time::now_millis())?;
                 tx.emit(Event::FlagsChanged(FlagsChanged {
                     user_id: user.id,
                     flag: "read",

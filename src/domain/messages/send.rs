@@ -105,6 +105,9 @@ struct Prepared {
     /// The users a real (not silent, not wildcard) mention names, received or not: an
     /// outgoing-webhook bot mentioned in a channel is triggered even when not subscribed.
     mentioned: Vec<UserId>,
+    /// Recipients mentioned only through groups, with the smallest such group (what their
+    /// notification names).
+    group_of: std::collections::HashMap<UserId, GroupId>,
 }
 
 fn may_mention_many(c: &Connection, sender: &User) -> Result<bool> {
@@ -238,16 +241,29 @@ fn compose(c: &Connection, sender: &User, m: Composed, realm_url: &str) -> Resul
             add_bits(&mut rows, u, bits::MENTIONED);
         }
     }
+    let mut smallest: std::collections::HashMap<UserId, (usize, GroupId)> = Default::default();
     for gid in &rendered.mentioned_groups {
         let group = GroupId(*gid);
         crate::domain::user_groups::check_mention(c, sender, group, trusted)?;
         let setting = crate::model::GroupSetting::Group(group);
-        for u in crate::domain::user_groups::users_holding(c, &setting)? {
+        let members = crate::domain::user_groups::users_holding(c, &setting)?;
+        let size = members.len();
+        for u in members {
             if receives(c, u, ch_id, dm_members.as_deref())? {
                 add_bits(&mut rows, u, bits::MENTIONED | bits::GROUP_MENTIONED);
+                let e = smallest.entry(u).or_insert((size, group));
+                if (size, group.0) < (e.0, e.1.0) {
+                    *e = (size, group);
+                }
             }
         }
     }
+    // A personal mention wins over a group's.
+    let group_of = smallest
+        .into_iter()
+        .filter(|(u, _)| !rendered.mentioned_users.contains(&u.0))
+        .map(|(u, (_, g))| (u, g))
+        .collect();
     let mut sender_bits = if read_by_sender { bits::READ } else { 0 };
     if !receives(c, sender.id, ch_id, dm_members.as_deref())? {
         sender_bits |= bits::RECEIVED;
@@ -279,6 +295,7 @@ fn compose(c: &Connection, sender: &User, m: Composed, realm_url: &str) -> Resul
             .iter()
             .map(|u| UserId(*u))
             .collect(),
+        group_of,
     })
 }
 
@@ -395,6 +412,28 @@ fn store(
             }));
         }
     }
+    // Who is notified, decided in this same commit (`domain::notifications`).
+    let mentioned: Vec<UserId> = prepared
+        .flag_rows
+        .iter()
+        .filter(|(_, b)| b & bits::MENTIONED != 0)
+        .map(|(u, _)| *u)
+        .collect();
+    crate::domain::notifications::gather::enqueue_for_send(
+        tx,
+        &crate::domain::notifications::gather::SentFacts {
+            message: id,
+            sender: sender_id,
+            channel: prepared.message.channel_id,
+            topic: &prepared.message.topic,
+            dm_members: prepared.dm_members.as_deref(),
+            stream_wildcard: prepared.message.wildcard & wildcard::CHANNEL != 0,
+            topic_wildcard: prepared.message.wildcard & wildcard::TOPIC != 0,
+            mentioned,
+            group_of: std::mem::take(&mut prepared.group_of),
+        },
+        crate::time::now_millis(),
+    )?;
     let message = sent_message(tx, &prepared, channel, widget.is_some())?;
     tx.emit(Event::MessageSent(MessageSent {
         message: std::sync::Arc::new(message),

@@ -231,6 +231,25 @@ impl Queues {
         }
     }
 
+    /// Whether this user is connected for notification purposes as of `now`: a queue of theirs
+    /// that accepts message events is being polled, or was polled less than `offline_after`
+    /// ago (upstream: a client with such a queue is not "off Zulip"; a long-lived mobile queue
+    /// nobody polls counts as offline once `offline_after` has passed).
+    pub fn receives_messages_online(
+        &self,
+        user: UserId,
+        now: Instant,
+        offline_after: Duration,
+    ) -> bool {
+        let table = self.table();
+        table.by_user.get(&user).is_some_and(|list| {
+            list.iter().any(|q| {
+                q.options.wants("message")
+                    && q.idle_for(now).is_none_or(|idle| idle < offline_after)
+            })
+        })
+    }
+
     /// Whether this user has any queue.
     pub fn has_user(&self, user: UserId) -> bool {
         self.table().by_user.contains_key(&user)

@@ -13,7 +13,7 @@ import { Compose } from "./compose.js";
 import { createActions } from "./message_actions.js";
 import { createSearch } from "./search.js";
 import { installKeyboard } from "./keyboard.js";
-import { notificationsAvailable, notifyMessage } from "./notify.js";
+import { notificationsAvailable, notifyMessage, soundMessage } from "./notify.js";
 import { mountUserList } from "./user_list.js";
 import { openProfileCard } from "./profile_card.js";
 import { mountSettings } from "./settings.js";
@@ -368,7 +368,10 @@ async function boot() {
       compose.updateHint();
     }
     if (changed.has("subs") || changed.has("users")) compose.refreshLists();
-    if (ev.type === "message") notifyMessage(app, ev);
+    if (ev.type === "message") {
+      notifyMessage(app, ev);
+      soundMessage(app, ev);
+    }
     for (const handler of app.handlers.get(ev.type) || []) {
       try {
         handler(ev);

@@ -355,8 +355,14 @@ const PERSONAL_SECTIONS = {
       ["enable_stream_audible_notifications", "Sounds for all channel messages"],
       ["wildcard_mentions_notify", "Notify me of @all and @everyone mentions"],
       ["enable_followed_topic_desktop_notifications", "Desktop notifications for followed topics"],
+      ["enable_followed_topic_audible_notifications", "Sounds for followed topics"],
+      ["enable_offline_push_notifications", "Mobile notifications for direct messages and mentions"],
+      ["enable_online_push_notifications", "Send mobile notifications even when I'm online"],
+      ["enable_stream_push_notifications", "Mobile notifications for all channel messages"],
+      ["enable_followed_topic_push_notifications", "Mobile notifications for followed topics"],
       ["enable_offline_email_notifications", "Email me about direct messages and mentions while I'm away"],
-      ["enable_digest_emails", "Send me digest emails while I'm away"],
+      ["enable_stream_email_notifications", "Email me about all channel messages while I'm away"],
+      ["enable_followed_topic_email_notifications", "Email me about followed topics while I'm away"],
     ].filter(([key]) => key in state.settings);
     const toggles = items.map(([key, label]) => {
       const t = toggle(label, Boolean(state.settings[key]));

@@ -133,14 +133,14 @@ pub fn person(user_id: UserId, field: PersonField<'_>) -> Person<'_> {
     p
 }
 
-/// `user_status`: a person's status; a cleared emoji has no `reaction_type`.
+/// `user_status`: a person's status; a cleared emoji has `reaction_type: ""`, as upstream sends
+/// it (the mobile app reads a missing key as "unchanged").
 #[derive(Serialize)]
 pub struct UserStatusEvent<'a> {
     away: bool,
     emoji_code: &'a str,
     emoji_name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reaction_type: Option<&'a str>,
+    reaction_type: &'a str,
     status_text: &'a str,
     #[serde(rename = "type")]
     kind: &'static str,
@@ -157,7 +157,7 @@ pub fn user_status(
         away: !presence_enabled,
         emoji_code: &status.emoji_code,
         emoji_name: &status.emoji_name,
-        reaction_type: Some(status.reaction_type.as_str()).filter(|t| !t.is_empty()),
+        reaction_type: &status.reaction_type,
         status_text: &status.status_text,
         kind: "user_status",
         user_id: user_id.0,
@@ -251,13 +251,13 @@ mod tests {
                 "status_text": "out", "emoji_name": "car", "emoji_code": "1f697",
                 "reaction_type": "unicode_emoji"})),
         );
-        // A cleared emoji has no reaction type.
+        // A cleared emoji still says so: an empty reaction type.
         status.emoji_name.clear();
         status.emoji_code.clear();
         status.reaction_type.clear();
         assert_eq!(
             text(&user_status(UserId(4), true, &status)),
-            r#"{"away":false,"emoji_code":"","emoji_name":"","status_text":"out","type":"user_status","user_id":4}"#,
+            r#"{"away":false,"emoji_code":"","emoji_name":"","reaction_type":"","status_text":"out","type":"user_status","user_id":4}"#,
         );
     }
 }

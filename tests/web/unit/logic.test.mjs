@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { nextDelay } from "../../../src/web/client/events.js";
 import { quoteBlock, shouldSendStart, uploadLink } from "../../../src/web/client/compose.js";
 import { canEdit } from "../../../src/web/client/message_actions.js";
-import { wantsNotification } from "../../../src/web/client/notify.js";
+import { wantsNotification, wantsSound } from "../../../src/web/client/notify.js";
 import { rowAt, sameConversation } from "../../../src/web/client/message_list.js";
 import { groupReactions } from "../../../src/web/client/render.js";
 
@@ -86,4 +86,21 @@ test("channel notifications: a channel's desktop setting, followed topics, and m
   assert.equal(wantsNotification(chan, ["mentioned"], 1, { hidden: true, topicMuted: true }), true);
   assert.equal(wantsNotification(chan, [], 1, { hidden: false, channelDesktop: true }), false);
   assert.equal(wantsNotification(chan, [], 1, { hidden: true, channelDesktop: true, mutedUsers: new Set([5]) }), false);
+});
+
+test("sounds follow the audible settings while the window is not in use", () => {
+  const dm = { type: "private", sender_id: 5 };
+  const chan = { type: "stream", sender_id: 5 };
+  const on = { unfocused: true, sound: "zulip", personalSounds: true };
+  assert.equal(wantsSound(dm, [], 1, on), true);
+  assert.equal(wantsSound(dm, [], 1, { ...on, unfocused: false }), false);
+  assert.equal(wantsSound(dm, [], 1, { ...on, sound: "none" }), false);
+  assert.equal(wantsSound(dm, [], 1, { ...on, personalSounds: false }), false);
+  assert.equal(wantsSound(dm, [], 5, on), false);
+  assert.equal(wantsSound(chan, [], 1, on), false);
+  assert.equal(wantsSound(chan, ["mentioned"], 1, on), true);
+  assert.equal(wantsSound(chan, [], 1, { ...on, channelAudible: true }), true);
+  assert.equal(wantsSound(chan, [], 1, { ...on, channelAudible: true, topicMuted: true }), false);
+  assert.equal(wantsSound(chan, [], 1, { ...on, followedAudible: true }), true);
+  assert.equal(wantsSound(dm, [], 1, { ...on, mutedUsers: new Set([5]) }), false);
 });
