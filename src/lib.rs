@@ -249,10 +249,12 @@
 //!   `submessages`, `unreads`, `user_records`, and Dependency-Track's `dtrack_bom`,
 //!   `dtrack_clone`, `dtrack_epss`, `dtrack_evaluation`, `dtrack_findings`, `dtrack_identity`, `dtrack_licenses`,
 //!   `dtrack_metrics`, `dtrack_osv`, `dtrack_policies`, `dtrack_portfolio`, `dtrack_projects`,
-//!   `dtrack_nvd`, `dtrack_search`, `dtrack_tags`;
+//!   `dtrack_nvd`, `dtrack_search`, `dtrack_tags`, `notifications` (notification jobs, shown
+//!   pushes, removals);
 //! - in `domain`: `channel_folders`, `credentials` (the user cache and the login limiter),
 //!   `emails` (which address a viewer sees), `max_received` (per-user caches for `/users/me`);
-//!   in `domain::messages`: `edit`, `fetch`, `flags`, `preview`, `receipts`, `report`,
+//!   in `domain::messages`: `edit`, `edit_mentions` (the mention flags and notifications an
+//!   edit changes), `fetch`, `flags`, `preview`, `receipts`, `report`,
 //!   `widgets`; in `domain::dtrack`: `bom`, `cwe`, `cyclonedx`, `cyclonedx_xml`,
 //!   `epss` (`outpost dtrack import-epss`), `epss_fetch` (the daily fetch of `[dtrack.epss]
 //!   url`), `http_get` (the downloads of both fetchers), `findings`, `identity`, `jwt`, `keys`,

@@ -508,3 +508,54 @@ async fn muting_and_following_topics() {
         "Invalid channel ID"
     );
 }
+
+#[tokio::test]
+async fn an_edit_that_adds_or_removes_a_mention_changes_the_mentioned_flag() {
+    let o = org().await;
+    o.channel(&o.alice, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let id = o.send_channel(&o.alice, "general", "t", "hello").await;
+    let path = format!("/api/v1/messages/{id}");
+    let flags = |r: &crate::support::Reply| {
+        r.assert_success("GET /messages/{message_id}")["message"]["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let before = flags(&o.srv.get(&path, &o.bob, &[]).await);
+    assert!(!before.contains(&"mentioned".to_string()), "{before:?}");
+    o.srv
+        .patch(&path, &o.alice, &[("content", "hello @**Bob Bee**")])
+        .await
+        .assert_success("PATCH /messages/{message_id}");
+    let after = flags(&o.srv.get(&path, &o.bob, &[]).await);
+    assert!(after.contains(&"mentioned".to_string()), "{after:?}");
+    let r = o
+        .srv
+        .get(
+            "/api/v1/messages",
+            &o.bob,
+            &[
+                ("anchor", "newest"),
+                ("num_before", "10"),
+                ("num_after", "0"),
+                ("narrow", r#"[{"operator":"is","operand":"mentioned"}]"#),
+            ],
+        )
+        .await;
+    let ids: Vec<i64> = r.assert_success("GET /messages")["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![id]);
+    o.srv
+        .patch(&path, &o.alice, &[("content", "hello again")])
+        .await
+        .assert_success("PATCH /messages/{message_id}");
+    let cleared = flags(&o.srv.get(&path, &o.bob, &[]).await);
+    assert!(!cleared.contains(&"mentioned".to_string()), "{cleared:?}");
+}

@@ -196,6 +196,13 @@ pub async fn edit(state: &Core, user: &User, id: MessageId, req: EditRequest) ->
                 edited.last_edit_at = Some(now);
                 db::update(tx, &edited)?;
                 crate::domain::uploads::link_message(tx, &user, m.id, &edited.content)?;
+                super::edit_mentions::apply(
+                    tx,
+                    &user,
+                    &edited,
+                    &rendered.mentioned_users,
+                    &rendered.mentioned_groups,
+                )?;
             }
             let new_topic = topic.filter(|t| *t != m.topic);
             let new_channel = req

@@ -2,6 +2,7 @@
 //! reactions and topics. Access checks live here so every entry point shares them.
 
 pub mod edit;
+mod edit_mentions;
 pub mod fetch;
 pub mod flags;
 pub mod lookup;

@@ -195,3 +195,69 @@ fn write_job(
         now_ms,
     )
 }
+
+/// Notifications for users a content edit newly mentions in a channel message, as upstream
+/// sends them: not to the acting user (the sender), not to those the message already
+/// notified through channel or followed-topic settings, and naming no group. Returns how many
+/// jobs were written.
+pub fn enqueue_for_edit(
+    tx: &mut WriteTx<'_>,
+    m: &crate::model::Message,
+    acting: UserId,
+    newly_mentioned: &[UserId],
+    now_ms: i64,
+) -> Result<usize> {
+    let Some(ch) = m.channel_id else {
+        return Ok(0);
+    };
+    let ids: Vec<UserId> = newly_mentioned
+        .iter()
+        .copied()
+        .filter(|u| *u != acting)
+        .collect();
+    let people = crate::db::users::get_many(tx, &ids)?;
+    let mut written = 0;
+    for user in ids {
+        let Some(person) = people.get(&user).filter(|p| p.is_active) else {
+            continue;
+        };
+        let Some(sub) = channels_db::subscription(tx, user, ch)?.filter(|s| s.active) else {
+            continue;
+        };
+        let mut r = Recipient {
+            direct: false,
+            mentioned: false,
+            stream_wildcard: false,
+            topic_wildcard: false,
+            settings: settings_of(tx, user)?,
+            subscription: Some(SubscriptionNotify {
+                is_muted: sub.is_muted,
+                push: sub.push_notifications,
+                email: sub.email_notifications,
+                wildcard_mentions_notify: sub.wildcard_mentions_notify,
+            }),
+            topic_policy: TopicPolicy::from_stored(topics_db::visibility_policy(
+                tx, user, ch, &m.topic,
+            )?),
+            muted_sender: crate::db::user_records::is_muted(tx, user, m.sender_id)?,
+            acting: false,
+            is_bot: person.is_bot,
+            push_device: crate::db::user_records::push_device_count(tx, user)? > 0,
+        };
+        // Already notified by the message itself.
+        if !decide(&r).is_empty() {
+            continue;
+        }
+        r.mentioned = true;
+        let d = decide(&r);
+        if d.is_empty() {
+            continue;
+        }
+        write_job(tx, user, m.id, d, None, now_ms)?;
+        written += 1;
+    }
+    if written > 0 {
+        tx.emit(Event::NotificationsQueued);
+    }
+    Ok(written)
+}
