@@ -418,6 +418,11 @@ pub async fn delete(state: &Core, user: &User, id: MessageId) -> Result<()> {
                 None => Vec::new(),
             };
             db::delete(tx, m.id)?;
+            crate::domain::notifications::jobs::retract_deleted(
+                tx,
+                &[m.id],
+                crate::time::now_millis(),
+            )?;
             tx.emit(Event::MessagesDeleted(MessagesDeleted {
                 message_ids: vec![m.id],
                 channel_id: m.channel_id,
@@ -461,6 +466,11 @@ pub async fn delete_topic(
                 }
                 let done = ids.len() < DELETE_BATCH;
                 if !ids.is_empty() {
+                    crate::domain::notifications::jobs::retract_deleted(
+                        tx,
+                        &ids,
+                        crate::time::now_millis(),
+                    )?;
                     tx.emit(Event::MessagesDeleted(MessagesDeleted {
                         message_ids: ids,
                         channel_id: Some(channel),

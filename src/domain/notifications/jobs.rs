@@ -17,7 +17,7 @@ use crate::db::{WriteTx, notifications as db};
 use crate::domain::core::Core;
 use crate::error::Result;
 use crate::events::Event;
-use crate::ids::{GroupId, UserId};
+use crate::ids::{GroupId, MessageId, UserId};
 
 /// Jobs claimed per pass.
 const BATCH: usize = 100;
@@ -202,6 +202,27 @@ pub fn retract_read(tx: &mut WriteTx<'_>, user: UserId, now_ms: i64) -> Result<(
     db::clear_push_active(tx, user, &ids)?;
     let newest = &ids[ids.len().saturating_sub(MAX_REMOVE_IDS)..];
     db::insert_removal(tx, user, newest, now_ms)?;
+    tx.emit(Event::NotificationsQueued);
+    Ok(())
+}
+
+/// Retracts every shown push of deleted messages (upstream clears them on deletion): one
+/// remove notification per user who was shown one, in the deletion's transaction.
+pub fn retract_deleted(tx: &mut WriteTx<'_>, ids: &[MessageId], now_ms: i64) -> Result<()> {
+    let shown = db::active_push_users(tx, ids)?;
+    if shown.is_empty() {
+        return Ok(());
+    }
+    let mut by_user: std::collections::BTreeMap<UserId, Vec<MessageId>> = Default::default();
+    for (user, id) in shown {
+        by_user.entry(user).or_default().push(id);
+    }
+    for (user, mut messages) in by_user {
+        messages.sort_unstable();
+        db::clear_push_active(tx, user, &messages)?;
+        let newest = &messages[messages.len().saturating_sub(MAX_REMOVE_IDS)..];
+        db::insert_removal(tx, user, newest, now_ms)?;
+    }
     tx.emit(Event::NotificationsQueued);
     Ok(())
 }
