@@ -10,6 +10,10 @@ use crate::domain::notifications::activity::Live;
 use crate::domain::notifications::jobs;
 use crate::zulip::ChatState;
 
+/// A queue not polled for this long counts as offline for notifications (upstream's
+/// `EVENT_QUEUE_OFFLINE_TIMEOUT_SECS`), however long it lives (a mobile queue lives 12 h).
+const OFFLINE_AFTER: Duration = Duration::from_secs(600);
+
 /// How long the worker sleeps when nothing is queued (a commit that queues wakes it at once).
 const IDLE: Duration = Duration::from_secs(60);
 
@@ -20,7 +24,7 @@ pub async fn run(state: Arc<ChatState>) {
         tracing::error!(error = %e.msg, detail = ?e.detail, "notifications: cannot start");
         return;
     }
-    let offline_after = state.config.events.queue_timeout;
+    let offline_after = state.config.events.queue_timeout.min(OFFLINE_AFTER);
     loop {
         if *stopping.borrow() {
             return;
