@@ -21,7 +21,9 @@
 #      URL, read back with the `zulip` bindings (webhook_check.py);
 #   9. a certificate obtained over ACME (TLS-ALPN-01) from Debian's `pebble`, served, and
 #      reused from the data directory after a restart (acme_check.py: its own pebble, outpost
-#      and temporary data directory; skipped when `pebble` is not installed).
+#      and temporary data directory; skipped when `pebble` is not installed);
+#  10. mobile push and missed-message email with the `zulip` bindings, through a stand-in of
+#      Zulip's push notification service and PyPI's aiosmtpd (notifications_check.py).
 # Usage: tests/clients/run.sh PATH/TO/outpost
 set -euo pipefail
 bin=$(realpath "${1:?usage: run.sh PATH/TO/outpost}")
@@ -155,6 +157,11 @@ fi
 
 # 9. Certificates over ACME against Debian's pebble (its own servers and data directory).
 python3 "$here/acme_check.py" "$bin" || status=$?
+
+# 10. Notifications: the bindings register an FCM token, a direct message is pushed through a
+#     stand-in of Zulip's push notification service, emailed through aiosmtpd and retracted
+#     when read (notifications_check.py: its own stand-in, sink, outpost and data directory).
+python3 "$here/notifications_check.py" --bin "$bin" || status=$?
 
 if [ "$status" -ne 0 ]; then
   echo "--- bot log ---"; tail -n 30 "$work/bot.log"

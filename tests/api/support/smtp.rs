@@ -50,6 +50,16 @@ impl SmtpSink {
     }
 }
 
+impl SmtpSink {
+    /// The next mail delivered within `wait`, if any (to check that no more mail comes).
+    pub async fn next_within(&self, wait: Duration) -> Option<SunkMail> {
+        tokio::time::timeout(wait, self.mails.lock().await.recv())
+            .await
+            .ok()
+            .flatten()
+    }
+}
+
 /// The address inside `MAIL FROM:<a>` / `RCPT TO:<a>`.
 fn path_of(arg: &str) -> String {
     let a = arg.find('<').map_or(0, |i| i + 1);
