@@ -42,6 +42,7 @@ pub mod messages;
 pub mod migrate;
 pub mod outgoing_webhooks;
 pub mod profile_fields;
+pub mod push_bouncer;
 pub mod reactions;
 pub mod read_receipts;
 pub mod realm_emoji;

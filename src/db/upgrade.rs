@@ -42,6 +42,8 @@ pub const STEPS: &[(i64, &str)] = &[
     (23, include_str!("upgrades/0023_portfolio_metrics.sql")),
     (24, include_str!("upgrades/0024_tags.sql")),
     (25, include_str!("upgrades/0025_nvd.sql")),
+    // Step 26 is another branch's (merged separately).
+    (27, include_str!("upgrades/0027_push_bouncer.sql")),
 ];
 
 /// The step into version `to`, if there is one.

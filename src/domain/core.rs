@@ -51,6 +51,9 @@ pub struct Core {
     /// Wakes the outgoing-webhook worker when a committed message queued deliveries
     /// ([`OnCommit`] does).
     pub webhook_wake: Arc<Notify>,
+    /// Wakes the push outbox worker (`domain::push::outbox`) when a device change queued a call
+    /// to the push notification service.
+    pub push_wake: Notify,
     /// One image (a thumbnail or a custom emoji) is decoded at a time, so decoding stays within
     /// one decoder's memory limit however many are asked for at once.
     pub thumbnailer: Semaphore,
@@ -92,6 +95,7 @@ impl Core {
             upload_urls: crate::domain::uploads::UrlKey::random(),
             scheduler_wake: Notify::new(),
             webhook_wake,
+            push_wake: Notify::new(),
             thumbnailer: Semaphore::new(1),
             dtrack,
             config,
