@@ -19,6 +19,8 @@ pub mod send;
 
 pub use send::{PushOutcome, has_push_devices, send_message_push, send_remove_push};
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use base64::Engine;
 use rusqlite::Connection;
 
@@ -47,6 +49,29 @@ impl TokenKind {
             TokenKind::Apns => "apns",
             TokenKind::Fcm => "fcm",
         }
+    }
+}
+
+/// What pushing did since the process started, for `/metrics` (one per `Core`).
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Notifications the service took (`push/notify`).
+    pub sent: AtomicU64,
+    /// Notifications that failed and may succeed later (network, timeout, 5xx).
+    pub retry_later: AtomicU64,
+    /// Notifications the service refused.
+    pub failed: AtomicU64,
+    /// Outbox calls made (device tokens forwarded).
+    pub outbox_made: AtomicU64,
+    /// Outbox calls put off after a failure.
+    pub outbox_retried: AtomicU64,
+    /// Outbox calls given up (refused, or failing too long).
+    pub outbox_given_up: AtomicU64,
+}
+
+impl Stats {
+    pub(crate) fn add(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
     }
 }
 

@@ -19,6 +19,7 @@ use crate::domain::core::Core;
 use crate::error::Result;
 use crate::ids::UserId;
 
+use super::Stats;
 use super::bouncer::{Body, CallError};
 
 /// Attempts after which a call that keeps failing is given up (about 4 hours of back-off).
@@ -146,6 +147,7 @@ pub async fn step(core: &Core, now_ms: i64) -> Result<Step> {
     let user = job.user_id.0;
     match result {
         Ok(_) => {
+            Stats::add(&core.push_stats.outbox_made);
             tracing::info!(
                 user,
                 action = action.name(),
@@ -154,6 +156,7 @@ pub async fn step(core: &Core, now_ms: i64) -> Result<Step> {
             core.db.write(move |tx| db::remove(tx, id)).await?;
         }
         Err(CallError::RetryLater(why)) if job.attempts + 1 < MAX_ATTEMPTS => {
+            Stats::add(&core.push_stats.outbox_retried);
             let due = now_ms + backoff_ms(job.attempts + 1);
             tracing::warn!(user, action = action.name(), attempts = job.attempts + 1, error = %why,
                 "push outbox: the push notification service failed; trying again later");
@@ -162,6 +165,7 @@ pub async fn step(core: &Core, now_ms: i64) -> Result<Step> {
                 .await?;
         }
         Err(e) => {
+            Stats::add(&core.push_stats.outbox_given_up);
             tracing::error!(user, action = action.name(), attempts = job.attempts + 1,
                 error = %e.describe(), "push outbox: call given up");
             core.db.write(move |tx| db::remove(tx, id)).await?;

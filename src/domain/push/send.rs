@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::ids::{GroupId, MessageId, UserId};
 use crate::model::User;
 
+use super::Stats;
 use super::bouncer::{Body, CallError, Service};
 use super::payloads::{self, Base, MessageFacts, NotifyRequest, TestRequest, Where};
 
@@ -184,8 +185,23 @@ struct RealmAnswer {
     expected_end_timestamp: Option<i64>,
 }
 
-/// Posts a notify request and applies the answer.
+/// Posts a notify request, applies the answer and counts the outcome.
 async fn notify(core: &Core, service: &Service, request: NotifyRequest) -> Result<PushOutcome> {
+    let outcome = notify_once(core, service, request).await?;
+    let stats = &core.push_stats;
+    Stats::add(match &outcome {
+        PushOutcome::Sent => &stats.sent,
+        PushOutcome::RetryLater(_) => &stats.retry_later,
+        PushOutcome::Failed { .. } | PushOutcome::NothingToSend => &stats.failed,
+    });
+    Ok(outcome)
+}
+
+async fn notify_once(
+    core: &Core,
+    service: &Service,
+    request: NotifyRequest,
+) -> Result<PushOutcome> {
     let user = request.user_id;
     let body = serde_json::to_vec(&request).map_err(|e| Error::internal(e.to_string()))?;
     match service.post("push/notify", Body::Json(body)).await {
