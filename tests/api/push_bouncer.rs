@@ -17,7 +17,7 @@ use outpost::domain::push::{self, PushOutcome};
 use outpost::ids::{MessageId, UserId};
 
 use crate::support::bouncer::{Bouncer, Received};
-use crate::support::{Org, TestUser, org_with};
+use crate::support::{Org, TestUser, org_with, register_queue, wait_events};
 
 const BIN: &str = env!("CARGO_BIN_EXE_outpost");
 const FCM: &str = "fcm-token-of-alice";
@@ -290,6 +290,7 @@ async fn removes_deleted_devices_and_the_realm_state() {
     assert_eq!(apns["custom"]["zulip"]["zulip_message_ids"], "10,20,30");
     assert_eq!(apns["custom"]["zulip"]["event"], "remove");
 
+    let queue = register_queue(&o.srv, &o.bob, &[("event_types", r#"["realm"]"#)]).await;
     // The service forgot the FCM token and says when pushes end.
     bouncer.forget_device(o.alice.id, 2, FCM);
     bouncer.set_realm(Some((true, Some(1_900_000_000))));
@@ -328,6 +329,17 @@ async fn removes_deleted_devices_and_the_realm_state() {
     assert_eq!(
         state.body["realm_push_notifications_enabled_end_timestamp"],
         Value::Null
+    );
+    // Clients were told each change.
+    let events = wait_events(&o, &o.bob, &queue, 3).await;
+    let data: Vec<&Value> = events.iter().map(|e| &e["data"]).collect();
+    assert_eq!(
+        data,
+        [
+            &json!({"push_notifications_enabled_end_timestamp": 1_900_000_000}),
+            &json!({"push_notifications_enabled": false}),
+            &json!({"push_notifications_enabled_end_timestamp": null}),
+        ]
     );
     // A failing service: try again later.
     bouncer.disallow(false);

@@ -16,7 +16,9 @@ use crate::db::push_bouncer as db;
 use crate::domain::core::Core;
 use crate::domain::notifications::Trigger;
 use crate::error::{Error, Result};
+use crate::events::{Event, RealmSettingChanged};
 use crate::ids::{GroupId, MessageId, UserId};
+use crate::model::RealmValue;
 use crate::model::User;
 
 use super::Stats;
@@ -185,6 +187,30 @@ struct RealmAnswer {
     expected_end_timestamp: Option<i64>,
 }
 
+/// Stores what the service said of the realm; when that changes what clients were told,
+/// `realm` events tell them (`realm_push_notifications_enabled` and its end timestamp).
+fn store_realm_state(
+    tx: &mut crate::db::WriteTx<'_>,
+    can_push: bool,
+    end: Option<i64>,
+) -> Result<()> {
+    let before = db::realm_state(tx)?.unwrap_or((true, None));
+    db::set_realm_state(tx, can_push, end, crate::time::now_secs())?;
+    if before.0 != can_push {
+        tx.emit(Event::RealmSettingChanged(RealmSettingChanged {
+            name: "push_notifications_enabled",
+            value: RealmValue::Bool(can_push),
+        }));
+    }
+    if before.1 != end {
+        tx.emit(Event::RealmSettingChanged(RealmSettingChanged {
+            name: "push_notifications_enabled_end_timestamp",
+            value: RealmValue::Limit(end),
+        }));
+    }
+    Ok(())
+}
+
 /// Posts a notify request, applies the answer and counts the outcome.
 async fn notify(core: &Core, service: &Service, request: NotifyRequest) -> Result<PushOutcome> {
     let outcome = notify_once(core, service, request).await?;
@@ -226,7 +252,7 @@ async fn notify_once(
                     let mut n = db::delete_tokens(tx, "fcm", &deleted.android_devices)?;
                     n += db::delete_tokens(tx, "apns", &deleted.apple_devices)?;
                     if let Some((can_push, end)) = realm {
-                        db::set_realm_state(tx, can_push, end, crate::time::now_secs())?;
+                        store_realm_state(tx, can_push, end)?;
                     }
                     Ok(n)
                 })
@@ -247,7 +273,7 @@ async fn notify_once(
         Err(CallError::Refused { code, msg }) if code == "PUSH_NOTIFICATIONS_DISALLOWED" => {
             tracing::warn!(user, reason = %msg, "push: the push notification service refused to send");
             core.db
-                .write(|tx| db::set_realm_state(tx, false, None, crate::time::now_secs()))
+                .write(|tx| store_realm_state(tx, false, None))
                 .await?;
             Ok(PushOutcome::Failed {
                 reason: msg,
