@@ -60,6 +60,8 @@ pub struct Service {
     /// `None` for the unauthenticated `server/register`.
     pub credentials: Option<Credentials>,
     pub proxies: ProxyEnv,
+    /// The whole exchange's bound ([`TIMEOUT`]).
+    pub timeout: Duration,
 }
 
 impl Service {
@@ -96,7 +98,7 @@ impl Service {
             .max_redirects(0)
             .http_status_as_error(false)
             .user_agent(format!("ZulipServer/{}", crate::domain::ZULIP_VERSION))
-            .timeout_global(Some(TIMEOUT))
+            .timeout_global(Some(self.timeout))
             .build()
             .into();
         let mut req = agent.post(&url);
@@ -148,4 +150,37 @@ impl Service {
 struct ErrorAnswer {
     msg: String,
     code: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn service(base_url: String, timeout: Duration) -> Service {
+        Service {
+            base_url,
+            credentials: None,
+            proxies: ProxyEnv::default(),
+            timeout,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_silent_or_absent_service_is_retried_later() {
+        // Accepts and never answers.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let s = service(format!("http://{addr}"), Duration::from_millis(300));
+        let started = std::time::Instant::now();
+        let got = s.post("push/notify", Body::Json(b"{}".to_vec())).await;
+        assert!(matches!(got, Err(CallError::RetryLater(_))), "{got:?}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        drop(listener);
+        let got = s.post("push/notify", Body::Json(b"{}".to_vec())).await;
+        assert!(matches!(got, Err(CallError::RetryLater(_))), "{got:?}");
+        assert_eq!(
+            s.url("push/notify"),
+            format!("http://{addr}/api/v1/remotes/push/notify")
+        );
+    }
 }

@@ -88,6 +88,7 @@ pub fn service(core: &Core) -> Result<Option<bouncer::Service>> {
         base_url: core.config.push.bouncer_url.clone(),
         credentials: Some(creds),
         proxies: core.config.proxy.clone(),
+        timeout: bouncer::TIMEOUT,
     }))
 }
 

@@ -78,6 +78,7 @@ pub async fn register(
         base_url: config.push.bouncer_url.clone(),
         credentials: None,
         proxies: config.proxy.clone(),
+        timeout: super::bouncer::TIMEOUT,
     };
     let answer = service
         .post("server/register", Body::Form(form))
