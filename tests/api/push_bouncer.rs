@@ -218,6 +218,41 @@ async fn a_channel_mention_pushes_upstreams_payloads() {
     assert!(zulip.get("content").is_none());
     assert_eq!(bouncer.problems(), Vec::<String>::new());
 
+    // A group mention names the group.
+    let members = json!([o.alice.id, o.bob.id]).to_string();
+    let form = [
+        ("name", "builders"),
+        ("description", "They build"),
+        ("members", members.as_str()),
+    ];
+    let r = o
+        .srv
+        .post("/api/v1/user_groups/create", &o.owner, &form)
+        .await;
+    let group = r.assert_success("POST /user_groups/create")["group_id"]
+        .as_i64()
+        .unwrap();
+    let core = &o.srv.state.core;
+    let out = push::send_message_push(
+        core,
+        UserId(o.alice.id),
+        MessageId(id),
+        Trigger::Mentioned,
+        Some(outpost::ids::GroupId(group)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out, PushOutcome::Sent);
+    let sent = bouncer.wait_for("push/notify", 2).await;
+    let (gcm, apns) = payloads(&sent[1]);
+    assert_eq!(gcm["mentioned_user_group_id"], json!(group.to_string()));
+    assert_eq!(gcm["mentioned_user_group_name"], "builders");
+    assert_eq!(
+        apns["custom"]["zulip"]["mentioned_user_group_id"],
+        json!(group)
+    );
+    assert_eq!(apns["alert"]["subtitle"], "Bob Bee mentioned @builders:");
+
     // A user without devices gets nothing.
     assert_eq!(
         o.message_push(&o.bob, id, Trigger::StreamPushNotify).await,
