@@ -161,6 +161,32 @@ CREATE TABLE push_registrations (
     PRIMARY KEY (user_id, push_account_id)
 ) WITHOUT ROWID;
 
+-- Calls to Zulip's push notification service (the bouncer) waiting to be made, queued in the
+-- commit of the change they forward: `action` 'register' or 'unregister' (of the legacy token
+-- `kind`/`token`, with `ios_app_id` for APNs) or 'unregister_all' (a deactivated user's devices).
+-- Made oldest first; a failure counts in `attempts` and puts the call off to `due_at` (UNIX ms).
+CREATE TABLE push_bouncer_outbox (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users (id),
+    action     TEXT NOT NULL,
+    kind       TEXT,
+    token      TEXT,
+    ios_app_id TEXT,
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    due_at     INTEGER NOT NULL,
+    last_error TEXT
+);
+
+-- What the push notification service last said of this realm: whether it may push
+-- (`realm.can_push`) and until when (`expected_end_timestamp`, UNIX seconds). One row, absent
+-- until the service said something.
+CREATE TABLE push_bouncer_state (
+    id                     INTEGER PRIMARY KEY CHECK (id = 1),
+    can_push               INTEGER NOT NULL,
+    expected_end_timestamp INTEGER,
+    updated_at             INTEGER NOT NULL
+);
+
 -- Web sessions of the browser client.
 -- `token_hash` is the SHA-256 (hex) of the cookie's random value; the value itself is never
 -- stored. `csrf_token` is what non-GET `/json` requests must echo in `X-CSRFToken`. Times are
@@ -1148,4 +1174,4 @@ CREATE TABLE push_removals (
 );
 CREATE INDEX push_removals_due ON push_removals (claimed, due_at);
 
-PRAGMA user_version = 26;
+PRAGMA user_version = 27;

@@ -273,6 +273,7 @@ pub async fn start(
                     queues: Arc::clone(&state.queues),
                     dtrack_enabled: state.config.dtrack.enabled,
                     dtrack: state.config.dtrack.enabled.then(|| Arc::clone(&state.core)),
+                    push: state.config.push.enabled.then(|| Arc::clone(&state.core)),
                     stopping: state.stopping.subscribe(),
                     delivered: state.delivered.subscribe(),
                     connections: Arc::clone(&state.connections),

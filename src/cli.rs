@@ -1,6 +1,6 @@
 //! The `outpost` command line: `serve`, `check-config`, `create-user`, `dtrack create-team`,
 //! `dtrack import-osv`, `dtrack import-nvd`, `dtrack import-epss`, `dtrack unknown-matches`,
-//! `dtrack not-evaluated`, `backup`, `restore`.
+//! `dtrack not-evaluated`, `backup`, `restore`, `push register` (in `cli::push`).
 //!
 //! Each subcommand loads the config (the file given with `--config`, else the embedded
 //! defaults), does its one job and returns an exit code. Errors are printed once, here. The
@@ -19,6 +19,9 @@ use crate::domain::Core;
 use crate::domain::users::{self, NewUser};
 use crate::error::Error;
 use crate::model::Role;
+
+mod push;
+mod signals;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -67,6 +70,11 @@ enum Command {
         /// Print `{"user_id":..,"email":"..","api_key":".."}`.
         #[arg(long)]
         json: bool,
+    },
+    /// Mobile push notifications through Zulip's push notification service.
+    Push {
+        #[command(subcommand)]
+        command: push::PushCommand,
     },
     /// Dependency-Track API administration.
     // `deptrack`: the old name, kept as a hidden alias for existing scripts.
@@ -316,6 +324,7 @@ fn run(command: Command) -> Result<(), String> {
             written.map_err(|e| format!("cannot write the result: {e}"))
         }
         Command::Restore { config, from } => restore(config.as_ref(), &from),
+        Command::Push { command } => push::run(command),
         Command::Dtrack {
             command: DtrackCommand::ImportOsv { config, from, json },
         } => import_data(config.as_ref(), &from, json, false),
@@ -570,7 +579,7 @@ async fn serve(cfg: Config) -> Result<(), String> {
     if let Some(n) = crate::http::limits::raise_open_files_limit() {
         tracing::debug!(open_files_limit = n, "open-files limit");
     }
-    let server = app::start(cfg, shutdown_signal())
+    let server = app::start(cfg, signals::shutdown_signal())
         .await
         .map_err(|e| describe(&e))?;
     tracing::info!(
@@ -580,71 +589,8 @@ async fn serve(cfg: Config) -> Result<(), String> {
         data = %data_dir.display(),
         "outpost is listening"
     );
-    reload_tls_on_hangup(server.tls.clone(), server.state.stopping.subscribe());
+    signals::reload_tls_on_hangup(server.tls.clone(), server.state.stopping.subscribe());
     server.wait().await;
     tracing::info!("outpost stopped");
     Ok(())
-}
-
-/// Reads the listeners' TLS certificate and key files again on each SIGHUP until the server
-/// stops (a pair that fails to load is logged and the old one kept). SIGHUP no longer ends
-/// the process, with or without TLS.
-fn reload_tls_on_hangup(tls: app::TlsListeners, mut stopping: tokio::sync::watch::Receiver<bool>) {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut hangup = match signal(SignalKind::hangup()) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot watch SIGHUP; TLS files are not reloaded");
-                return;
-            }
-        };
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    got = hangup.recv() => {
-                        if got.is_none() {
-                            return;
-                        }
-                        if tls.is_empty() {
-                            tracing::info!("SIGHUP: no listener uses TLS; nothing to reload");
-                        } else {
-                            // Each failure has been logged with its cause.
-                            let _ = tls.reload();
-                        }
-                    }
-                    _ = stopping.wait_for(|s| *s) => return,
-                }
-            }
-        });
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (tls, stopping);
-    }
-}
-
-/// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => {
-                    let _ = ctrl_c.await;
-                    return;
-                }
-            };
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = ctrl_c.await;
-    }
 }

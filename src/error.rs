@@ -83,6 +83,9 @@ pub enum ErrorKind {
     Timeout,
     /// The server is at a capacity limit (connections); try again later.
     Unavailable,
+    /// A service this server relies on (Zulip's push notification service) could not be
+    /// reached or failed; try again later.
+    BadGateway,
     /// A bug or an environment failure; the user sees a generic message.
     Internal,
 }

@@ -51,7 +51,8 @@
 //!   sharing rate limits, counters and the shutdown signal), the [`listeners`] over them
 //!   (with the web client's files, `web::assets`), startup and shutdown, and
 //!   `app::tasks`, the one list of background tasks (`tasks::spawn`) with the timer tasks.
-//! - [`cli`]: the `outpost` command line (`serve`, `check-config`, `create-user`,
+//! - [`cli`]: the `outpost` command line (`serve`, with its process signals in `cli::signals`,
+//!   `push register` in `cli::push`, `check-config`, `create-user`,
 //!   `dtrack create-team`, `dtrack import-osv`, `dtrack import-nvd`, `dtrack import-epss`, `backup`, `restore`); [`restore`] does the file work of
 //!   `outpost restore` (checks in `db::migrate::verify_restorable`), and [`data_lock`] is the
 //!   data directory's lock a running server holds.
@@ -127,9 +128,15 @@
 //!   `invites::manage` (listing and revoking the invitation rows) and `invites::signup`
 //!   (joining through the signup form: its token, the new account).
 //!   [`domain::records`] holds what a user keeps on the server for their clients (muted
-//!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices.
+//!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices and
+//!   mobile push through Zulip's push notification service: the server's registration
+//!   (`push::register_server`, credentials in the data directory by `push::credentials`),
+//!   calls to the service (`push::bouncer`), device-token changes forwarded through a
+//!   persistent outbox and its worker (`push::outbox`, SQL in `db::push_bouncer`), the legacy
+//!   payloads (`push::payloads`, a message's text by `push::content`) and sending them
+//!   (`push::send`).
 //!   [`domain::notifications`] decides who is notified of a message and why, one idea a
-//!   file: `trigger` (upstream's triggers in priority order), `decide` (the per-recipient
+//!   file (over `model::Trigger`, upstream's triggers in priority order): `decide` (the per-recipient
 //!   rules), `gather` (the candidates and the jobs written in the message's commit),
 //!   `activity` (idle or active, from presence and event queues), `jobs` (the pass that
 //!   carries jobs out, retries pushes, and retracts pushes of messages read) and `deliver`
@@ -275,7 +282,8 @@
 //! - in `http`: `limits` (the open-files limit), `multipart`, `rate_limit`;
 //! - in `markdown`: `html` (escaping), `links`, `lists`, `mentions`, `syntax` (the Markdown the
 //!   system bots write), `timestamp`;
-//! - in `model`: `channel_properties`, `groups`, `narrow`, `scheduled`, `dtrack::permissions`.
+//! - in `model`: `channel_properties`, `groups`, `narrow`, `scheduled`, `trigger` (why a user is
+//!   notified), `dtrack::permissions`.
 //!
 //! # Layers
 //!

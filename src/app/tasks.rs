@@ -1,6 +1,6 @@
 //! The server's background tasks, all started by [`spawn`] (the one list of them): event
 //! delivery, the heartbeat pass, the queue and upload sweeps, the scheduler, the outgoing-webhook
-//! worker, the ACME renewals, and with the Dependency-Track listener its BOM, key-usage and OSV
+//! worker, the push outbox, the ACME renewals, and with the Dependency-Track listener its BOM, key-usage and OSV
 //! workers. The timer tasks here are the only ones that read the clock; the passes they run take
 //! `now`. Each stops with `ChatState::stopping`. Must not bind listeners or serve requests.
 
@@ -61,6 +61,11 @@ pub(super) fn spawn(state: &Arc<ChatState>, tls: &TlsListeners) -> Vec<JoinHandl
             stop_rx,
         ));
     }
+    // Device-token calls to Zulip's push notification service, queued with the changes.
+    tokio::spawn(crate::domain::push::outbox::worker(
+        Arc::clone(&state.core),
+        state.stopping.subscribe(),
+    ));
     vec![
         tokio::spawn(scheduler(Arc::clone(state))),
         tokio::spawn(sweep_uploads(Arc::clone(state))),

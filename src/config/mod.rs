@@ -131,14 +131,18 @@ pub struct MetricsConfig {
 }
 
 config_struct! {
-/// Mobile push notifications: Outpost keeps devices' registrations; it does not deliver.
+/// Mobile push notifications through Zulip's push notification service (the bouncer): the
+/// server's registration is `outpost push register`'s, its credentials a file in the data
+/// directory (`domain::push::credentials`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PushConfig {
-    /// Whether this server is set up for the push notification service; when not,
-    /// `POST /mobile_push/register` answers `PUSH_SERVICE_NOT_CONFIGURED`.
+    /// Whether this server uses the push notification service; when not,
+    /// `POST /mobile_push/register` answers `PUSH_SERVICE_NOT_CONFIGURED` and nothing is sent.
     pub enabled: bool,
     /// Push devices (tokens and encrypted registrations together) one user may register.
     pub max_devices_per_user: usize,
+    /// The push notification service's base URL (without `/api/v1`), no trailing slash.
+    pub bouncer_url: String,
 }
 }
 

@@ -43,6 +43,7 @@ pub mod migrate;
 pub mod notifications;
 pub mod outgoing_webhooks;
 pub mod profile_fields;
+pub mod push_bouncer;
 pub mod reactions;
 pub mod read_receipts;
 pub mod realm_emoji;

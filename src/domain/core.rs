@@ -54,6 +54,11 @@ pub struct Core {
     /// Wakes the outgoing-webhook worker when a committed message queued deliveries
     /// ([`OnCommit`] does).
     pub webhook_wake: Arc<Notify>,
+    /// Wakes the push outbox worker (`domain::push::outbox`) when a device change queued a call
+    /// to the push notification service.
+    pub push_wake: Notify,
+    /// What pushing did since the start (`/metrics`).
+    pub push_stats: crate::domain::push::Stats,
     /// One image (a thumbnail or a custom emoji) is decoded at a time, so decoding stays within
     /// one decoder's memory limit however many are asked for at once.
     pub thumbnailer: Semaphore,
@@ -98,6 +103,8 @@ impl Core {
             scheduler_wake: Notify::new(),
             webhook_wake,
             notify_wake,
+            push_wake: Notify::new(),
+            push_stats: Default::default(),
             thumbnailer: Semaphore::new(1),
             dtrack,
             config,

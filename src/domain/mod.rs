@@ -33,3 +33,7 @@ pub mod user_status;
 pub mod users;
 
 pub use self::core::Core;
+
+/// The Zulip version Outpost implements: the chat API reports it (`zulip_version`) and calls
+/// to Zulip's push notification service name it (`User-Agent: ZulipServer/<version>`).
+pub const ZULIP_VERSION: &str = "11.0-outpost";

@@ -107,6 +107,7 @@ pub fn respond(err: &Error, produces: &'static str) -> Response {
             res
         }
         ErrorKind::Timeout => text(StatusCode::REQUEST_TIMEOUT, produces, msg),
+        ErrorKind::BadGateway => text(StatusCode::BAD_GATEWAY, produces, msg),
         ErrorKind::Unavailable => {
             let mut res = text(StatusCode::SERVICE_UNAVAILABLE, produces, msg);
             res.headers_mut()

@@ -41,6 +41,8 @@ pub struct MetricsState {
     pub dtrack_enabled: bool,
     /// The domain, when Dependency-Track is on: the portfolio's evaluation summary.
     pub dtrack: Option<Arc<crate::domain::Core>>,
+    /// The domain, when `[push] enabled`: what pushing did, and the outbox's depth.
+    pub push: Option<Arc<crate::domain::Core>>,
     /// Becomes true when the server starts shutting down.
     pub stopping: tokio::sync::watch::Receiver<bool>,
     /// The hub sequence number of the newest event the delivery task has handled.
@@ -162,6 +164,9 @@ pub async fn render(state: &MetricsState) -> String {
     if let Some(core) = &state.dtrack {
         render_evaluation(&mut out, core).await;
     }
+    if let Some(core) = &state.push {
+        render_push(&mut out, core).await;
+    }
     single(
         &mut out,
         "outpost_connections_active",
@@ -197,6 +202,56 @@ pub async fn render(state: &MetricsState) -> String {
         env!("CARGO_PKG_VERSION")
     );
     out
+}
+
+/// What pushing did since the start (`domain::push::Stats`) and the outbox's depth.
+async fn render_push(out: &mut String, core: &crate::domain::Core) {
+    let load = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
+    let st = &core.push_stats;
+    header(
+        out,
+        "outpost_push_notifications_total",
+        "counter",
+        "Push notifications by outcome at Zulip's push notification service.",
+    );
+    for (outcome, c) in [
+        ("sent", &st.sent),
+        ("retry_later", &st.retry_later),
+        ("failed", &st.failed),
+    ] {
+        let _ = writeln!(
+            out,
+            "outpost_push_notifications_total{{outcome=\"{outcome}\"}} {}",
+            load(c)
+        );
+    }
+    header(
+        out,
+        "outpost_push_outbox_calls_total",
+        "counter",
+        "Device-token calls to the push notification service by outcome.",
+    );
+    for (outcome, c) in [
+        ("made", &st.outbox_made),
+        ("retried", &st.outbox_retried),
+        ("given_up", &st.outbox_given_up),
+    ] {
+        let _ = writeln!(
+            out,
+            "outpost_push_outbox_calls_total{{outcome=\"{outcome}\"}} {}",
+            load(c)
+        );
+    }
+    match core.db.read(crate::db::push_bouncer::queued).await {
+        Ok(n) => single(
+            out,
+            "outpost_push_outbox_depth",
+            "gauge",
+            "Device-token calls waiting to be made.",
+            n,
+        ),
+        Err(e) => tracing::warn!(error = %e, "metrics: cannot read the push outbox"),
+    }
 }
 
 /// The portfolio's components by evaluation state and the not-evaluated ones by reason (every

@@ -12,6 +12,7 @@ mod messages;
 mod narrow;
 pub mod records;
 mod scheduled;
+mod trigger;
 pub mod uploads;
 
 pub use channel_properties::*;
@@ -21,6 +22,7 @@ pub use invites::*;
 pub use messages::*;
 pub use narrow::*;
 pub use scheduled::*;
+pub use trigger::Trigger;
 
 use crate::ids::{ProfileFieldId, UserId};
 

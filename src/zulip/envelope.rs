@@ -234,6 +234,7 @@ pub fn error_response(err: &Error) -> Response {
             return res;
         }
         ErrorKind::Timeout => (StatusCode::REQUEST_TIMEOUT, error_body(msg, "BAD_REQUEST")),
+        ErrorKind::BadGateway => (StatusCode::BAD_GATEWAY, error_body(msg, "BAD_REQUEST")),
         ErrorKind::Unavailable => {
             let mut res = json_response(
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -201,3 +201,14 @@ pub async fn register_push_device(
     push::register(state, caller, input).await?;
     Ok(Success::new())
 }
+
+/// # `POST /api/v1/mobile_push/test_notification`
+pub async fn test_push_notification(
+    state: &ChatState,
+    caller: &User,
+    p: &mut Params,
+) -> Result<Success> {
+    let token = p.str("token");
+    push::send::test_notification(state, caller, token).await?;
+    Ok(Success::new())
+}

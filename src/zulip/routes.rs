@@ -315,6 +315,8 @@ route::routes! {
         records::remove_push_token(state, me()?, Fcm, p).await;
     RegisterPushDevice = POST ["mobile_push", "register"], USER =>
         records::register_push_device(state, me()?, p).await;
+    TestPushNotification = POST ["mobile_push", "test_notification"], USER =>
+        records::test_push_notification(state, me()?, p).await;
     GetBotStorage = GET ["bot_storage"], USER => bot_storage::get(state, me()?, p).await;
     UpdateBotStorage = PUT ["bot_storage"], USER => bot_storage::put(state, me()?, p).await;
     RemoveBotStorage = DELETE ["bot_storage"], USER => bot_storage::remove(state, me()?, p).await;

@@ -13,7 +13,7 @@ use super::params::Params;
 use super::wire;
 
 /// The Zulip version and API feature level Outpost implements.
-pub const ZULIP_VERSION: &str = "11.0-outpost";
+pub const ZULIP_VERSION: &str = crate::domain::ZULIP_VERSION;
 pub const ZULIP_MERGE_BASE: &str = "11.0-outpost";
 pub const FEATURE_LEVEL: i64 = 382;
 
@@ -63,7 +63,10 @@ pub async fn get_server_settings(state: &ChatState, user_agent: Option<&str>) ->
         .field("zulip_version", ZULIP_VERSION)
         .field("zulip_merge_base", ZULIP_MERGE_BASE)
         .field("zulip_feature_level", FEATURE_LEVEL)
-        .field("push_notifications_enabled", false)
+        .field(
+            "push_notifications_enabled",
+            crate::domain::push::configured(state),
+        )
         .field("is_incompatible", incompatible)
         .field("email_auth_enabled", true)
         .field("require_email_format_usernames", true)

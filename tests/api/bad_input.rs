@@ -634,6 +634,7 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("bouncer_public_key", Str, "bouncer", true),
             ("encrypted_push_registration", Str, "c3dlZXA=", true),
         ],
+        ("POST", "mobile_push/test_notification") => &[("token", Str, "sweep-fcm", false)],
         ("GET" | "DELETE", "bot_storage") => &[("keys", List, r#"["k"]"#, false)],
         ("PUT", "bot_storage") => &[("storage", Obj, r#"{"k": "v"}"#, true)],
         ("GET", "scheduled_messages") | ("GET", "reminders") => &[],

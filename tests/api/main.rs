@@ -60,6 +60,7 @@ mod narrow_with;
 mod notices;
 mod old_names;
 mod outgoing_webhooks;
+mod push_bouncer;
 mod push_registration;
 mod rate_limits;
 mod read_state;

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::ids::{GroupId, MessageId, UserId};
 
 use super::Trigger;
+use crate::domain::push::PushOutcome;
 
 /// What became of a push, as the job pass sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,18 +25,43 @@ pub enum PushResult {
 
 /// Sends the push of one message to one user.
 pub async fn push_message(
-    _core: &Core,
-    _user: UserId,
-    _message: MessageId,
-    _trigger: Trigger,
-    _group: Option<GroupId>,
+    core: &Core,
+    user: UserId,
+    message: MessageId,
+    trigger: Trigger,
+    group: Option<GroupId>,
 ) -> PushResult {
-    PushResult::Nothing
+    let outcome = crate::domain::push::send_message_push(core, user, message, trigger, group).await;
+    reduce(outcome, "message")
 }
 
 /// Sends the remove notification of these messages to one user.
-pub async fn push_remove(_core: &Core, _user: UserId, _messages: &[MessageId]) -> PushResult {
-    PushResult::Nothing
+pub async fn push_remove(core: &Core, user: UserId, messages: &[MessageId]) -> PushResult {
+    let outcome = crate::domain::push::send_remove_push(core, user, messages).await;
+    reduce(outcome, "remove")
+}
+
+fn reduce(outcome: Result<PushOutcome>, what: &'static str) -> PushResult {
+    match outcome {
+        Ok(PushOutcome::Sent) => PushResult::Sent,
+        Ok(PushOutcome::NothingToSend) => PushResult::Nothing,
+        Ok(PushOutcome::RetryLater(reason)) => {
+            tracing::warn!(push = what, %reason, "push notification service unavailable; will retry");
+            PushResult::RetryLater
+        }
+        Ok(PushOutcome::Failed { reason, permanent }) => {
+            tracing::warn!(push = what, %reason, permanent, "push notification refused");
+            if permanent {
+                PushResult::Failed
+            } else {
+                PushResult::RetryLater
+            }
+        }
+        Err(e) => {
+            tracing::error!(push = what, error = %e.msg, detail = ?e.detail, "push notification failed");
+            PushResult::RetryLater
+        }
+    }
 }
 
 /// Adds one message to the user's missed-message email batch.

@@ -149,7 +149,7 @@ pub fn enqueue_for_send(tx: &mut WriteTx<'_>, f: &SentFacts<'_>, now_ms: i64) ->
             muted_sender: crate::db::user_records::is_muted(tx, user, f.sender)?,
             acting: false,
             is_bot: person.is_bot,
-            push_device: crate::db::user_records::push_device_count(tx, user)? > 0,
+            push_device: crate::domain::push::has_push_devices(tx, user)?,
         };
         let d = decide(&r);
         if d.is_empty() {
@@ -242,7 +242,7 @@ pub fn enqueue_for_edit(
             muted_sender: crate::db::user_records::is_muted(tx, user, m.sender_id)?,
             acting: false,
             is_bot: person.is_bot,
-            push_device: crate::db::user_records::push_device_count(tx, user)? > 0,
+            push_device: crate::domain::push::has_push_devices(tx, user)?,
         };
         // Already notified by the message itself.
         if !decide(&r).is_empty() {

@@ -10,6 +10,4 @@ pub mod decide;
 pub mod deliver;
 pub mod gather;
 pub mod jobs;
-pub mod trigger;
-
-pub use trigger::Trigger;
+pub use crate::model::Trigger;

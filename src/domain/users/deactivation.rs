@@ -34,7 +34,10 @@ pub async fn deactivate(state: &Core, actor: &User, target: UserId) -> Result<()
             }
             deactivate_in(tx, &user)
         })
-        .await
+        .await?;
+    // Forgotten devices may have queued a call to the push notification service.
+    state.push_wake.notify_one();
+    Ok(())
 }
 
 /// Inside a write: deactivates an (active, checked) user or bot and announces it: out of its

@@ -44,6 +44,8 @@ pub struct Ctx {
     slim_presence: bool,
     presence_days: i64,
     configured_name: String,
+    /// Whether the server is configured for push (`domain::push::configured`).
+    push_configured: bool,
     subscribers: SubscriberDetail,
     /// Users active within the default presence window (for partial subscriber lists).
     recently_active: HashSet<UserId>,
@@ -110,6 +112,7 @@ const BUILDERS: &[(&str, Builder)] = &[
     ),
     ("custom_profile_fields", Db(users::profile_fields)),
     ("realm_emoji", Db(realm::realm_emoji)),
+    ("realm", Db(realm::push_flags)),
     ("muted_users", Db(records::muted_users)),
     ("drafts", Db(records::drafts)),
     ("saved_snippets", Db(records::saved_snippets)),
@@ -156,6 +159,7 @@ pub async fn initial_state(
         slim_presence: opts.slim_presence,
         presence_days,
         configured_name: state.config.chat.realm_name.clone(),
+        push_configured: crate::domain::push::configured(state),
         subscribers: include_subscribers,
         recently_active,
     });

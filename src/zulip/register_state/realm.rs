@@ -80,6 +80,15 @@ pub(super) fn facts_and_limits(state: &ChatState, _ctx: &Ctx, out: &mut State) {
     }
 }
 
+/// `realm_push_notifications_enabled` and its end timestamp (`domain::push::flags_in`).
+pub(super) fn push_flags(c: &Connection, ctx: &Ctx, m: &mut State) -> Result<()> {
+    let flags = crate::domain::push::flags_in(c, ctx.push_configured)?;
+    for (k, v) in wire::realm_push_flags(flags.realm_enabled, flags.end_timestamp) {
+        m.insert(k.into(), v);
+    }
+    Ok(())
+}
+
 /// `realm_emoji`: every custom emoji, deactivated ones too.
 pub(super) fn realm_emoji(c: &Connection, _ctx: &Ctx, m: &mut State) -> Result<()> {
     let all = crate::db::realm_emoji::all(c)?;

@@ -191,6 +191,17 @@ pub struct ServerFacts<'a> {
     pub server_generation: i64,
 }
 
+/// `realm_push_notifications_enabled` and `realm_push_notifications_enabled_end_timestamp`.
+pub fn realm_push_flags(enabled: bool, end_timestamp: Option<i64>) -> [(&'static str, Value); 2] {
+    [
+        ("realm_push_notifications_enabled", json!(enabled)),
+        (
+            "realm_push_notifications_enabled_end_timestamp",
+            json!(end_timestamp),
+        ),
+    ]
+}
+
 /// The organization facts and server limits of the `realm` state that no organization
 /// setting controls.
 pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, Value)> {
@@ -219,7 +230,6 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("realm_emails_restricted_to_domains", json!(false)),
         ("realm_disallow_disposable_email_addresses", json!(true)),
         ("realm_enable_spectator_access", json!(false)),
-        ("realm_push_notifications_enabled", json!(false)),
         ("realm_enable_read_receipts", json!(true)),
         // Uploaded images are previewed inline (other sites' images are not).
         ("realm_inline_image_preview", json!(true)),
@@ -260,10 +270,6 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("realm_night_logo_url", json!(f.icon_url)),
         ("realm_bot_domain", json!(f.realm_host)),
         ("settings_send_digest_emails", json!(false)),
-        (
-            "realm_push_notifications_enabled_end_timestamp",
-            Value::Null,
-        ),
         ("realm_enable_guest_user_dm_warning", json!(true)),
         ("realm_enable_guest_user_indicator", json!(true)),
         // Outpost checks password length only, no strength estimate.

@@ -24,6 +24,7 @@ use outpost::domain::users::{self, NewUser};
 use outpost::model::Role;
 use outpost::zulip::ChatState;
 
+pub mod bouncer;
 pub mod dtrack;
 mod events;
 mod org;

@@ -1,5 +1,6 @@
 //! Why a user is notified of a message: upstream's notification triggers, in the order in which
-//! one wins over another. Stored by name in the notification jobs; plain data, no I/O.
+//! one wins over another. Stored by name in the notification jobs; shared by the decision
+//! (`domain::notifications`), push and email. Plain data, no I/O.
 
 /// One reason to notify a user of a message (upstream's `NotificationTriggers`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,8 +1,25 @@
-//! Push-notification devices: legacy tokens (`/users/me/apns_device_token`,
-//! `/users/me/android_gcm_reg_id`) and end-to-end encrypted registrations
-//! (`POST /mobile_push/register`). Outpost keeps them, bounded per user (`[push]
-//! max_devices_per_user`), and forgets them when the user is deactivated; it does not deliver
-//! notifications. Human users only, as upstream. No SQL, no wire shapes.
+//! Mobile push notifications. This file: the devices, legacy tokens
+//! (`/users/me/apns_device_token`, `/users/me/android_gcm_reg_id`) and end-to-end encrypted
+//! registrations (`POST /mobile_push/register`), kept bounded per user (`[push]
+//! max_devices_per_user`) and forgotten when the user is deactivated, human users only as
+//! upstream; whether push is configured ([`service`], [`flags`]). Legacy token changes are
+//! forwarded to Zulip's push notification service through the outbox ([`outbox`]) queued in
+//! the same commit. The service's server registration and its stored credentials are
+//! [`credentials`] and [`register_server`], calls to it [`bouncer`], payloads [`payloads`] (the
+//! text of a message, [`content`]) and sending [`send`]. No SQL text, no wire shapes, no HTTP
+//! server types.
+
+pub mod bouncer;
+pub mod content;
+pub mod credentials;
+pub mod outbox;
+pub mod payloads;
+pub mod register_server;
+pub mod send;
+
+pub use send::{PushOutcome, has_push_devices, send_message_push, send_remove_push};
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use base64::Engine;
 use rusqlite::Connection;
@@ -33,6 +50,94 @@ impl TokenKind {
             TokenKind::Fcm => "fcm",
         }
     }
+}
+
+/// What pushing did since the process started, for `/metrics` (one per `Core`).
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Notifications the service took (`push/notify`).
+    pub sent: AtomicU64,
+    /// Notifications that failed and may succeed later (network, timeout, 5xx).
+    pub retry_later: AtomicU64,
+    /// Notifications the service refused.
+    pub failed: AtomicU64,
+    /// Outbox calls made (device tokens forwarded).
+    pub outbox_made: AtomicU64,
+    /// Outbox calls put off after a failure.
+    pub outbox_retried: AtomicU64,
+    /// Outbox calls given up (refused, or failing too long).
+    pub outbox_given_up: AtomicU64,
+}
+
+impl Stats {
+    pub(crate) fn add(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The push notification service as this server uses it: `None` unless `[push] enabled` and
+/// the server is registered (`outpost push register` stored its credentials).
+pub fn service(core: &Core) -> Result<Option<bouncer::Service>> {
+    if !core.config.push.enabled {
+        return Ok(None);
+    }
+    let Some(creds) = credentials::load(&core.config.data_dir)? else {
+        return Ok(None);
+    };
+    Ok(Some(bouncer::Service {
+        base_url: core.config.push.bouncer_url.clone(),
+        credentials: Some(creds),
+        proxies: core.config.proxy.clone(),
+        timeout: bouncer::TIMEOUT,
+    }))
+}
+
+/// What clients are told of push: whether the server is configured for it
+/// (`server_settings`' `push_notifications_enabled`), whether pushes work for the realm
+/// (`realm_push_notifications_enabled`: configured, unless the service last said `can_push`
+/// false) and until when (`realm_push_notifications_enabled_end_timestamp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flags {
+    pub configured: bool,
+    pub realm_enabled: bool,
+    pub end_timestamp: Option<i64>,
+}
+
+/// Whether the server is configured for push (a configuration problem reads as not
+/// configured, and is logged).
+pub fn configured(core: &Core) -> bool {
+    match service(core) {
+        Ok(s) => s.is_some(),
+        Err(e) => {
+            tracing::warn!(error = %e.msg, detail = ?e.detail, "push: credentials unusable");
+            false
+        }
+    }
+}
+
+/// The [`Flags`], given whether the server is [`configured`].
+pub fn flags_in(c: &Connection, configured: bool) -> Result<Flags> {
+    let (realm_enabled, end_timestamp) = if configured {
+        crate::db::push_bouncer::realm_state(c)?.unwrap_or((true, None))
+    } else {
+        (false, None)
+    };
+    Ok(Flags {
+        configured,
+        realm_enabled,
+        end_timestamp,
+    })
+}
+
+/// The [`Flags`] now.
+pub async fn flags(core: &Core) -> Result<Flags> {
+    let configured = configured(core);
+    core.db.read(move |c| flags_in(c, configured)).await
+}
+
+/// Whether token changes are to be forwarded (configuration problems are logged by `flags`).
+fn forwarding(core: &Core) -> bool {
+    matches!(service(core), Ok(Some(_)))
 }
 
 fn humans_only(user: &User) -> Result<()> {
@@ -94,12 +199,17 @@ pub async fn add_token(
     }
     let max = state.config.push.max_devices_per_user;
     let me = user.id;
+    let forward = forwarding(state);
     state
         .db
         .write(move |tx| {
             let known = db::push_token_exists(tx, me, kind.name(), &token)?;
             if !known && db::push_device_count(tx, me)? >= max {
                 return Err(too_many(max));
+            }
+            if forward {
+                let t = (kind.name(), token.as_str(), appid.as_deref());
+                outbox::enqueue(tx, me, outbox::Action::Register, Some(t))?;
             }
             let t = PushToken {
                 kind: kind.name(),
@@ -108,7 +218,11 @@ pub async fn add_token(
             };
             db::upsert_push_token(tx, me, &t, crate::time::now_secs())
         })
-        .await
+        .await?;
+    if forward {
+        state.push_wake.notify_one();
+    }
+    Ok(())
 }
 
 /// `DELETE` on the same paths.
@@ -116,15 +230,24 @@ pub async fn remove_token(state: &Core, user: &User, kind: TokenKind, token: Str
     humans_only(user)?;
     check_token(kind, &token)?;
     let me = user.id;
+    let forward = forwarding(state);
     state
         .db
         .write(move |tx| {
             if !db::delete_push_token(tx, me, kind.name(), &token)? {
                 return Err(Error::bad_request("Token does not exist"));
             }
+            if forward {
+                let t = (kind.name(), token.as_str(), None);
+                outbox::enqueue(tx, me, outbox::Action::Unregister, Some(t))?;
+            }
             Ok(())
         })
-        .await
+        .await?;
+    if forward {
+        state.push_wake.notify_one();
+    }
+    Ok(())
 }
 
 /// A registration as the client sent it.
@@ -217,8 +340,13 @@ pub async fn devices_of(
         .await
 }
 
-/// Forgets every push device of a user (inside the deactivation's write).
+/// Forgets every push device of a user (inside the deactivation's write); a user who had
+/// legacy tokens gets a `push/unregister/all` queued (dropped by the outbox when the server
+/// does not use the push notification service).
 pub fn forget_devices(c: &Connection, user: UserId) -> Result<()> {
+    if !db::push_tokens_of(c, user)?.is_empty() {
+        outbox::enqueue(c, user, outbox::Action::UnregisterAll, None)?;
+    }
     db::delete_push_devices(c, user)
 }
 
