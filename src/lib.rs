@@ -130,6 +130,8 @@
 //!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices.
 //!   [`domain::notifications`] decides who is notified of a message and why
 //!   (`notifications::trigger`: upstream's triggers in priority order).
+//!   [`domain::outbox`] is the durable mail outbox (a mail is queued in its cause's commit;
+//!   the worker started in [`app`] sends it with retries and backoff; SQL in `db::mail_outbox`).
 //!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`);
 //!   [`domain::bots`] the bots users make (`/bots`: types, owners, services) and
 //!   [`domain::outgoing_webhooks`] their outgoing webhooks: which messages trigger which bot
@@ -227,8 +229,10 @@
 //!   renderer (`markdown::render`) walks the blocks, with `inline` and `fenced` beside it;
 //!   code blocks (`markdown::code`) read fences, with `languages`, `classes` (scopes to
 //!   Pygments' classes) and `highlight` (syntect within limits) beside it.
-//! - [`mail`]: outgoing mail (invitations) over SMTP, sent from blocking tasks after the
-//!   commit; without `[email] host` the link goes to the log.
+//! - [`mail`]: one outgoing mail over SMTP (plain text, or plain text and HTML, with the
+//!   extra headers its caller gives) and the counters of what was sent; mails are queued in the
+//!   durable outbox (`domain::outbox`), whose worker sends them from blocking tasks; without
+//!   `[email] host` the link a mail carries goes to the log.
 //! - [`time`]: the clock and every date format printed or read (on the `time` crate); no
 //!   other module computes calendar dates.
 //! - [`password`], [`emoji`]: small pure helpers; [`private_files`]: owner-only

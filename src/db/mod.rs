@@ -34,6 +34,7 @@ pub mod dtrack_tags;
 pub mod groups;
 pub mod health;
 pub mod invites;
+pub mod mail_outbox;
 pub mod message_edits;
 pub mod message_flags;
 pub mod message_mentions;

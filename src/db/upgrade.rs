@@ -42,6 +42,7 @@ pub const STEPS: &[(i64, &str)] = &[
     (23, include_str!("upgrades/0023_portfolio_metrics.sql")),
     (24, include_str!("upgrades/0024_tags.sql")),
     (25, include_str!("upgrades/0025_nvd.sql")),
+    (26, include_str!("upgrades/0026_mail.sql")),
 ];
 
 /// The step into version `to`, if there is one.

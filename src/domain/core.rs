@@ -51,6 +51,10 @@ pub struct Core {
     /// Wakes the outgoing-webhook worker when a committed message queued deliveries
     /// ([`OnCommit`] does).
     pub webhook_wake: Arc<Notify>,
+    /// Wakes the mail outbox's worker when a committed write queued a mail.
+    pub mail_wake: Arc<Notify>,
+    /// Wakes the missed-message email worker when a committed write queued rows for it.
+    pub missed_email_wake: Arc<Notify>,
     /// One image (a thumbnail or a custom emoji) is decoded at a time, so decoding stays within
     /// one decoder's memory limit however many are asked for at once.
     pub thumbnailer: Semaphore,
@@ -71,6 +75,8 @@ impl Core {
             profile_data: Arc::default(),
             max_received: Arc::default(),
             webhook_wake: Arc::new(Notify::new()),
+            mail_wake: Arc::new(Notify::new()),
+            missed_email_wake: Arc::new(Notify::new()),
             hub: Arc::default(),
         };
         let OnCommit {
@@ -78,6 +84,8 @@ impl Core {
             profile_data,
             max_received,
             webhook_wake,
+            mail_wake,
+            missed_email_wake,
             hub,
         } = hook.clone();
         let db = Db::open(
@@ -92,6 +100,8 @@ impl Core {
             upload_urls: crate::domain::uploads::UrlKey::random(),
             scheduler_wake: Notify::new(),
             webhook_wake,
+            mail_wake,
+            missed_email_wake,
             thumbnailer: Semaphore::new(1),
             dtrack,
             config,
@@ -119,6 +129,8 @@ pub struct OnCommit {
     profile_data: Arc<ProfileCache>,
     max_received: Arc<MaxReceivedCache>,
     webhook_wake: Arc<Notify>,
+    mail_wake: Arc<Notify>,
+    missed_email_wake: Arc<Notify>,
     hub: Arc<EventHub>,
 }
 
@@ -131,6 +143,15 @@ impl OnCommit {
             .any(|e| matches!(e, Event::OutgoingWebhooksQueued))
         {
             self.webhook_wake.notify_one();
+        }
+        if events.iter().any(|e| matches!(e, Event::MailQueued)) {
+            self.mail_wake.notify_one();
+        }
+        if events
+            .iter()
+            .any(|e| matches!(e, Event::MissedEmailsQueued))
+        {
+            self.missed_email_wake.notify_one();
         }
         self.hub.publish(events);
     }

@@ -17,6 +17,7 @@ pub mod max_received;
 pub mod messages;
 pub mod notices;
 pub mod notifications;
+pub mod outbox;
 pub mod outgoing_webhooks;
 pub mod presence;
 pub mod profile_fields;

@@ -29,6 +29,10 @@ pub enum Event {
     ScheduledChanged(ScheduledChanged),
     /// Outgoing-webhook deliveries were queued (the delivery worker wakes; no client sees it).
     OutgoingWebhooksQueued,
+    /// A mail was queued in the outbox (the mail worker wakes; no client sees it).
+    MailQueued,
+    /// Missed-message email rows were queued (their worker wakes; no client sees it).
+    MissedEmailsQueued,
     InvitesChanged(InvitesChanged),
     UserCreated(UserCreated),
     UserUpdated(UserUpdated),
