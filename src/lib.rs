@@ -131,7 +131,10 @@
 //!   [`domain::notifications`] decides who is notified of a message and why
 //!   (`notifications::trigger`: upstream's triggers in priority order).
 //!   [`domain::outbox`] is the durable mail outbox (a mail is queued in its cause's commit;
-//!   the worker started in [`app`] sends it with retries and backoff; SQL in `db::mail_outbox`).
+//!   the worker started in [`app`] sends it with retries and backoff; SQL in `db::mail_outbox`);
+//!   [`domain::account_mail`] the account mails and their single-use links (`reset`:
+//!   forgot password; `email_change`: a new address by confirmation; `unsubscribe`: one-click
+//!   unsubscribe), with their SQL in `db::account_links` and their pages in `web::accounts`.
 //!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`);
 //!   [`domain::bots`] the bots users make (`/bots`: types, owners, services) and
 //!   [`domain::outgoing_webhooks`] their outgoing webhooks: which messages trigger which bot
@@ -195,7 +198,8 @@
 //!   one script by `web::bundle`), the server-rendered pages of `web::pages` (the shell at
 //!   `/` with the client's register answer in it, `/login`, `/devlogin`, `/logout`, and the frame and
 //!   security headers every HTML answer shares), `web::signup` (the invitation signup page on
-//!   `/join/`), and `web::sessions`,
+//!   `/join/`), `web::accounts` (the pages account mails link to: forgot password, a reset
+//!   link's form, confirming a new address, unsubscribing), and `web::sessions`,
 //!   the session cookie and CSRF checks through which `/json/` uses `zulip`'s route table.
 //!   Its pages read a `web::WebState` (the chat API's state and the client's files); `web`
 //!   names `zulip` (the page shell embeds `zulip::realtime::register_body`), never the reverse.

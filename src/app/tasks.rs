@@ -120,6 +120,9 @@ async fn sweep_uploads(state: Arc<ChatState>) {
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e.msg, "emoji picture sweep failed"),
         }
+        if let Err(e) = crate::domain::account_mail::sweep(&state, crate::time::now_secs()).await {
+            tracing::warn!(error = %e.msg, "account link sweep failed");
+        }
         match crate::domain::sessions::sweep(&state, crate::time::now_secs()).await {
             Ok(n) if n > 0 => tracing::info!(sessions = n, "swept expired web sessions"),
             Ok(_) => {}

@@ -9,6 +9,7 @@
 //! The SQL itself lives in the submodules as synchronous functions over `&Connection`; they never
 //! see HTTP types, and nothing outside `db` opens a connection.
 
+pub mod account_links;
 pub mod alert_words;
 pub mod bot_storage;
 pub mod bots;

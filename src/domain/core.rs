@@ -38,6 +38,8 @@ pub struct Core {
     pub profile_data: Arc<ProfileCache>,
     /// Failed password logins per username.
     pub logins: LoginLimiter,
+    /// Password-reset requests per address and per client.
+    pub reset_limits: crate::domain::account_mail::SendLimiter,
     /// Dependency-Track signing key, system UUID and caches.
     pub dtrack: crate::domain::dtrack::state::DtState,
     /// Outgoing mail (`[email]`).
@@ -111,6 +113,7 @@ impl Core {
             max_received,
             profile_data,
             logins: LoginLimiter::default(),
+            reset_limits: Default::default(),
         })
     }
 }

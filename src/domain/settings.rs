@@ -118,7 +118,7 @@ const CATALOGUE: &[Spec] = &[
     spec("enable_sounds", Bool(true), Nt),
     spec(
         "email_notifications_batching_period_seconds",
-        IntRange(120, 120, 604_800),
+        IntRange(120, 1, 604_800),
         Nt,
     ),
     spec("enable_offline_email_notifications", Bool(true), Nt),
@@ -309,7 +309,6 @@ pub async fn flag(state: &Core, user: crate::ids::UserId, name: &'static str) ->
 #[derive(Default)]
 pub struct SettingsUpdate {
     pub full_name: Option<String>,
-    pub email: Option<String>,
     pub old_password: Option<String>,
     pub new_password: Option<String>,
     pub settings: Vec<(&'static str, String)>,
@@ -318,13 +317,6 @@ pub struct SettingsUpdate {
 /// Applies a user's changes to their own account, all or nothing. Only values that differ
 /// from the current ones are written and announced.
 pub async fn update(state: &Core, user: &User, up: SettingsUpdate) -> Result<()> {
-    if up.email.is_some() {
-        // A change of address needs a confirmation mail, which Outpost does not send;
-        // administrators change addresses with `PATCH /users/{id}`.
-        return Err(Error::bad_request(
-            "Email address changes are disabled in this organization.",
-        ));
-    }
     let full_name = up.full_name.as_deref().map(check_full_name).transpose()?;
     let mut parsed: Vec<(&'static str, SettingValue)> = Vec::new();
     for (name, raw) in &up.settings {

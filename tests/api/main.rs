@@ -50,6 +50,7 @@ mod incoming_webhooks;
 mod invites;
 mod layering;
 mod layering_graph;
+mod mail;
 mod message_edits;
 mod message_search;
 mod messages;
