@@ -129,7 +129,10 @@
 //!   [`domain::records`] holds what a user keeps on the server for their clients (muted
 //!   users, drafts, saved snippets) and [`domain::push`] their push-notification devices.
 //!   [`domain::notifications`] decides who is notified of a message and why
-//!   (`notifications::trigger`: upstream's triggers in priority order).
+//!   (`notifications::trigger`: upstream's triggers in priority order) and sends the
+//!   missed-message emails (`notifications::email`: a user's batch recorded in the decision's
+//!   commit, `deliver_due(now)` run by its worker in [`app`] at the batch's time, one mail per
+//!   conversation into the outbox; SQL in `db::missed_emails`).
 //!   [`domain::outbox`] is the durable mail outbox (a mail is queued in its cause's commit;
 //!   the worker started in [`app`] sends it with retries and backoff; SQL in `db::mail_outbox`);
 //!   [`domain::account_mail`] the account mails and their single-use links (`reset`:

@@ -65,6 +65,10 @@ pub(super) fn spawn(state: &Arc<ChatState>, tls: &TlsListeners) -> Vec<JoinHandl
         tokio::spawn(scheduler(Arc::clone(state))),
         tokio::spawn(sweep_uploads(Arc::clone(state))),
         tokio::spawn(crate::zulip::outgoing_webhooks::run(Arc::clone(state))),
+        tokio::spawn(crate::domain::notifications::email::worker(
+            Arc::clone(&state.core),
+            state.stopping.subscribe(),
+        )),
         tokio::spawn(crate::domain::outbox::worker(
             Arc::clone(&state.core),
             state.stopping.subscribe(),

@@ -42,6 +42,7 @@ pub mod message_mentions;
 pub mod message_narrows;
 pub mod messages;
 pub mod migrate;
+pub mod missed_emails;
 pub mod outgoing_webhooks;
 pub mod profile_fields;
 pub mod reactions;

@@ -283,6 +283,15 @@ pub fn all_of(c: &rusqlite::Connection, user: &User) -> Result<Vec<(&'static str
     Ok(out)
 }
 
+/// One setting of `user` (stored or default), inside a read or write.
+pub fn value_in(c: &rusqlite::Connection, user: &User, name: &str) -> Result<SettingValue> {
+    all_of(c, user)?
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v)
+        .ok_or_else(|| Error::internal(format!("{name} is not a setting")))
+}
+
 /// Every catalogue setting with the value a new user starts with (the organization's defaults
 /// for new users), in catalogue order.
 pub fn defaults() -> Vec<(&'static str, SettingValue)> {

@@ -593,3 +593,261 @@ async fn email_change_by_confirmation() {
     r.assert_success("PATCH /settings");
     assert_eq!(sink.next().await.to, ["ada2@example.com"]);
 }
+
+/// Records a missed message for `user` as the notification decision does, at `now`.
+async fn missed(o: &Org, user: i64, message: i64, trigger: Trigger, now: i64) {
+    o.srv
+        .state
+        .db
+        .write(move |tx| email::enqueue(tx, UserId(user), MessageId(message), trigger, None, now))
+        .await
+        .unwrap();
+}
+
+async fn deliver(o: &Org, now: i64) -> usize {
+    email::deliver_due(&o.srv.state, now).await.unwrap()
+}
+
+use outpost::domain::notifications::{Trigger, email};
+use outpost::ids::{MessageId, UserId};
+
+/// A time the server's own worker never reaches during a test, so only the test's explicit
+/// passes send anything.
+fn later() -> i64 {
+    outpost::time::now_secs() + 10_000_000
+}
+
+#[tokio::test]
+async fn missed_messages_are_batched_and_grouped_by_conversation() {
+    let sink = SmtpSink::start().await;
+    let o = org_mailing_to(sink.port).await;
+    o.channel(&o.owner, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let t0 = later();
+    let dm1 = o.send_dm(&o.bob, &[&o.alice], "first **note**").await;
+    missed(&o, o.alice.id, dm1, Trigger::DirectMessage, t0).await;
+    let m = o
+        .send_channel(&o.bob, "general", "Topic A", "hello @**Alice Ant**")
+        .await;
+    missed(&o, o.alice.id, m, Trigger::Mentioned, t0 + 10).await;
+    let dm2 = o.send_dm(&o.bob, &[&o.alice], "second note").await;
+    missed(&o, o.alice.id, dm2, Trigger::DirectMessage, t0 + 20).await;
+
+    // The batch is due 120 s (the default period) after its first message.
+    assert_eq!(deliver(&o, t0 + 119).await, 0);
+    assert_eq!(deliver(&o, t0 + 120).await, 2);
+    assert_eq!(deliver(&o, t0 + 500).await, 0, "the rows are gone");
+
+    // Buckets go out in the order of their newest message: the channel's first.
+    let channel_mail = parse(&sink.next().await);
+    let dm_mail = parse(&sink.next().await);
+    for p in [&channel_mail, &dm_mail] {
+        common_headers(p);
+        p.has("From", "\"Outpost notifications\" <noreply@outpost.test>");
+        p.has("To", "alice@example.com");
+        p.has("List-Unsubscribe-Post", "List-Unsubscribe=One-Click");
+        let unsub = p.header("List-Unsubscribe").unwrap();
+        assert!(
+            unsub.starts_with("<http://outpost.test/accounts/unsubscribe/missed_messages/"),
+            "{unsub}"
+        );
+        assert!(p.text.contains("/accounts/unsubscribe/missed_messages/"));
+        assert!(p.html.as_deref().unwrap().contains("Unsubscribe"));
+    }
+    channel_mail.has("Subject", "#general > Topic A");
+    assert!(channel_mail.text.contains("You were mentioned."));
+    assert!(
+        channel_mail
+            .text
+            .contains("Bob Bee:\n> hello @**Alice Ant**"),
+        "{}",
+        channel_mail.text
+    );
+    assert!(
+        channel_mail
+            .text
+            .contains("http://outpost.test/#narrow/channel/"),
+        "{}",
+        channel_mail.text
+    );
+    assert!(
+        channel_mail.text.contains("/topic/Topic.20A"),
+        "{}",
+        channel_mail.text
+    );
+
+    dm_mail.has("Subject", "DMs with Bob Bee");
+    assert!(
+        dm_mail.text.contains("> first **note**\n"),
+        "{}",
+        dm_mail.text
+    );
+    assert!(dm_mail.text.contains("> second note\n"));
+    let dm_html = dm_mail.html.as_deref().unwrap();
+    assert!(dm_html.contains("<strong>note</strong>"), "{dm_html}");
+    let link = format!("http://outpost.test/#narrow/dm/{}-Bob-Bee", o.bob.id);
+    assert!(dm_mail.text.contains(&link), "{}", dm_mail.text);
+}
+
+#[tokio::test]
+async fn no_email_for_read_messages_deactivated_users_bots_or_those_who_turned_it_off() {
+    let sink = SmtpSink::start().await;
+    let o = org_mailing_to(sink.port).await;
+    let t0 = later();
+    // Read before the batch is due.
+    let dm = o.send_dm(&o.bob, &[&o.alice], "read soon").await;
+    missed(&o, o.alice.id, dm, Trigger::DirectMessage, t0).await;
+    let r = o
+        .srv
+        .post(
+            "/api/v1/messages/flags",
+            &o.alice,
+            &[
+                ("messages", &format!("[{dm}]")),
+                ("op", "add"),
+                ("flag", "read"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    // A deactivated user.
+    let to_guest = o.send_dm(&o.bob, &[&o.guest], "for the guest").await;
+    missed(&o, o.guest.id, to_guest, Trigger::DirectMessage, t0).await;
+    let r = o
+        .srv
+        .delete(&format!("/api/v1/users/{}", o.guest.id), &o.owner, &[])
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    // A bot.
+    let r = o
+        .srv
+        .post(
+            "/api/v1/bots",
+            &o.alice,
+            &[
+                ("full_name", "Helper Bot"),
+                ("short_name", "helper"),
+                ("bot_type", "1"),
+            ],
+        )
+        .await;
+    let bot = r.body["user_id"].as_i64().expect("a bot");
+    let to_bot = o.send_dm(&o.bob, &[&o.alice], "bots get none").await;
+    missed(&o, bot, to_bot, Trigger::DirectMessage, t0).await;
+    // The setting off.
+    let r = o
+        .srv
+        .patch(
+            "/api/v1/settings",
+            &o.admin,
+            &[("enable_offline_email_notifications", "false")],
+        )
+        .await;
+    r.assert_success("PATCH /settings");
+    let to_admin = o.send_dm(&o.bob, &[&o.admin], "admin is off").await;
+    missed(&o, o.admin.id, to_admin, Trigger::DirectMessage, t0).await;
+    // A deleted message.
+    let gone = o.send_dm(&o.owner, &[&o.bob], "soon deleted").await;
+    missed(&o, o.bob.id, gone, Trigger::DirectMessage, t0).await;
+    let r = o
+        .srv
+        .delete(&format!("/api/v1/messages/{gone}"), &o.owner, &[])
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    assert_eq!(deliver(&o, t0 + 1000).await, 0);
+    assert_eq!(
+        outpost::domain::outbox::waiting(&o.srv.state)
+            .await
+            .unwrap(),
+        0
+    );
+}
+
+#[tokio::test]
+async fn batching_follows_the_users_period_and_content_can_be_withheld() {
+    let sink = SmtpSink::start().await;
+    let o = org_mailing_to(sink.port).await;
+    let r = o
+        .srv
+        .patch(
+            "/api/v1/settings",
+            &o.alice,
+            &[
+                ("email_notifications_batching_period_seconds", "5"),
+                ("message_content_in_email_notifications", "false"),
+                ("realm_name_in_email_notifications_policy", "2"),
+            ],
+        )
+        .await;
+    r.assert_success("PATCH /settings");
+    let r = o
+        .srv
+        .patch(
+            "/api/v1/settings",
+            &o.alice,
+            &[("email_notifications_batching_period_seconds", "0")],
+        )
+        .await;
+    r.assert_error(400, "BAD_REQUEST");
+    let t0 = later();
+    let dm = o.send_dm(&o.bob, &[&o.alice], "secret content").await;
+    missed(&o, o.alice.id, dm, Trigger::DirectMessage, t0).await;
+    assert_eq!(deliver(&o, t0 + 4).await, 0);
+    assert_eq!(deliver(&o, t0 + 5).await, 1);
+    let p = parse(&sink.next().await);
+    p.has("Subject", "New messages [Outpost]");
+    assert!(!p.text.contains("secret content"), "{}", p.text);
+    assert!(!p.html.as_deref().unwrap().contains("secret content"));
+    assert!(p.text.contains("You have 1 new message."), "{}", p.text);
+}
+
+#[tokio::test]
+async fn one_click_unsubscribe_turns_missed_message_emails_off() {
+    let sink = SmtpSink::start().await;
+    let o = org_mailing_to(sink.port).await;
+    let t0 = later();
+    let dm = o.send_dm(&o.bob, &[&o.alice], "hi").await;
+    missed(&o, o.alice.id, dm, Trigger::DirectMessage, t0).await;
+    assert_eq!(deliver(&o, t0 + 120).await, 1);
+    let p = parse(&sink.next().await);
+    let header = p.header("List-Unsubscribe").unwrap();
+    let link = header
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .to_string();
+    let path = path_of(&link);
+
+    // GET only asks.
+    let page = get_page(&o.srv, &path).await;
+    assert_eq!(page.status, 200);
+    assert!(html(&page).contains("missed-message emails"));
+    let on = outpost::domain::settings::flag(
+        &o.srv.state,
+        UserId(o.alice.id),
+        "enable_offline_email_notifications",
+    )
+    .await
+    .unwrap();
+    assert!(on);
+    // A forged key or an unknown type changes nothing.
+    let bad = format!("/accounts/unsubscribe/missed_messages/{}", "0".repeat(64));
+    assert_eq!(post_form(&o.srv, &bad, None, &[]).await.status, 404);
+    let other = path.replace("missed_messages", "digest");
+    assert_eq!(post_form(&o.srv, &other, None, &[]).await.status, 404);
+
+    // The mail client's one-click POST (RFC 8058).
+    let r = post_form(&o.srv, &path, None, &[("List-Unsubscribe", "One-Click")]).await;
+    assert_eq!(r.status, 200, "{}", html(&r));
+    let on = outpost::domain::settings::flag(
+        &o.srv.state,
+        UserId(o.alice.id),
+        "enable_offline_email_notifications",
+    )
+    .await
+    .unwrap();
+    assert!(!on);
+    let dm = o.send_dm(&o.bob, &[&o.alice], "no more mail").await;
+    missed(&o, o.alice.id, dm, Trigger::DirectMessage, t0 + 200).await;
+    assert_eq!(deliver(&o, t0 + 1000).await, 0);
+}

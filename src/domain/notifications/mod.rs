@@ -3,6 +3,7 @@
 //! passes that carry them out. Push delivery is `domain::push`; missed-message email is
 //! `notifications::email`. No HTTP, no wire shapes, no SQL text.
 
+pub mod email;
 pub mod trigger;
 
 pub use trigger::Trigger;
