@@ -19,6 +19,9 @@ use crate::error::Result;
 use crate::events::Event;
 use crate::mail::Mail;
 
+/// What the outbox did since start (read by the metrics listener).
+pub use crate::mail::MailCounters;
+
 /// Attempts of one mail before it is abandoned (the last retry comes about 2 hours after the
 /// first attempt).
 pub const MAX_ATTEMPTS: i64 = 8;
