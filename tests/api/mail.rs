@@ -851,3 +851,49 @@ async fn one_click_unsubscribe_turns_missed_message_emails_off() {
     missed(&o, o.alice.id, dm, Trigger::DirectMessage, t0 + 200).await;
     assert_eq!(deliver(&o, t0 + 1000).await, 0);
 }
+
+#[tokio::test]
+async fn group_dm_and_resolved_topic_subjects() {
+    let sink = SmtpSink::start().await;
+    let o = org_mailing_to(sink.port).await;
+    o.channel(&o.owner, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let t0 = later();
+    let g = o
+        .send_dm(&o.bob, &[&o.alice, &o.admin], "to the three of us")
+        .await;
+    missed(&o, o.alice.id, g, Trigger::DirectMessage, t0).await;
+    let m = o
+        .send_channel(&o.bob, "general", "✔ done", "@**all** it is done")
+        .await;
+    missed(&o, o.alice.id, m, Trigger::StreamWildcardMentioned, t0).await;
+    assert_eq!(deliver(&o, t0 + 120).await, 2);
+    let first = parse(&sink.next().await);
+    first.has("Subject", "Group DMs with Ada Admin and Bob Bee");
+    assert!(
+        first.text.contains("Bob Bee:\n> to the three of us"),
+        "{}",
+        first.text
+    );
+    let mut ids = [o.alice.id, o.admin.id, o.bob.id];
+    ids.sort();
+    let link = format!(
+        "http://outpost.test/#narrow/dm/{}-group",
+        ids.map(|i| i.to_string()).join(",")
+    );
+    assert!(first.text.contains(&link), "{}", first.text);
+    let second = parse(&sink.next().await);
+    assert!(
+        second
+            .header("Subject")
+            .unwrap()
+            .contains("[resolved] #general > done"),
+        "{:?}",
+        second.header("Subject")
+    );
+    assert!(
+        second
+            .text
+            .contains("Everyone in the conversation was mentioned.")
+    );
+}
