@@ -86,6 +86,34 @@ pub fn next_due(c: &Connection) -> Result<Option<i64>> {
     )
 }
 
+/// Up to `limit` messages before `before` in the same channel and topic (case-insensitive),
+/// sent at or after `since` (seconds) and received by `user`, oldest first (upstream's context
+/// of a mention).
+pub fn context_before(
+    c: &Connection,
+    user: UserId,
+    channel: i64,
+    topic: &str,
+    before: MessageId,
+    since: i64,
+    limit: usize,
+) -> Result<Vec<MessageId>> {
+    let sql = format!(
+        "SELECT m.id FROM messages m WHERE m.channel_id = ?1 AND lower(m.topic) = lower(?2)
+         AND m.id < ?3 AND m.sent_at >= ?4 AND {} ORDER BY m.id DESC LIMIT ?5",
+        super::message_narrows::received_by(&user.0.to_string())
+    );
+    let mut st = c.prepare(&sql)?;
+    let mut ids: Vec<MessageId> = st
+        .query_map(
+            params![channel, topic, before.0, since, limit as i64],
+            |r| Ok(MessageId(r.get(0)?)),
+        )?
+        .collect::<rusqlite::Result<_>>()?;
+    ids.reverse();
+    Ok(ids)
+}
+
 /// Which of `ids` the user has not read.
 pub fn unread_among(c: &Connection, user: UserId, ids: &[MessageId]) -> Result<Vec<MessageId>> {
     let sql = format!(

@@ -626,6 +626,9 @@ async fn missed_messages_are_batched_and_grouped_by_conversation() {
     let t0 = later();
     let dm1 = o.send_dm(&o.bob, &[&o.alice], "first **note**").await;
     missed(&o, o.alice.id, dm1, Trigger::DirectMessage, t0).await;
+    // Shown as the mention's context, not counted.
+    o.send_channel(&o.owner, "general", "topic a", "some context first")
+        .await;
     let m = o
         .send_channel(&o.bob, "general", "Topic A", "hello @**Alice Ant**")
         .await;
@@ -656,6 +659,11 @@ async fn missed_messages_are_batched_and_grouped_by_conversation() {
     }
     channel_mail.has("Subject", "#general > Topic A");
     assert!(channel_mail.text.contains("You were mentioned."));
+    let context = channel_mail
+        .text
+        .find("Olive Owner:\n> some context first")
+        .expect("context");
+    assert!(context < channel_mail.text.find("Bob Bee:").unwrap());
     assert!(
         channel_mail
             .text

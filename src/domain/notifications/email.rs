@@ -84,7 +84,14 @@ pub async fn next_due(core: &Core) -> Result<Option<i64>> {
 /// One conversation's messages of a batch.
 struct Bucket {
     messages: Vec<(Message, Trigger)>,
+    /// Earlier messages shown before a channel mention (not counted as missed).
+    context: Vec<Message>,
 }
+
+/// How many earlier messages, from how long before, a channel mention is shown with
+/// (upstream's `get_context_for_message`).
+const CONTEXT_MESSAGES: usize = 10;
+const CONTEXT_SECS: i64 = 15 * 60;
 
 fn flag(v: SettingValue) -> bool {
     v == SettingValue::Bool(true)
@@ -171,11 +178,27 @@ fn user_mails(
             .entry(key)
             .or_insert_with(|| Bucket {
                 messages: Vec::new(),
+                context: Vec::new(),
             })
             .messages
             .push((m, trigger));
     }
     let mut ordered: Vec<Bucket> = buckets.into_values().collect();
+    for b in &mut ordered {
+        let (first, trigger) = &b.messages[0];
+        if let (Some(ch), true) = (first.channel_id, trigger.is_mention()) {
+            let ids = db::context_before(
+                tx,
+                user,
+                ch.0,
+                &first.topic,
+                first.id,
+                first.sent_at - CONTEXT_SECS,
+                CONTEXT_MESSAGES,
+            )?;
+            b.context = messages_db::get_many(tx, &ids)?;
+        }
+    }
     ordered.sort_by_key(|b| b.messages.iter().map(|(m, _)| m.id.0).max());
     let mut out = Vec::new();
     for bucket in ordered {
@@ -305,7 +328,11 @@ fn bucket_mail(
             escape(&link),
             escape(&conversation)
         ));
-        for (m, _) in &bucket.messages {
+        let shown = bucket
+            .context
+            .iter()
+            .chain(bucket.messages.iter().map(|(m, _)| m));
+        for m in shown {
             let sender = name_of(tx, m.sender_id)?;
             if name_senders {
                 text.push_str(&format!("{sender}:\n"));
