@@ -277,6 +277,7 @@ pub async fn start(
                     stopping: state.stopping.subscribe(),
                     delivered: state.delivered.subscribe(),
                     connections: Arc::clone(&state.connections),
+                    mail: Arc::clone(&state.mailer.counters),
                     started_at: state.started_at,
                     requests: vec![
                         Arc::clone(&state.chat_requests),

@@ -140,7 +140,15 @@
 //!   rules), `gather` (the candidates and the jobs written in the message's commit),
 //!   `activity` (idle or active, from presence and event queues), `jobs` (the pass that
 //!   carries jobs out, retries pushes, and retracts pushes of messages read) and `deliver`
-//!   (where a due push or email goes).
+//!   (where a due push or email goes); `email` records a missed message in the user's email
+//!   batch, in the decision's commit (SQL in `db::missed_emails`).
+//!   [`domain::outbox`] is the durable mail outbox (a mail is queued in its cause's commit;
+//!   the worker started in [`app`] sends it with retries and backoff; SQL in `db::mail_outbox`);
+//!   [`domain::account_mail`] the account mails and their single-use links (`reset`:
+//!   forgot password; `email_change`: a new address by confirmation; `unsubscribe`: one-click
+//!   unsubscribe), with their SQL in `db::account_links` and their pages in `web::accounts`,
+//!   and the missed-message emails (`missed`: `deliver_due(now)` run by its worker in [`app`]
+//!   at each batch's time, one mail per conversation into the outbox).
 //!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`);
 //!   [`domain::bots`] the bots users make (`/bots`: types, owners, services) and
 //!   [`domain::outgoing_webhooks`] their outgoing webhooks: which messages trigger which bot
@@ -206,7 +214,8 @@
 //!   one script by `web::bundle`), the server-rendered pages of `web::pages` (the shell at
 //!   `/` with the client's register answer in it, `/login`, `/devlogin`, `/logout`, and the frame and
 //!   security headers every HTML answer shares), `web::signup` (the invitation signup page on
-//!   `/join/`), and `web::sessions`,
+//!   `/join/`), `web::accounts` (the pages account mails link to: forgot password, a reset
+//!   link's form, confirming a new address, unsubscribing), and `web::sessions`,
 //!   the session cookie and CSRF checks through which `/json/` uses `zulip`'s route table.
 //!   Its pages read a `web::WebState` (the chat API's state and the client's files); `web`
 //!   names `zulip` (the page shell embeds `zulip::realtime::register_body`), never the reverse.
@@ -240,8 +249,10 @@
 //!   renderer (`markdown::render`) walks the blocks, with `inline` and `fenced` beside it;
 //!   code blocks (`markdown::code`) read fences, with `languages`, `classes` (scopes to
 //!   Pygments' classes) and `highlight` (syntect within limits) beside it.
-//! - [`mail`]: outgoing mail (invitations) over SMTP, sent from blocking tasks after the
-//!   commit; without `[email] host` the link goes to the log.
+//! - [`mail`]: one outgoing mail over SMTP (plain text, or plain text and HTML, with the
+//!   extra headers its caller gives) and the counters of what was sent; mails are queued in the
+//!   durable outbox (`domain::outbox`), whose worker sends them from blocking tasks; without
+//!   `[email] host` the link a mail carries goes to the log.
 //! - [`time`]: the clock and every date format printed or read (on the `time` crate); no
 //!   other module computes calendar dates.
 //! - [`password`], [`emoji`]: small pure helpers; [`private_files`]: owner-only

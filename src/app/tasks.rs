@@ -71,6 +71,14 @@ pub(super) fn spawn(state: &Arc<ChatState>, tls: &TlsListeners) -> Vec<JoinHandl
         tokio::spawn(sweep_uploads(Arc::clone(state))),
         tokio::spawn(crate::zulip::outgoing_webhooks::run(Arc::clone(state))),
         tokio::spawn(crate::zulip::notifications::run(Arc::clone(state))),
+        tokio::spawn(crate::domain::account_mail::missed::worker(
+            Arc::clone(&state.core),
+            state.stopping.subscribe(),
+        )),
+        tokio::spawn(crate::domain::outbox::worker(
+            Arc::clone(&state.core),
+            state.stopping.subscribe(),
+        )),
     ]
 }
 
@@ -121,6 +129,9 @@ async fn sweep_uploads(state: Arc<ChatState>) {
             Ok(n) if n > 0 => tracing::info!(files = n, "swept emoji pictures"),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e.msg, "emoji picture sweep failed"),
+        }
+        if let Err(e) = crate::domain::account_mail::sweep(&state, crate::time::now_secs()).await {
+            tracing::warn!(error = %e.msg, "account link sweep failed");
         }
         match crate::domain::sessions::sweep(&state, crate::time::now_secs()).await {
             Ok(n) if n > 0 => tracing::info!(sessions = n, "swept expired web sessions"),

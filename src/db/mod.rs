@@ -9,6 +9,7 @@
 //! The SQL itself lives in the submodules as synchronous functions over `&Connection`; they never
 //! see HTTP types, and nothing outside `db` opens a connection.
 
+pub mod account_links;
 pub mod alert_words;
 pub mod bot_storage;
 pub mod bots;
@@ -34,12 +35,14 @@ pub mod dtrack_tags;
 pub mod groups;
 pub mod health;
 pub mod invites;
+pub mod mail_outbox;
 pub mod message_edits;
 pub mod message_flags;
 pub mod message_mentions;
 pub mod message_narrows;
 pub mod messages;
 pub mod migrate;
+pub mod missed_emails;
 pub mod notifications;
 pub mod outgoing_webhooks;
 pub mod profile_fields;

@@ -44,6 +44,7 @@ pub const STEPS: &[(i64, &str)] = &[
     (25, include_str!("upgrades/0025_nvd.sql")),
     (26, include_str!("upgrades/0026_notifications.sql")),
     (27, include_str!("upgrades/0027_push_bouncer.sql")),
+    (28, include_str!("upgrades/0028_mail.sql")),
 ];
 
 /// The step into version `to`, if there is one.

@@ -38,6 +38,8 @@ pub struct Core {
     pub profile_data: Arc<ProfileCache>,
     /// Failed password logins per username.
     pub logins: LoginLimiter,
+    /// Password-reset requests per address and per client.
+    pub reset_limits: crate::domain::account_mail::SendLimiter,
     /// Dependency-Track signing key, system UUID and caches.
     pub dtrack: crate::domain::dtrack::state::DtState,
     /// Outgoing mail (`[email]`).
@@ -59,6 +61,10 @@ pub struct Core {
     pub push_wake: Notify,
     /// What pushing did since the start (`/metrics`).
     pub push_stats: crate::domain::push::Stats,
+    /// Wakes the mail outbox's worker when a committed write queued a mail.
+    pub mail_wake: Arc<Notify>,
+    /// Wakes the missed-message email worker when a committed write queued rows for it.
+    pub missed_email_wake: Arc<Notify>,
     /// One image (a thumbnail or a custom emoji) is decoded at a time, so decoding stays within
     /// one decoder's memory limit however many are asked for at once.
     pub thumbnailer: Semaphore,
@@ -80,6 +86,8 @@ impl Core {
             max_received: Arc::default(),
             webhook_wake: Arc::new(Notify::new()),
             notify_wake: Arc::new(Notify::new()),
+            mail_wake: Arc::new(Notify::new()),
+            missed_email_wake: Arc::new(Notify::new()),
             hub: Arc::default(),
         };
         let OnCommit {
@@ -88,6 +96,8 @@ impl Core {
             max_received,
             webhook_wake,
             notify_wake,
+            mail_wake,
+            missed_email_wake,
             hub,
         } = hook.clone();
         let db = Db::open(
@@ -105,6 +115,8 @@ impl Core {
             notify_wake,
             push_wake: Notify::new(),
             push_stats: Default::default(),
+            mail_wake,
+            missed_email_wake,
             thumbnailer: Semaphore::new(1),
             dtrack,
             config,
@@ -114,6 +126,7 @@ impl Core {
             max_received,
             profile_data,
             logins: LoginLimiter::default(),
+            reset_limits: Default::default(),
         })
     }
 }
@@ -133,6 +146,8 @@ pub struct OnCommit {
     max_received: Arc<MaxReceivedCache>,
     webhook_wake: Arc<Notify>,
     notify_wake: Arc<Notify>,
+    mail_wake: Arc<Notify>,
+    missed_email_wake: Arc<Notify>,
     hub: Arc<EventHub>,
 }
 
@@ -151,6 +166,15 @@ impl OnCommit {
             .any(|e| matches!(e, Event::NotificationsQueued))
         {
             self.notify_wake.notify_one();
+        }
+        if events.iter().any(|e| matches!(e, Event::MailQueued)) {
+            self.mail_wake.notify_one();
+        }
+        if events
+            .iter()
+            .any(|e| matches!(e, Event::MissedEmailsQueued))
+        {
+            self.missed_email_wake.notify_one();
         }
         self.hub.publish(events);
     }

@@ -2,6 +2,7 @@
 //! and bots). Functions take `&Core` (the domain handle, [`Core`]), the acting user and typed
 //! input; they never see HTTP requests or produce wire JSON.
 
+pub mod account_mail;
 pub mod bot_storage;
 pub mod bots;
 pub mod channel_folders;
@@ -17,6 +18,7 @@ pub mod max_received;
 pub mod messages;
 pub mod notices;
 pub mod notifications;
+pub mod outbox;
 pub mod outgoing_webhooks;
 pub mod presence;
 pub mod profile_fields;

@@ -118,7 +118,7 @@ const CATALOGUE: &[Spec] = &[
     spec("enable_sounds", Bool(true), Nt),
     spec(
         "email_notifications_batching_period_seconds",
-        IntRange(120, 120, 604_800),
+        IntRange(120, 1, 604_800),
         Nt,
     ),
     spec("enable_offline_email_notifications", Bool(true), Nt),
@@ -283,6 +283,15 @@ pub fn all_of(c: &rusqlite::Connection, user: &User) -> Result<Vec<(&'static str
     Ok(out)
 }
 
+/// One setting of `user` (stored or default), inside a read or write.
+pub fn value_in(c: &rusqlite::Connection, user: &User, name: &str) -> Result<SettingValue> {
+    all_of(c, user)?
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v)
+        .ok_or_else(|| Error::internal(format!("{name} is not a setting")))
+}
+
 /// Every catalogue setting with the value a new user starts with (the organization's defaults
 /// for new users), in catalogue order.
 pub fn defaults() -> Vec<(&'static str, SettingValue)> {
@@ -337,7 +346,6 @@ pub fn stored_true() -> String {
 #[derive(Default)]
 pub struct SettingsUpdate {
     pub full_name: Option<String>,
-    pub email: Option<String>,
     pub old_password: Option<String>,
     pub new_password: Option<String>,
     pub settings: Vec<(&'static str, String)>,
@@ -346,13 +354,6 @@ pub struct SettingsUpdate {
 /// Applies a user's changes to their own account, all or nothing. Only values that differ
 /// from the current ones are written and announced.
 pub async fn update(state: &Core, user: &User, up: SettingsUpdate) -> Result<()> {
-    if up.email.is_some() {
-        // A change of address needs a confirmation mail, which Outpost does not send;
-        // administrators change addresses with `PATCH /users/{id}`.
-        return Err(Error::bad_request(
-            "Email address changes are disabled in this organization.",
-        ));
-    }
     let full_name = up.full_name.as_deref().map(check_full_name).transpose()?;
     let mut parsed: Vec<(&'static str, SettingValue)> = Vec::new();
     for (name, raw) in &up.settings {

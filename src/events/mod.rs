@@ -32,6 +32,10 @@ pub enum Event {
     /// Notification jobs or push removals were queued (the notification pass wakes; no
     /// client sees it).
     NotificationsQueued,
+    /// A mail was queued in the outbox (the mail worker wakes; no client sees it).
+    MailQueued,
+    /// Missed-message email rows were queued (their worker wakes; no client sees it).
+    MissedEmailsQueued,
     InvitesChanged(InvitesChanged),
     UserCreated(UserCreated),
     UserUpdated(UserUpdated),

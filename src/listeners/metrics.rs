@@ -49,6 +49,8 @@ pub struct MetricsState {
     pub delivered: tokio::sync::watch::Receiver<u64>,
     /// Open connections of all listeners.
     pub connections: Arc<std::sync::atomic::AtomicUsize>,
+    /// What the mail outbox sent, failed and abandoned.
+    pub mail: Arc<crate::domain::outbox::MailCounters>,
     /// When this process opened the state (seconds since the epoch).
     pub started_at: i64,
     /// Every listener's request counters, in the order they are rendered.
@@ -167,6 +169,7 @@ pub async fn render(state: &MetricsState) -> String {
     if let Some(core) = &state.push {
         render_push(&mut out, core).await;
     }
+    render_mail(&mut out, state).await;
     single(
         &mut out,
         "outpost_connections_active",
@@ -251,6 +254,40 @@ async fn render_push(out: &mut String, core: &crate::domain::Core) {
             n,
         ),
         Err(e) => tracing::warn!(error = %e, "metrics: cannot read the push outbox"),
+    }
+}
+
+/// The mail outbox: what waits, and what was sent, failed and abandoned since start.
+async fn render_mail(out: &mut String, state: &MetricsState) {
+    match state.db().read(crate::db::mail_outbox::count).await {
+        Ok(n) => single(
+            out,
+            "outpost_mail_outbox_waiting",
+            "gauge",
+            "Mails in the outbox, not yet accepted by the mail server.",
+            n,
+        ),
+        Err(e) => tracing::warn!(error = %e, "metrics: cannot read the mail outbox"),
+    }
+    let m = &state.mail;
+    for (name, help, value) in [
+        (
+            "outpost_mail_sent_total",
+            "Mails the mail server accepted.",
+            &m.sent,
+        ),
+        (
+            "outpost_mail_failed_attempts_total",
+            "Attempts to send a mail that failed (retried later or abandoned).",
+            &m.failed_attempts,
+        ),
+        (
+            "outpost_mail_abandoned_total",
+            "Mails given up after their last failed attempt.",
+            &m.abandoned,
+        ),
+    ] {
+        single(out, name, "counter", help, value.load(Ordering::Relaxed));
     }
 }
 

@@ -40,6 +40,26 @@ pub fn channel_link(id: i64, name: &str) -> String {
     }
 }
 
+/// The web client's fragment of a channel topic (`#narrow/channel/<id>-<name>/topic/<topic>`).
+pub fn topic_fragment(id: i64, name: &str, topic: &str) -> String {
+    format!(
+        "#narrow/channel/{}/topic/{}",
+        channel_slug(id, name),
+        hash_encode(topic)
+    )
+}
+
+/// The web client's fragment of a direct-message conversation (`#narrow/dm/<ids>-<slug>`):
+/// with one other person their id and name, with several their ids and `group`.
+pub fn dm_fragment(ids: &[i64], one_name: Option<&str>) -> String {
+    let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+    let slug = match one_name {
+        Some(name) => hash_encode(&name.replace(' ', "-")),
+        None => "group".to_string(),
+    };
+    format!("#narrow/dm/{}-{slug}", list.join(","))
+}
+
 /// A link to a topic of a channel.
 pub fn topic_link(id: i64, name: &str, topic: &str) -> String {
     if needs_plain_link(name) || needs_plain_link(topic) {

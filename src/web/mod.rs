@@ -2,7 +2,8 @@
 //! its modules joined into one script by [`bundle`]), the server-rendered pages ([`pages`]: the
 //! page shell at `/`, login, logout and development login, and the frame every HTML page
 //! shares, with its security headers), the signup page of an invitation link ([`signup`],
-//! `/join/<key>/`), and the HTTP side of login sessions ([`sessions`]: the cookie and CSRF
+//! `/join/<key>/`), the account pages mails link to ([`accounts`]: forgot password, a reset
+//! link's new-password form, confirming a new email address, unsubscribing), and the HTTP side of login sessions ([`sessions`]: the cookie and CSRF
 //! checks that let `/json` use the chat route table). [`WebState`] is what its pages read.
 //!
 //! `web` stands above `zulip`: the page shell embeds the chat API's `POST /register` answer
@@ -11,6 +12,7 @@
 //! (`listeners::chat`) routes to both and admits `/json` requests through [`sessions`]; the
 //! session rules are `domain::sessions`. Must not contain SQL or build API JSON.
 
+pub mod accounts;
 pub mod assets;
 pub mod bundle;
 pub mod pages;

@@ -276,8 +276,10 @@ async fn login_page(
          <label for=\"password\">Password</label>\
          <input id=\"password\" name=\"password\" type=\"password\" required \
          autocomplete=\"current-password\">\
-         <button type=\"submit\">Log in</button></form>",
-        escape(view.username)
+         <button type=\"submit\">Log in</button></form>\
+         <p><a href=\"{}\" id=\"forgot-password\">Forgot your password?</a></p>",
+        escape(view.username),
+        super::accounts::RESET_PATH
     ));
     if state.config.chat.development {
         let (all, _) = users::list(state, false).await?;

@@ -8,6 +8,7 @@ use bytes::Bytes;
 
 use serde_json::Value;
 
+use crate::domain::account_mail::email_change;
 use crate::domain::emails;
 use crate::domain::profile_fields::{self, NewField};
 use crate::domain::settings::{self, SettingsUpdate};
@@ -393,12 +394,16 @@ pub async fn update_own_status(
 
 /// # `PATCH /api/v1/settings`
 ///
-/// The caller changes their own name, password or personal settings; parameters that are not
-/// settings are reported in `ignored_parameters_unsupported`.
+/// The caller changes their own name, password or personal settings, or asks to change their
+/// address (checked first; a confirmation mail goes to the new address after the other
+/// changes); parameters that are not settings are reported in `ignored_parameters_unsupported`.
 pub async fn update_settings(state: &ChatState, caller: &User, p: &mut Params) -> Result<Success> {
+    let email = p.str("email");
+    if let Some(e) = &email {
+        email_change::check_request(state, caller, e).await?;
+    }
     let up = SettingsUpdate {
         full_name: p.str("full_name"),
-        email: p.str("email"),
         old_password: p.str("old_password"),
         new_password: p.str("new_password"),
         settings: settings::names()
@@ -406,6 +411,9 @@ pub async fn update_settings(state: &ChatState, caller: &User, p: &mut Params) -
             .collect(),
     };
     settings::update(state, caller, up).await?;
+    if let Some(e) = &email {
+        email_change::start(state, caller, e, crate::time::now_secs()).await?;
+    }
     Ok(Success::new())
 }
 

@@ -325,6 +325,13 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("emojiset", Str, "text", false),
             ("color_scheme", Int, "2", false),
             ("default_language", Str, "de", false),
+            ("email", Str, "owner-new@example.com", false),
+            (
+                "email_notifications_batching_period_seconds",
+                Int,
+                "5",
+                false,
+            ),
         ],
         ("PATCH", "realm") => &[
             ("name", Str, "Swept Org", false),
@@ -332,6 +339,7 @@ fn chat_params(method: &str, path: &str) -> Spec {
             ("default_language", Str, "de", false),
             ("waiting_period_threshold", Int, "3", false),
             ("allow_message_editing", Bool, "false", false),
+            ("email_changes_disabled", Bool, "true", false),
             ("message_content_edit_limit_seconds", Int, "60", false),
             (
                 "new_stream_announcements_stream_id",

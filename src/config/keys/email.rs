@@ -16,7 +16,7 @@ pub(super) const EMAIL: &[Key] = &[
             get: |c| c.email.host.clone(),
             set: |c, v| c.email.host = v,
         },
-        "SMTP server for invitation mail. Empty: no mail is sent; invitation links go to the log.",
+        "SMTP server for outgoing mail (invitations, password resets, address changes, missed-message emails). Empty: no mail is sent; the links mails carry go to the log.",
     ),
     key(
         "email",
@@ -81,6 +81,6 @@ pub(super) const EMAIL: &[Key] = &[
             get: |c| c.email.from.clone(),
             set: |c, v| c.email.from = v,
         },
-        "Sender address of invitation mail, e.g. \"Outpost <noreply@example.com>\"; required with a host.",
+        "Sender address of every mail, e.g. \"Outpost <noreply@example.com>\" (notifications use its address with \"<organization> notifications\"); required with a host.",
     ),
 ];

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::db::{invites as db, users as users_db};
 use crate::domain::core::Core;
+use crate::domain::outbox;
 use crate::domain::realm_settings;
 use crate::domain::users;
 use crate::error::{Error, Result};
@@ -14,7 +15,7 @@ use crate::ids::InvitationId;
 use crate::mail::Mail;
 use crate::model::{Invitation, InvitationStatus, Secret, User};
 
-use super::links::{link_url, new_key};
+use super::links::new_key;
 use super::manage::manageable;
 use super::rules::{
     Checked, InviteOptions, check_options, check_welcome_text, is_invitable, parse_invitees,
@@ -49,38 +50,55 @@ fn invitation_failed(
     )
 }
 
-fn invitation_mail(state: &Core, referrer: &User, email: &str, key: &str) -> Mail {
-    let link = link_url(state, key);
-    let realm = &state.config.chat.realm_name;
-    Mail {
-        to: email.to_string(),
-        subject: format!("{} invited you to join {realm}", referrer.full_name),
-        body: format!(
-            "Hi,\n\n{} ({}) invited you to join {realm}, an organization on {}.\n\n\
+/// What an invitation mail needs of the server, taken before the write (which runs on the
+/// writer thread without the `Core`).
+struct MailMaker {
+    external_url: String,
+    realm: String,
+}
+
+impl MailMaker {
+    fn new(state: &Core) -> MailMaker {
+        MailMaker {
+            external_url: state.config.chat.external_url.clone(),
+            realm: state.config.chat.realm_name.clone(),
+        }
+    }
+
+    fn invitation(&self, referrer: &User, email: &str, key: &str) -> Mail {
+        let link = format!("{}/join/{key}/", self.external_url);
+        let realm = &self.realm;
+        Mail {
+            to: email.to_string(),
+            subject: format!("{} invited you to join {realm}", referrer.full_name),
+            text: format!(
+                "Hi,\n\n{} ({}) invited you to join {realm}, an organization on {}.\n\n\
              To sign up, open this link:\n\n{link}\n\n\
              If you did not expect this invitation, you can ignore this mail.\n",
-            referrer.full_name, referrer.email, state.config.chat.external_url
-        ),
-        link,
+                referrer.full_name, referrer.email, self.external_url
+            ),
+            link,
+            ..Mail::default()
+        }
     }
 }
 
 /// `POST /invites`: invites each address; the valid invitations are sent even when some
-/// addresses already have accounts (then `INVITATION_FAILED` lists those). Returns after the
-/// commit; the mail goes out in the background.
+/// addresses already have accounts (then `INVITATION_FAILED` lists those). The mails are
+/// queued in the outbox in the same commit and go out in the background.
 pub async fn invite(
     state: &Core,
     actor: &User,
     emails_raw: &str,
     opts: InviteOptions,
 ) -> Result<()> {
-    let referrer = actor.clone();
     let actor = actor.clone();
     let raw = emails_raw.to_string();
     let default_minutes = state.config.chat.invitation_link_validity_minutes;
     let daily_max = state.config.limits.max_invites_per_day as i64;
     let now = crate::time::now_secs();
-    let (sent, skipped) = state
+    let mails = MailMaker::new(state);
+    let skipped = state
         .db
         .write(move |tx| {
             let Checked {
@@ -151,7 +169,6 @@ pub async fn invite(
                     true,
                 ));
             }
-            let mut sent = Vec::new();
             for email in to_invite {
                 let inv = Invitation {
                     id: InvitationId(0),
@@ -170,17 +187,12 @@ pub async fn invite(
                     status: InvitationStatus::Open,
                 };
                 db::insert(tx, &inv)?;
-                sent.push((email, inv.key.0));
+                outbox::queue(tx, &mails.invitation(&actor, &email, &inv.key.0))?;
             }
             tx.emit(Event::InvitesChanged(InvitesChanged { referrer: actor.id }));
-            Ok((sent, skipped))
+            Ok(skipped)
         })
         .await?;
-    for (email, key) in &sent {
-        state
-            .mailer
-            .send(invitation_mail(state, &referrer, email, key));
-    }
     if !skipped.is_empty() {
         return Err(invitation_failed(
             "Some of those addresses are already using Zulip, so we didn't send them an \
@@ -197,7 +209,8 @@ pub async fn invite(
 pub async fn resend(state: &Core, actor: &User, id: i64) -> Result<()> {
     let actor = actor.clone();
     let now = crate::time::now_secs();
-    let (inv, referrer) = state
+    let mails = MailMaker::new(state);
+    state
         .db
         .write(move |tx| {
             let inv = manageable(tx, &actor, id, false)?;
@@ -205,15 +218,12 @@ pub async fn resend(state: &Core, actor: &User, id: i64) -> Result<()> {
                 return Err(Error::bad_request("No such invitation"));
             }
             let referrer = users_db::get(tx, inv.referrer)?.unwrap_or_else(|| actor.clone());
+            let email = inv.email.clone().unwrap_or_default();
+            outbox::queue(tx, &mails.invitation(&referrer, &email, &inv.key.0))?;
             tx.emit(Event::InvitesChanged(InvitesChanged {
                 referrer: inv.referrer,
             }));
-            Ok((inv, referrer))
+            Ok(())
         })
-        .await?;
-    let email = inv.email.clone().unwrap_or_default();
-    state
-        .mailer
-        .send(invitation_mail(state, &referrer, &email, &inv.key.0));
-    Ok(())
+        .await
 }

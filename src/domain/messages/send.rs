@@ -412,7 +412,9 @@ fn store(
             }));
         }
     }
-    // Who is notified, decided in this same commit (`domain::notifications`).
+    // Who is notified, decided in this same commit (`domain::notifications`). Welcome Bot's
+    // messages notify nobody outside the app, as upstream's (they are read in context).
+    let external = !(sender.is_system_bot && sender.email == crate::domain::notices::WELCOME_BOT);
     let mentioned: Vec<UserId> = prepared
         .flag_rows
         .iter()
@@ -431,6 +433,7 @@ fn store(
             topic_wildcard: prepared.message.wildcard & wildcard::TOPIC != 0,
             mentioned,
             group_of: std::mem::take(&mut prepared.group_of),
+            external,
         },
         crate::time::now_millis(),
     )?;

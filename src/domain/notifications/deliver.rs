@@ -66,12 +66,12 @@ fn reduce(outcome: Result<PushOutcome>, what: &'static str) -> PushResult {
 
 /// Adds one message to the user's missed-message email batch.
 pub fn email_enqueue(
-    _tx: &mut WriteTx<'_>,
-    _user: UserId,
-    _message: MessageId,
-    _trigger: Trigger,
-    _group: Option<GroupId>,
-    _now_secs: i64,
+    tx: &mut WriteTx<'_>,
+    user: UserId,
+    message: MessageId,
+    trigger: Trigger,
+    group: Option<GroupId>,
+    now_secs: i64,
 ) -> Result<()> {
-    Ok(())
+    super::email::enqueue(tx, user, message, trigger, group, now_secs)
 }

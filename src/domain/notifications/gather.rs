@@ -42,6 +42,9 @@ pub struct SentFacts<'a> {
     pub mentioned: Vec<UserId>,
     /// Recipients mentioned only through groups: the smallest such group.
     pub group_of: HashMap<UserId, GroupId>,
+    /// Whether the message may notify outside the app at all (upstream's
+    /// `disable_external_notifications` turned around).
+    pub external: bool,
 }
 
 /// Reads one user's notification settings.
@@ -103,6 +106,9 @@ fn candidates(c: &Connection, f: &SentFacts<'_>) -> Result<(BTreeSet<UserId>, BT
 
 /// Decides for every candidate and writes their jobs; returns how many were written.
 pub fn enqueue_for_send(tx: &mut WriteTx<'_>, f: &SentFacts<'_>, now_ms: i64) -> Result<usize> {
+    if !f.external {
+        return Ok(0);
+    }
     let (users, topic_wildcard_users) = candidates(tx, f)?;
     if users.is_empty() {
         return Ok(0);

@@ -8,6 +8,8 @@
 pub mod activity;
 pub mod decide;
 pub mod deliver;
+pub mod email;
 pub mod gather;
 pub mod jobs;
+
 pub use crate::model::Trigger;

@@ -25,6 +25,10 @@ pub const DEFAULT_LANGUAGE: &str = "default_language";
 pub const WAITING_PERIOD_THRESHOLD: &str = "waiting_period_threshold";
 /// Whether anyone may edit message content at all.
 pub const ALLOW_MESSAGE_EDITING: &str = "allow_message_editing";
+/// Whether members (not administrators) are refused changing their own email address.
+pub const EMAIL_CHANGES_DISABLED: &str = "email_changes_disabled";
+/// Whether missed-message emails may carry the messages' content.
+pub const MESSAGE_CONTENT_IN_EMAILS: &str = "message_content_allowed_in_email_notifications";
 /// Window for editing one's own message content (`None`: no limit).
 pub const MESSAGE_CONTENT_EDIT_LIMIT: &str = "message_content_edit_limit_seconds";
 /// Window in which members may move topics (`None`: no limit).
@@ -155,6 +159,8 @@ pub(super) const CATALOGUE: &[Spec] = &[
     setting(DEFAULT_LANGUAGE, Language),
     owners(WAITING_PERIOD_THRESHOLD, Count(0)),
     setting(ALLOW_MESSAGE_EDITING, Bool(true)),
+    setting(EMAIL_CHANGES_DISABLED, Bool(false)),
+    setting(MESSAGE_CONTENT_IN_EMAILS, Bool(true)),
     setting(
         MESSAGE_CONTENT_EDIT_LIMIT,
         TimeLimit(Some(CONTENT_EDIT_LIMIT_SECS)),

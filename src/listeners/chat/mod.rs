@@ -124,7 +124,10 @@ impl ChatListener {
 pub fn loggable_path(path: &str) -> std::borrow::Cow<'_, str> {
     match crate::zulip::uploads::loggable_path(path) {
         Some(hidden) => hidden,
-        None => crate::web::signup::loggable_path(path),
+        None => match crate::web::accounts::loggable_path(path) {
+            Some(hidden) => std::borrow::Cow::Owned(hidden),
+            None => crate::web::signup::loggable_path(path),
+        },
     }
 }
 

@@ -73,6 +73,17 @@ pages! {
     RealmIcon, metered => server::realm_icon();
     /// `/join/<key>/`: the signup page of an invitation link (HTML).
     Signup(key: String), metered => page_or_error(web::signup::handle(web, &key, &req).await);
+    /// `/accounts/password/reset/`: the "Forgot password" form and its submission.
+    PasswordReset, metered => page_or_error(web::accounts::password_reset(web, &req).await);
+    /// `/accounts/password/reset/<key>/`: a reset link's new-password form.
+    PasswordResetConfirm(key: String), metered =>
+        page_or_error(web::accounts::password_reset_confirm(web, &key, &req).await);
+    /// `/accounts/confirm_new_email/<key>`: confirming a new email address.
+    ConfirmNewEmail(key: String), metered =>
+        page_or_error(web::accounts::confirm_new_email(web, &key, &req).await);
+    /// `/accounts/unsubscribe/<type>/<key>`: unsubscribing from an email type (one-click).
+    Unsubscribe(parts: (String, String)), metered =>
+        page_or_error(web::accounts::unsubscribe_page(web, &parts, &req).await);
     /// `/user_uploads/...`: a download (credentials are checked by the handler, since
     /// temporary URLs need none); the decoded path segments.
     ServeUpload(segs: Vec<String>), metered => uploads::serve(web, &req, caller, segs).await;
@@ -107,6 +118,25 @@ pub fn route(method: &Method, path: &str) -> Option<Result<Page, NoRoute>> {
         } else {
             Err(NoRoute::Method(vec!["GET", "HEAD", "POST"]))
         });
+    }
+    let get_or_post_only = |page: Page| {
+        Some(if get_or_post {
+            Ok(page)
+        } else {
+            Err(NoRoute::Method(vec!["GET", "HEAD", "POST"]))
+        })
+    };
+    if path == web::accounts::RESET_PATH {
+        return get_or_post_only(Page::PasswordReset);
+    }
+    if let Some(key) = web::accounts::reset_key(path) {
+        return get_or_post_only(Page::PasswordResetConfirm(key.to_string()));
+    }
+    if let Some(key) = web::accounts::confirm_key(path) {
+        return get_or_post_only(Page::ConfirmNewEmail(key.to_string()));
+    }
+    if let Some(parts) = web::accounts::unsubscribe_parts(path) {
+        return get_or_post_only(Page::Unsubscribe(parts));
     }
     for (prefix, page) in [
         (
@@ -164,6 +194,10 @@ mod tests {
             EMOJI_DATA_PATH,
             server::REALM_ICON_PATH,
             "/join/abc123/",
+            "/accounts/password/reset/",
+            "/accounts/password/reset/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef/",
+            "/accounts/confirm_new_email/abc123",
+            "/accounts/unsubscribe/digest/abc123",
             "/user_uploads/1/ab/cdef/file.txt",
             "/user_avatars/1/emoji/images/abc.png",
             "/",

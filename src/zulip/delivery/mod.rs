@@ -151,7 +151,10 @@ async fn deliver(state: &ChatState, seq: u64, event: &Event) -> Result<()> {
             scheduled::changed(state, seq, e.owner, e.id, e.kind, e.op).await
         }
         Event::InvitesChanged(e) => users::invites_changed(state, seq, e.referrer).await,
-        Event::OutgoingWebhooksQueued | Event::NotificationsQueued => Ok(()),
+        Event::OutgoingWebhooksQueued
+        | Event::NotificationsQueued
+        | Event::MailQueued
+        | Event::MissedEmailsQueued => Ok(()),
         Event::ChannelFolderAdded(e) => folders::folder(state, seq, e.folder_id, None).await,
         Event::ChannelFolderUpdated(e) => {
             folders::folder(state, seq, e.folder_id, Some(e.change)).await

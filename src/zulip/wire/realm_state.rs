@@ -238,10 +238,6 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         // The legacy form of the web-public channel creation group (7 = owners).
         ("realm_create_web_public_stream_policy", json!(7)),
         (
-            "realm_message_content_allowed_in_email_notifications",
-            json!(true),
-        ),
-        (
             "realm_want_advertise_in_communities_directory",
             json!(false),
         ),
@@ -369,7 +365,6 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("zulip_plan_is_not_limited", json!(true)),
         ("upgrade_text_for_wide_organization_logo", json!("")),
         ("realm_name_changes_disabled", json!(false)),
-        ("realm_email_changes_disabled", json!(false)),
         ("realm_avatar_changes_disabled", json!(false)),
         ("realm_require_unique_names", json!(false)),
         ("realm_send_welcome_emails", json!(false)),
