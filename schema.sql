@@ -1229,4 +1229,11 @@ CREATE INDEX missed_message_emails_due ON missed_message_emails (scheduled_at);
 CREATE INDEX missed_message_emails_user ON missed_message_emails (user_id);
 CREATE INDEX missed_message_emails_message ON missed_message_emails (message_id);
 
-PRAGMA user_version = 28;
+-- The notification decision's reads on the send path: a topic's followers, the subscriptions
+-- with channel notifications on, and the users with a given setting.
+CREATE INDEX user_topics_topic ON user_topics (channel_id, topic);
+CREATE INDEX subscriptions_notify ON subscriptions (channel_id)
+    WHERE push_notifications = 1 OR email_notifications = 1;
+CREATE INDEX user_settings_by_name ON user_settings (name, value);
+
+PRAGMA user_version = 29;

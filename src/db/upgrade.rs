@@ -45,6 +45,7 @@ pub const STEPS: &[(i64, &str)] = &[
     (26, include_str!("upgrades/0026_notifications.sql")),
     (27, include_str!("upgrades/0027_push_bouncer.sql")),
     (28, include_str!("upgrades/0028_mail.sql")),
+    (29, include_str!("upgrades/0029_notify_indexes.sql")),
 ];
 
 /// The step into version `to`, if there is one.

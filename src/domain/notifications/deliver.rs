@@ -1,8 +1,6 @@
-//! Where a due notification goes: a push through `domain::push` (the bouncer) and a
-//! missed-message email into its batch (`notifications::email`), with their outcomes reduced to
-//! what the job pass acts on. No SQL text, no HTTP.
+//! Where a due push goes: `domain::push` (the bouncer), with its outcome reduced to what the
+//! job pass acts on. No SQL text, no HTTP.
 
-use crate::db::WriteTx;
 use crate::domain::core::Core;
 use crate::error::Result;
 use crate::ids::{GroupId, MessageId, UserId};
@@ -62,16 +60,4 @@ fn reduce(outcome: Result<PushOutcome>, what: &'static str) -> PushResult {
             PushResult::RetryLater
         }
     }
-}
-
-/// Adds one message to the user's missed-message email batch.
-pub fn email_enqueue(
-    tx: &mut WriteTx<'_>,
-    user: UserId,
-    message: MessageId,
-    trigger: Trigger,
-    group: Option<GroupId>,
-    now_secs: i64,
-) -> Result<()> {
-    super::email::enqueue(tx, user, message, trigger, group, now_secs)
 }

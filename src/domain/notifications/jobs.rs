@@ -137,9 +137,7 @@ async fn run_job(
         if idle {
             let now_secs = now_ms / 1000;
             core.db
-                .write(move |tx| {
-                    deliver::email_enqueue(tx, user, message, trigger, group, now_secs)
-                })
+                .write(move |tx| super::email::enqueue(tx, user, message, trigger, group, now_secs))
                 .await?;
             report.emails_queued += 1;
             job.email_trigger = None;
