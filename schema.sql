@@ -161,9 +161,25 @@ CREATE TABLE push_registrations (
     PRIMARY KEY (user_id, push_account_id)
 ) WITHOUT ROWID;
 
+-- What Zulip's push notification service made of each encrypted registration: the device id
+-- it gave when the registration was forwarded (`bouncer_device_id`, named by encrypted notify
+-- requests), or the error code it refused the registration with; both empty while the
+-- forwarding call waits in the outbox.
+CREATE TABLE push_e2ee_devices (
+    user_id           INTEGER NOT NULL REFERENCES users (id),
+    push_account_id   INTEGER NOT NULL,
+    bouncer_device_id INTEGER,
+    error_code        TEXT,
+    updated_at        INTEGER NOT NULL,
+    PRIMARY KEY (user_id, push_account_id)
+) WITHOUT ROWID;
+CREATE INDEX push_e2ee_devices_by_bouncer_id ON push_e2ee_devices (bouncer_device_id)
+    WHERE bouncer_device_id IS NOT NULL;
+
 -- Calls to Zulip's push notification service (the bouncer) waiting to be made, queued in the
 -- commit of the change they forward: `action` 'register' or 'unregister' (of the legacy token
--- `kind`/`token`, with `ios_app_id` for APNs) or 'unregister_all' (a deactivated user's devices).
+-- `kind`/`token`, with `ios_app_id` for APNs), 'unregister_all' (a deactivated user's devices)
+-- or 'e2ee_register' (the encrypted registration whose `push_account_id` is in `token`).
 -- Made oldest first; a failure counts in `attempts` and puts the call off to `due_at` (UNIX ms).
 CREATE TABLE push_bouncer_outbox (
     id         INTEGER PRIMARY KEY,
@@ -1236,4 +1252,4 @@ CREATE INDEX subscriptions_notify ON subscriptions (channel_id)
     WHERE push_notifications = 1 OR email_notifications = 1;
 CREATE INDEX user_settings_by_name ON user_settings (name, value);
 
-PRAGMA user_version = 29;
+PRAGMA user_version = 30;

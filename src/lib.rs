@@ -134,7 +134,9 @@
 //!   calls to the service (`push::bouncer`), device-token changes forwarded through a
 //!   persistent outbox and its worker (`push::outbox`, SQL in `db::push_bouncer`), the legacy
 //!   payloads (`push::payloads`, a message's text by `push::content`) and sending them
-//!   (`push::send`).
+//!   (`push::send`), and end-to-end encrypted push (`push::e2ee`: registrations forwarded
+//!   through the same outbox, notifications sealed to each device's key; SQL in
+//!   `db::push_e2ee`).
 //!   [`domain::notifications`] decides who is notified of a message and why, one idea a
 //!   file (over `model::Trigger`, upstream's triggers in priority order): `decide` (the per-recipient
 //!   rules), `gather` (the candidates and the jobs written in the message's commit),

@@ -47,6 +47,7 @@ pub mod notifications;
 pub mod outgoing_webhooks;
 pub mod profile_fields;
 pub mod push_bouncer;
+pub mod push_e2ee;
 pub mod reactions;
 pub mod read_receipts;
 pub mod realm_emoji;

@@ -358,5 +358,6 @@ pub fn delete_push_devices(c: &Connection, user: UserId) -> Result<()> {
         .execute([user.0])?;
     c.prepare_cached("DELETE FROM push_registrations WHERE user_id = ?1")?
         .execute([user.0])?;
+    super::push_e2ee::delete_of_user(c, user)?;
     Ok(())
 }

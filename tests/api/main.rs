@@ -63,6 +63,7 @@ mod notifications;
 mod old_names;
 mod outgoing_webhooks;
 mod push_bouncer;
+mod push_e2ee;
 mod push_registration;
 mod rate_limits;
 mod read_state;

@@ -12,6 +12,7 @@
 pub mod bouncer;
 pub mod content;
 pub mod credentials;
+pub mod e2ee;
 pub mod outbox;
 pub mod payloads;
 pub mod register_server;
@@ -272,9 +273,11 @@ fn check_text(name: &str, value: &str, base64: bool) -> Result<()> {
     Ok(())
 }
 
-/// `POST /mobile_push/register`: checks every field, then answers `PUSH_SERVICE_NOT_CONFIGURED`
+/// `POST /mobile_push/register`: checks every field (the public key must be a 32-byte NaCl
+/// key, since notifications are sealed to it), then answers `PUSH_SERVICE_NOT_CONFIGURED`
 /// unless `[push] enabled`; otherwise stores the registration (replacing the one of the same
-/// `push_account_id`).
+/// `push_account_id`) and, when the server is registered with the service, queues its
+/// forwarding in the same commit ([`e2ee`]).
 pub async fn register(state: &Core, user: &User, input: RegistrationInput) -> Result<()> {
     humans_only(user)?;
     let token_kind = match input.token_kind.as_str() {
@@ -290,6 +293,9 @@ pub async fn register(state: &Core, user: &User, input: RegistrationInput) -> Re
         return Err(Error::bad_request("Invalid push_account_id"));
     }
     check_text("push_public_key", &input.push_public_key, true)?;
+    if e2ee::public_key(&input.push_public_key).is_none() {
+        return Err(Error::bad_request("Invalid push_public_key"));
+    }
     check_text("bouncer_public_key", &input.bouncer_public_key, false)?;
     check_text(
         "encrypted_push_registration",
@@ -305,23 +311,37 @@ pub async fn register(state: &Core, user: &User, input: RegistrationInput) -> Re
     }
     let max = state.config.push.max_devices_per_user;
     let me = user.id;
+    let forward = forwarding(state);
     state
         .db
         .write(move |tx| {
-            let known = db::push_registration_exists(tx, me, input.push_account_id)?;
+            let account = input.push_account_id;
+            let known = db::push_registration_exists(tx, me, account)?;
             if !known && db::push_device_count(tx, me)? >= max {
                 return Err(too_many(max));
             }
             let r = PushRegistration {
-                push_account_id: input.push_account_id,
+                push_account_id: account,
                 token_kind: token_kind.name(),
                 push_public_key: input.push_public_key,
                 bouncer_public_key: input.bouncer_public_key,
                 encrypted_push_registration: input.encrypted_push_registration,
             };
-            db::upsert_push_registration(tx, me, &r, crate::time::now_secs())
+            let now = crate::time::now_secs();
+            db::upsert_push_registration(tx, me, &r, now)?;
+            crate::db::push_e2ee::mark_pending(tx, me, account, now)?;
+            if forward {
+                let t = (token_kind.name(), account.to_string());
+                let t = (t.0, t.1.as_str(), None);
+                outbox::enqueue(tx, me, outbox::Action::E2eeRegister, Some(t))?;
+            }
+            Ok(())
         })
-        .await
+        .await?;
+    if forward {
+        state.push_wake.notify_one();
+    }
+    Ok(())
 }
 
 /// The user's push devices (tokens, registrations), for administration and tests.

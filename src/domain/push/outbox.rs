@@ -7,7 +7,9 @@
 //! stays and the worker resumes it.
 //!
 //! Form fields as upstream's `add_push_device_token`, `remove_push_device_token` and
-//! `clear_push_device_tokens` send them. No SQL text, no HTTP server types.
+//! `clear_push_device_tokens` send them. Encrypted registrations go the same way
+//! (`push/e2ee/register`, [`Action::E2eeRegister`]); the service's device id or refusal is
+//! recorded for them. No SQL text, no HTTP server types.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +17,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use crate::db::push_bouncer as db;
+use crate::db::push_e2ee as e2ee_db;
 use crate::domain::core::Core;
 use crate::error::Result;
 use crate::ids::UserId;
@@ -36,6 +39,8 @@ pub enum Action {
     Register,
     Unregister,
     UnregisterAll,
+    /// An encrypted registration (its `push_account_id` in the token column).
+    E2eeRegister,
 }
 
 impl Action {
@@ -44,6 +49,7 @@ impl Action {
             Action::Register => "register",
             Action::Unregister => "unregister",
             Action::UnregisterAll => "unregister_all",
+            Action::E2eeRegister => "e2ee_register",
         }
     }
 
@@ -52,13 +58,19 @@ impl Action {
             Action::Register => "push/register",
             Action::Unregister => "push/unregister",
             Action::UnregisterAll => "push/unregister/all",
+            Action::E2eeRegister => super::e2ee::REGISTER_ENDPOINT,
         }
     }
 
     fn parse(s: &str) -> Option<Action> {
-        [Action::Register, Action::Unregister, Action::UnregisterAll]
-            .into_iter()
-            .find(|a| a.name() == s)
+        [
+            Action::Register,
+            Action::Unregister,
+            Action::UnregisterAll,
+            Action::E2eeRegister,
+        ]
+        .into_iter()
+        .find(|a| a.name() == s)
     }
 }
 
@@ -141,6 +153,9 @@ pub async fn step(core: &Core, now_ms: i64) -> Result<Step> {
         .credentials
         .clone()
         .expect("a configured service has credentials");
+    if action == Action::E2eeRegister {
+        return forward_registration(core, &service, &creds.realm_uuid, job, now_ms).await;
+    }
     let result = service
         .post(action.endpoint(), form(&job, action, &creds))
         .await;
@@ -169,6 +184,82 @@ pub async fn step(core: &Core, now_ms: i64) -> Result<Step> {
             tracing::error!(user, action = action.name(), attempts = job.attempts + 1,
                 error = %e.describe(), "push outbox: call given up");
             core.db.write(move |tx| db::remove(tx, id)).await?;
+        }
+    }
+    Ok(Step::Done)
+}
+
+/// Forwards an encrypted registration (`push/e2ee/register`) and records what the service
+/// made of it: its device id, or the error code it refused the registration with (a key it
+/// does not have, a registration it cannot open or that is too old). Failures that may pass
+/// are retried like every call.
+async fn forward_registration(
+    core: &Core,
+    service: &super::bouncer::Service,
+    realm_uuid: &str,
+    job: db::OutboxJob,
+    now_ms: i64,
+) -> Result<Step> {
+    let (id, user) = (job.id, job.user_id);
+    let account = job.token.as_deref().and_then(|t| t.parse::<i64>().ok());
+    let found = match account {
+        Some(a) => {
+            core.db
+                .read(move |c| e2ee_db::forwarding(c, user, a))
+                .await?
+        }
+        None => None,
+    };
+    let (Some(account), Some(registration)) = (account, found) else {
+        tracing::info!(id, "push outbox: the registration is gone; call dropped");
+        core.db.write(move |tx| db::remove(tx, id)).await?;
+        return Ok(Step::Done);
+    };
+    let body = super::e2ee::register_form(realm_uuid, account, &registration);
+    let endpoint = Action::E2eeRegister.endpoint();
+    let result = match service.post(endpoint, body).await {
+        Ok(bytes) => super::e2ee::register_answer(&bytes).map_err(CallError::RetryLater),
+        Err(e) => Err(e),
+    };
+    let now = now_ms / 1000;
+    match result {
+        Ok(device) => {
+            Stats::add(&core.push_stats.outbox_made);
+            tracing::info!(
+                user = user.0,
+                account,
+                "push outbox: encrypted registration forwarded"
+            );
+            core.db
+                .write(move |tx| {
+                    e2ee_db::set_device(tx, user, account, device, now)?;
+                    db::remove(tx, id)
+                })
+                .await?;
+        }
+        Err(CallError::RetryLater(why)) if job.attempts + 1 < MAX_ATTEMPTS => {
+            Stats::add(&core.push_stats.outbox_retried);
+            let due = now_ms + backoff_ms(job.attempts + 1);
+            tracing::warn!(user = user.0, account, attempts = job.attempts + 1, error = %why,
+                "push outbox: forwarding a registration failed; trying again later");
+            core.db
+                .write(move |tx| db::reschedule(tx, id, due, &why))
+                .await?;
+        }
+        Err(e) => {
+            Stats::add(&core.push_stats.outbox_given_up);
+            let code = match &e {
+                CallError::Refused { code, .. } => code.clone(),
+                _ => "BAD_REQUEST".to_string(),
+            };
+            tracing::error!(user = user.0, account, error = %e.describe(),
+                "push outbox: the service refused an encrypted registration");
+            core.db
+                .write(move |tx| {
+                    e2ee_db::set_error(tx, user, account, &code, now)?;
+                    db::remove(tx, id)
+                })
+                .await?;
         }
     }
     Ok(Step::Done)

@@ -1,6 +1,8 @@
 //! Sending pushes through Zulip's push notification service: a message's notification
 //! ([`send_message_push`]), the removal of notifications of messages read
-//! ([`send_remove_push`]), both over `POST remotes/push/notify` to the user's legacy tokens,
+//! ([`send_remove_push`]), both over `POST remotes/push/notify` to the user's legacy tokens
+//! and, sealed per device, over `push/e2ee/notify` to their encrypted registrations
+//! ([`super::e2ee`]),
 //! and the test notification of `POST /mobile_push/test_notification` ([`test_notification`]).
 //! The service's answer is applied as upstream applies it: tokens it no longer knows are
 //! deleted here too, and what it says of the realm (`can_push`, `expected_end_timestamp`) is
@@ -23,6 +25,7 @@ use crate::model::User;
 
 use super::Stats;
 use super::bouncer::{Body, CallError, Service};
+use super::e2ee;
 use super::payloads::{self, Base, MessageFacts, NotifyRequest, TestRequest, Where};
 
 /// What became of one push.
@@ -189,7 +192,7 @@ struct RealmAnswer {
 
 /// Stores what the service said of the realm; when that changes what clients were told,
 /// `realm` events tell them (`realm_push_notifications_enabled` and its end timestamp).
-fn store_realm_state(
+pub(super) fn store_realm_state(
     tx: &mut crate::db::WriteTx<'_>,
     can_push: bool,
     end: Option<i64>,
@@ -317,27 +320,56 @@ pub async fn send_message_push(
                 return Ok(None);
             }
             let (apple, android) = devices(c, user)?;
-            if apple.is_empty() && android.is_empty() {
+            let sealed = e2ee::devices(c, user)?;
+            if apple.is_empty() && android.is_empty() && sealed.is_empty() {
                 return Ok(None);
             }
             let facts = message_facts(&site, c, user, message, trigger, mentioned_group)?;
-            Ok(facts.map(|f| (f, apple, android)))
+            Ok(facts.map(|f| (f, apple, android, sealed)))
         })
         .await?;
-    let Some((facts, apple_devices, android_devices)) = read else {
+    let Some((facts, apple_devices, android_devices, sealed)) = read else {
         return Ok(PushOutcome::NothingToSend);
     };
-    let (gcm_payload, gcm_options) = facts.fcm();
-    let request = NotifyRequest {
-        user_id: user.0,
-        realm_uuid,
-        apns_payload: facts.apns(),
-        gcm_payload,
-        gcm_options,
-        android_devices,
-        apple_devices,
-    };
-    notify(core, &service, request).await
+    let mut legacy = PushOutcome::NothingToSend;
+    if !apple_devices.is_empty() || !android_devices.is_empty() {
+        let (gcm_payload, gcm_options) = facts.fcm();
+        let request = NotifyRequest {
+            user_id: user.0,
+            realm_uuid,
+            apns_payload: facts.apns(),
+            gcm_payload,
+            gcm_options,
+            android_devices,
+            apple_devices,
+        };
+        legacy = notify(core, &service, request).await?;
+    }
+    let mut encrypted = PushOutcome::NothingToSend;
+    if !sealed.is_empty() {
+        let plain = e2ee::message_plaintext(&facts)?;
+        encrypted =
+            e2ee::notify(core, &service, user, &sealed, &plain, e2ee::Kind::Message).await?;
+    }
+    Ok(combined(user, legacy, encrypted))
+}
+
+/// One outcome for a push that went to legacy tokens and to encrypted registrations in two
+/// calls. Sent if either half was sent: trying again would repeat the half that arrived, so a
+/// half that failed is only logged (by the half's call) and counted.
+fn combined(user: UserId, legacy: PushOutcome, encrypted: PushOutcome) -> PushOutcome {
+    use PushOutcome::*;
+    match (legacy, encrypted) {
+        (NothingToSend, other) | (other, NothingToSend) => other,
+        (Sent, Sent) => Sent,
+        (Sent, lost) | (lost, Sent) => {
+            tracing::warn!(user = user.0, outcome = ?lost,
+                "push: one of the two notify calls failed; not repeated, the other arrived");
+            Sent
+        }
+        (RetryLater(a), _) | (_, RetryLater(a)) => RetryLater(a),
+        (failed @ Failed { .. }, Failed { .. }) => failed,
+    }
 }
 
 /// Removes the notifications of `messages` from `user`'s devices (the newest
@@ -368,34 +400,45 @@ pub async fn send_remove_push(
                 return Ok(None);
             }
             let (apple, android) = devices(c, user)?;
-            if apple.is_empty() && android.is_empty() {
+            let sealed = e2ee::devices(c, user)?;
+            if apple.is_empty() && android.is_empty() && sealed.is_empty() {
                 return Ok(None);
             }
-            Ok(Some((base(&site, c, user)?, apple, android)))
+            Ok(Some((base(&site, c, user)?, apple, android, sealed)))
         })
         .await?;
-    let Some((base, apple_devices, android_devices)) = read else {
+    let Some((base, apple_devices, android_devices, sealed)) = read else {
         return Ok(PushOutcome::NothingToSend);
     };
-    let (gcm_payload, gcm_options, apns_payload) = payloads::remove(&base, &ids);
-    let request = NotifyRequest {
-        user_id: user.0,
-        realm_uuid,
-        apns_payload,
-        gcm_payload,
-        gcm_options,
-        android_devices,
-        apple_devices,
-    };
-    notify(core, &service, request).await
+    let mut legacy = PushOutcome::NothingToSend;
+    if !apple_devices.is_empty() || !android_devices.is_empty() {
+        let (gcm_payload, gcm_options, apns_payload) = payloads::remove(&base, &ids);
+        let request = NotifyRequest {
+            user_id: user.0,
+            realm_uuid,
+            apns_payload,
+            gcm_payload,
+            gcm_options,
+            android_devices,
+            apple_devices,
+        };
+        legacy = notify(core, &service, request).await?;
+    }
+    let mut encrypted = PushOutcome::NothingToSend;
+    if !sealed.is_empty() {
+        let plain = e2ee::remove_plaintext(&base, &ids)?;
+        encrypted = e2ee::notify(core, &service, user, &sealed, &plain, e2ee::Kind::Remove).await?;
+    }
+    Ok(combined(user, legacy, encrypted))
 }
 
-/// Whether the user has a device pushes reach (a legacy token), for the notification
-/// decision's `push_device_registered`. Encrypted registrations do not count until they are
-/// forwarded to the service.
+/// Whether the user has a device pushes reach (a legacy token, or an encrypted registration
+/// the service took), for the notification decision's `push_device_registered`. Encrypted
+/// registrations do not count while their forwarding call waits or after it was refused.
 pub fn has_push_devices(c: &rusqlite::Connection, user: UserId) -> Result<bool> {
     Ok(!db::tokens_of_kind(c, user, "apns")?.is_empty()
-        || !db::tokens_of_kind(c, user, "fcm")?.is_empty())
+        || !db::tokens_of_kind(c, user, "fcm")?.is_empty()
+        || crate::db::push_e2ee::has_forwarded(c, user)?)
 }
 
 fn not_configured() -> Error {

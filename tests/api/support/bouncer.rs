@@ -1,6 +1,7 @@
 //! A stand-in for Zulip's push notification service (the bouncer) on 127.0.0.1: it implements
 //! the requests Outpost makes (`server/register`, `push/register`, `push/unregister`,
-//! `push/unregister/all`, `push/notify`, `push/test_notification`) as upstream's `zilencer`
+//! `push/unregister/all`, `push/notify`, `push/test_notification`, and the encrypted
+//! `push/e2ee/register` and `push/e2ee/notify` of `support::bouncer_e2ee`) as upstream's `zilencer`
 //! documents them, checks HTTP Basic auth against the servers registered with it and the
 //! type of every field (FCM data strings only, the APNs payload's shape), records what it got,
 //! and can be told to fail. A request that breaks the schema is answered 400 and recorded in
@@ -17,6 +18,8 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
+
+use super::bouncer_e2ee::{Answer, E2ee, E2eeDevice};
 
 /// One request the stand-in got.
 #[derive(Clone, Debug)]
@@ -57,6 +60,8 @@ struct State {
     realm: Option<(bool, Option<i64>)>,
     /// `push/notify` answers `PUSH_NOTIFICATIONS_DISALLOWED`.
     disallow: bool,
+    /// The encrypted half: its key pair and devices.
+    e2ee: E2ee,
 }
 
 pub struct Bouncer {
@@ -83,6 +88,13 @@ fn error(status: u16, code: &str, msg: &str) -> Response<Full<Bytes>> {
     reply(status, json!({"result": "error", "code": code, "msg": msg}))
 }
 
+fn answer(a: Answer) -> Response<Full<Bytes>> {
+    match a {
+        Answer::Ok(extra) => success(extra),
+        Answer::Err(status, code, msg) => error(status, code, &msg),
+    }
+}
+
 fn success(extra: Value) -> Response<Full<Bytes>> {
     let mut v = json!({"result": "success", "msg": ""});
     if let (Some(m), Value::Object(e)) = (v.as_object_mut(), extra) {
@@ -91,7 +103,7 @@ fn success(extra: Value) -> Response<Full<Bytes>> {
     reply(200, v)
 }
 
-fn is_uuid(s: &str) -> bool {
+pub fn is_uuid(s: &str) -> bool {
     let parts: Vec<&str> = s.split('-').collect();
     parts.iter().map(|p| p.len()).collect::<Vec<_>>() == [8, 4, 4, 4, 12]
         && s.chars().all(|c| c == '-' || c.is_ascii_hexdigit())
@@ -216,6 +228,26 @@ impl Bouncer {
 
     pub fn disallow(&self, yes: bool) {
         self.state.lock().unwrap().disallow = yes;
+    }
+
+    /// The bouncer's public key (`bouncer_public_key`).
+    pub fn public_key(&self) -> String {
+        self.state.lock().unwrap().e2ee.public_key()
+    }
+
+    /// A registration (`{token_kind, token, timestamp, ios_app_id?}`) sealed to this bouncer.
+    pub fn seal_registration(&self, plain: &Value) -> String {
+        self.state.lock().unwrap().e2ee.seal_registration(plain)
+    }
+
+    /// The encrypted registrations it took, by device id.
+    pub fn e2ee_devices(&self) -> HashMap<i64, E2eeDevice> {
+        self.state.lock().unwrap().e2ee.devices.clone()
+    }
+
+    /// Forgets an encrypted device (as when APNs/FCM reject its token).
+    pub fn forget_e2ee_device(&self, id: i64) {
+        self.state.lock().unwrap().e2ee.devices.remove(&id);
     }
 
     pub fn got(&self) -> Vec<Received> {
@@ -472,6 +504,19 @@ async fn handle(s: &Mutex<State>, req: Request<hyper::body::Incoming>) -> Respon
                     "Device not recognized by the push bouncer",
                 )
             }
+        }
+        "push/e2ee/register" => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs() as i64;
+            answer(st.e2ee.register(&f, now))
+        }
+        "push/e2ee/notify" => {
+            if !content_type.starts_with("application/json") {
+                problems.push("push/e2ee/notify is not JSON".into());
+            }
+            answer(st.e2ee.notify(&json_body, &mut problems))
         }
         other => error(404, "BAD_REQUEST", &format!("unknown endpoint {other}")),
     };

@@ -25,6 +25,7 @@ use outpost::model::Role;
 use outpost::zulip::ChatState;
 
 pub mod bouncer;
+pub mod bouncer_e2ee;
 pub mod dtrack;
 mod events;
 mod org;
