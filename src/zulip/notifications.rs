@@ -35,7 +35,7 @@ pub async fn run(state: Arc<ChatState>) {
             offline_after,
         };
         let now_ms = crate::time::now_millis();
-        let pass = jobs::run_due(&state, &live, now_ms, Instant::now(), offline_after);
+        let pass = jobs::run_due(&state, &live, now_ms, Instant::now());
         let outcome = tokio::select! {
             r = pass => r,
             _ = stopping.wait_for(|s| *s) => return,

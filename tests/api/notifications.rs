@@ -233,7 +233,6 @@ async fn an_idle_user_gets_upstreams_pushes_and_emails_an_active_reader_nothing(
         &live,
         later,
         Instant::now() + Duration::from_secs(700),
-        Duration::from_secs(600),
     )
     .await
     .unwrap();

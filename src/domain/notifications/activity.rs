@@ -13,6 +13,9 @@ use crate::ids::UserId;
 pub trait Activity: Send + Sync {
     /// Whether `user` counts as idle at `now_secs` (UNIX seconds) / `now` (monotonic).
     fn is_idle(&self, user: UserId, now_secs: i64, now: Instant) -> bool;
+    /// How long after a job came due an active user's notification gets its second look
+    /// (the time an unpolled queue still counts as connected).
+    fn offline_after(&self) -> Duration;
 }
 
 /// The server's presence and event queues.
@@ -33,6 +36,10 @@ impl Activity for Live<'_> {
             .get(user)
             .is_none_or(|e| e.active_timestamp < now_secs - OFFLINE_THRESHOLD_SECS);
         off_zulip || presence_idle
+    }
+
+    fn offline_after(&self) -> Duration {
+        self.offline_after
     }
 }
 

@@ -124,39 +124,14 @@ pub fn enqueue_for_send(tx: &mut WriteTx<'_>, f: &SentFacts<'_>, now_ms: i64) ->
         if !person.is_active {
             continue;
         }
-        let subscription = match f.channel {
-            Some(ch) => channels_db::subscription(tx, user, ch)?
-                .filter(|s| s.active)
-                .map(|s| SubscriptionNotify {
-                    is_muted: s.is_muted,
-                    push: s.push_notifications,
-                    email: s.email_notifications,
-                    wildcard_mentions_notify: s.wildcard_mentions_notify,
-                }),
-            None => None,
-        };
-        if f.channel.is_some() && subscription.is_none() && !mentioned.contains(&user) {
+        let mut r = recipient_for(tx, user, f.channel, f.topic, f.sender, person.is_bot)?;
+        if f.channel.is_some() && r.subscription.is_none() && !mentioned.contains(&user) {
             continue;
         }
-        let topic_policy = match f.channel {
-            Some(ch) => {
-                TopicPolicy::from_stored(topics_db::visibility_policy(tx, user, ch, f.topic)?)
-            }
-            None => TopicPolicy::Inherit,
-        };
-        let r = Recipient {
-            direct: f.dm_members.is_some(),
-            mentioned: mentioned.contains(&user),
-            stream_wildcard: f.stream_wildcard && subscription.is_some(),
-            topic_wildcard: topic_wildcard_users.contains(&user),
-            settings: settings_of(tx, user)?,
-            subscription,
-            topic_policy,
-            muted_sender: crate::db::user_records::is_muted(tx, user, f.sender)?,
-            acting: false,
-            is_bot: person.is_bot,
-            push_device: crate::domain::push::has_push_devices(tx, user)?,
-        };
+        r.direct = f.dm_members.is_some();
+        r.mentioned = mentioned.contains(&user);
+        r.stream_wildcard = f.stream_wildcard && r.subscription.is_some();
+        r.topic_wildcard = topic_wildcard_users.contains(&user);
         let d = decide(&r);
         if d.is_empty() {
             continue;
@@ -175,6 +150,45 @@ pub fn enqueue_for_send(tx: &mut WriteTx<'_>, f: &SentFacts<'_>, now_ms: i64) ->
         tx.emit(Event::NotificationsQueued);
     }
     Ok(written)
+}
+
+/// What the decision needs of `user` for a message in `channel` (and `topic`) from `sender`,
+/// with every trigger off: the callers set the ones the message has.
+fn recipient_for(
+    tx: &Connection,
+    user: UserId,
+    channel: Option<ChannelId>,
+    topic: &str,
+    sender: UserId,
+    is_bot: bool,
+) -> Result<Recipient> {
+    let (subscription, topic_policy) = match channel {
+        Some(ch) => (
+            channels_db::subscription(tx, user, ch)?
+                .filter(|s| s.active)
+                .map(|s| SubscriptionNotify {
+                    is_muted: s.is_muted,
+                    push: s.push_notifications,
+                    email: s.email_notifications,
+                    wildcard_mentions_notify: s.wildcard_mentions_notify,
+                }),
+            TopicPolicy::from_stored(topics_db::visibility_policy(tx, user, ch, topic)?),
+        ),
+        None => (None, TopicPolicy::Inherit),
+    };
+    Ok(Recipient {
+        direct: false,
+        mentioned: false,
+        stream_wildcard: false,
+        topic_wildcard: false,
+        settings: settings_of(tx, user)?,
+        subscription,
+        topic_policy,
+        muted_sender: crate::db::user_records::is_muted(tx, user, sender)?,
+        acting: false,
+        is_bot,
+        push_device: crate::domain::push::has_push_devices(tx, user)?,
+    })
 }
 
 fn write_job(
@@ -227,29 +241,10 @@ pub fn enqueue_for_edit(
         let Some(person) = people.get(&user).filter(|p| p.is_active) else {
             continue;
         };
-        let Some(sub) = channels_db::subscription(tx, user, ch)?.filter(|s| s.active) else {
+        let mut r = recipient_for(tx, user, Some(ch), &m.topic, m.sender_id, person.is_bot)?;
+        if r.subscription.is_none() {
             continue;
-        };
-        let mut r = Recipient {
-            direct: false,
-            mentioned: false,
-            stream_wildcard: false,
-            topic_wildcard: false,
-            settings: settings_of(tx, user)?,
-            subscription: Some(SubscriptionNotify {
-                is_muted: sub.is_muted,
-                push: sub.push_notifications,
-                email: sub.email_notifications,
-                wildcard_mentions_notify: sub.wildcard_mentions_notify,
-            }),
-            topic_policy: TopicPolicy::from_stored(topics_db::visibility_policy(
-                tx, user, ch, &m.topic,
-            )?),
-            muted_sender: crate::db::user_records::is_muted(tx, user, m.sender_id)?,
-            acting: false,
-            is_bot: person.is_bot,
-            push_device: crate::domain::push::has_push_devices(tx, user)?,
-        };
+        }
         // Already notified by the message itself.
         if !decide(&r).is_empty() {
             continue;

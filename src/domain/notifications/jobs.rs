@@ -8,7 +8,7 @@
 //! (upstream sends what is still unread when the user's last queue goes away). Takes `now`
 //! as parameters; the worker in `zulip::notifications` reads the clock. No SQL text, no HTTP.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::Trigger;
 use super::activity::Activity;
@@ -59,7 +59,6 @@ pub async fn run_due(
     activity: &dyn Activity,
     now_ms: i64,
     now: Instant,
-    offline_after: Duration,
 ) -> Result<PassReport> {
     let mut report = PassReport::default();
     loop {
@@ -69,7 +68,7 @@ pub async fn run_due(
             .await?;
         let n = jobs.len();
         for job in jobs {
-            run_job(core, activity, job, now_ms, now, offline_after, &mut report).await?;
+            run_job(core, activity, job, now_ms, now, &mut report).await?;
         }
         if n < BATCH {
             break;
@@ -110,13 +109,15 @@ pub async fn run_due(
     Ok(report)
 }
 
+/// Carries out one job: one read (is the message still unread?), the push if one is due, and
+/// one write with everything the job led to (the email batched, the push marked shown, the
+/// job deleted or put off).
 async fn run_job(
     core: &Core,
     activity: &dyn Activity,
     mut job: db::JobRow,
     now_ms: i64,
     now: Instant,
-    offline_after: Duration,
     report: &mut PassReport,
 ) -> Result<()> {
     let (user, message) = (job.user_id, job.message_id);
@@ -133,12 +134,10 @@ async fn run_job(
     let group = job.mentioned_group_id.map(GroupId);
     let mut second_look = false;
     // Email: only for an idle user; an active one gets a second look later.
+    let mut email = None;
     if let Some(trigger) = job.email_trigger.as_deref().and_then(Trigger::parse) {
         if idle {
-            let now_secs = now_ms / 1000;
-            core.db
-                .write(move |tx| super::email::enqueue(tx, user, message, trigger, group, now_secs))
-                .await?;
+            email = Some(trigger);
             report.emails_queued += 1;
             job.email_trigger = None;
         } else if job.stage == 0 {
@@ -148,13 +147,12 @@ async fn run_job(
         }
     }
     // Push: while idle, or always with online push.
+    let mut shown = false;
     if let Some(trigger) = job.push_trigger.as_deref().and_then(Trigger::parse) {
         if idle || job.online_push {
             match deliver::push_message(core, user, message, trigger, group).await {
                 PushResult::Sent => {
-                    core.db
-                        .write(move |tx| db::mark_push_active(tx, user, message))
-                        .await?;
+                    shown = true;
                     report.pushes_sent += 1;
                     job.push_trigger = None;
                 }
@@ -172,17 +170,28 @@ async fn run_job(
             job.push_trigger = None;
         }
     }
-    if job.push_trigger.is_none() && job.email_trigger.is_none() {
-        return core.db.write(move |tx| db::delete_job(tx, id)).await;
-    }
+    let done = job.push_trigger.is_none() && job.email_trigger.is_none();
     let due = if second_look && job.stage == 0 {
         job.stage = 1;
-        now_ms + offline_after.as_millis() as i64
+        now_ms + activity.offline_after().as_millis() as i64
     } else {
         now_ms + backoff_ms(job.attempts)
     };
+    let now_secs = now_ms / 1000;
     core.db
-        .write(move |tx| db::reschedule_job(tx, &job, due))
+        .write(move |tx| {
+            if let Some(trigger) = email {
+                super::email::enqueue(tx, user, message, trigger, group, now_secs)?;
+            }
+            if shown {
+                db::mark_push_active(tx, user, message)?;
+            }
+            if done {
+                db::delete_job(tx, id)
+            } else {
+                db::reschedule_job(tx, &job, due)
+            }
+        })
         .await
 }
 
