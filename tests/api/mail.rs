@@ -924,3 +924,91 @@ async fn group_dm_and_resolved_topic_subjects() {
             .contains("Everyone in the conversation was mentioned.")
     );
 }
+
+/// Records a missed message that mentioned `user` through group `g`, at `now`.
+async fn by_group(o: &Org, user: i64, message: i64, g: i64, now: i64) {
+    o.srv
+        .state
+        .db
+        .write(move |tx| {
+            let group = Some(outpost::ids::GroupId(g));
+            email::enqueue(
+                tx,
+                UserId(user),
+                MessageId(message),
+                Trigger::Mentioned,
+                group,
+                now,
+            )
+        })
+        .await
+        .unwrap()
+}
+
+/// Creates a group of `members` as the owner; its id.
+async fn group(o: &Org, name: &str, members: &[&crate::support::TestUser]) -> i64 {
+    let ids: Vec<i64> = members.iter().map(|u| u.id).collect();
+    let r = o
+        .srv
+        .post(
+            "/api/v1/user_groups/create",
+            &o.owner,
+            &[
+                ("name", name),
+                ("description", ""),
+                ("members", &serde_json::to_string(&ids).unwrap()),
+            ],
+        )
+        .await;
+    r.assert_success("POST /user_groups/create")["group_id"]
+        .as_i64()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_group_mention_names_the_smallest_group_unless_one_was_personal() {
+    let sink = SmtpSink::start().await;
+    let o = org_mailing_to(sink.port).await;
+    keep_everyone_active(&o).await;
+    o.channel(&o.owner, "general", &[&o.alice, &o.bob], &[])
+        .await;
+    let ops = group(&o, "ops", &[&o.alice, &o.bob]).await;
+    let big = group(&o, "everyone-here", &[&o.alice, &o.bob, &o.owner]).await;
+    let t0 = later();
+    let a = o
+        .send_channel(&o.bob, "general", "deploy", "@*everyone-here* and @*ops*")
+        .await;
+    by_group(&o, o.alice.id, a, big, t0).await;
+    let b = o
+        .send_channel(&o.bob, "general", "deploy", "@*ops* again")
+        .await;
+    by_group(&o, o.alice.id, b, ops, t0 + 1).await;
+    assert_eq!(deliver(&o, t0 + 120).await, 1);
+    let mail = parse(&sink.next().await);
+    assert!(
+        mail.text.starts_with("@ops was mentioned."),
+        "{}",
+        mail.text
+    );
+    assert!(
+        mail.html
+            .as_deref()
+            .unwrap()
+            .contains("@ops was mentioned.")
+    );
+
+    // With a personal mention in the batch, no group is named.
+    let t1 = t0 + 1000;
+    by_group(&o, o.alice.id, a, ops, t1).await;
+    let c = o
+        .send_channel(&o.bob, "general", "deploy", "@**Alice Ant** look")
+        .await;
+    missed(&o, o.alice.id, c, Trigger::Mentioned, t1 + 1).await;
+    assert_eq!(deliver(&o, t1 + 120).await, 1);
+    let mail = parse(&sink.next().await);
+    assert!(
+        mail.text.starts_with("You were mentioned."),
+        "{}",
+        mail.text
+    );
+}

@@ -15,16 +15,16 @@ use std::time::Duration;
 
 use super::{MailContext, escape, unsubscribe};
 use crate::db::{
-    WriteTx, channels as channels_db, conversations as conversations_db, messages as messages_db,
-    missed_emails as db, users as users_db,
+    WriteTx, channels as channels_db, conversations as conversations_db, groups as groups_db,
+    messages as messages_db, missed_emails as db, users as users_db,
 };
 use crate::domain::core::Core;
-use crate::domain::{outbox, realm_settings, settings};
+use crate::domain::{outbox, realm_settings, settings, user_groups};
 use crate::error::Result;
-use crate::ids::{MessageId, UserId};
+use crate::ids::{GroupId, MessageId, UserId};
 use crate::mail::Mail;
 use crate::markdown::syntax::{dm_fragment, topic_fragment};
-use crate::model::{Message, SettingValue, Trigger, User};
+use crate::model::{GroupSetting, Message, SettingValue, Trigger, User};
 
 /// The setting that turns missed-message emails off.
 const ENABLED: &str = "enable_offline_email_notifications";
@@ -66,12 +66,12 @@ pub async fn deliver_due(core: &Core, now_secs: i64) -> Result<usize> {
                 return Ok(0);
             }
             let ids: Vec<i64> = due.iter().map(|p| p.id).collect();
-            let mut by_user: BTreeMap<UserId, Vec<(MessageId, Trigger)>> = BTreeMap::new();
+            let mut by_user: BTreeMap<UserId, Vec<Missed>> = BTreeMap::new();
             for p in &due {
                 let trigger = Trigger::parse(&p.trigger).unwrap_or(Trigger::Mentioned);
                 let list = by_user.entry(p.user_id).or_default();
-                if !list.iter().any(|(m, _)| *m == p.message_id) {
-                    list.push((p.message_id, trigger));
+                if !list.iter().any(|(m, _, _)| *m == p.message_id) {
+                    list.push((p.message_id, trigger, p.mentioned_group_id.map(GroupId)));
                 }
             }
             let mut queued = 0;
@@ -88,12 +88,48 @@ pub async fn deliver_due(core: &Core, now_secs: i64) -> Result<usize> {
         .await
 }
 
+/// What every mail of a user's batch shows: the content (or not), the realm name in the
+/// subject, the group mention named.
+#[derive(Clone, Copy)]
+struct Shown<'a> {
+    show_content: bool,
+    realm_suffix: bool,
+    group: Option<&'a str>,
+}
+
+/// A missed message: its id, trigger and the group whose mention triggered it.
+type Missed = (MessageId, Trigger, Option<GroupId>);
+
+/// The group mention a batch names, as upstream's `get_mentioned_user_group`: none if any
+/// message mentioned the user personally, else the smallest group mentioned (by members, then
+/// id).
+fn batch_group(tx: &WriteTx<'_>, missed: &[Missed]) -> Result<Option<String>> {
+    if missed
+        .iter()
+        .any(|(_, t, g)| *t == Trigger::Mentioned && g.is_none())
+    {
+        return Ok(None);
+    }
+    let mut best: Option<(usize, i64, String)> = None;
+    for (_, _, group) in missed {
+        let Some(g) = group else { continue };
+        let Some(info) = groups_db::get(tx, *g)? else {
+            continue;
+        };
+        let size = user_groups::users_holding(tx, &GroupSetting::Group(*g))?.len();
+        if best.as_ref().is_none_or(|b| (size, g.0) < (b.0, b.1)) {
+            best = Some((size, g.0, info.name));
+        }
+    }
+    Ok(best.map(|b| b.2))
+}
+
 /// The mails of one user's batch (none when the checks say so).
 fn user_mails(
     tx: &mut WriteTx<'_>,
     ctx: &MailContext,
     user: UserId,
-    missed: &[(MessageId, Trigger)],
+    missed: &[Missed],
     now: i64,
 ) -> Result<Vec<Mail>> {
     let Some(me) = users_db::get(tx, user)? else {
@@ -102,7 +138,8 @@ fn user_mails(
     if me.is_bot || !me.is_active || !flag(settings::value_in(tx, &me, ENABLED)?) {
         return Ok(Vec::new());
     }
-    let ids: Vec<MessageId> = missed.iter().map(|(m, _)| *m).collect();
+    let ids: Vec<MessageId> = missed.iter().map(|(m, _, _)| *m).collect();
+    let group = batch_group(tx, missed)?;
     let unread = db::unread_among(tx, user, &ids)?;
     let messages = messages_db::get_many(tx, &unread)?;
     let show_content = realm_settings::flag(tx, realm_settings::MESSAGE_CONTENT_IN_EMAILS)?
@@ -119,8 +156,8 @@ fn user_mails(
         }
         let trigger = missed
             .iter()
-            .find(|(id, _)| *id == m.id)
-            .map_or(Trigger::Mentioned, |(_, t)| *t);
+            .find(|(id, _, _)| *id == m.id)
+            .map_or(Trigger::Mentioned, |(_, t, _)| *t);
         let key = match (m.channel_id, m.conversation_id) {
             (Some(ch), _) => (0, ch.0, m.topic.to_lowercase()),
             (None, Some(conv)) => {
@@ -166,8 +203,11 @@ fn user_mails(
             ctx,
             &me,
             &bucket,
-            show_content,
-            realm_suffix,
+            &Shown {
+                show_content,
+                realm_suffix,
+                group: group.as_deref(),
+            },
             &unsubscribe,
         )?);
     }
@@ -189,8 +229,12 @@ fn name_of(tx: &WriteTx<'_>, id: UserId) -> Result<String> {
     Ok(users_db::get_any(tx, id)?.map_or_else(|| "Someone".into(), |u| u.full_name))
 }
 
-/// The reason line of a bucket, by its strongest trigger.
-fn reason(trigger: Trigger) -> &'static str {
+/// The reason line of a bucket, by its strongest trigger (naming the group when a group
+/// mention, not a personal one, brought the batch).
+fn reason(trigger: Trigger, group: Option<&str>) -> String {
+    if let (Trigger::Mentioned, Some(name)) = (trigger, group) {
+        return format!("@{name} was mentioned.");
+    }
     match trigger {
         Trigger::DirectMessage => "You have new direct messages.",
         Trigger::Mentioned => "You were mentioned.",
@@ -200,6 +244,7 @@ fn reason(trigger: Trigger) -> &'static str {
         }
         _ => "There are new messages in a channel you get emails for.",
     }
+    .to_string()
 }
 
 /// Relative links of rendered content made absolute.
@@ -214,10 +259,14 @@ fn bucket_mail(
     ctx: &MailContext,
     me: &User,
     bucket: &Bucket,
-    show_content: bool,
-    realm_suffix: bool,
+    how: &Shown<'_>,
     unsubscribe: &str,
 ) -> Result<Mail> {
+    let Shown {
+        show_content,
+        realm_suffix,
+        group,
+    } = *how;
     let (first, _) = &bucket.messages[0];
     let strongest = Trigger::ALL
         .into_iter()
@@ -277,8 +326,9 @@ fn bucket_mail(
     let link = format!("{}/{fragment}", ctx.external_url);
     let settings_link = format!("{}/#settings/notifications", ctx.external_url);
     let count = bucket.messages.len();
-    let mut text = format!("{}\n\n", reason(strongest));
-    let mut html = format!("<p>{}</p>", escape(reason(strongest)));
+    let why = reason(strongest, group);
+    let mut text = format!("{why}\n\n");
+    let mut html = format!("<p>{}</p>", escape(&why));
     if show_content {
         text.push_str(&format!("{conversation}\n\n"));
         html.push_str(&format!(
