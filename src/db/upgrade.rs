@@ -46,6 +46,7 @@ pub const STEPS: &[(i64, &str)] = &[
     (27, include_str!("upgrades/0027_push_bouncer.sql")),
     (28, include_str!("upgrades/0028_mail.sql")),
     (29, include_str!("upgrades/0029_notify_indexes.sql")),
+    (30, include_str!("upgrades/0030_digest.sql")),
 ];
 
 /// The step into version `to`, if there is one.
