@@ -44,16 +44,6 @@ pub fn last_sent(c: &Connection, user: UserId) -> Result<i64> {
     )
 }
 
-/// When the user was last active, as recorded (0: never).
-pub fn last_active(c: &Connection, user: UserId) -> Result<i64> {
-    Ok(
-        c.prepare_cached("SELECT last_active_at FROM user_activity WHERE user_id = ?1")?
-            .query_row([user.0], |r| r.get(0))
-            .optional()?
-            .unwrap_or(0),
-    )
-}
-
 /// Up to `limit` active human users with ids above `after`, in id order, last active before
 /// `inactive_before`, whose last digest is older than `sent_before`, and whose stored
 /// `setting` is not `"false"` (the caller checks the setting's value again).

@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use super::missed::absolute;
 use super::{MailContext, escape, unsubscribe};
-use crate::db::{WriteTx, digest_emails as db, messages as messages_db, users as users_db};
+use crate::db::{digest_emails as db, messages as messages_db, users as users_db};
 use crate::domain::core::Core;
 use crate::domain::{outbox, realm_settings, settings};
 use crate::error::Result;
@@ -287,11 +287,6 @@ pub async fn run_pass(core: &Core, now: i64) -> Result<usize> {
             .await?;
     }
     Ok(queued)
-}
-
-/// Inside a write, for tests and tools: records `user` as active at `at`.
-pub fn record_activity(tx: &mut WriteTx<'_>, user: UserId, at: i64) -> Result<()> {
-    db::record_activity(tx, user, at)
 }
 
 fn plural(n: i64, one: &str, many: &str) -> String {
