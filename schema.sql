@@ -1252,4 +1252,12 @@ CREATE INDEX subscriptions_notify ON subscriptions (channel_id)
     WHERE push_notifications = 1 OR email_notifications = 1;
 CREATE INDEX user_settings_by_name ON user_settings (name, value);
 
-PRAGMA user_version = 30;
+-- What the weekly digest needs of each user: when they were last active (written at most once an
+-- hour, from active presence reports) and when their last digest was queued (0: never).
+CREATE TABLE user_activity (
+    user_id        INTEGER PRIMARY KEY REFERENCES users (id),
+    last_active_at INTEGER NOT NULL DEFAULT 0,
+    last_digest_at INTEGER NOT NULL DEFAULT 0
+);
+
+PRAGMA user_version = 31;

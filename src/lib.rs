@@ -149,8 +149,11 @@
 //!   [`domain::account_mail`] the account mails and their single-use links (`reset`:
 //!   forgot password; `email_change`: a new address by confirmation; `unsubscribe`: one-click
 //!   unsubscribe), with their SQL in `db::account_links` and their pages in `web::accounts`,
-//!   and the missed-message emails (`missed`: `deliver_due(now)` run by its worker in [`app`]
-//!   at each batch's time, one mail per conversation into the outbox).
+//!   the missed-message emails (`missed`: `deliver_due(now)` run by its worker in [`app`]
+//!   at each batch's time, one mail per conversation into the outbox), and the weekly digest
+//!   (`digest`: `run_pass(now)` run hourly by its worker in [`app`] on the organization's
+//!   digest day, for users away 5 days, SQL in `db::digest_emails`; their last activity is
+//!   persisted at most hourly from active presence reports by `domain::presence`).
 //!   [`domain::bot_storage`] holds the key-value storage of bots (`/bot_storage`);
 //!   [`domain::bots`] the bots users make (`/bots`: types, owners, services) and
 //!   [`domain::outgoing_webhooks`] their outgoing webhooks: which messages trigger which bot

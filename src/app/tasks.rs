@@ -75,6 +75,10 @@ pub(super) fn spawn(state: &Arc<ChatState>, tls: &TlsListeners) -> Vec<JoinHandl
             Arc::clone(&state.core),
             state.stopping.subscribe(),
         )),
+        tokio::spawn(crate::domain::account_mail::digest::worker(
+            Arc::clone(&state.core),
+            state.stopping.subscribe(),
+        )),
         tokio::spawn(crate::domain::outbox::worker(
             Arc::clone(&state.core),
             state.stopping.subscribe(),

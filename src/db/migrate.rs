@@ -22,7 +22,7 @@ pub const SCHEMA_SQL: &str = include_str!("../../schema.sql");
 
 /// The schema version this binary writes and understands: the `PRAGMA user_version` that
 /// [`SCHEMA_SQL`] sets, and the version the last step of `db::upgrade::STEPS` makes.
-pub const SCHEMA_VERSION: i64 = 30;
+pub const SCHEMA_VERSION: i64 = 31;
 
 /// Sets the per-connection pragmas every connection needs.
 pub fn configure(conn: &Connection, sync: Synchronous, cache_kib: i64) -> rusqlite::Result<()> {

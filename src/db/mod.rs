@@ -17,6 +17,7 @@ pub mod channel_folders;
 pub mod channels;
 pub mod conversations;
 pub mod digest;
+pub mod digest_emails;
 pub mod dtrack_bom;
 pub mod dtrack_clone;
 pub mod dtrack_epss;

@@ -47,6 +47,7 @@ pub const STEPS: &[(i64, &str)] = &[
     (28, include_str!("upgrades/0028_mail.sql")),
     (29, include_str!("upgrades/0029_notify_indexes.sql")),
     (30, include_str!("upgrades/0030_push_e2ee.sql")),
+    (31, include_str!("upgrades/0031_digest.sql")),
 ];
 
 /// The step into version `to`, if there is one.

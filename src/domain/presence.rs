@@ -1,11 +1,22 @@
 //! Presence: who is active or idle, kept in memory because it is the most frequent write of a
 //! chat server and only matters for minutes. Reports are published as events.
+//!
+//! The one persisted trace is a user's last activity (for the weekly digest, which goes only
+//! to users away for days): [`record_activity`] writes it from an active report at most once
+//! an hour per user ([`PresenceTable::activity_due`] remembers when it last did). No SQL text,
+//! no HTTP.
 
 use std::collections::HashMap;
-use std::sync::RwLock;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Mutex, RwLock};
 
+use crate::db::digest_emails as db;
+use crate::domain::core::Core;
+use crate::error::Result;
 use crate::ids::UserId;
+
+/// Least time between two persisted activity times of one user.
+pub const ACTIVITY_WRITE_SECS: i64 = 3600;
 
 /// How often clients are told to report presence (`server_presence_ping_interval_seconds`).
 pub const PING_INTERVAL_SECS: i64 = 60;
@@ -36,6 +47,8 @@ impl PresenceEntry {
 pub struct PresenceTable {
     entries: RwLock<HashMap<UserId, PresenceEntry>>,
     last_update_id: AtomicI64,
+    /// When each user's activity was last persisted (this process).
+    persisted: Mutex<HashMap<UserId, i64>>,
 }
 
 impl PresenceTable {
@@ -72,5 +85,42 @@ impl PresenceTable {
 
     pub fn last_update_id(&self) -> i64 {
         self.last_update_id.load(Ordering::Acquire)
+    }
+
+    /// Whether `user`'s activity at `now` should be persisted: true at most once per
+    /// [`ACTIVITY_WRITE_SECS`] (and then remembered as done).
+    pub fn activity_due(&self, user: UserId, now: i64) -> bool {
+        let Ok(mut map) = self.persisted.lock() else {
+            return false;
+        };
+        match map.get(&user) {
+            Some(at) if now - *at < ACTIVITY_WRITE_SECS && now >= *at => false,
+            _ => {
+                map.insert(user, now);
+                true
+            }
+        }
+    }
+}
+
+/// Persists that `user` was active at `now` (callers ask [`PresenceTable::activity_due`]
+/// first, so this is at most one write an hour per user).
+pub async fn record_activity(core: &Core, user: UserId, now: i64) -> Result<()> {
+    core.db
+        .write(move |tx| db::record_activity(tx, user, now))
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn activity_is_persisted_at_most_once_an_hour() {
+        let t = PresenceTable::default();
+        assert!(t.activity_due(UserId(1), 1_000));
+        assert!(!t.activity_due(UserId(1), 1_000 + ACTIVITY_WRITE_SECS - 1));
+        assert!(t.activity_due(UserId(2), 1_001));
+        assert!(t.activity_due(UserId(1), 1_000 + ACTIVITY_WRITE_SECS));
     }
 }

@@ -40,6 +40,11 @@ pub fn channel_link(id: i64, name: &str) -> String {
     }
 }
 
+/// The web client's fragment of a channel (`#narrow/channel/<id>-<name>`).
+pub fn channel_fragment(id: i64, name: &str) -> String {
+    format!("#narrow/channel/{}", channel_slug(id, name))
+}
+
 /// The web client's fragment of a channel topic (`#narrow/channel/<id>-<name>/topic/<topic>`).
 pub fn topic_fragment(id: i64, name: &str, topic: &str) -> String {
     format!(

@@ -49,6 +49,12 @@ pub async fn update_presence(state: &ChatState, caller: &User, p: &mut Params) -
                 timestamp: now,
             })]);
     }
+    if active && state.presence.activity_due(caller.id, now) {
+        // Only for the digest's "away for days": a failed write is logged, not answered.
+        if let Err(e) = crate::domain::presence::record_activity(state, caller.id, now).await {
+            tracing::warn!(error = %e.msg, "recording user activity failed");
+        }
+    }
     if ping_only {
         return Ok(Success::new());
     }

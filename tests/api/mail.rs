@@ -13,7 +13,7 @@ use crate::support::smtp::{SmtpSink, SunkMail};
 use crate::support::{Org, Reply, TestServer, body, org_with, raw, register_queue, wait_events};
 
 /// The usual organization, sending mail to the sink on `port`.
-async fn org_mailing_to(port: u16) -> Org {
+pub(crate) async fn org_mailing_to(port: u16) -> Org {
     org_with(move |c| {
         c.email.host = "127.0.0.1".into();
         c.email.port = port;
@@ -25,14 +25,14 @@ async fn org_mailing_to(port: u16) -> Org {
 
 /// A mail split into its (unfolded) headers and decoded parts.
 #[derive(Debug)]
-struct Parsed {
-    headers: Vec<(String, String)>,
-    text: String,
-    html: Option<String>,
+pub(crate) struct Parsed {
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) text: String,
+    pub(crate) html: Option<String>,
 }
 
 impl Parsed {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -40,7 +40,7 @@ impl Parsed {
     }
 
     #[track_caller]
-    fn has(&self, name: &str, value: &str) {
+    pub(crate) fn has(&self, name: &str, value: &str) {
         assert_eq!(
             self.header(name),
             Some(value),
@@ -103,7 +103,7 @@ fn decode(headers: &[(String, String)], body: &str) -> String {
     }
 }
 
-fn parse(m: &SunkMail) -> Parsed {
+pub(crate) fn parse(m: &SunkMail) -> Parsed {
     let (headers, rest) = split_headers(&m.data);
     let ctype = headers
         .iter()
@@ -152,7 +152,7 @@ fn parse(m: &SunkMail) -> Parsed {
 }
 
 /// The first link under `prefix` in `text` (up to whitespace or a quote).
-fn link_in(text: &str, prefix: &str) -> String {
+pub(crate) fn link_in(text: &str, prefix: &str) -> String {
     let start = text
         .find(prefix)
         .unwrap_or_else(|| panic!("no {prefix} link in {text}"));
@@ -162,18 +162,18 @@ fn link_in(text: &str, prefix: &str) -> String {
         .collect()
 }
 
-fn path_of(link: &str) -> String {
+pub(crate) fn path_of(link: &str) -> String {
     link.strip_prefix("http://outpost.test")
         .unwrap()
         .to_string()
 }
 
-fn html(r: &Reply) -> String {
+pub(crate) fn html(r: &Reply) -> String {
     String::from_utf8_lossy(&r.raw).into_owned()
 }
 
 /// A form POST with a cookie.
-async fn post_form(
+pub(crate) async fn post_form(
     srv: &TestServer,
     path: &str,
     cookie: Option<&str>,
@@ -190,7 +190,7 @@ async fn post_form(
     srv.send(req.body(body(encoded)).unwrap()).await
 }
 
-async fn get_page(srv: &TestServer, path: &str) -> Reply {
+pub(crate) async fn get_page(srv: &TestServer, path: &str) -> Reply {
     srv.call(Method::GET, path, None, &[]).await
 }
 
@@ -230,7 +230,7 @@ async fn login(srv: &TestServer, email: &str, password: &str) -> Reply {
 
 /// Headers every server mail carries.
 #[track_caller]
-fn common_headers(p: &Parsed) {
+pub(crate) fn common_headers(p: &Parsed) {
     p.has("X-Auto-Response-Suppress", "All");
     p.has("Reply-To", "noreply@outpost.test");
     p.has("List-Id", "\"Outpost\" <outpost.test>");

@@ -24,6 +24,7 @@ mod cli;
 mod code_blocks;
 mod config;
 mod conventions;
+mod digest;
 mod dtrack_acl;
 mod dtrack_auth_matrix;
 mod dtrack_badges;

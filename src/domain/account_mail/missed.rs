@@ -248,7 +248,7 @@ fn reason(trigger: Trigger, group: Option<&str>) -> String {
 }
 
 /// Relative links of rendered content made absolute.
-fn absolute(html: &str, base: &str) -> String {
+pub(super) fn absolute(html: &str, base: &str) -> String {
     html.replace("href=\"/", &format!("href=\"{base}/"))
         .replace("src=\"/", &format!("src=\"{base}/"))
         .replace("href=\"#", &format!("href=\"{base}/#"))

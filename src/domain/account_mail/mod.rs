@@ -1,11 +1,13 @@
 //! The account mails and their links, one idea a file: forgot-password (`reset`), email change
-//! by confirmation (`email_change`) and one-click unsubscribe (`unsubscribe`). Here: the links'
+//! by confirmation (`email_change`) and one-click unsubscribe (`unsubscribe`), beside the
+//! missed-message emails (`missed`) and the weekly digest (`digest`). Here: the links'
 //! keys (random, 256 bits, only their SHA-256 stored, single-use, expiring), the limits on how
 //! often reset mails are asked for, and the sender names these mails share.
 //!
 //! Mails go through the outbox (`domain::outbox`) in the commit that makes their link. The SQL
 //! is `db::account_links`; the pages are `web::accounts`. No HTTP, no SQL text, no wire JSON.
 
+pub mod digest;
 pub mod email_change;
 pub mod missed;
 pub mod reset;
@@ -43,6 +45,8 @@ pub struct MailContext {
     pub security_from: String,
     /// `"<realm> notifications" <from>`.
     pub notifications_from: String,
+    /// `"<realm> digest" <from>`.
+    pub digest_from: String,
 }
 
 impl MailContext {
@@ -62,6 +66,7 @@ impl MailContext {
             notifications_from: core
                 .mailer
                 .from_with_name(&format!("{realm} notifications")),
+            digest_from: core.mailer.from_with_name(&format!("{realm} digest")),
             realm_name: realm,
         }
     }

@@ -29,6 +29,10 @@ pub const ALLOW_MESSAGE_EDITING: &str = "allow_message_editing";
 pub const EMAIL_CHANGES_DISABLED: &str = "email_changes_disabled";
 /// Whether missed-message emails may carry the messages' content.
 pub const MESSAGE_CONTENT_IN_EMAILS: &str = "message_content_allowed_in_email_notifications";
+/// Whether inactive users get the weekly digest email (`domain::account_mail::digest`).
+pub const DIGEST_EMAILS_ENABLED: &str = "digest_emails_enabled";
+/// The day of the week digests go out, 0 = Monday to 6 = Sunday (Python's `weekday()`).
+pub const DIGEST_WEEKDAY: &str = "digest_weekday";
 /// Window for editing one's own message content (`None`: no limit).
 pub const MESSAGE_CONTENT_EDIT_LIMIT: &str = "message_content_edit_limit_seconds";
 /// Window in which members may move topics (`None`: no limit).
@@ -95,6 +99,12 @@ pub(super) enum Kind {
     Bool(bool),
     /// A count in `0..=MAX_COUNT`, with its default.
     Count(i64),
+    /// An integer in `min..=max` (a refused one is "Invalid <name>"), with its default.
+    Range {
+        min: i64,
+        max: i64,
+        default: i64,
+    },
     /// Seconds in `1..=MAX_COUNT`, or no limit; with its default.
     TimeLimit(Option<i64>),
     /// A channel id, or `-1` for none (the default).
@@ -161,6 +171,15 @@ pub(super) const CATALOGUE: &[Spec] = &[
     setting(ALLOW_MESSAGE_EDITING, Bool(true)),
     setting(EMAIL_CHANGES_DISABLED, Bool(false)),
     setting(MESSAGE_CONTENT_IN_EMAILS, Bool(true)),
+    setting(DIGEST_EMAILS_ENABLED, Bool(false)),
+    setting(
+        DIGEST_WEEKDAY,
+        Kind::Range {
+            min: 0,
+            max: 6,
+            default: 1,
+        },
+    ),
     setting(
         MESSAGE_CONTENT_EDIT_LIMIT,
         TimeLimit(Some(CONTENT_EDIT_LIMIT_SECS)),
@@ -281,7 +300,7 @@ pub fn settable() -> impl Iterator<Item = (&'static str, ParamForm)> {
         let form = match s.kind {
             Text(_) | Language => ParamForm::Text,
             Bool(_) => ParamForm::Bool,
-            Count(_) | Chan => ParamForm::Int,
+            Count(_) | Chan | Kind::Range { .. } => ParamForm::Int,
             TimeLimit(_) => ParamForm::TimeLimit,
             Kind::Group(_) => ParamForm::GroupChange,
         };
@@ -305,7 +324,7 @@ impl Spec {
             Text(_) => RealmValue::Str(String::new()),
             Language => RealmValue::Str(crate::domain::settings::LANGUAGES[0].0.to_string()),
             Bool(b) => RealmValue::Bool(*b),
-            Count(n) => RealmValue::Int(*n),
+            Count(n) | Kind::Range { default: n, .. } => RealmValue::Int(*n),
             TimeLimit(l) => RealmValue::Limit(*l),
             Chan => RealmValue::Int(-1),
             Kind::Group(rule) => RealmValue::Group(GroupSetting::Group(rule.default)),

@@ -28,6 +28,11 @@ impl Spec {
             Text(_) | Language => Some(RealmValue::Str(stored.to_string())),
             Bool(_) => stored.parse().ok().map(RealmValue::Bool),
             Count(_) | Chan => stored.parse().ok().map(RealmValue::Int),
+            Kind::Range { min, max, .. } => stored
+                .parse()
+                .ok()
+                .filter(|n| (*min..=*max).contains(n))
+                .map(RealmValue::Int),
             TimeLimit(_) => match stored {
                 "unlimited" => Some(RealmValue::Limit(None)),
                 s => s.parse().ok().map(|n| RealmValue::Limit(Some(n))),
@@ -75,6 +80,13 @@ impl Spec {
                     Err(Error::bad_request(format!("{name} is too large")))
                 } else {
                     Ok(RealmValue::Int(n))
+                }
+            }
+            (Kind::Range { min, max, .. }, RealmValue::Int(n)) => {
+                if (*min..=*max).contains(&n) {
+                    Ok(RealmValue::Int(n))
+                } else {
+                    Err(Error::bad_request(format!("Invalid {name}")))
                 }
             }
             (TimeLimit(_), RealmValue::Limit(l)) => match l {
@@ -142,8 +154,8 @@ pub(super) fn encode(v: &RealmValue) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::catalogue::{
-        CATALOGUE, DEFAULT_LANGUAGE, MESSAGE_CONTENT_EDIT_LIMIT, NEW_STREAM_ANNOUNCEMENTS,
-        WAITING_PERIOD_THRESHOLD, spec,
+        CATALOGUE, DEFAULT_LANGUAGE, DIGEST_WEEKDAY, MESSAGE_CONTENT_EDIT_LIMIT,
+        NEW_STREAM_ANNOUNCEMENTS, WAITING_PERIOD_THRESHOLD, spec,
     };
     use super::*;
     use crate::model::system_groups as sys;
@@ -208,6 +220,15 @@ mod tests {
             "Invalid channel ID"
         );
         assert!(check(MESSAGE_CONTENT_EDIT_LIMIT, RealmValue::Limit(Some(0))).is_err());
+        assert_eq!(
+            check(DIGEST_WEEKDAY, RealmValue::Int(6)).unwrap(),
+            RealmValue::Int(6)
+        );
+        assert_eq!(
+            check(DIGEST_WEEKDAY, RealmValue::Int(7)).unwrap_err().msg,
+            "Invalid digest_weekday"
+        );
+        assert_eq!(spec(DIGEST_WEEKDAY).unwrap().decode("9"), None);
         assert_eq!(
             parse_time_limit("x", &Value::String("unlimited".into())).unwrap(),
             None

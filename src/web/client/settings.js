@@ -363,7 +363,11 @@ const PERSONAL_SECTIONS = {
       ["enable_offline_email_notifications", "Email me about direct messages and mentions while I'm away"],
       ["enable_stream_email_notifications", "Email me about all channel messages while I'm away"],
       ["enable_followed_topic_email_notifications", "Email me about followed topics while I'm away"],
-    ].filter(([key]) => key in state.settings);
+      ["enable_digest_emails", "Send me a weekly digest of what I missed while I'm away"],
+    ]
+      .filter(([key]) => key in state.settings)
+      // The digest only where the server sends it and the organization turned it on.
+      .filter(([key]) => key !== "enable_digest_emails" || (ctx.initial.settings_send_digest_emails && state.realm.digest_emails_enabled !== false));
     const toggles = items.map(([key, label]) => {
       const t = toggle(label, Boolean(state.settings[key]));
       t.input.addEventListener("change", () => live.save({ [key]: t.input.checked }));
@@ -495,6 +499,8 @@ const ORG_SECTIONS = {
       for (const [key] of LIMITS) if (key in state.realm) o[key] = state.realm[key] == null ? "unlimited" : String(state.realm[key]);
       o.allow_message_editing = Boolean(state.realm.allow_message_editing);
       o.waiting_period_threshold = String(state.realm.waiting_period_threshold ?? 0);
+      if ("digest_emails_enabled" in state.realm) o.digest_emails_enabled = Boolean(state.realm.digest_emails_enabled);
+      if ("digest_weekday" in state.realm) o.digest_weekday = String(state.realm.digest_weekday);
       return o;
     };
     const start = original();
@@ -522,6 +528,17 @@ const ORG_SECTIONS = {
     );
     controls.waiting_period_threshold = () => waiting.input.value;
     rows.push(waiting.row);
+    if ("digest_emails_enabled" in start) {
+      const digest = toggle("Send weekly digest emails to inactive users", start.digest_emails_enabled);
+      controls.digest_emails_enabled = () => digest.input.checked;
+      rows.push(digest.row);
+    }
+    if ("digest_weekday" in start) {
+      const days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"].map((d, i) => [String(i), d]);
+      const weekday = field("Day of the week to send digests (UTC)", select(days, start.digest_weekday));
+      controls.digest_weekday = () => weekday.input.value;
+      rows.push(weekday.row);
+    }
     const f = form("Organization permissions", rows, "Save changes", async () => {
       const values = {};
       for (const [key, get] of Object.entries(controls)) values[key] = get();
@@ -533,7 +550,8 @@ const ORG_SECTIONS = {
         else if (key === "waiting_period_threshold") {
           if (!/^\d+$/.test(value)) throw new Error("The waiting period must be a whole number of days.");
           params[key] = Number(value);
-        } else if (LIMITS.some(([k]) => k === key)) params[key] = value === "unlimited" ? "unlimited" : Number(value);
+        } else if (key === "digest_weekday") params[key] = Number(value);
+        else if (LIMITS.some(([k]) => k === key)) params[key] = value === "unlimited" ? "unlimited" : Number(value);
         else params[key] = value;
       }
       await ctx.api.patch("realm", params);

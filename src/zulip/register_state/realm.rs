@@ -59,6 +59,7 @@ pub(super) fn facts_and_limits(state: &ChatState, _ctx: &Ctx, out: &mut State) {
         empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
         development: cfg.development,
         server_generation: state.started_at,
+        send_digest_emails: crate::domain::account_mail::digest::sent_here(state),
     };
     let limits = ServerLimits {
         max_message_length: MAX_MESSAGE_LENGTH,

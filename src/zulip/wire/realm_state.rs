@@ -189,6 +189,8 @@ pub struct ServerFacts<'a> {
     pub development: bool,
     /// When this server process started (seconds since the epoch).
     pub server_generation: i64,
+    /// Whether digest emails are really sent (outgoing mail is configured).
+    pub send_digest_emails: bool,
 }
 
 /// `realm_push_notifications_enabled` and `realm_push_notifications_enabled_end_timestamp`.
@@ -265,7 +267,7 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("realm_night_logo_source", json!("D")),
         ("realm_night_logo_url", json!(f.icon_url)),
         ("realm_bot_domain", json!(f.realm_host)),
-        ("settings_send_digest_emails", json!(false)),
+        ("settings_send_digest_emails", json!(f.send_digest_emails)),
         ("realm_enable_guest_user_dm_warning", json!(true)),
         ("realm_enable_guest_user_indicator", json!(true)),
         // Outpost checks password length only, no strength estimate.
@@ -368,8 +370,6 @@ pub fn realm_facts(f: &ServerFacts<'_>, l: &ServerLimits) -> Vec<(&'static str, 
         ("realm_avatar_changes_disabled", json!(false)),
         ("realm_require_unique_names", json!(false)),
         ("realm_send_welcome_emails", json!(false)),
-        ("realm_digest_emails_enabled", json!(false)),
-        ("realm_digest_weekday", json!(1)),
         ("realm_is_zephyr_mirror_realm", json!(false)),
         ("realm_default_code_block_language", json!("")),
     ]
